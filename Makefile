@@ -1,0 +1,226 @@
+# Data Parallelism from Scratch: the one entry point.
+#
+#   make                 every stage program
+#   make chapterN        the stage program of chapter N (chapter1: ./mlp)
+#   make tangle          chapters/*.nw -> tangled/ and kernels/ (needs noweb)
+#   make test            drift check + Criterion tests (DEVICE=cpu|cuda)
+#   make book            book/book.pdf
+#   make docs            Doxygen HTML into build/docs, warnings are errors
+#   make deps            install the Debian packages
+#   make clean
+#
+# Optional parts are detected and announced; opt out with NO_CUDA=1, NO_BLAS=1.
+
+SHELL    := /bin/bash
+CC       ?= gcc
+NATIVE   ?= 1
+OPT      ?= -O3
+WERROR   ?= -Werror
+CFLAGS_BASE := -std=c11 $(OPT) -g -Wall -Wextra $(WERROR) -D_GNU_SOURCE -Itangled -MMD -MP
+ifeq ($(NATIVE),1)
+CFLAGS_BASE += -march=native
+endif
+LDLIBS   := -lm -lpthread
+DEVICE   ?= cpu
+
+CHAPTERS := $(sort $(wildcard chapters/*.nw))
+BUILD    := build
+OBJ      := $(BUILD)/obj
+
+# ---------------------------------------------------------------- detection
+HASH := \#
+CUDA_HOME ?= /usr/local/cuda
+NVCC      ?= $(shell command -v nvcc 2>/dev/null || { test -x $(CUDA_HOME)/bin/nvcc && echo $(CUDA_HOME)/bin/nvcc; })
+ifeq ($(NO_CUDA),1)
+HAVE_CUDA :=
+CUDA_WHY  := off (NO_CUDA=1)
+else ifneq ($(NVCC),)
+HAVE_CUDA := 1
+CUDA_WHY  := found ($(NVCC))
+else
+HAVE_CUDA :=
+CUDA_WHY  := not found (CPU only; install the CUDA toolkit for the GPU backend)
+endif
+
+ifeq ($(NO_BLAS),1)
+HAVE_BLAS :=
+BLAS_WHY  := off (NO_BLAS=1, plain-C GEMM)
+else
+HAVE_BLAS := $(shell printf '$(HASH)include <cblas.h>\nint main(void){float a=1,b=1,c=0;cblas_sgemm(CblasRowMajor,CblasNoTrans,CblasNoTrans,1,1,1,1.0f,&a,1,&b,1,0.0f,&c,1);return c!=1;}\n' \
+               | $(CC) -x c - -o /dev/null -lopenblas >/dev/null 2>&1 && echo 1)
+ifeq ($(HAVE_BLAS),1)
+BLAS_WHY  := found (cblas_sgemm from -lopenblas)
+else
+BLAS_WHY  := not found (plain-C GEMM; apt-get install libopenblas-dev)
+endif
+endif
+
+HAVE_MPI  := $(if $(shell command -v mpicc 2>/dev/null),1)
+HAVE_NCCL := $(if $(HAVE_CUDA),$(if $(wildcard $(CUDA_HOME)/include/nccl.h /usr/include/nccl.h),1))
+
+# The GPU architecture: the card's own when one answers, Hopper (sm_90) otherwise.
+CUDA_ARCH ?= $(shell nvidia-smi -L >/dev/null 2>&1 && echo native || echo sm_90)
+NVCCFLAGS := -O3 -arch=$(CUDA_ARCH) -std=c++17 -Itangled -Xcompiler -Wall,-Wextra $(if $(WERROR),-Werror all-warnings) -MMD -MP
+
+CFLAGS := $(CFLAGS_BASE)
+ifeq ($(HAVE_BLAS),1)
+CFLAGS += -DHAVE_BLAS
+LDLIBS := -lopenblas $(LDLIBS)
+endif
+ifeq ($(HAVE_CUDA),1)
+CFLAGS += -DHAVE_CUDA
+LDLIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas -lcudart -lstdc++ $(LDLIBS)
+endif
+
+ifeq ($(MAKELEVEL),0)
+ifeq ($(filter clean deps tangle book docs help,$(MAKECMDGOALS)),)
+$(info build: nvcc $(CUDA_WHY))
+$(info build: OpenBLAS $(BLAS_WHY))
+$(info build: mpicc $(if $(HAVE_MPI),found (used from chapter 6),not found))
+$(info build: NCCL $(if $(HAVE_NCCL),found (used from chapter 6),not found))
+endif
+endif
+
+# Objects depend on the configuration, so NO_BLAS=1 or NO_CUDA=1 rebuilds what they change.
+CONFIG := $(CC) $(CFLAGS) | $(LDLIBS) | $(NVCC) $(NVCCFLAGS) | $(HAVE_CUDA)
+$(shell mkdir -p $(OBJ) && { echo '$(CONFIG)' | cmp -s - $(BUILD)/config || echo '$(CONFIG)' > $(BUILD)/config; })
+
+# ---------------------------------------------------------------- sources
+PROGRAMS   := mlp
+PROG_SRCS  := $(addprefix tangled/,$(addsuffix .c,$(PROGRAMS)))
+LIB_SRCS   := $(filter-out $(PROG_SRCS),$(wildcard tangled/*.c))
+LIB_OBJS   := $(patsubst tangled/%.c,$(OBJ)/%.o,$(LIB_SRCS))
+ifeq ($(HAVE_CUDA),1)
+LIB_OBJS   += $(patsubst kernels/%.cu,$(OBJ)/%.cu.o,$(wildcard kernels/*.cu))
+endif
+LIB        := $(BUILD)/libdps.a
+
+.PHONY: all chapter0 chapter1 tangle check-tangle test test-run deps deps-check \
+        book docs clean help
+.DEFAULT_GOAL := all
+
+all: $(PROGRAMS)
+chapter0:
+	@echo "chapter 0 is prose only: make book"
+chapter1: mlp
+
+$(OBJ)/%.o: tangled/%.c $(BUILD)/config
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(OBJ)/%.cu.o: kernels/%.cu $(BUILD)/config
+	@mkdir -p $(@D)
+	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+
+$(LIB): $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(PROGRAMS): %: $(OBJ)/%.o $(LIB)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+
+-include $(wildcard $(OBJ)/*.d)
+
+# ---------------------------------------------------------------- literate pipeline
+# Every root chunk named [[file.c]], [[file.h]] or [[file.cu]] in any chapter is a
+# file: .c and .h go to tangled/, .cu to kernels/. All chapters are tangled
+# together, so a later chapter may add to a chunk an earlier one started.
+# $(1) is the directory that receives tangled/ and kernels/.
+define tangle_into
+	set -e; mkdir -p $(1)/tangled $(1)/kernels; \
+	for root in $$(noroots $(CHAPTERS) | sed -n 's/^<<\[\[\(.*\)\]\]>>$$/\1/p' | sort -u); do \
+	  case "$$root" in \
+	    *.cu) dir=kernels; line=-L ;; \
+	    *.c)  dir=tangled; line=-L ;; \
+	    *.h)  dir=tangled; line= ;; \
+	    *) continue ;; \
+	  esac; \
+	  notangle $$line -R"[[$$root]]" $(CHAPTERS) > $(1)/$$dir/$$root.new; \
+	  cpif $(1)/$$dir/$$root < $(1)/$$dir/$$root.new; rm -f $(1)/$$dir/$$root.new; \
+	  chmod 644 $(1)/$$dir/$$root; \
+	done; \
+	unused=$$(noroots $(CHAPTERS) | grep -v '^<<\[\[' || true); \
+	if [ -n "$$unused" ]; then echo "tangle: chunks defined but never used: $$unused" >&2; exit 1; fi
+endef
+
+tangle:
+	@command -v notangle >/dev/null || { echo "tangle: notangle not found: make deps" >&2; exit 1; }
+	@$(call tangle_into,.)
+	@echo "tangle: $$(ls tangled kernels | grep -c '\.') files from $(words $(CHAPTERS)) chapters"
+
+# Fail, naming the file, when tangled/ or kernels/ differ from a fresh tangle.
+check-tangle: deps-check
+	@rm -rf $(BUILD)/tangle-check
+	@$(call tangle_into,$(BUILD)/tangle-check)
+	@status=0; \
+	for d in tangled kernels; do \
+	  for f in $(BUILD)/tangle-check/$$d/*; do \
+	    [ -e "$$f" ] || continue; g=$$d/$${f##*/}; \
+	    if [ ! -e "$$g" ]; then echo "drift: $$g is missing: run make tangle and commit it" >&2; status=1; \
+	    elif ! cmp -s "$$f" "$$g"; then echo "drift: $$g differs from what chapters/*.nw say: edit the chapter, run make tangle, commit both" >&2; status=1; fi; \
+	  done; \
+	  for g in $$d/*; do \
+	    [ -e "$$g" ] || continue; \
+	    [ -e "$(BUILD)/tangle-check/$$g" ] || { echo "drift: $$g is not produced by any chapter" >&2; status=1; }; \
+	  done; \
+	done; \
+	[ $$status = 0 ] && echo "tangle: tangled/ and kernels/ match the chapters"; exit $$status
+
+# ---------------------------------------------------------------- tests
+TEST_SRCS := $(sort $(wildcard tests/ch*/*.c))
+TEST_BIN  := $(BUILD)/tests/book
+TEST_JOBS ?= 2
+
+$(TEST_BIN): $(TEST_SRCS) $(LIB) $(BUILD)/config
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests $(TEST_SRCS) $(LIB) -o $@ -lcriterion $(LDLIBS)
+
+test: check-tangle
+	@$(MAKE) --no-print-directory test-run
+
+test-run: $(PROGRAMS) $(TEST_BIN)
+	@echo "test: running the book's tests on DEVICE=$(DEVICE)"
+	@DPS_TEST_DEVICE=$(DEVICE) $(TEST_BIN) --timeout 120 -j$(TEST_JOBS) --short-filename
+
+# ---------------------------------------------------------------- dependencies
+DEB_PACKAGES := build-essential noweb libcriterion-dev doxygen texlive-latex-base \
+                texlive-latex-recommended texlive-pictures lmodern latexmk poppler-utils \
+                libopenblas-dev libopenmpi-dev openmpi-bin
+
+deps:
+	@if [ "$$(id -u)" = 0 ]; then sudo=; elif command -v sudo >/dev/null; then sudo=sudo; \
+	 else echo "deps: run as root, or: apt-get install $(DEB_PACKAGES)" >&2; exit 1; fi; \
+	 export DEBIAN_FRONTEND=noninteractive; \
+	 $$sudo apt-get update -qq && $$sudo apt-get install -y -qq $(DEB_PACKAGES) >/dev/null && \
+	 echo "deps: installed $(DEB_PACKAGES)"
+
+# What `make test` needs: noweb (drift check) and Criterion.
+deps-check:
+	@if ! command -v notangle >/dev/null || ! command -v cpif >/dev/null || \
+	    ! printf '#include <criterion/criterion.h>\n' | $(CC) -E -x c - >/dev/null 2>&1; then \
+	   echo "test: noweb or Criterion missing: running make deps"; $(MAKE) --no-print-directory deps; fi
+
+# ---------------------------------------------------------------- book and docs
+BOOK_DIR := $(BUILD)/book
+
+book: $(CHAPTERS) book/book.tex book/style.tex
+	@command -v noweave >/dev/null && command -v latexmk >/dev/null || { echo "book: noweave or latexmk missing: make deps" >&2; exit 1; }
+	@mkdir -p $(BOOK_DIR)
+	noweave -n -delay -index -autodefs c $(CHAPTERS) > $(BOOK_DIR)/chapters.tex
+	cp book/book.tex book/style.tex $(BOOK_DIR)/
+	cd $(BOOK_DIR) && TEXINPUTS=$(CURDIR)/book//: latexmk -pdf -interaction=nonstopmode -halt-on-error book.tex >latexmk.log 2>&1 \
+	  || { tail -40 latexmk.log; exit 1; }
+	cp $(BOOK_DIR)/book.pdf book/book.pdf
+	@echo "book: book/book.pdf ($$(pdfinfo book/book.pdf 2>/dev/null | sed -n 's/^Pages: *//p') pages)"
+
+docs:
+	@command -v doxygen >/dev/null || { echo "docs: doxygen missing: make deps" >&2; exit 1; }
+	@mkdir -p $(BUILD)/docs
+	doxygen Doxyfile
+	@echo "docs: $(BUILD)/docs/html/index.html"
+
+clean:
+	rm -rf $(BUILD) $(PROGRAMS) book/book.pdf
+
+help:
+	@sed -n '2,13p' Makefile | sed 's/^# \{0,1\}//'

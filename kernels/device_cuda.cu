@@ -1,0 +1,201 @@
+#line 1182 "chapters/01-mlp.nw"
+/**
+ * @file device_cuda.cu
+ * @brief The CUDA device: the same table as the CPU's, on a GPU.
+ */
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "device.h"
+#include "util.h"
+
+#define CUDA_CHECK(call)                                                                   \
+    do {                                                                                   \
+        cudaError_t e_ = (call);                                                           \
+        if (e_ != cudaSuccess)                                                             \
+            fatal("%s:%d: CUDA error: %s (%s)", __FILE__, __LINE__, cudaGetErrorString(e_), \
+                  #call);                                                                  \
+    } while (0)
+#define CUBLAS_CHECK(call)                                                                 \
+    do {                                                                                   \
+        cublasStatus_t s_ = (call);                                                        \
+        if (s_ != CUBLAS_STATUS_SUCCESS)                                                   \
+            fatal("%s:%d: cuBLAS error: %s (%s)", __FILE__, __LINE__,                      \
+                  cublasGetStatusString(s_), #call);                                       \
+    } while (0)
+
+enum { THREADS = 256 };
+static unsigned blocks(size_t n) { return (unsigned)((n + THREADS - 1) / THREADS); }
+
+static cublasHandle_t handle; /* one per process, made by device_cuda_open() */
+
+#line 1225 "chapters/01-mlp.nw"
+static void *alloc(size_t bytes)
+{
+    void *p = NULL;
+    CUDA_CHECK(cudaMalloc(&p, bytes ? bytes : 1));
+    CUDA_CHECK(cudaMemset(p, 0, bytes ? bytes : 1));
+    return p;
+}
+
+static void release(void *p) { CUDA_CHECK(cudaFree(p)); }
+static void upload(void *dst, const void *src, size_t bytes)
+{
+    CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+}
+static void download(void *dst, const void *src, size_t bytes)
+{
+    CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+}
+static void copy(void *dst, const void *src, size_t bytes)
+{
+    CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice));
+}
+static void zero(void *p, size_t bytes) { CUDA_CHECK(cudaMemset(p, 0, bytes)); }
+static void sync(void) { CUDA_CHECK(cudaDeviceSynchronize()); }
+#line 1261 "chapters/01-mlp.nw"
+static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
+                 const float *B, float beta, float *C)
+{
+    CUBLAS_CHECK(cublasSgemm(handle, tb ? CUBLAS_OP_T : CUBLAS_OP_N,
+                             ta ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k, &alpha, B,
+                             tb ? k : n, A, ta ? m : k, &beta, C, n));
+}
+#line 1281 "chapters/01-mlp.nw"
+__global__ void bias_act_forward_kernel(float *y, const float *bias, int rows, int cols,
+                                        bool relu)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= (size_t)rows * cols)
+        return;
+    float v = y[i] + bias[i % cols];
+    y[i] = relu && !(v > 0.0f) ? 0.0f : v;
+}
+
+static void bias_act_forward(float *y, const float *bias, int rows, int cols, bool relu)
+{
+    bias_act_forward_kernel<<<blocks((size_t)rows * cols), THREADS>>>(y, bias, rows, cols, relu);
+    CUDA_CHECK(cudaGetLastError());
+}
+#line 1299 "chapters/01-mlp.nw"
+__global__ void relu_backward_kernel(float *dy, const float *y, size_t n)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && !(y[i] > 0.0f))
+        dy[i] = 0.0f;
+}
+
+static void relu_backward(float *dy, const float *y, size_t n)
+{
+    relu_backward_kernel<<<blocks(n), THREADS>>>(dy, y, n);
+    CUDA_CHECK(cudaGetLastError());
+}
+#line 1314 "chapters/01-mlp.nw"
+__global__ void bias_backward_kernel(float *dbias, const float *dy, int rows, int cols)
+{
+    int j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= cols)
+        return;
+    float s = 0.0f;
+    for (int i = 0; i < rows; i++)
+        s += dy[(size_t)i * cols + j];
+    dbias[j] = s;
+}
+
+static void bias_backward(float *dbias, const float *dy, int rows, int cols)
+{
+    bias_backward_kernel<<<blocks(cols), THREADS>>>(dbias, dy, rows, cols);
+    CUDA_CHECK(cudaGetLastError());
+}
+#line 857 "chapters/01-mlp.nw"
+__global__ void softmax_xent_kernel(const float *logits, const int *labels, int rows,
+                                    int cols, float *dlogits, float *stats)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= rows)
+        return;
+    const float *z = logits + (size_t)i * cols;
+    int y = labels[i], arg = 0;
+    float max = z[0];
+    for (int j = 1; j < cols; j++)
+        if (z[j] > max) {
+            max = z[j];
+            arg = j;
+        }
+    float sum = 0;
+    for (int j = 0; j < cols; j++)
+        sum += expf(z[j] - max);
+    float lse = max + logf(sum);
+    if (dlogits)
+        for (int j = 0; j < cols; j++)
+            dlogits[(size_t)i * cols + j] = (expf(z[j] - lse) - (j == y)) / rows;
+    atomicAdd(&stats[0], lse - z[y]);
+    atomicAdd(&stats[1], arg == y ? 1.0f : 0.0f);
+}
+
+static void softmax_xent(const float *logits, const int *labels, int rows, int cols,
+                         float *dlogits, float *stats)
+{
+    softmax_xent_kernel<<<blocks(rows), THREADS>>>(logits, labels, rows, cols, dlogits, stats);
+    CUDA_CHECK(cudaGetLastError());
+}
+#line 1336 "chapters/01-mlp.nw"
+__global__ void axpy_kernel(size_t n, float a, const float *x, float *y)
+{
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        y[i] += a * x[i];
+}
+
+__global__ void scale_kernel(size_t n, float a, float *x)
+{
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        x[i] *= a;
+}
+
+static unsigned stride_blocks(size_t n) { return n ? (blocks(n) < 4096 ? blocks(n) : 4096) : 1; }
+
+static void axpy(size_t n, float a, const float *x, float *y)
+{
+    axpy_kernel<<<stride_blocks(n), THREADS>>>(n, a, x, y);
+    CUDA_CHECK(cudaGetLastError());
+}
+
+static void scale(size_t n, float a, float *x)
+{
+    scale_kernel<<<stride_blocks(n), THREADS>>>(n, a, x);
+    CUDA_CHECK(cudaGetLastError());
+}
+#line 1377 "chapters/01-mlp.nw"
+static Device cuda = {
+    DEVICE_CUDA, "cuda", "", alloc, release, upload, download, copy, zero, sync,
+    gemm, bias_act_forward, relu_backward, bias_backward, softmax_xent, axpy, scale,
+};
+
+extern "C" const Device *device_cuda_open(int rank, char *why)
+{
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess || count == 0) {
+        snprintf(why, ERR_LEN, "no CUDA device answered (cudaGetDeviceCount: %s)",
+                 e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
+        cudaGetLastError(); /* clear the error so later calls do not report it */
+        return NULL;
+    }
+    int ordinal = rank % count;
+    CUDA_CHECK(cudaSetDevice(ordinal));
+    cublasStatus_t s = cublasCreate(&handle);
+    if (s != CUBLAS_STATUS_SUCCESS) {
+        snprintf(why, ERR_LEN, "cublasCreate failed: %s", cublasGetStatusString(s));
+        return NULL;
+    }
+    cudaDeviceProp prop;
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, ordinal));
+    snprintf(cuda.description, sizeof cuda.description, "cuda:%d %.100s (sm_%d%d, %.1f GiB)",
+             ordinal, prop.name, prop.major, prop.minor,
+             (double)prop.totalGlobalMem / (1u << 30));
+    return &cuda;
+}

@@ -1,0 +1,278 @@
+#line 369 "chapters/01-mlp.nw"
+/**
+ * @file data.c
+ * @brief The synthetic data set and the MNIST IDX loader.
+ */
+#include "data.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rng.h"
+#include "util.h"
+
+#line 109 "chapters/01-mlp.nw"
+#define SYN_LATENT 6    /* d: dimension of the latent space */
+#define SYN_MODES 10    /* blobs per class */
+#define SYN_SPREAD 0.25 /* s: spread of a sample around its blob */
+#define SYN_GAIN 2.0    /* g: gain before the sigmoid */
+#define SYN_NOISE 0.05  /* standard deviation of the pixel noise */
+
+/* The fixed part of the generator: blob centres and projection. */
+typedef struct Generator {
+    float centre[N_CLASSES][SYN_MODES][SYN_LATENT];
+    float *proj; /* features x SYN_LATENT */
+    int features;
+} Generator;
+
+enum { STREAM_GENERATOR = 1, STREAM_TRAIN = 2, STREAM_TEST = 3 };
+
+static void generator_init(Generator *g, uint64_t seed, int features)
+{
+    Rng r;
+    rng_seed(&r, seed, STREAM_GENERATOR);
+    for (int c = 0; c < N_CLASSES; c++)
+        for (int k = 0; k < SYN_MODES; k++)
+            for (int j = 0; j < SYN_LATENT; j++)
+                g->centre[c][k][j] = rng_normal(&r);
+    g->features = features;
+    g->proj = xcalloc((size_t)features * SYN_LATENT, sizeof(float));
+    for (size_t i = 0; i < (size_t)features * SYN_LATENT; i++)
+        g->proj[i] = rng_normal(&r);
+}
+#line 145 "chapters/01-mlp.nw"
+static void generate(const Generator *g, uint64_t seed, int split, long i, float *x,
+                     int32_t *y)
+{
+    Rng r;
+    rng_seed(&r, seed, ((uint64_t)split << 40) + (uint64_t)i);
+    int c = (int)rng_below(&r, N_CLASSES), k = (int)rng_below(&r, SYN_MODES);
+    float z[SYN_LATENT];
+    for (int j = 0; j < SYN_LATENT; j++)
+        z[j] = g->centre[c][k][j] + (float)SYN_SPREAD * rng_normal(&r);
+    const float scale = (float)(SYN_GAIN / sqrt((double)SYN_LATENT));
+    for (int p = 0; p < g->features; p++) {
+        const float *row = g->proj + (size_t)p * SYN_LATENT;
+        float a = 0;
+        for (int j = 0; j < SYN_LATENT; j++)
+            a += row[j] * z[j];
+        float v = 1.0f / (1.0f + expf(-scale * a)) + (float)SYN_NOISE * rng_normal(&r);
+        x[p] = v < 0 ? 0 : v > 1 ? 1 : v;
+    }
+    *y = c;
+}
+
+static void synthetic(Dataset *d, const Generator *g, uint64_t seed, int split, long n)
+{
+    d->n = n;
+    d->rows = d->cols = 28;
+    d->features = 28 * 28;
+    d->classes = N_CLASSES;
+    d->x = xcalloc((size_t)n * (size_t)d->features, sizeof(float));
+    d->y = xcalloc((size_t)n, sizeof(int32_t));
+    for (long i = 0; i < n; i++)
+        generate(g, seed, split, i, d->x + (size_t)i * (size_t)d->features, &d->y[i]);
+}
+#line 192 "chapters/01-mlp.nw"
+static uint32_t be32(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* Read a whole file into memory. */
+static int read_file(const char *path, unsigned char **buf, size_t *len, char *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        int e = errno;
+        char gz[PATH_MAX + 4];
+        snprintf(gz, sizeof gz, "%s.gz", path);
+        if (access(gz, R_OK) == 0)
+            return error_set(err, "%s: not found, but %s is: decompress it first (gunzip)", path, gz);
+        return error_set(err, "%s: cannot open: %s", path, strerror(e));
+    }
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fclose(f);
+        return error_set(err, "%s: not a regular file", path);
+    }
+    *len = (size_t)st.st_size;
+    *buf = xcalloc(*len + 1, 1);
+    size_t got = fread(*buf, 1, *len, f);
+    fclose(f);
+    if (got != *len) {
+        free(*buf);
+        return error_set(err, "%s: read error after %zu of %zu bytes", path, got, *len);
+    }
+    return 0;
+}
+#line 232 "chapters/01-mlp.nw"
+static int idx_images(const char *path, Dataset *d, char *err)
+{
+    unsigned char *b;
+    size_t len;
+    if (read_file(path, &b, &len, err))
+        return -1;
+    int rc = -1;
+    if (len < 16) {
+        error_set(err, "%s: truncated header: %zu bytes, an IDX image file starts with 16", path, len);
+        goto out;
+    }
+    uint32_t magic = be32(b), n = be32(b + 4), rows = be32(b + 8), cols = be32(b + 12);
+    if (magic != 0x00000803) {
+        error_set(err, "%s: bad magic number 0x%08x, expected 0x00000803 (images: unsigned "
+                  "bytes, 3 dimensions)%s", path, magic,
+                  magic == 0x00000801 ? "; this looks like a label file" : "");
+        goto out;
+    }
+    if (n == 0 || rows == 0 || cols == 0 || rows > 4096 || cols > 4096) {
+        error_set(err, "%s: bad dimensions %u x %u x %u", path, n, rows, cols);
+        goto out;
+    }
+    size_t need = 16 + (size_t)n * rows * cols;
+    if (len != need) {
+        error_set(err, "%s: %s: the header promises %u images of %ux%u (%zu bytes), the file "
+                  "has %zu bytes", path, len < need ? "truncated" : "trailing data", n, rows,
+                  cols, need, len);
+        goto out;
+    }
+    d->n = n;
+    d->rows = (int)rows;
+    d->cols = (int)cols;
+    d->features = (int)(rows * cols);
+    d->x = xcalloc((size_t)n * rows * cols, sizeof(float));
+    for (size_t i = 0; i < (size_t)n * rows * cols; i++)
+        d->x[i] = b[16 + i] / 255.0f;
+    rc = 0;
+out:
+    free(b);
+    return rc;
+}
+
+static int idx_labels(const char *path, Dataset *d, char *err)
+{
+    unsigned char *b;
+    size_t len;
+    if (read_file(path, &b, &len, err))
+        return -1;
+    int rc = -1;
+    if (len < 8) {
+        error_set(err, "%s: truncated header: %zu bytes, an IDX label file starts with 8", path, len);
+        goto out;
+    }
+    uint32_t magic = be32(b), n = be32(b + 4);
+    if (magic != 0x00000801) {
+        error_set(err, "%s: bad magic number 0x%08x, expected 0x00000801 (labels: unsigned "
+                  "bytes, 1 dimension)%s", path, magic,
+                  magic == 0x00000803 ? "; this looks like an image file" : "");
+        goto out;
+    }
+    if (len != 8 + (size_t)n) {
+        error_set(err, "%s: %s: the header promises %u labels (%zu bytes), the file has %zu bytes",
+                  path, len < 8 + (size_t)n ? "truncated" : "trailing data", n, 8 + (size_t)n, len);
+        goto out;
+    }
+    if ((long)n != d->n) {
+        error_set(err, "%s: %u labels, but the image file has %ld images", path, n, d->n);
+        goto out;
+    }
+    d->classes = N_CLASSES;
+    d->y = xcalloc(n, sizeof(int32_t));
+    for (uint32_t i = 0; i < n; i++) {
+        if (b[8 + i] >= N_CLASSES) {
+            error_set(err, "%s: label %u at index %u is not in 0..%d", path, b[8 + i], i,
+                      N_CLASSES - 1);
+            goto out;
+        }
+        d->y[i] = b[8 + i];
+    }
+    rc = 0;
+out:
+    free(b);
+    return rc;
+}
+#line 323 "chapters/01-mlp.nw"
+static int idx_split(const char *dir, const char *images, const char *labels, Dataset *d,
+                     char *err)
+{
+    char path[PATH_MAX];
+    memset(d, 0, sizeof *d);
+    snprintf(path, sizeof path, "%s/%s", dir, images);
+    if (idx_images(path, d, err))
+        return -1;
+    snprintf(path, sizeof path, "%s/%s", dir, labels);
+    if (idx_labels(path, d, err)) {
+        data_free(d);
+        return -1;
+    }
+    return 0;
+}
+
+static int idx_load(const char *dir, Dataset *train, Dataset *test, char *err)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return error_set(err, "--data %s: not 'synthetic' and not a directory", dir);
+    if (idx_split(dir, "train-images-idx3-ubyte", "train-labels-idx1-ubyte", train, err))
+        return -1;
+    if (idx_split(dir, "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte", test, err)) {
+        data_free(train);
+        return -1;
+    }
+    if (test->rows != train->rows || test->cols != train->cols) {
+        error_set(err, "%s: test images are %dx%d but training images are %dx%d", dir,
+                  test->rows, test->cols, train->rows, train->cols);
+        data_free(train);
+        data_free(test);
+        return -1;
+    }
+    snprintf(train->source, sizeof train->source, "MNIST IDX files in %s", dir);
+    snprintf(test->source, sizeof test->source, "%s", train->source);
+    return 0;
+}
+
+#line 390 "chapters/01-mlp.nw"
+int data_load(const char *source, long train_size, uint64_t seed, Dataset *train,
+              Dataset *test, char *err)
+{
+    memset(train, 0, sizeof *train);
+    memset(test, 0, sizeof *test);
+    if (strcmp(source, "synthetic") == 0) {
+        Generator g;
+        generator_init(&g, seed, 28 * 28);
+        synthetic(train, &g, seed, STREAM_TRAIN, train_size ? train_size : SYNTHETIC_TRAIN);
+        synthetic(test, &g, seed, STREAM_TEST, SYNTHETIC_TEST);
+        free(g.proj);
+        snprintf(train->source, sizeof train->source, "synthetic (seed %llu)",
+                 (unsigned long long)seed);
+        snprintf(test->source, sizeof test->source, "%s", train->source);
+        return 0;
+    }
+    if (idx_load(source, train, test, err))
+        return -1;
+    if (train_size > train->n) {
+        error_set(err, "--train_size %ld: the training set in %s has only %ld samples",
+                  train_size, source, train->n);
+        data_free(train);
+        data_free(test);
+        return -1;
+    }
+    if (train_size)
+        train->n = train_size;
+    return 0;
+}
+
+void data_free(Dataset *d)
+{
+    free(d->x);
+    free(d->y);
+    d->x = NULL;
+    d->y = NULL;
+    d->n = 0;
+}

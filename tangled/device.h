@@ -1,0 +1,79 @@
+/**
+ * @file device.h
+ * @brief The device interface: one table of functions, a CPU and a CUDA implementation.
+ */
+#ifndef DPS_DEVICE_H
+#define DPS_DEVICE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Which implementation a Device is. */
+typedef enum DeviceKind { DEVICE_CPU, DEVICE_CUDA } DeviceKind;
+
+/** A device: memory and the kernels of the MLP. All pointers are device pointers. */
+typedef struct Device {
+    DeviceKind kind;        /**< CPU or CUDA */
+    const char *name;       /**< "cpu" or "cuda" */
+    char description[160];  /**< e.g. "cpu, OpenBLAS sgemm" */
+    /** Allocate @p bytes of zeroed device memory (fatal on failure). */
+    void *(*alloc)(size_t bytes);
+    /** Free memory from alloc(). */
+    void (*release)(void *p);
+    /** Copy host @p src to device @p dst. */
+    void (*upload)(void *dst, const void *src, size_t bytes);
+    /** Copy device @p src to host @p dst (waits for it). */
+    void (*download)(void *dst, const void *src, size_t bytes);
+    /** Copy within the device. */
+    void (*copy)(void *dst, const void *src, size_t bytes);
+    /** Set @p bytes of device memory to zero. */
+    void (*zero)(void *p, size_t bytes);
+    /** Wait until all queued work has finished. */
+    void (*sync)(void);
+    /** C[m x n] = alpha op(A)[m x k] op(B)[k x n] + beta C; op transposes when ta/tb. */
+    void (*gemm)(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
+                 const float *B, float beta, float *C);
+    /** y[rows x cols] += bias (per column), then ReLU when @p relu. */
+    void (*bias_act_forward)(float *y, const float *bias, int rows, int cols, bool relu);
+    /** dy[i] = 0 where y[i] <= 0: the ReLU's backward, given its output y. */
+    void (*relu_backward)(float *dy, const float *y, size_t n);
+    /** dbias[j] = sum over rows of dy[i][j]. */
+    void (*bias_backward)(float *dbias, const float *dy, int rows, int cols);
+    /**
+     * Softmax cross-entropy of @p rows rows of @p cols logits against @p labels:
+     * adds the summed loss to stats[0] and the number of right argmaxes to stats[1];
+     * when @p dlogits is not NULL writes the gradient of the mean loss into it.
+     */
+    void (*softmax_xent)(const float *logits, const int *labels, int rows, int cols,
+                         float *dlogits, float *stats);
+    /** y += a x. */
+    void (*axpy)(size_t n, float a, const float *x, float *y);
+    /** x *= a. */
+    void (*scale)(size_t n, float a, float *x);
+} Device;
+
+/** The CPU device (always available). */
+const Device *device_cpu(void);
+/**
+ * The CUDA device for rank @p rank (GPU rank % count), or NULL with the reason
+ * in @p why (ERR_LEN bytes) when no GPU answers. Call it after fork(), never before.
+ */
+const Device *device_cuda_open(int rank, char *why);
+/**
+ * Open the device a user asked for: "cpu", "cuda" or "auto" (CUDA when a GPU
+ * answers, else CPU). @p note receives one line saying what was chosen and why.
+ * Returns NULL with the reason in @p err when "cuda" was asked for and is unavailable.
+ */
+const Device *device_open(const char *request, int rank, char *note, char *err);
+/** Plain-C row-major C = alpha op(A) op(B) + beta C: the reference GEMM. */
+void gemm_plain(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
+                const float *B, float beta, float *C);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

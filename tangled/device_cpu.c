@@ -1,0 +1,157 @@
+#line 985 "chapters/01-mlp.nw"
+/**
+ * @file device_cpu.c
+ * @brief The CPU device: the readable reference of every kernel.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef HAVE_BLAS
+#include <cblas.h>
+#endif
+
+#include "device.h"
+#include "util.h"
+
+#line 1015 "chapters/01-mlp.nw"
+static void *alloc(size_t bytes)
+{
+    size_t rounded = (bytes + 63) / 64 * 64;
+    void *p = aligned_alloc(64, rounded ? rounded : 64);
+    if (!p)
+        fatal("cpu: out of memory allocating %zu bytes", bytes);
+    memset(p, 0, rounded ? rounded : 64);
+    return p;
+}
+
+static void release(void *p) { free(p); }
+static void upload(void *dst, const void *src, size_t bytes) { memcpy(dst, src, bytes); }
+static void download(void *dst, const void *src, size_t bytes) { memcpy(dst, src, bytes); }
+static void copy(void *dst, const void *src, size_t bytes) { memmove(dst, src, bytes); }
+static void zero(void *p, size_t bytes) { memset(p, 0, bytes); }
+static void sync(void) {}
+#line 1048 "chapters/01-mlp.nw"
+void gemm_plain(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
+                const float *B, float beta, float *C)
+{
+#define AT(i, p) (ta ? A[(size_t)(p) * m + (i)] : A[(size_t)(i) * k + (p)])
+    for (int i = 0; i < m; i++) {
+        float *c = C + (size_t)i * n;
+        for (int j = 0; j < n; j++)
+            c[j] = beta == 0.0f ? 0.0f : beta * c[j];
+        if (!tb) {
+            for (int p = 0; p < k; p++) {
+                const float a = alpha * AT(i, p), *b = B + (size_t)p * n;
+                for (int j = 0; j < n; j++)
+                    c[j] += a * b[j];
+            }
+        } else {
+            for (int j = 0; j < n; j++) {
+                const float *b = B + (size_t)j * k;
+                float s = 0;
+                for (int p = 0; p < k; p++)
+                    s += AT(i, p) * b[p];
+                c[j] += alpha * s;
+            }
+        }
+    }
+#undef AT
+}
+#line 1081 "chapters/01-mlp.nw"
+static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
+                 const float *B, float beta, float *C)
+{
+#ifdef HAVE_BLAS
+    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+                m, n, k, alpha, A, ta ? m : k, B, tb ? k : n, beta, C, n);
+#else
+    gemm_plain(ta, tb, m, n, k, alpha, A, B, beta, C);
+#endif
+}
+#line 1100 "chapters/01-mlp.nw"
+static void bias_act_forward(float *y, const float *bias, int rows, int cols, bool relu)
+{
+    for (int i = 0; i < rows; i++) {
+        float *row = y + (size_t)i * cols;
+        for (int j = 0; j < cols; j++) {
+            float v = row[j] + bias[j];
+            row[j] = relu && !(v > 0.0f) ? 0.0f : v;
+        }
+    }
+}
+#line 1113 "chapters/01-mlp.nw"
+static void relu_backward(float *dy, const float *y, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!(y[i] > 0.0f))
+            dy[i] = 0.0f;
+}
+#line 1122 "chapters/01-mlp.nw"
+static void bias_backward(float *dbias, const float *dy, int rows, int cols)
+{
+    for (int j = 0; j < cols; j++)
+        dbias[j] = 0.0f;
+    for (int i = 0; i < rows; i++)
+        for (int j = 0; j < cols; j++)
+            dbias[j] += dy[(size_t)i * cols + j];
+}
+#line 821 "chapters/01-mlp.nw"
+static void softmax_xent(const float *logits, const int *labels, int rows, int cols,
+                         float *dlogits, float *stats)
+{
+    double loss = 0;
+    int right = 0;
+    for (int i = 0; i < rows; i++) {
+        const float *z = logits + (size_t)i * cols;
+        int y = labels[i], arg = 0;
+        float max = z[0];
+        for (int j = 1; j < cols; j++)
+            if (z[j] > max) {
+                max = z[j];
+                arg = j;
+            }
+        float sum = 0;
+        for (int j = 0; j < cols; j++)
+            sum += expf(z[j] - max);
+        float lse = max + logf(sum);
+        loss += lse - z[y];
+        right += arg == y;
+        if (dlogits)
+            for (int j = 0; j < cols; j++)
+                dlogits[(size_t)i * cols + j] = (expf(z[j] - lse) - (j == y)) / rows;
+    }
+    stats[0] += (float)loss;
+    stats[1] += (float)right;
+}
+#line 1133 "chapters/01-mlp.nw"
+static void axpy(size_t n, float a, const float *x, float *y)
+{
+    for (size_t i = 0; i < n; i++)
+        y[i] += a * x[i];
+}
+
+static void scale(size_t n, float a, float *x)
+{
+    for (size_t i = 0; i < n; i++)
+        x[i] *= a;
+}
+#line 1150 "chapters/01-mlp.nw"
+static Device cpu = {
+    .kind = DEVICE_CPU, .name = "cpu",
+    .alloc = alloc, .release = release, .upload = upload, .download = download,
+    .copy = copy, .zero = zero, .sync = sync,
+    .gemm = gemm, .bias_act_forward = bias_act_forward, .relu_backward = relu_backward,
+    .bias_backward = bias_backward, .softmax_xent = softmax_xent, .axpy = axpy,
+    .scale = scale,
+};
+
+const Device *device_cpu(void)
+{
+#ifdef HAVE_BLAS
+    snprintf(cpu.description, sizeof cpu.description, "cpu, OpenBLAS sgemm");
+#else
+    snprintf(cpu.description, sizeof cpu.description, "cpu, plain-C GEMM (no OpenBLAS)");
+#endif
+    return &cpu;
+}

@@ -1,0 +1,156 @@
+#line 616 "chapters/01-mlp.nw"
+/**
+ * @file model.c
+ * @brief MLP forward, loss, backward and SGD on a Device.
+ */
+#include "model.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rng.h"
+#include "util.h"
+
+enum { STREAM_INIT = 10 };
+
+int model_init(Model *m, const Device *dev, int features, const int *hidden, int n_hidden,
+               int classes, int max_batch, uint64_t seed, char *err)
+{
+    memset(m, 0, sizeof *m);
+    if (n_hidden < 0 || n_hidden > MAX_HIDDEN)
+        return error_set(err, "model: %d hidden layers, at most %d", n_hidden, MAX_HIDDEN);
+    if (features < 1 || classes < 2 || max_batch < 1)
+        return error_set(err, "model: bad shape (%d features, %d classes, batch %d)",
+                         features, classes, max_batch);
+    m->dev = dev;
+    m->n_layers = n_hidden + 1;
+    m->max_batch = max_batch;
+    m->width[0] = features;
+    for (int l = 0; l < n_hidden; l++)
+        m->width[l + 1] = hidden[l];
+    m->width[m->n_layers] = classes;
+    
+#line 656 "chapters/01-mlp.nw"
+size_t offset = 0;
+for (int l = 0; l < m->n_layers; l++) {
+    Layer *ly = &m->layer[l];
+    ly->in = m->width[l];
+    ly->out = m->width[l + 1];
+    ly->w = offset;
+    offset += (size_t)ly->in * (size_t)ly->out;
+    ly->b = offset;
+    offset += (size_t)ly->out;
+}
+m->n_params = offset;
+#line 649 "chapters/01-mlp.nw"
+    
+#line 675 "chapters/01-mlp.nw"
+m->params = dev->alloc(m->n_params * sizeof(float));
+m->grads = dev->alloc(m->n_params * sizeof(float));
+for (int l = 0; l <= m->n_layers; l++) {
+    size_t bytes = (size_t)max_batch * (size_t)m->width[l] * sizeof(float);
+    m->act[l] = dev->alloc(bytes);
+    m->dact[l] = l ? dev->alloc(bytes) : NULL;
+}
+m->labels = dev->alloc((size_t)max_batch * sizeof(int));
+m->stats = dev->alloc(2 * sizeof(float));
+#line 650 "chapters/01-mlp.nw"
+    
+#line 696 "chapters/01-mlp.nw"
+float *host = xcalloc(m->n_params, sizeof(float));
+Rng r;
+rng_seed(&r, seed, STREAM_INIT);
+for (int l = 0; l < m->n_layers; l++) {
+    const Layer *ly = &m->layer[l];
+    bool last = l == m->n_layers - 1;
+    double var = last ? 2.0 / (ly->in + ly->out) : 2.0 / ly->in;
+    float std = (float)sqrt(var);
+    for (size_t i = 0; i < (size_t)ly->in * (size_t)ly->out; i++)
+        host[ly->w + i] = std * rng_normal(&r);
+}
+dev->upload(m->params, host, m->n_params * sizeof(float));
+free(host);
+#line 651 "chapters/01-mlp.nw"
+    return 0;
+}
+#line 712 "chapters/01-mlp.nw"
+void model_free(Model *m)
+{
+    const Device *dev = m->dev;
+    if (!dev)
+        return;
+    dev->release(m->params);
+    dev->release(m->grads);
+    for (int l = 0; l <= m->n_layers; l++) {
+        dev->release(m->act[l]);
+        if (m->dact[l])
+            dev->release(m->dact[l]);
+    }
+    dev->release(m->labels);
+    dev->release(m->stats);
+    memset(m, 0, sizeof *m);
+}
+
+void model_describe(const Model *m, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int l = 0; l <= m->n_layers && used < len; l++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%d", l ? "-" : "", m->width[l]);
+}
+#line 768 "chapters/01-mlp.nw"
+void model_set_batch(Model *m, const float *x, const int32_t *y, int B)
+{
+    m->dev->upload(m->act[0], x, (size_t)B * (size_t)m->width[0] * sizeof(float));
+    m->dev->upload(m->labels, y, (size_t)B * sizeof(int));
+}
+
+void model_forward(Model *m, int B)
+{
+    const Device *dev = m->dev;
+    for (int l = 0; l < m->n_layers; l++) {
+        const Layer *ly = &m->layer[l];
+        dev->gemm(false, false, B, ly->out, ly->in, 1.0f, m->act[l], m->params + ly->w, 0.0f,
+                  m->act[l + 1]);
+        dev->bias_act_forward(m->act[l + 1], m->params + ly->b, B, ly->out,
+                              l < m->n_layers - 1);
+    }
+}
+#line 891 "chapters/01-mlp.nw"
+void model_loss(Model *m, int B, bool backprop)
+{
+    int L = m->n_layers;
+    m->dev->softmax_xent(m->act[L], m->labels, B, m->width[L], backprop ? m->dact[L] : NULL,
+                         m->stats);
+}
+#line 924 "chapters/01-mlp.nw"
+void model_backward(Model *m, int B)
+{
+    const Device *dev = m->dev;
+    for (int l = m->n_layers - 1; l >= 0; l--) {
+        const Layer *ly = &m->layer[l];
+        const float *delta = m->dact[l + 1]; /* B x out */
+        
+#line 947 "chapters/01-mlp.nw"
+dev->gemm(true, false, ly->in, ly->out, B, 1.0f, m->act[l], delta, 0.0f, m->grads + ly->w);
+#line 931 "chapters/01-mlp.nw"
+        
+#line 951 "chapters/01-mlp.nw"
+dev->bias_backward(m->grads + ly->b, delta, B, ly->out);
+#line 932 "chapters/01-mlp.nw"
+        if (l > 0) {
+            
+#line 958 "chapters/01-mlp.nw"
+dev->gemm(false, true, B, ly->in, ly->out, 1.0f, delta, m->params + ly->w, 0.0f, m->dact[l]);
+dev->relu_backward(m->dact[l], m->act[l], (size_t)B * (size_t)ly->in);
+#line 934 "chapters/01-mlp.nw"
+        }
+    }
+}
+#line 971 "chapters/01-mlp.nw"
+void model_sgd_step(Model *m, float lr)
+{
+    m->dev->axpy(m->n_params, -lr, m->grads, m->params);
+}

@@ -1,0 +1,64 @@
+/**
+ * @file model.h
+ * @brief An MLP whose parameters and gradients are two flat device buffers.
+ */
+#ifndef DPS_MODEL_H
+#define DPS_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "device.h"
+#include "options.h"
+
+/** Most linear layers: the hidden ones and the output. */
+#define MAX_LAYERS (MAX_HIDDEN + 1)
+
+/** One linear layer: a view into the flat buffers. */
+typedef struct Layer {
+    int in, out;  /**< its weight matrix is in x out */
+    size_t w, b;  /**< offsets of the weights and the bias in params and grads */
+} Layer;
+
+/** An MLP on one device, with buffers for batches of up to max_batch samples. */
+typedef struct Model {
+    const Device *dev;           /**< where every buffer below lives */
+    int n_layers;                /**< L: linear layers */
+    int width[MAX_LAYERS + 1];   /**< width[0] inputs, ..., width[L] classes */
+    Layer layer[MAX_LAYERS];     /**< the layers' views */
+    size_t n_params;             /**< floats in params (and in grads) */
+    float *params;               /**< all parameters, flat */
+    float *grads;                /**< all gradients, flat, same layout */
+    int max_batch;               /**< rows of the activation buffers */
+    float *act[MAX_LAYERS + 1];  /**< act[0] the input batch, act[l] layer l's output */
+    float *dact[MAX_LAYERS + 1]; /**< gradient of the loss w.r.t. act[l], l >= 1 */
+    int *labels;                 /**< the batch's labels */
+    float *stats;                /**< [0] summed loss, [1] right answers (see softmax_xent) */
+} Model;
+
+/**
+ * Build an MLP @p features -> hidden[0] -> ... -> @p classes on @p dev, with
+ * seeded initial weights. Returns 0, or -1 with the reason in @p err.
+ */
+int model_init(Model *m, const Device *dev, int features, const int *hidden, int n_hidden,
+               int classes, int max_batch, uint64_t seed, char *err);
+/** Free the model's device buffers. */
+void model_free(Model *m);
+/** Write the shape as "784-128-10" into @p buf of @p len bytes. */
+void model_describe(const Model *m, char *buf, size_t len);
+/** Copy a batch of @p B samples (features and labels, host memory) to the device. */
+void model_set_batch(Model *m, const float *x, const int32_t *y, int B);
+/** Forward the batch in act[0]: logits land in act[n_layers]. */
+void model_forward(Model *m, int B);
+/**
+ * Softmax cross-entropy of the logits against the labels: adds the summed loss
+ * and the right answers to stats; when @p backprop, writes dact[n_layers].
+ */
+void model_loss(Model *m, int B, bool backprop);
+/** Backward from dact[n_layers]: overwrites every gradient in grads. */
+void model_backward(Model *m, int B);
+/** One SGD step: params -= lr * grads. */
+void model_sgd_step(Model *m, float lr);
+
+#endif

@@ -1,0 +1,263 @@
+#line 342 "chapters/A1-support.nw"
+/**
+ * @file options.c
+ * @brief A table-driven parser for the book's command line.
+ */
+#include "options.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+void options_defaults(Options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->batch_size = 64;
+    o->epochs = 5;
+    o->lr = 0.05f;
+    o->hidden[0] = 128;
+    o->n_hidden = 1;
+    o->seed = 1;
+    o->device = "auto";
+    o->data = "synthetic";
+    o->train_size = 0;
+    o->log = NULL;
+}
+#line 377 "chapters/A1-support.nw"
+typedef enum { ARG_INT, ARG_LONG, ARG_U64, ARG_FLOAT, ARG_STRING, ARG_CHOICE,
+               ARG_WIDTHS, ARG_FLAG } ArgKind;
+
+typedef struct OptionSpec {
+    const char *name;    /* without the leading -- */
+    unsigned bit;
+    ArgKind kind;
+    size_t offset;       /* of the field in Options */
+    double min, max;     /* for numbers */
+    const char *choices; /* for ARG_CHOICE: "a|b|c" */
+    const char *metavar;
+    const char *help;
+} OptionSpec;
+
+#define AT(field) offsetof(Options, field)
+static const OptionSpec specs[] = {
+    
+#line 399 "chapters/A1-support.nw"
+{"batch_size", OPT_BATCH_SIZE, ARG_INT, AT(batch_size), 1, 1 << 20, NULL, "N",
+ "samples per step on each rank (default 64)"},
+{"epochs", OPT_EPOCHS, ARG_INT, AT(epochs), 1, 1000000, NULL, "N",
+ "passes over the training set (default 5)"},
+{"lr", OPT_LR, ARG_FLOAT, AT(lr), 1e-9, 1e3, NULL, "F",
+ "SGD learning rate (default 0.05)"},
+{"hidden", OPT_HIDDEN, ARG_WIDTHS, AT(hidden), 1, 65536, NULL, "W[,W...]",
+ "hidden layer widths, one per layer; 0: none (default 128)"},
+{"seed", OPT_SEED, ARG_U64, AT(seed), 0, 0, NULL, "N",
+ "seed of data, initial weights and shuffles (default 1)"},
+{"device", OPT_DEVICE, ARG_CHOICE, AT(device), 0, 0, "auto|cpu|cuda", "D",
+ "auto|cpu|cuda (default auto: CUDA when a GPU answers)"},
+{"data", OPT_DATA, ARG_STRING, AT(data), 0, 0, NULL, "SRC",
+ "synthetic, or a directory of MNIST IDX files (default synthetic)"},
+{"train_size", OPT_TRAIN_SIZE, ARG_LONG, AT(train_size), 1, 100000000, NULL, "N",
+ "training samples to use (default: synthetic 20000, IDX all)"},
+{"log", OPT_LOG, ARG_STRING, AT(log), 0, 0, NULL, "FILE.csv",
+ "write the per-epoch figures as CSV"},
+{"quiet", OPT_QUIET, ARG_FLAG, AT(quiet), 0, 0, NULL, NULL,
+ "print only the final line"},
+#line 394 "chapters/A1-support.nw"
+};
+#define N_SPECS (sizeof specs / sizeof specs[0])
+#line 426 "chapters/A1-support.nw"
+static int parse_number(const OptionSpec *s, const char *v, double *out, char *err)
+{
+    char *end = NULL;
+    errno = 0;
+    double x;
+    if (s->kind == ARG_FLOAT) {
+        x = strtod(v, &end);
+    } else {
+        if (strchr(v, '-') && s->kind == ARG_U64)
+            return error_set(err, "--%s: expected a non-negative integer, got '%s'", s->name, v);
+        long long n = strtoll(v, &end, 10);
+        x = (double)n;
+    }
+    if (end == v || *end != '\0' || *v == '\0' || (*v == ' ' || *v == '\t'))
+        return error_set(err, "--%s: expected %s, got '%s'", s->name,
+                         s->kind == ARG_FLOAT ? "a number" : "an integer", v);
+    if (errno == ERANGE || !isfinite(x))
+        return error_set(err, "--%s: '%s' is out of range", s->name, v);
+    if (s->kind != ARG_U64 && (x < s->min || x > s->max)) {
+        if (s->kind == ARG_FLOAT)
+            return error_set(err, "--%s: expected a number in [%g, %g], got '%s'",
+                             s->name, s->min, s->max, v);
+        return error_set(err, "--%s: expected an integer in [%.0f, %.0f], got '%s'",
+                         s->name, s->min, s->max, v);
+    }
+    *out = x;
+    return 0;
+}
+#line 463 "chapters/A1-support.nw"
+static int parse_u64(const OptionSpec *s, const char *v, uint64_t *out, char *err)
+{
+    char *end = NULL;
+    errno = 0;
+    if (*v < '0' || *v > '9')
+        return error_set(err, "--%s: expected a non-negative integer, got '%s'", s->name, v);
+    unsigned long long n = strtoull(v, &end, 10);
+    if (*end != '\0')
+        return error_set(err, "--%s: expected a non-negative integer, got '%s'", s->name, v);
+    if (errno == ERANGE)
+        return error_set(err, "--%s: '%s' is out of range (at most 2^64-1)", s->name, v);
+    *out = (uint64_t)n;
+    return 0;
+}
+
+static int parse_widths(const OptionSpec *s, const char *v, Options *o, char *err)
+{
+    int n = 0;
+    const char *p = v;
+    if (*v == '\0')
+        return error_set(err, "--%s: expected widths like 128 or 256,128, got ''", s->name);
+    if (strcmp(v, "0") == 0) { /* no hidden layer: softmax regression */
+        o->n_hidden = 0;
+        return 0;
+    }
+    while (*p) {
+        char item[32];
+        size_t len = strcspn(p, ",");
+        if (len == 0 || len >= sizeof item)
+            return error_set(err, "--%s: expected widths like 128 or 256,128, got '%s'", s->name, v);
+        if (n == MAX_HIDDEN)
+            return error_set(err, "--%s: at most %d hidden layers, got '%s'", s->name, MAX_HIDDEN, v);
+        memcpy(item, p, len);
+        item[len] = '\0';
+        double x;
+        if (parse_number(&(OptionSpec){.name = s->name, .kind = ARG_INT, .min = s->min, .max = s->max},
+                         item, &x, err))
+            return -1;
+        o->hidden[n++] = (int)x;
+        p += len;
+        if (*p == ',' && *++p == '\0')
+            return error_set(err, "--%s: expected widths like 128 or 256,128, got '%s'", s->name, v);
+    }
+    o->n_hidden = n;
+    return 0;
+}
+#line 515 "chapters/A1-support.nw"
+static int store(const OptionSpec *s, const char *v, Options *o, char *err)
+{
+    char *field = (char *)o + s->offset;
+    double x = 0;
+    switch (s->kind) {
+    case ARG_INT:
+        if (parse_number(s, v, &x, err)) return -1;
+        *(int *)field = (int)x;
+        return 0;
+    case ARG_LONG:
+        if (parse_number(s, v, &x, err)) return -1;
+        *(long *)field = (long)x;
+        return 0;
+    case ARG_FLOAT:
+        if (parse_number(s, v, &x, err)) return -1;
+        *(float *)field = (float)x;
+        return 0;
+    case ARG_U64:
+        return parse_u64(s, v, (uint64_t *)field, err);
+    case ARG_WIDTHS:
+        return parse_widths(s, v, o, err);
+    case ARG_CHOICE: {
+        size_t len = strlen(v);
+        const char *c = s->choices;
+        while (c && *c) {
+            size_t n = strcspn(c, "|");
+            if (n == len && strncmp(c, v, n) == 0) {
+                *(const char **)field = v;
+                return 0;
+            }
+            c += n + (c[n] == '|');
+        }
+        return error_set(err, "--%s: expected one of %s, got '%s'", s->name, s->choices, v);
+    }
+    case ARG_STRING:
+        if (*v == '\0')
+            return error_set(err, "--%s: expected %s, got an empty string", s->name, s->metavar);
+        *(const char **)field = v;
+        return 0;
+    case ARG_FLAG:
+        *(bool *)field = true;
+        return 0;
+    }
+    return error_set(err, "--%s: internal error: unknown kind", s->name);
+}
+#line 566 "chapters/A1-support.nw"
+static const OptionSpec *find(const char *name, size_t len, unsigned accepted)
+{
+    for (size_t i = 0; i < N_SPECS; i++)
+        if ((specs[i].bit & accepted) && strlen(specs[i].name) == len &&
+            strncmp(specs[i].name, name, len) == 0)
+            return &specs[i];
+    return NULL;
+}
+
+static int unknown(const char *arg, size_t len, unsigned accepted, char *err)
+{
+    char fixed[64];
+    if (len < sizeof fixed) {
+        for (size_t i = 0; i < len; i++)
+            fixed[i] = arg[i] == '-' ? '_' : arg[i];
+        const OptionSpec *s = find(fixed, len, accepted);
+        if (s)
+            return error_set(err, "unknown option '--%.*s': did you mean --%s?", (int)len, arg, s->name);
+    }
+    return error_set(err, "unknown option '--%.*s' (try --help)", (int)len, arg);
+}
+
+int options_parse(Options *o, int argc, char **argv, unsigned accepted, char *err)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            o->help = true;
+            continue;
+        }
+        if (strncmp(a, "--", 2) != 0 || a[2] == '\0')
+            return error_set(err, "unexpected argument '%s' (options start with --; try --help)", a);
+        const char *name = a + 2, *eq = strchr(name, '=');
+        size_t len = eq ? (size_t)(eq - name) : strlen(name);
+        const OptionSpec *s = find(name, len, accepted);
+        if (!s)
+            return unknown(name, len, accepted, err);
+        const char *value = NULL;
+        if (s->kind == ARG_FLAG) {
+            if (eq)
+                return error_set(err, "--%s takes no value", s->name);
+        } else if (eq) {
+            value = eq + 1;
+        } else if (i + 1 < argc) {
+            value = argv[++i];
+        } else {
+            return error_set(err, "--%s needs a value (%s)", s->name, s->metavar);
+        }
+        if (store(s, value, o, err))
+            return -1;
+    }
+    return 0;
+}
+#line 624 "chapters/A1-support.nw"
+void options_usage(FILE *f, const char *summary, unsigned accepted, const char *examples)
+{
+    fprintf(f, "usage: %s [options]\n%s\n\noptions:\n", program_name(), summary);
+    for (size_t i = 0; i < N_SPECS; i++) {
+        const OptionSpec *s = &specs[i];
+        if (!(s->bit & accepted))
+            continue;
+        char left[48];
+        snprintf(left, sizeof left, "--%s%s%s", s->name, s->metavar ? " " : "",
+                 s->metavar ? s->metavar : "");
+        fprintf(f, "  %-24s %s\n", left, s->help);
+    }
+    fprintf(f, "  %-24s %s\n", "--help", "this text");
+    if (examples)
+        fprintf(f, "\nexamples:\n%s", examples);
+}

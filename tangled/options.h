@@ -1,0 +1,61 @@
+/**
+ * @file options.h
+ * @brief The command line shared by every program of the book.
+ */
+#ifndef DPS_OPTIONS_H
+#define DPS_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "util.h"
+
+/** Most hidden layers a model may have. */
+#define MAX_HIDDEN 8
+
+/** One bit per option; a program accepts the options whose bits it passes. */
+enum OptionBit {
+    OPT_BATCH_SIZE = 1u << 0,
+    OPT_EPOCHS     = 1u << 1,
+    OPT_LR         = 1u << 2,
+    OPT_HIDDEN     = 1u << 3,
+    OPT_SEED       = 1u << 4,
+    OPT_DEVICE     = 1u << 5,
+    OPT_DATA       = 1u << 6,
+    OPT_TRAIN_SIZE = 1u << 7,
+    OPT_LOG        = 1u << 8,
+    OPT_QUIET      = 1u << 9,
+};
+
+/** The options of one-device training (chapter 1). */
+#define OPTS_TRAIN (OPT_BATCH_SIZE | OPT_EPOCHS | OPT_LR | OPT_HIDDEN | OPT_SEED | \
+                    OPT_DEVICE | OPT_DATA | OPT_TRAIN_SIZE | OPT_LOG | OPT_QUIET)
+
+/** Parsed options, with their defaults filled by options_defaults(). */
+typedef struct Options {
+    int batch_size;         /**< samples per step on each rank */
+    int epochs;             /**< passes over the training set */
+    float lr;               /**< SGD learning rate */
+    int hidden[MAX_HIDDEN]; /**< widths of the hidden layers */
+    int n_hidden;           /**< how many hidden layers */
+    uint64_t seed;          /**< seeds data, initial weights and shuffles */
+    const char *device;     /**< "auto", "cpu" or "cuda" */
+    const char *data;       /**< "synthetic" or a directory of MNIST IDX files */
+    long train_size;        /**< training samples to use; 0: the data's default */
+    const char *log;        /**< CSV file for per-epoch figures, or NULL */
+    bool quiet;             /**< print only the final line */
+    bool help;              /**< --help was given */
+} Options;
+
+/** Fill @p o with the defaults. */
+void options_defaults(Options *o);
+/**
+ * Parse @p argv into @p o (which holds the defaults), accepting the options in
+ * @p accepted. Returns 0, or -1 with a one-line message in @p err.
+ */
+int options_parse(Options *o, int argc, char **argv, unsigned accepted, char *err);
+/** Print the usage text for the options in @p accepted, then @p examples. */
+void options_usage(FILE *f, const char *summary, unsigned accepted, const char *examples);
+
+#endif

@@ -1,0 +1,119 @@
+#line 720 "chapters/A1-support.nw"
+/**
+ * @file report.c
+ * @brief What a training run prints.
+ */
+#include "report.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#include "util.h"
+
+void timers_add(Timers *t, const char *name, double seconds)
+{
+    for (int i = 0; i < t->n; i++)
+        if (strcmp(t->name[i], name) == 0) {
+            t->seconds[i] += seconds;
+            return;
+        }
+    if (t->n == MAX_PHASES)
+        fatal("timers: more than %d phases", MAX_PHASES);
+    t->name[t->n] = name;
+    t->seconds[t->n++] = seconds;
+}
+
+double timers_get(const Timers *t, const char *name)
+{
+    for (int i = 0; i < t->n; i++)
+        if (strcmp(t->name[i], name) == 0)
+            return t->seconds[i];
+    return 0;
+}
+
+void report_breakdown(FILE *f, const Timers *t)
+{
+    double total = 0;
+    for (int i = 0; i < t->n; i++)
+        total += t->seconds[i];
+    fprintf(f, "time:");
+    for (int i = 0; i < t->n; i++)
+        fprintf(f, "%s %s %.3f s (%.1f%%)", i ? " |" : "", t->name[i], t->seconds[i],
+                total > 0 ? 100.0 * t->seconds[i] / total : 0.0);
+    fprintf(f, "\n");
+}
+#line 770 "chapters/A1-support.nw"
+void progress_begin(Progress *p, FILE *f, bool quiet, int epoch, int epochs, long total)
+{
+    p->f = f;
+    p->active = !quiet && isatty(fileno(f));
+    p->epoch = epoch;
+    p->epochs = epochs;
+    p->total = total;
+    p->start = p->last = now_seconds();
+}
+
+void progress_update(Progress *p, long done, long samples_per_step)
+{
+    if (!p->active)
+        return;
+    double now = now_seconds();
+    if (now - p->last < 0.1 && done < p->total)
+        return;
+    p->last = now;
+    enum { WIDTH = 30 };
+    int fill = p->total ? (int)(WIDTH * done / p->total) : WIDTH;
+    char bar[WIDTH + 1];
+    for (int i = 0; i < WIDTH; i++)
+        bar[i] = i < fill ? '#' : '.';
+    bar[WIDTH] = '\0';
+    double rate = now > p->start ? (double)done * samples_per_step / (now - p->start) : 0;
+    fprintf(p->f, "\repoch %d/%d [%s] %ld/%ld steps  %.0f samples/s\033[K",
+            p->epoch, p->epochs, bar, done, p->total, rate);
+    fflush(p->f);
+}
+
+void progress_end(Progress *p)
+{
+    if (p->active) {
+        fprintf(p->f, "\r\033[K");
+        fflush(p->f);
+    }
+}
+#line 813 "chapters/A1-support.nw"
+void report_epoch(FILE *f, const EpochStats *e)
+{
+    fprintf(f, "epoch %*d/%d  loss %.4f  train_acc %6.2f%%  test_acc %6.2f%%  "
+               "%.2f s  %.0f samples/s  %.3f ms/step\n",
+            e->epochs >= 10 ? 2 : 1, e->epoch, e->epochs, e->loss, 100 * e->train_acc,
+            100 * e->test_acc, e->seconds, e->samples_per_s, e->step_ms);
+    fflush(f);
+}
+
+void report_csv_header(FILE *f)
+{
+    fprintf(f, "epoch,loss,train_acc,test_acc,seconds,samples_per_s,step_ms\n");
+    fflush(f);
+}
+
+void report_csv_row(FILE *f, const EpochStats *e)
+{
+    fprintf(f, "%d,%.6f,%.6f,%.6f,%.6f,%.1f,%.6f\n", e->epoch, e->loss, e->train_acc,
+            e->test_acc, e->seconds, e->samples_per_s, e->step_ms);
+    fflush(f);
+}
+
+const char *format_count(char *buf, long long v)
+{
+    char digits[24];
+    int n = snprintf(digits, sizeof digits, "%lld", v < 0 ? -v : v), o = 0;
+    if (v < 0)
+        buf[o++] = '-';
+    for (int i = 0; i < n; i++) {
+        if (i && (n - i) % 3 == 0)
+            buf[o++] = ',';
+        buf[o++] = digits[i];
+    }
+    buf[o] = '\0';
+    return buf;
+}

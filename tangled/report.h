@@ -1,0 +1,65 @@
+/**
+ * @file report.h
+ * @brief Progress bar, per-epoch lines, CSV log and time breakdown.
+ */
+#ifndef DPS_REPORT_H
+#define DPS_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/** Figures of one epoch, as printed and as logged. */
+typedef struct EpochStats {
+    int epoch;            /**< 1-based */
+    int epochs;           /**< of the run */
+    double loss;          /**< mean training loss over the epoch */
+    double train_acc;     /**< fraction of training samples classified right during the epoch */
+    double test_acc;      /**< fraction of the test set classified right after the epoch */
+    double seconds;       /**< training time of the epoch (evaluation excluded) */
+    double samples_per_s; /**< global training samples per second */
+    double step_ms;       /**< mean time of one step */
+} EpochStats;
+
+/** Most phases a run can time. */
+#define MAX_PHASES 12
+
+/** Seconds spent in named phases ("compute", "update", ...). */
+typedef struct Timers {
+    int n;                           /**< phases in use */
+    const char *name[MAX_PHASES];    /**< their names, in order of first use */
+    double seconds[MAX_PHASES];      /**< their totals */
+} Timers;
+
+/** Add @p seconds to the phase called @p name (a string literal), creating it. */
+void timers_add(Timers *t, const char *name, double seconds);
+/** Seconds recorded under @p name, 0 if none. */
+double timers_get(const Timers *t, const char *name);
+/** Print "time: a 1.20 s (60.0%) | b ..." on one line. */
+void report_breakdown(FILE *f, const Timers *t);
+
+/** A progress bar for one epoch; silent unless the stream is a terminal. */
+typedef struct Progress {
+    FILE *f;        /**< where to draw */
+    bool active;    /**< a terminal, and not quiet */
+    int epoch, epochs;
+    long total;     /**< steps in the epoch */
+    double start, last;
+} Progress;
+
+/** Start a bar for @p total steps of epoch @p epoch of @p epochs. */
+void progress_begin(Progress *p, FILE *f, bool quiet, int epoch, int epochs, long total);
+/** Redraw the bar after @p done steps (at most ten times a second). */
+void progress_update(Progress *p, long done, long samples_per_step);
+/** Erase the bar, leaving the line for the epoch's figures. */
+void progress_end(Progress *p);
+
+/** Print the epoch's line. */
+void report_epoch(FILE *f, const EpochStats *e);
+/** Write the CSV header row. */
+void report_csv_header(FILE *f);
+/** Write the epoch's CSV row and flush it. */
+void report_csv_row(FILE *f, const EpochStats *e);
+/** Write @p v with thousands separators ("20,000") into @p buf (at least 32 bytes). */
+const char *format_count(char *buf, long long v);
+
+#endif

@@ -1,0 +1,134 @@
+#line 1550 "chapters/01-mlp.nw"
+/**
+ * @file train.c
+ * @brief The training loop.
+ */
+#include "train.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "rng.h"
+#include "util.h"
+
+enum { STREAM_SHUFFLE = 1000 };
+
+long train_steps_per_epoch(long n_train, int batch_size, int world)
+{
+    return n_train / ((long)batch_size * world);
+}
+
+#line 1686 "chapters/01-mlp.nw"
+void evaluate(Model *m, const Dataset *d, long lo, long hi, double *right)
+{
+    const Device *dev = m->dev;
+    dev->zero(m->stats, 2 * sizeof(float));
+    for (long i = lo; i < hi; i += m->max_batch) {
+        int B = (int)(hi - i < m->max_batch ? hi - i : m->max_batch);
+        model_set_batch(m, d->x + (size_t)i * d->features, d->y + i, B);
+        model_forward(m, B);
+        model_loss(m, B, false);
+    }
+    float st[2];
+    dev->download(st, m->stats, sizeof st);
+    *right += st[1];
+    dev->zero(m->stats, 2 * sizeof(float));
+}
+
+#line 1571 "chapters/01-mlp.nw"
+int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Dataset *test,
+              Strategy *s, TrainResult *res, char *err)
+{
+    const Device *dev = m->dev;
+    const int b = cfg->batch_size, rank = s ? s->rank : 0, world = s ? s->world : 1;
+    const long global = (long)b * world, steps = train_steps_per_epoch(train->n, b, world);
+    if (steps < 1)
+        return error_set(err, "a global batch of %ld samples is larger than the training set "
+                         "(%ld samples)", global, train->n);
+    if (b > m->max_batch)
+        return error_set(err, "batch %d exceeds the model's buffers (%d)", b, m->max_batch);
+    memset(res, 0, sizeof *res);
+    res->steps = steps;
+    res->dropped = train->n - steps * global;
+    int32_t *perm = xcalloc((size_t)train->n, sizeof *perm);
+    float *xb = xcalloc((size_t)b * (size_t)train->features, sizeof *xb);
+    int32_t *yb = xcalloc((size_t)b, sizeof *yb);
+    int rc = 0;
+    for (int epoch = 1; epoch <= cfg->epochs && rc == 0; epoch++) {
+        
+#line 1602 "chapters/01-mlp.nw"
+for (long i = 0; i < train->n; i++)
+    perm[i] = (int32_t)i;
+Rng r;
+rng_seed(&r, cfg->seed, STREAM_SHUFFLE + (uint64_t)epoch);
+rng_shuffle(&r, perm, train->n);
+#line 1591 "chapters/01-mlp.nw"
+        
+#line 1615 "chapters/01-mlp.nw"
+Progress bar;
+progress_begin(&bar, cfg->out ? cfg->out : stdout, cfg->quiet || !cfg->out || rank != 0,
+               epoch, cfg->epochs, steps);
+dev->zero(m->stats, 2 * sizeof(float));
+double epoch_start = now_seconds(), t = epoch_start, t1;
+for (long step = 0; step < steps && rc == 0; step++) {
+    const int32_t *mine = perm + step * global + (long)rank * b;
+    for (int i = 0; i < b; i++) {
+        memcpy(xb + (size_t)i * train->features, train->x + (size_t)mine[i] * train->features,
+               (size_t)train->features * sizeof(float));
+        yb[i] = train->y[mine[i]];
+    }
+    model_set_batch(m, xb, yb, b);
+    dev->sync();
+    timers_add(&res->timers, "data", (t1 = now_seconds()) - t);
+    t = t1;
+    model_forward(m, b);
+    model_loss(m, b, true);
+    model_backward(m, b);
+    dev->sync();
+    timers_add(&res->timers, "compute", (t1 = now_seconds()) - t);
+    t = t1;
+    if (s && s->sync_gradients && s->sync_gradients(s, m, &res->timers, err))
+        rc = -1;
+    t = now_seconds();
+    model_sgd_step(m, cfg->lr);
+    dev->sync();
+    timers_add(&res->timers, "update", (t1 = now_seconds()) - t);
+    t = t1;
+    progress_update(&bar, step + 1, global);
+}
+double train_seconds = now_seconds() - epoch_start;
+progress_end(&bar);
+#line 1592 "chapters/01-mlp.nw"
+        
+#line 1655 "chapters/01-mlp.nw"
+if (rc == 0) {
+    float st[2];
+    dev->download(st, m->stats, sizeof st);
+    double t_eval = now_seconds();
+    double v[3] = {st[0], st[1], 0};
+    evaluate(m, test, test->n * rank / world, test->n * (rank + 1) / world, &v[2]);
+    timers_add(&res->timers, "eval", now_seconds() - t_eval);
+    if (s && s->sum_stats && s->sum_stats(s, v, 3, err))
+        rc = -1;
+    double seen = (double)steps * global;
+    EpochStats *e = &res->last;
+    e->epoch = epoch;
+    e->epochs = cfg->epochs;
+    e->loss = v[0] / seen;
+    e->train_acc = v[1] / seen;
+    e->test_acc = test->n ? v[2] / test->n : 0;
+    e->seconds = train_seconds;
+    e->samples_per_s = seen / train_seconds;
+    e->step_ms = 1e3 * train_seconds / steps;
+    if (rc == 0 && rank == 0 && cfg->out && !cfg->quiet)
+        report_epoch(cfg->out, e);
+    if (rc == 0 && rank == 0 && cfg->log)
+        report_csv_row(cfg->log, e);
+}
+#line 1593 "chapters/01-mlp.nw"
+    }
+    free(perm);
+    free(xb);
+    free(yb);
+    return rc;
+}

@@ -1,0 +1,59 @@
+/**
+ * @file train.h
+ * @brief The training loop shared by every program, parameterised by a strategy.
+ */
+#ifndef DPS_TRAIN_H
+#define DPS_TRAIN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "data.h"
+#include "model.h"
+#include "report.h"
+
+typedef struct Strategy Strategy;
+/** How ranks make their gradients agree. */
+struct Strategy {
+    const char *name; /**< "single", "ring", ... */
+    int rank;         /**< this rank, 0 .. world-1 */
+    int world;        /**< N: data-parallel ranks */
+    /** Leave the mean of all ranks' gradients in m->grads on every rank. */
+    int (*sync_gradients)(Strategy *s, Model *m, Timers *t, char *err);
+    /** Replace v[0..n) by its sum over all ranks. */
+    int (*sum_stats)(Strategy *s, double *v, int n, char *err);
+    void *state;      /**< the strategy's own data */
+};
+
+/** What a training run is asked to do. */
+typedef struct TrainConfig {
+    int batch_size;   /**< b: samples per step on each rank */
+    int epochs;       /**< passes over the training set */
+    float lr;         /**< SGD learning rate */
+    uint64_t seed;    /**< seeds the shuffles */
+    bool quiet;       /**< print nothing per epoch */
+    FILE *out;        /**< where rank 0 prints (stdout), or NULL for nothing */
+    FILE *log;        /**< CSV log, or NULL */
+} TrainConfig;
+
+/** What a training run reports. */
+typedef struct TrainResult {
+    EpochStats last;  /**< the final epoch's figures */
+    Timers timers;    /**< time per phase, summed over the run */
+    long steps;       /**< steps per epoch */
+    long dropped;     /**< training samples left out of each epoch (last partial batch) */
+} TrainResult;
+
+/** Steps in one epoch: whole global batches of world * batch_size samples. */
+long train_steps_per_epoch(long n_train, int batch_size, int world);
+/**
+ * Train @p m on @p train, evaluating on @p test after every epoch. @p s may be
+ * NULL for one device. Returns 0, or -1 with the reason in @p err.
+ */
+int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Dataset *test,
+              Strategy *s, TrainResult *res, char *err);
+/** Fraction of @p d's samples [lo, hi) that @p m classifies right (adds to *right). */
+void evaluate(Model *m, const Dataset *d, long lo, long hi, double *right);
+
+#endif

@@ -1,0 +1,39 @@
+/**
+ * @file util.h
+ * @brief Error reporting, allocation and the clock: helpers every file uses.
+ */
+#ifndef DPS_UTIL_H
+#define DPS_UTIL_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Size of the buffers that carry an error message back to a caller. */
+#define ERR_LEN 512
+/** Exit status for a bad command line or bad input: the user can fix it. */
+#define EXIT_USAGE 2
+/** Exit status for a failure at run time. */
+#define EXIT_RUNTIME 1
+
+/** Remember the program's name (the last component of @p argv0) for messages. */
+void set_program_name(const char *argv0);
+/** The name given to set_program_name(), or "dps". */
+const char *program_name(void);
+/** Print "program: message" on stderr and exit with EXIT_RUNTIME. */
+__attribute__((noreturn, format(printf, 1, 2)))
+void fatal(const char *fmt, ...);
+/** Format a message into @p err (ERR_LEN bytes) and return -1, for `return error_set(...)`. */
+__attribute__((format(printf, 2, 3)))
+int error_set(char *err, const char *fmt, ...);
+/** calloc() that calls fatal() when memory runs out; never returns NULL. */
+void *xcalloc(size_t count, size_t size);
+/** Seconds on a monotonic clock, for measuring intervals. */
+double now_seconds(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
