@@ -1,4 +1,4 @@
-#line 1182 "chapters/01-mlp.nw"
+#line 1189 "chapters/01-mlp.nw"
 /**
  * @file device_cuda.cu
  * @brief The CUDA device: the same table as the CPU's, on a GPU.
@@ -31,7 +31,7 @@ static unsigned blocks(size_t n) { return (unsigned)((n + THREADS - 1) / THREADS
 
 static cublasHandle_t handle; /* one per process, made by device_cuda_open() */
 
-#line 1225 "chapters/01-mlp.nw"
+#line 1232 "chapters/01-mlp.nw"
 static void *alloc(size_t bytes)
 {
     void *p = NULL;
@@ -55,7 +55,7 @@ static void copy(void *dst, const void *src, size_t bytes)
 }
 static void zero(void *p, size_t bytes) { CUDA_CHECK(cudaMemset(p, 0, bytes)); }
 static void sync(void) { CUDA_CHECK(cudaDeviceSynchronize()); }
-#line 1261 "chapters/01-mlp.nw"
+#line 1268 "chapters/01-mlp.nw"
 static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
                  const float *B, float beta, float *C)
 {
@@ -63,7 +63,7 @@ static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float
                              ta ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k, &alpha, B,
                              tb ? k : n, A, ta ? m : k, &beta, C, n));
 }
-#line 1281 "chapters/01-mlp.nw"
+#line 1288 "chapters/01-mlp.nw"
 __global__ void bias_act_forward_kernel(float *y, const float *bias, int rows, int cols,
                                         bool relu)
 {
@@ -79,7 +79,7 @@ static void bias_act_forward(float *y, const float *bias, int rows, int cols, bo
     bias_act_forward_kernel<<<blocks((size_t)rows * cols), THREADS>>>(y, bias, rows, cols, relu);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 1299 "chapters/01-mlp.nw"
+#line 1306 "chapters/01-mlp.nw"
 __global__ void relu_backward_kernel(float *dy, const float *y, size_t n)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -92,7 +92,7 @@ static void relu_backward(float *dy, const float *y, size_t n)
     relu_backward_kernel<<<blocks(n), THREADS>>>(dy, y, n);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 1314 "chapters/01-mlp.nw"
+#line 1321 "chapters/01-mlp.nw"
 __global__ void bias_backward_kernel(float *dbias, const float *dy, int rows, int cols)
 {
     int j = blockIdx.x * blockDim.x + threadIdx.x;
@@ -109,7 +109,7 @@ static void bias_backward(float *dbias, const float *dy, int rows, int cols)
     bias_backward_kernel<<<blocks(cols), THREADS>>>(dbias, dy, rows, cols);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 857 "chapters/01-mlp.nw"
+#line 865 "chapters/01-mlp.nw"
 __global__ void softmax_xent_kernel(const float *logits, const int *labels, int rows,
                                     int cols, float *dlogits, float *stats)
 {
@@ -127,11 +127,10 @@ __global__ void softmax_xent_kernel(const float *logits, const int *labels, int 
     float sum = 0;
     for (int j = 0; j < cols; j++)
         sum += expf(z[j] - max);
-    float lse = max + logf(sum);
     if (dlogits)
         for (int j = 0; j < cols; j++)
-            dlogits[(size_t)i * cols + j] = (expf(z[j] - lse) - (j == y)) / rows;
-    atomicAdd(&stats[0], lse - z[y]);
+            dlogits[(size_t)i * cols + j] = (expf(z[j] - max) / sum - (j == y)) / rows;
+    atomicAdd(&stats[0], (max - z[y]) + logf(sum));
     atomicAdd(&stats[1], arg == y ? 1.0f : 0.0f);
 }
 
@@ -141,7 +140,7 @@ static void softmax_xent(const float *logits, const int *labels, int rows, int c
     softmax_xent_kernel<<<blocks(rows), THREADS>>>(logits, labels, rows, cols, dlogits, stats);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 1336 "chapters/01-mlp.nw"
+#line 1343 "chapters/01-mlp.nw"
 __global__ void axpy_kernel(size_t n, float a, const float *x, float *y)
 {
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
@@ -169,7 +168,7 @@ static void scale(size_t n, float a, float *x)
     scale_kernel<<<stride_blocks(n), THREADS>>>(n, a, x);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 1377 "chapters/01-mlp.nw"
+#line 1384 "chapters/01-mlp.nw"
 static Device cuda = {
     DEVICE_CUDA, "cuda", "", alloc, release, upload, download, copy, zero, sync,
     gemm, bias_act_forward, relu_backward, bias_backward, softmax_xent, axpy, scale,

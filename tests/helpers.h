@@ -1,0 +1,92 @@
+/* Helpers shared by the book's Criterion tests. */
+#ifndef DPS_TEST_HELPERS_H
+#define DPS_TEST_HELPERS_H
+
+#include <criterion/criterion.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "device.h"
+#include "util.h"
+
+extern char **environ;
+
+/* The device under test: DPS_TEST_DEVICE=cpu (default) or cuda (make test DEVICE=cuda).
+ * Asking for cuda where no GPU answers fails the test rather than skipping it. */
+static inline const Device *test_device(void)
+{
+    const char *want = getenv("DPS_TEST_DEVICE");
+    if (!want || !*want || strcmp(want, "cpu") == 0)
+        return device_cpu();
+    char why[ERR_LEN];
+    const Device *d = device_cuda_open(0, why);
+    if (!d)
+        cr_assert_fail("DEVICE=%s: %s", want, why);
+    return d;
+}
+
+static inline int test_on_cuda(void)
+{
+    const char *want = getenv("DPS_TEST_DEVICE");
+    return want && strcmp(want, "cuda") == 0;
+}
+
+/* What a program printed and how it ended. */
+typedef struct Run {
+    int status;       /* exit status, or 128 + signal */
+    char out[65536];  /* stdout, truncated */
+    char err[65536];  /* stderr, truncated */
+} Run;
+
+static inline void drain(int fd, char *buf, size_t cap)
+{
+    size_t used = 0;
+    ssize_t n;
+    char sink[4096];
+    while ((n = read(fd, used + 1 < cap ? buf + used : sink,
+                     used + 1 < cap ? cap - 1 - used : sizeof sink)) > 0)
+        if (used + 1 < cap)
+            used += (size_t)n;
+    buf[used] = '\0';
+}
+
+/* Run argv[0] with argv (posix_spawn: no fork inside the test process), capturing
+ * stdout and stderr. stderr is read after stdout, so keep outputs under the pipe size. */
+static inline void run_program(char *const argv[], Run *r)
+{
+    int out[2], err[2];
+    cr_assert(pipe(out) == 0 && pipe(err) == 0, "pipe failed");
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+    posix_spawn_file_actions_adddup2(&fa, err[1], 2);
+    posix_spawn_file_actions_addclose(&fa, out[0]);
+    posix_spawn_file_actions_addclose(&fa, err[0]);
+    pid_t pid;
+    int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(out[1]);
+    close(err[1]);
+    cr_assert(rc == 0, "cannot run %s: %s (build it first: make)", argv[0], strerror(rc));
+    drain(out[0], r->out, sizeof r->out);
+    drain(err[0], r->err, sizeof r->err);
+    close(out[0]);
+    close(err[0]);
+    int st;
+    waitpid(pid, &st, 0);
+    r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static inline int count_lines(const char *s)
+{
+    int n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+#endif
