@@ -55,7 +55,7 @@ BLAS_WHY  := not found (plain-C GEMM; apt-get install libopenblas-dev)
 endif
 endif
 
-HAVE_MPI  := $(if $(shell command -v mpicc 2>/dev/null),1)
+HAVE_MPI  := $(if $(filter 1,$(NO_MPI)),,$(if $(shell command -v mpicc 2>/dev/null),1))
 HAVE_NCCL := $(if $(HAVE_CUDA),$(if $(wildcard $(CUDA_HOME)/include/nccl.h /usr/include/nccl.h),1))
 
 # The GPU architecture: the card's own when one answers, Hopper (sm_90) otherwise.
@@ -76,7 +76,7 @@ ifeq ($(MAKELEVEL),0)
 ifeq ($(filter clean deps tangle book docs help,$(MAKECMDGOALS)),)
 $(info build: nvcc $(CUDA_WHY))
 $(info build: OpenBLAS $(BLAS_WHY))
-$(info build: mpicc $(if $(HAVE_MPI),found (used from chapter 6),not found))
+$(info build: mpicc $(if $(HAVE_MPI),found (used from chapter 6),$(if $(filter 1,$(NO_MPI)),off (NO_MPI=1),not found)))
 $(info build: NCCL $(if $(HAVE_NCCL),found (used from chapter 6),not found))
 endif
 endif
@@ -203,11 +203,20 @@ deps-check:
 # ---------------------------------------------------------------- book and docs
 BOOK_DIR := $(BUILD)/book
 
-book: $(CHAPTERS) book/book.tex book/style.tex
+# $(call extract,PREFIX,FILE,OUT): the function whose first line starts with PREFIX, without #line.
+extract = awk 'index($$0, "$(1)") == 1 {on = 1} on && !/^\#line/ {print} on && /^}/ {exit}' $(2) > $(BOOK_DIR)/$(3); \
+	test -s $(BOOK_DIR)/$(3) || { echo "book: no match for $(1) in $(2)" >&2; exit 1; }
+
+book: $(CHAPTERS) tangled/device_cpu.c kernels/device_cuda.cu book/book.tex book/style.tex
 	@command -v noweave >/dev/null && command -v latexmk >/dev/null || { echo "book: noweave or latexmk missing: make deps" >&2; exit 1; }
 	@mkdir -p $(BOOK_DIR)
-	noweave -n -delay -index -autodefs c $(CHAPTERS) > $(BOOK_DIR)/chapters.tex
+	noweave -n -delay -filter 'awk -f book/cdefs.awk' -index $(CHAPTERS) > $(BOOK_DIR)/chapters.tex
 	cp book/book.tex book/style.tex $(BOOK_DIR)/
+	@# The side-by-side figures of chapter 1 show the tangled code itself, so they cannot drift.
+	$(call extract,static void softmax_xent,tangled/device_cpu.c,side-cpu-softmax.c)
+	$(call extract,__global__ void softmax_xent_kernel,kernels/device_cuda.cu,side-cuda-softmax.cu)
+	$(call extract,static void bias_act_forward,tangled/device_cpu.c,side-cpu-bias.c)
+	$(call extract,__global__ void bias_act_forward_kernel,kernels/device_cuda.cu,side-cuda-bias.cu)
 	cd $(BOOK_DIR) && TEXINPUTS=$(CURDIR)/book//: latexmk -pdf -interaction=nonstopmode -halt-on-error book.tex >latexmk.log 2>&1 \
 	  || { tail -40 latexmk.log; exit 1; }
 	cp $(BOOK_DIR)/book.pdf book/book.pdf

@@ -1,4 +1,4 @@
-#line 1189 "chapters/01-mlp.nw"
+#line 1211 "chapters/01-mlp.nw"
 /**
  * @file device_cuda.cu
  * @brief The CUDA device: the same table as the CPU's, on a GPU.
@@ -11,6 +11,7 @@
 #include "device.h"
 #include "util.h"
 
+/** Stop with file, line and CUDA's message when @p call fails. */
 #define CUDA_CHECK(call)                                                                   \
     do {                                                                                   \
         cudaError_t e_ = (call);                                                           \
@@ -18,6 +19,7 @@
             fatal("%s:%d: CUDA error: %s (%s)", __FILE__, __LINE__, cudaGetErrorString(e_), \
                   #call);                                                                  \
     } while (0)
+/** Stop with file, line and cuBLAS's message when @p call fails. */
 #define CUBLAS_CHECK(call)                                                                 \
     do {                                                                                   \
         cublasStatus_t s_ = (call);                                                        \
@@ -31,7 +33,7 @@ static unsigned blocks(size_t n) { return (unsigned)((n + THREADS - 1) / THREADS
 
 static cublasHandle_t handle; /* one per process, made by device_cuda_open() */
 
-#line 1232 "chapters/01-mlp.nw"
+#line 1256 "chapters/01-mlp.nw"
 static void *alloc(size_t bytes)
 {
     void *p = NULL;
@@ -55,7 +57,7 @@ static void copy(void *dst, const void *src, size_t bytes)
 }
 static void zero(void *p, size_t bytes) { CUDA_CHECK(cudaMemset(p, 0, bytes)); }
 static void sync(void) { CUDA_CHECK(cudaDeviceSynchronize()); }
-#line 1268 "chapters/01-mlp.nw"
+#line 1292 "chapters/01-mlp.nw"
 static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
                  const float *B, float beta, float *C)
 {
@@ -63,7 +65,8 @@ static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float
                              ta ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k, &alpha, B,
                              tb ? k : n, A, ta ? m : k, &beta, C, n));
 }
-#line 1288 "chapters/01-mlp.nw"
+#line 1326 "chapters/01-mlp.nw"
+/** One thread per element: add the column's bias, then ReLU. */
 __global__ void bias_act_forward_kernel(float *y, const float *bias, int rows, int cols,
                                         bool relu)
 {
@@ -79,7 +82,8 @@ static void bias_act_forward(float *y, const float *bias, int rows, int cols, bo
     bias_act_forward_kernel<<<blocks((size_t)rows * cols), THREADS>>>(y, bias, rows, cols, relu);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 1306 "chapters/01-mlp.nw"
+#line 1345 "chapters/01-mlp.nw"
+/** One thread per element: zero dy where the ReLU's output was not positive. */
 __global__ void relu_backward_kernel(float *dy, const float *y, size_t n)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -92,7 +96,8 @@ static void relu_backward(float *dy, const float *y, size_t n)
     relu_backward_kernel<<<blocks(n), THREADS>>>(dy, y, n);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 1321 "chapters/01-mlp.nw"
+#line 1361 "chapters/01-mlp.nw"
+/** One thread per column: sum dy down the column. */
 __global__ void bias_backward_kernel(float *dbias, const float *dy, int rows, int cols)
 {
     int j = blockIdx.x * blockDim.x + threadIdx.x;
@@ -109,7 +114,8 @@ static void bias_backward(float *dbias, const float *dy, int rows, int cols)
     bias_backward_kernel<<<blocks(cols), THREADS>>>(dbias, dy, rows, cols);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 865 "chapters/01-mlp.nw"
+#line 884 "chapters/01-mlp.nw"
+/** One thread per row: loss, right answer, and gradient of one sample. */
 __global__ void softmax_xent_kernel(const float *logits, const int *labels, int rows,
                                     int cols, float *dlogits, float *stats)
 {
@@ -140,7 +146,8 @@ static void softmax_xent(const float *logits, const int *labels, int rows, int c
     softmax_xent_kernel<<<blocks(rows), THREADS>>>(logits, labels, rows, cols, dlogits, stats);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 1343 "chapters/01-mlp.nw"
+#line 1384 "chapters/01-mlp.nw"
+/** Grid-stride y += a x. */
 __global__ void axpy_kernel(size_t n, float a, const float *x, float *y)
 {
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
@@ -148,6 +155,7 @@ __global__ void axpy_kernel(size_t n, float a, const float *x, float *y)
         y[i] += a * x[i];
 }
 
+/** Grid-stride x *= a. */
 __global__ void scale_kernel(size_t n, float a, float *x)
 {
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
@@ -168,7 +176,7 @@ static void scale(size_t n, float a, float *x)
     scale_kernel<<<stride_blocks(n), THREADS>>>(n, a, x);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 1384 "chapters/01-mlp.nw"
+#line 1427 "chapters/01-mlp.nw"
 static Device cuda = {
     DEVICE_CUDA, "cuda", "", alloc, release, upload, download, copy, zero, sync,
     gemm, bias_act_forward, relu_backward, bias_backward, softmax_xent, axpy, scale,

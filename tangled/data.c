@@ -1,4 +1,4 @@
-#line 369 "chapters/01-mlp.nw"
+#line 370 "chapters/01-mlp.nw"
 /**
  * @file data.c
  * @brief The synthetic data set and the MNIST IDX loader.
@@ -17,18 +17,18 @@
 #include "rng.h"
 #include "util.h"
 
-#line 109 "chapters/01-mlp.nw"
-#define SYN_LATENT 6    /* d: dimension of the latent space */
-#define SYN_MODES 10    /* blobs per class */
-#define SYN_SPREAD 0.25 /* s: spread of a sample around its blob */
-#define SYN_GAIN 2.0    /* g: gain before the sigmoid */
-#define SYN_NOISE 0.05  /* standard deviation of the pixel noise */
+#line 110 "chapters/01-mlp.nw"
+#define SYN_LATENT 6    /**< d: dimension of the latent space */
+#define SYN_MODES 10    /**< blobs per class */
+#define SYN_SPREAD 0.25 /**< s: spread of a sample around its blob */
+#define SYN_GAIN 2.0    /**< g: gain before the sigmoid */
+#define SYN_NOISE 0.05  /**< standard deviation of the pixel noise */
 
-/* The fixed part of the generator: blob centres and projection. */
+/** The fixed part of the synthetic generator. */
 typedef struct Generator {
-    float centre[N_CLASSES][SYN_MODES][SYN_LATENT];
-    float *proj; /* features x SYN_LATENT */
-    int features;
+    float centre[N_CLASSES][SYN_MODES][SYN_LATENT]; /**< blob centres, mu_{c,k} */
+    float *proj;                                    /**< P: features x SYN_LATENT */
+    int features;                                   /**< pixels per sample */
 } Generator;
 
 enum { STREAM_GENERATOR = 1, STREAM_TRAIN = 2, STREAM_TEST = 3 };
@@ -46,7 +46,7 @@ static void generator_init(Generator *g, uint64_t seed, int features)
     for (size_t i = 0; i < (size_t)features * SYN_LATENT; i++)
         g->proj[i] = rng_normal(&r);
 }
-#line 145 "chapters/01-mlp.nw"
+#line 146 "chapters/01-mlp.nw"
 static void generate(const Generator *g, uint64_t seed, int split, long i, float *x,
                      int32_t *y)
 {
@@ -79,7 +79,7 @@ static void synthetic(Dataset *d, const Generator *g, uint64_t seed, int split, 
     for (long i = 0; i < n; i++)
         generate(g, seed, split, i, d->x + (size_t)i * (size_t)d->features, &d->y[i]);
 }
-#line 192 "chapters/01-mlp.nw"
+#line 193 "chapters/01-mlp.nw"
 static uint32_t be32(const unsigned char *p)
 {
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
@@ -112,7 +112,7 @@ static int read_file(const char *path, unsigned char **buf, size_t *len, char *e
     }
     return 0;
 }
-#line 232 "chapters/01-mlp.nw"
+#line 233 "chapters/01-mlp.nw"
 static int idx_images(const char *path, Dataset *d, char *err)
 {
     unsigned char *b;
@@ -197,7 +197,7 @@ out:
     free(b);
     return rc;
 }
-#line 323 "chapters/01-mlp.nw"
+#line 324 "chapters/01-mlp.nw"
 static int idx_split(const char *dir, const char *images, const char *labels, Dataset *d,
                      char *err)
 {
@@ -237,7 +237,7 @@ static int idx_load(const char *dir, Dataset *train, Dataset *test, char *err)
     return 0;
 }
 
-#line 390 "chapters/01-mlp.nw"
+#line 391 "chapters/01-mlp.nw"
 int data_load(const char *source, long train_size, uint64_t seed, Dataset *train,
               Dataset *test, char *err)
 {

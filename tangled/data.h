@@ -12,7 +12,8 @@ typedef struct Dataset {
     long n;           /**< samples */
     int features;     /**< floats per sample (rows * cols) */
     int classes;      /**< labels lie in [0, classes) */
-    int rows, cols;   /**< image shape */
+    int rows;         /**< image height */
+    int cols;         /**< image width */
     float *x;         /**< n x features, row-major, values in [0, 1] */
     int32_t *y;       /**< n labels */
     char source[256]; /**< where it came from, for the banner */

@@ -17,8 +17,10 @@
 
 /** One linear layer: a view into the flat buffers. */
 typedef struct Layer {
-    int in, out;  /**< its weight matrix is in x out */
-    size_t w, b;  /**< offsets of the weights and the bias in params and grads */
+    int in;       /**< inputs: rows of the weight matrix */
+    int out;      /**< outputs: columns of the weight matrix */
+    size_t w;     /**< offset of the weights in params and grads */
+    size_t b;     /**< offset of the bias in params and grads */
 } Layer;
 
 /** An MLP on one device, with buffers for batches of up to max_batch samples. */

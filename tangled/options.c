@@ -1,4 +1,4 @@
-#line 342 "chapters/A1-support.nw"
+#line 343 "chapters/A1-support.nw"
 /**
  * @file options.c
  * @brief A table-driven parser for the book's command line.
@@ -26,25 +26,29 @@ void options_defaults(Options *o)
     o->train_size = 0;
     o->log = NULL;
 }
-#line 377 "chapters/A1-support.nw"
+#line 378 "chapters/A1-support.nw"
+/** The kinds of value an option takes. */
 typedef enum { ARG_INT, ARG_LONG, ARG_U64, ARG_FLOAT, ARG_STRING, ARG_CHOICE,
                ARG_WIDTHS, ARG_FLAG } ArgKind;
 
+/** One row of the option table. */
 typedef struct OptionSpec {
-    const char *name;    /* without the leading -- */
-    unsigned bit;
-    ArgKind kind;
-    size_t offset;       /* of the field in Options */
-    double min, max;     /* for numbers */
-    const char *choices; /* for ARG_CHOICE: "a|b|c" */
-    const char *metavar;
-    const char *help;
+    const char *name;    /**< without the leading -- */
+    unsigned bit;        /**< its OptionBit */
+    ArgKind kind;        /**< what its value is */
+    size_t offset;       /**< of its field in Options */
+    double min;          /**< smallest number accepted */
+    double max;          /**< largest number accepted */
+    const char *choices; /**< for ARG_CHOICE: "a|b|c" */
+    const char *metavar; /**< the value's name in the usage text */
+    const char *help;    /**< one line of usage text */
 } OptionSpec;
 
+/** Offset of a field of Options, for the table. */
 #define AT(field) offsetof(Options, field)
 static const OptionSpec specs[] = {
     
-#line 399 "chapters/A1-support.nw"
+#line 405 "chapters/A1-support.nw"
 {"batch_size", OPT_BATCH_SIZE, ARG_INT, AT(batch_size), 1, 1 << 20, NULL, "N",
  "samples per step on each rank (default 64)"},
 {"epochs", OPT_EPOCHS, ARG_INT, AT(epochs), 1, 1000000, NULL, "N",
@@ -65,10 +69,11 @@ static const OptionSpec specs[] = {
  "write the per-epoch figures as CSV"},
 {"quiet", OPT_QUIET, ARG_FLAG, AT(quiet), 0, 0, NULL, NULL,
  "print only the final line"},
-#line 394 "chapters/A1-support.nw"
+#line 399 "chapters/A1-support.nw"
 };
+/** Rows in the option table. */
 #define N_SPECS (sizeof specs / sizeof specs[0])
-#line 426 "chapters/A1-support.nw"
+#line 432 "chapters/A1-support.nw"
 static int parse_number(const OptionSpec *s, const char *v, double *out, char *err)
 {
     char *end = NULL;
@@ -97,7 +102,7 @@ static int parse_number(const OptionSpec *s, const char *v, double *out, char *e
     *out = x;
     return 0;
 }
-#line 463 "chapters/A1-support.nw"
+#line 469 "chapters/A1-support.nw"
 static int parse_u64(const OptionSpec *s, const char *v, uint64_t *out, char *err)
 {
     char *end = NULL;
@@ -144,7 +149,7 @@ static int parse_widths(const OptionSpec *s, const char *v, Options *o, char *er
     o->n_hidden = n;
     return 0;
 }
-#line 515 "chapters/A1-support.nw"
+#line 521 "chapters/A1-support.nw"
 static int store(const OptionSpec *s, const char *v, Options *o, char *err)
 {
     char *field = (char *)o + s->offset;
@@ -190,7 +195,7 @@ static int store(const OptionSpec *s, const char *v, Options *o, char *err)
     }
     return error_set(err, "--%s: internal error: unknown kind", s->name);
 }
-#line 566 "chapters/A1-support.nw"
+#line 572 "chapters/A1-support.nw"
 static const OptionSpec *find(const char *name, size_t len, unsigned accepted)
 {
     for (size_t i = 0; i < N_SPECS; i++)
@@ -244,7 +249,7 @@ int options_parse(Options *o, int argc, char **argv, unsigned accepted, char *er
     }
     return 0;
 }
-#line 624 "chapters/A1-support.nw"
+#line 630 "chapters/A1-support.nw"
 void options_usage(FILE *f, const char *summary, unsigned accepted, const char *examples)
 {
     fprintf(f, "usage: %s [options]\n%s\n\noptions:\n", program_name(), summary);

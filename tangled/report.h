@@ -41,9 +41,11 @@ void report_breakdown(FILE *f, const Timers *t);
 typedef struct Progress {
     FILE *f;        /**< where to draw */
     bool active;    /**< a terminal, and not quiet */
-    int epoch, epochs;
+    int epoch;      /**< the epoch drawn, 1-based */
+    int epochs;     /**< epochs in the run */
     long total;     /**< steps in the epoch */
-    double start, last;
+    double start;   /**< when the epoch began (now_seconds) */
+    double last;    /**< when the bar was last drawn */
 } Progress;
 
 /** Start a bar for @p total steps of epoch @p epoch of @p epochs. */

@@ -13,6 +13,7 @@
 #include "model.h"
 #include "report.h"
 
+/** How ranks make their gradients agree (see struct Strategy). */
 typedef struct Strategy Strategy;
 /** How ranks make their gradients agree. */
 struct Strategy {

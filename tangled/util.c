@@ -1,4 +1,4 @@
-#line 75 "chapters/A1-support.nw"
+#line 76 "chapters/A1-support.nw"
 /**
  * @file util.c
  * @brief Error reporting, allocation and the clock.
