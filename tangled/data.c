@@ -1,4 +1,4 @@
-#line 370 "chapters/01-mlp.nw"
+#line 375 "chapters/01-mlp.nw"
 /**
  * @file data.c
  * @brief The synthetic data set and the MNIST IDX loader.
@@ -94,7 +94,8 @@ static int read_file(const char *path, unsigned char **buf, size_t *len, char *e
         char gz[PATH_MAX + 4];
         snprintf(gz, sizeof gz, "%s.gz", path);
         if (access(gz, R_OK) == 0)
-            return error_set(err, "%s: not found, but %s is: decompress it first (gunzip)", path, gz);
+            return error_set(err, "%s: not found, but %s is: decompress it first (gunzip)",
+                             path, gz);
         return error_set(err, "%s: cannot open: %s", path, strerror(e));
     }
     struct stat st;
@@ -112,7 +113,7 @@ static int read_file(const char *path, unsigned char **buf, size_t *len, char *e
     }
     return 0;
 }
-#line 233 "chapters/01-mlp.nw"
+#line 234 "chapters/01-mlp.nw"
 static int idx_images(const char *path, Dataset *d, char *err)
 {
     unsigned char *b;
@@ -121,7 +122,8 @@ static int idx_images(const char *path, Dataset *d, char *err)
         return -1;
     int rc = -1;
     if (len < 16) {
-        error_set(err, "%s: truncated header: %zu bytes, an IDX image file starts with 16", path, len);
+        error_set(err, "%s: truncated header: %zu bytes, an IDX image file starts with 16",
+                  path, len);
         goto out;
     }
     uint32_t magic = be32(b), n = be32(b + 4), rows = be32(b + 8), cols = be32(b + 12);
@@ -163,7 +165,8 @@ static int idx_labels(const char *path, Dataset *d, char *err)
         return -1;
     int rc = -1;
     if (len < 8) {
-        error_set(err, "%s: truncated header: %zu bytes, an IDX label file starts with 8", path, len);
+        error_set(err, "%s: truncated header: %zu bytes, an IDX label file starts with 8", path,
+                  len);
         goto out;
     }
     uint32_t magic = be32(b), n = be32(b + 4);
@@ -174,8 +177,10 @@ static int idx_labels(const char *path, Dataset *d, char *err)
         goto out;
     }
     if (len != 8 + (size_t)n) {
-        error_set(err, "%s: %s: the header promises %u labels (%zu bytes), the file has %zu bytes",
-                  path, len < 8 + (size_t)n ? "truncated" : "trailing data", n, 8 + (size_t)n, len);
+        error_set(err,
+                  "%s: %s: the header promises %u labels (%zu bytes), the file has %zu bytes",
+                  path, len < 8 + (size_t)n ? "truncated" : "trailing data", n, 8 + (size_t)n,
+                      len);
         goto out;
     }
     if ((long)n != d->n) {
@@ -197,7 +202,7 @@ out:
     free(b);
     return rc;
 }
-#line 324 "chapters/01-mlp.nw"
+#line 329 "chapters/01-mlp.nw"
 static int idx_split(const char *dir, const char *images, const char *labels, Dataset *d,
                      char *err)
 {
@@ -237,7 +242,7 @@ static int idx_load(const char *dir, Dataset *train, Dataset *test, char *err)
     return 0;
 }
 
-#line 391 "chapters/01-mlp.nw"
+#line 396 "chapters/01-mlp.nw"
 int data_load(const char *source, long train_size, uint64_t seed, Dataset *train,
               Dataset *test, char *err)
 {

@@ -1,4 +1,4 @@
-#line 1466 "chapters/01-mlp.nw"
+#line 1472 "chapters/01-mlp.nw"
 /**
  * @file device.c
  * @brief Choosing the device a user asked for.
@@ -27,7 +27,8 @@ const Device *device_open(const char *request, int rank, char *note, char *err)
     }
     const Device *dev = device_cuda_open(rank, why);
     if (dev) {
-        snprintf(note, ERR_LEN, "cuda (%s)", strcmp(request, "auto") == 0 ? "auto: a GPU answered" : "as asked");
+        snprintf(note, ERR_LEN, "cuda (%s)", strcmp(request,
+                 "auto") == 0 ? "auto: a GPU answered" : "as asked");
         return dev;
     }
     if (strcmp(request, "cuda") == 0) {

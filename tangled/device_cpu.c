@@ -1,4 +1,4 @@
-#line 1012 "chapters/01-mlp.nw"
+#line 1017 "chapters/01-mlp.nw"
 /**
  * @file device_cpu.c
  * @brief The CPU device: the readable reference of every kernel.
@@ -14,7 +14,7 @@
 #include "device.h"
 #include "util.h"
 
-#line 1042 "chapters/01-mlp.nw"
+#line 1047 "chapters/01-mlp.nw"
 static void *alloc(size_t bytes)
 {
     size_t rounded = (bytes + 63) / 64 * 64;
@@ -31,7 +31,7 @@ static void download(void *dst, const void *src, size_t bytes) { memcpy(dst, src
 static void copy(void *dst, const void *src, size_t bytes) { memmove(dst, src, bytes); }
 static void zero(void *p, size_t bytes) { memset(p, 0, bytes); }
 static void sync(void) {}
-#line 1075 "chapters/01-mlp.nw"
+#line 1080 "chapters/01-mlp.nw"
 /** op(A)[i][p] of the stored A, inside gemm_plain(). */
 #define AT(i, p) (ta ? A[(size_t)(p) * m + (i)] : A[(size_t)(i) * k + (p)])
 
@@ -60,7 +60,7 @@ void gemm_plain(bool ta, bool tb, int m, int n, int k, float alpha, const float 
     }
 #undef AT
 }
-#line 1110 "chapters/01-mlp.nw"
+#line 1115 "chapters/01-mlp.nw"
 static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
                  const float *B, float beta, float *C)
 {
@@ -71,7 +71,7 @@ static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float
     gemm_plain(ta, tb, m, n, k, alpha, A, B, beta, C);
 #endif
 }
-#line 1129 "chapters/01-mlp.nw"
+#line 1134 "chapters/01-mlp.nw"
 static void bias_act_forward(float *y, const float *bias, int rows, int cols, bool relu)
 {
     for (int i = 0; i < rows; i++) {
@@ -82,14 +82,14 @@ static void bias_act_forward(float *y, const float *bias, int rows, int cols, bo
         }
     }
 }
-#line 1142 "chapters/01-mlp.nw"
+#line 1147 "chapters/01-mlp.nw"
 static void relu_backward(float *dy, const float *y, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         if (!(y[i] > 0.0f))
             dy[i] = 0.0f;
 }
-#line 1151 "chapters/01-mlp.nw"
+#line 1156 "chapters/01-mlp.nw"
 static void bias_backward(float *dbias, const float *dy, int rows, int cols)
 {
     for (int j = 0; j < cols; j++)
@@ -98,7 +98,7 @@ static void bias_backward(float *dbias, const float *dy, int rows, int cols)
         for (int j = 0; j < cols; j++)
             dbias[j] += dy[(size_t)i * cols + j];
 }
-#line 833 "chapters/01-mlp.nw"
+#line 838 "chapters/01-mlp.nw"
 static void softmax_xent(const float *logits, const int *labels, int rows, int cols,
                          float *dlogits, float *stats)
 {
@@ -125,7 +125,7 @@ static void softmax_xent(const float *logits, const int *labels, int rows, int c
     stats[0] += (float)loss;
     stats[1] += (float)right;
 }
-#line 1162 "chapters/01-mlp.nw"
+#line 1167 "chapters/01-mlp.nw"
 static void axpy(size_t n, float a, const float *x, float *y)
 {
     for (size_t i = 0; i < n; i++)
@@ -137,7 +137,7 @@ static void scale(size_t n, float a, float *x)
     for (size_t i = 0; i < n; i++)
         x[i] *= a;
 }
-#line 1179 "chapters/01-mlp.nw"
+#line 1184 "chapters/01-mlp.nw"
 static Device cpu = {
     .kind = DEVICE_CPU, .name = "cpu",
     .alloc = alloc, .release = release, .upload = upload, .download = download,

@@ -83,7 +83,8 @@ static int parse_number(const OptionSpec *s, const char *v, double *out, char *e
         x = strtod(v, &end);
     } else {
         if (strchr(v, '-') && s->kind == ARG_U64)
-            return error_set(err, "--%s: expected a non-negative integer, got '%s'", s->name, v);
+            return error_set(err, "--%s: expected a non-negative integer, got '%s'", s->name,
+                             v);
         long long n = strtoll(v, &end, 10);
         x = (double)n;
     }
@@ -102,7 +103,7 @@ static int parse_number(const OptionSpec *s, const char *v, double *out, char *e
     *out = x;
     return 0;
 }
-#line 469 "chapters/A1-support.nw"
+#line 470 "chapters/A1-support.nw"
 static int parse_u64(const OptionSpec *s, const char *v, uint64_t *out, char *err)
 {
     char *end = NULL;
@@ -132,24 +133,28 @@ static int parse_widths(const OptionSpec *s, const char *v, Options *o, char *er
         char item[32];
         size_t len = strcspn(p, ",");
         if (len == 0 || len >= sizeof item)
-            return error_set(err, "--%s: expected widths like 128 or 256,128, got '%s'", s->name, v);
+            return error_set(err, "--%s: expected widths like 128 or 256,128, got '%s'",
+                             s->name, v);
         if (n == MAX_HIDDEN)
-            return error_set(err, "--%s: at most %d hidden layers, got '%s'", s->name, MAX_HIDDEN, v);
+            return error_set(err, "--%s: at most %d hidden layers, got '%s'", s->name,
+                             MAX_HIDDEN, v);
         memcpy(item, p, len);
         item[len] = '\0';
         double x;
-        if (parse_number(&(OptionSpec){.name = s->name, .kind = ARG_INT, .min = s->min, .max = s->max},
+        if (parse_number(&(OptionSpec){.name = s->name, .kind = ARG_INT, .min = s->min,
+                         .max = s->max},
                          item, &x, err))
             return -1;
         o->hidden[n++] = (int)x;
         p += len;
         if (*p == ',' && *++p == '\0')
-            return error_set(err, "--%s: expected widths like 128 or 256,128, got '%s'", s->name, v);
+            return error_set(err, "--%s: expected widths like 128 or 256,128, got '%s'",
+                             s->name, v);
     }
     o->n_hidden = n;
     return 0;
 }
-#line 521 "chapters/A1-support.nw"
+#line 526 "chapters/A1-support.nw"
 static int store(const OptionSpec *s, const char *v, Options *o, char *err)
 {
     char *field = (char *)o + s->offset;
@@ -186,7 +191,8 @@ static int store(const OptionSpec *s, const char *v, Options *o, char *err)
     }
     case ARG_STRING:
         if (*v == '\0')
-            return error_set(err, "--%s: expected %s, got an empty string", s->name, s->metavar);
+            return error_set(err, "--%s: expected %s, got an empty string", s->name,
+                             s->metavar);
         *(const char **)field = v;
         return 0;
     case ARG_FLAG:
@@ -195,7 +201,7 @@ static int store(const OptionSpec *s, const char *v, Options *o, char *err)
     }
     return error_set(err, "--%s: internal error: unknown kind", s->name);
 }
-#line 572 "chapters/A1-support.nw"
+#line 578 "chapters/A1-support.nw"
 static const OptionSpec *find(const char *name, size_t len, unsigned accepted)
 {
     for (size_t i = 0; i < N_SPECS; i++)
@@ -213,7 +219,8 @@ static int unknown(const char *arg, size_t len, unsigned accepted, char *err)
             fixed[i] = arg[i] == '-' ? '_' : arg[i];
         const OptionSpec *s = find(fixed, len, accepted);
         if (s)
-            return error_set(err, "unknown option '--%.*s': did you mean --%s?", (int)len, arg, s->name);
+            return error_set(err, "unknown option '--%.*s': did you mean --%s?", (int)len, arg,
+                             s->name);
     }
     return error_set(err, "unknown option '--%.*s' (try --help)", (int)len, arg);
 }
@@ -227,7 +234,8 @@ int options_parse(Options *o, int argc, char **argv, unsigned accepted, char *er
             continue;
         }
         if (strncmp(a, "--", 2) != 0 || a[2] == '\0')
-            return error_set(err, "unexpected argument '%s' (options start with --; try --help)", a);
+            return error_set(err,
+                             "unexpected argument '%s' (options start with --; try --help)", a);
         const char *name = a + 2, *eq = strchr(name, '=');
         size_t len = eq ? (size_t)(eq - name) : strlen(name);
         const OptionSpec *s = find(name, len, accepted);
@@ -249,7 +257,7 @@ int options_parse(Options *o, int argc, char **argv, unsigned accepted, char *er
     }
     return 0;
 }
-#line 630 "chapters/A1-support.nw"
+#line 638 "chapters/A1-support.nw"
 void options_usage(FILE *f, const char *summary, unsigned accepted, const char *examples)
 {
     fprintf(f, "usage: %s [options]\n%s\n\noptions:\n", program_name(), summary);
