@@ -6,6 +6,8 @@
 #   make test            drift check + Criterion tests (DEVICE=cpu|cuda)
 #   make book            book/book.pdf
 #   make docs            Doxygen HTML into build/docs, warnings are errors
+#   make grade           exercise scores and results.json (CHAPTER=N for one chapter)
+#   make handout         a student tarball without solutions/
 #   make deps            install the Debian packages
 #   make clean
 #
@@ -42,9 +44,12 @@ HAVE_CUDA :=
 CUDA_WHY  := not found (CPU only; install the CUDA toolkit for the GPU backend)
 endif
 
+ifeq ($(EXERCISES),1)
+NO_BLAS := 1
+endif
 ifeq ($(NO_BLAS),1)
 HAVE_BLAS :=
-BLAS_WHY  := off (NO_BLAS=1, plain-C GEMM)
+BLAS_WHY  := off ($(if $(filter 1,$(EXERCISES)),EXERCISES=1: your GEMM runs,NO_BLAS=1, plain-C GEMM))
 else
 HAVE_BLAS := $(shell printf '$(HASH)include <cblas.h>\nint main(void){float a=1,b=1,c=0;cblas_sgemm(CblasRowMajor,CblasNoTrans,CblasNoTrans,1,1,1,1.0f,&a,1,&b,1,0.0f,&c,1);return c!=1;}\n' \
                | $(CC) -x c - -o /dev/null -lopenblas >/dev/null 2>&1 && echo 1)
@@ -73,7 +78,7 @@ LDLIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas -lcudart -
 endif
 
 ifeq ($(MAKELEVEL),0)
-ifeq ($(filter clean deps tangle book docs help,$(MAKECMDGOALS)),)
+ifeq ($(filter clean deps tangle book docs help manifest handout,$(MAKECMDGOALS)),)
 $(info build: nvcc $(CUDA_WHY))
 $(info build: OpenBLAS $(BLAS_WHY))
 $(info build: mpicc $(if $(HAVE_MPI),found (used from chapter 6),$(if $(filter 1,$(NO_MPI)),off (NO_MPI=1),not found)))
@@ -96,7 +101,7 @@ endif
 LIB        := $(BUILD)/libdps.a
 
 .PHONY: all chapter0 chapter1 tangle check-tangle test test-run deps deps-check \
-        book docs clean help
+        book docs clean help grade manifest handout
 .DEFAULT_GOAL := all
 
 all: $(PROGRAMS)
@@ -116,7 +121,26 @@ $(LIB): $(LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(PROGRAMS): %: $(OBJ)/%.o $(LIB)
+# EXERCISES=1: every started exercise that replaces a book function is compiled under the
+# book function's name and linked before the library; the book's version is weak.
+EX_STARTED := $(shell grep -v '^\#' exercises/MANIFEST 2>/dev/null | \
+                while read -r ch name stars points replaces hash title; do \
+                  [ -n "$$name" ] && [ "$$replaces" != - ] && [ -f exercises/$$ch/$$name.c ] && \
+                  [ "$$(sha256sum exercises/$$ch/$$name.c | cut -c1-64)" != "$$hash" ] && \
+                  echo "$$ch/$$name:$$replaces"; done)
+ifeq ($(EXERCISES),1)
+EX_OBJS := $(foreach e,$(EX_STARTED),$(OBJ)/ex-$(subst /,-,$(firstword $(subst :, ,$(e)))).o)
+ifeq ($(MAKELEVEL),0)
+$(info build: EXERCISES=1: $(if $(EX_STARTED),linking $(EX_STARTED),no started exercise replaces a book function))
+endif
+endif
+define ex_rule
+$(OBJ)/ex-$(subst /,-,$(1)).o: exercises/$(1).c exercises/MANIFEST $(BUILD)/config
+	$$(CC) $$(CFLAGS) -Iexercises/$(dir $(1)) -D$(notdir $(1))=$(2) -c $$< -o $$@
+endef
+$(foreach e,$(EX_STARTED),$(eval $(call ex_rule,$(firstword $(subst :, ,$(e))),$(lastword $(subst :, ,$(e))))))
+
+$(PROGRAMS): %: $(OBJ)/%.o $(EX_OBJS) $(LIB)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
 -include $(wildcard $(OBJ)/*.d)
@@ -167,7 +191,7 @@ check-tangle: deps-check
 	[ $$status = 0 ] && echo "tangle: tangled/ and kernels/ match the chapters"; exit $$status
 
 # ---------------------------------------------------------------- tests
-TEST_SRCS := $(sort $(wildcard tests/ch*/*.c))
+TEST_SRCS := $(sort $(foreach f,$(wildcard tests/ch*/*.c),$(if $(findstring /ex_,$(f)),,$(f))))
 TEST_BIN  := $(BUILD)/tests/book
 TEST_JOBS ?= 2
 
@@ -178,9 +202,35 @@ $(TEST_BIN): $(TEST_SRCS) $(LIB) $(BUILD)/config
 test: check-tangle
 	@$(MAKE) --no-print-directory test-run
 
+# The exercises first (students' started ones, then the proof that the tests can fail),
+# the book's tests last, so that Criterion's summary closes the run.
+GRADE_ENV = CC="$(CC)" CFLAGS="$(CFLAGS)" LDLIBS="$(LDLIBS)" LIB="$(LIB)" DPS_TEST_DEVICE=$(DEVICE)
+
 test-run: $(PROGRAMS) $(TEST_BIN)
+	@echo "test: exercises"
+	@$(GRADE_ENV) tests/grade.sh test $(CHAPTER)
+	@$(GRADE_ENV) tests/grade.sh prove $(CHAPTER)
 	@echo "test: running the book's tests on DEVICE=$(DEVICE)"
 	@DPS_TEST_DEVICE=$(DEVICE) $(TEST_BIN) --timeout 120 -j$(TEST_JOBS) --short-filename
+
+# Points per exercise, results.json; exit status 0 only at full marks. CHAPTER=N for one.
+grade: $(LIB) deps-check
+	@$(GRADE_ENV) tests/grade.sh grade $(CHAPTER)
+
+# Record the hashes of the pristine skeletons (instructors, after changing a skeleton).
+manifest:
+	@awk 'BEGIN { OFS = " " } /^#/ || !NF { print; next } \
+	     { cmd = "sha256sum exercises/" $$1 "/" $$2 ".c"; cmd | getline h; close(cmd); \
+	       $$6 = substr(h, 1, 64); print }' exercises/MANIFEST > exercises/MANIFEST.new
+	@mv exercises/MANIFEST.new exercises/MANIFEST
+	@echo "manifest: exercises/MANIFEST updated"
+
+# A tarball for students: everything tracked but solutions/.
+handout:
+	@mkdir -p $(BUILD)
+	@git ls-files | grep -v '^solutions/' | \
+	  tar -czf $(BUILD)/dps-handout.tar.gz --transform 's,^,dps-handout/,' -T -
+	@echo "handout: $(BUILD)/dps-handout.tar.gz ($$(tar -tzf $(BUILD)/dps-handout.tar.gz | wc -l) files, no solutions/)"
 
 # ---------------------------------------------------------------- dependencies
 DEB_PACKAGES := build-essential noweb libcriterion-dev doxygen texlive-latex-base \
@@ -229,7 +279,7 @@ docs:
 	@echo "docs: $(BUILD)/docs/html/index.html"
 
 clean:
-	rm -rf $(BUILD) $(PROGRAMS) book/book.pdf
+	rm -rf $(BUILD) $(PROGRAMS) book/book.pdf results.json
 
 help:
-	@sed -n '2,13p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,16p' Makefile | sed 's/^# \{0,1\}//'

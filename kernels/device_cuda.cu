@@ -1,4 +1,4 @@
-#line 1216 "chapters/01-mlp.nw"
+#line 1217 "chapters/01-mlp.nw"
 /**
  * @file device_cuda.cu
  * @brief The CUDA device: the same table as the CPU's, on a GPU.
@@ -33,7 +33,7 @@ static unsigned blocks(size_t n) { return (unsigned)((n + THREADS - 1) / THREADS
 
 static cublasHandle_t handle; /* one per process, made by device_cuda_open() */
 
-#line 1261 "chapters/01-mlp.nw"
+#line 1262 "chapters/01-mlp.nw"
 static void *alloc(size_t bytes)
 {
     void *p = NULL;
@@ -57,7 +57,7 @@ static void copy(void *dst, const void *src, size_t bytes)
 }
 static void zero(void *p, size_t bytes) { CUDA_CHECK(cudaMemset(p, 0, bytes)); }
 static void sync(void) { CUDA_CHECK(cudaDeviceSynchronize()); }
-#line 1297 "chapters/01-mlp.nw"
+#line 1298 "chapters/01-mlp.nw"
 static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
                  const float *B, float beta, float *C)
 {
@@ -65,7 +65,7 @@ static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float
                              ta ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k, &alpha, B,
                              tb ? k : n, A, ta ? m : k, &beta, C, n));
 }
-#line 1331 "chapters/01-mlp.nw"
+#line 1332 "chapters/01-mlp.nw"
 /** One thread per element: add the column's bias, then ReLU. */
 __global__ void bias_act_forward_kernel(float *y, const float *bias, int rows, int cols,
                                         bool relu)
@@ -83,7 +83,7 @@ static void bias_act_forward(float *y, const float *bias, int rows, int cols, bo
                                                                        relu);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 1351 "chapters/01-mlp.nw"
+#line 1352 "chapters/01-mlp.nw"
 /** One thread per element: zero dy where the ReLU's output was not positive. */
 __global__ void relu_backward_kernel(float *dy, const float *y, size_t n)
 {
@@ -97,7 +97,7 @@ static void relu_backward(float *dy, const float *y, size_t n)
     relu_backward_kernel<<<blocks(n), THREADS>>>(dy, y, n);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 1367 "chapters/01-mlp.nw"
+#line 1368 "chapters/01-mlp.nw"
 /** One thread per column: sum dy down the column. */
 __global__ void bias_backward_kernel(float *dbias, const float *dy, int rows, int cols)
 {
@@ -147,7 +147,7 @@ static void softmax_xent(const float *logits, const int *labels, int rows, int c
     softmax_xent_kernel<<<blocks(rows), THREADS>>>(logits, labels, rows, cols, dlogits, stats);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 1390 "chapters/01-mlp.nw"
+#line 1391 "chapters/01-mlp.nw"
 /** Grid-stride y += a x. */
 __global__ void axpy_kernel(size_t n, float a, const float *x, float *y)
 {
@@ -177,7 +177,7 @@ static void scale(size_t n, float a, float *x)
     scale_kernel<<<stride_blocks(n), THREADS>>>(n, a, x);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 1433 "chapters/01-mlp.nw"
+#line 1434 "chapters/01-mlp.nw"
 static Device cuda = {
     DEVICE_CUDA, "cuda", "", alloc, release, upload, download, copy, zero, sync,
     gemm, bias_act_forward, relu_backward, bias_backward, softmax_xent, axpy, scale,

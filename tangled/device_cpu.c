@@ -35,6 +35,7 @@ static void sync(void) {}
 /** op(A)[i][p] of the stored A, inside gemm_plain(). */
 #define AT(i, p) (ta ? A[(size_t)(p) * m + (i)] : A[(size_t)(i) * k + (p)])
 
+__attribute__((weak)) /* an exercise may replace it: see the end of the chapter */
 void gemm_plain(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
                 const float *B, float beta, float *C)
 {
@@ -60,7 +61,7 @@ void gemm_plain(bool ta, bool tb, int m, int n, int k, float alpha, const float 
     }
 #undef AT
 }
-#line 1115 "chapters/01-mlp.nw"
+#line 1116 "chapters/01-mlp.nw"
 static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
                  const float *B, float beta, float *C)
 {
@@ -71,7 +72,7 @@ static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float
     gemm_plain(ta, tb, m, n, k, alpha, A, B, beta, C);
 #endif
 }
-#line 1134 "chapters/01-mlp.nw"
+#line 1135 "chapters/01-mlp.nw"
 static void bias_act_forward(float *y, const float *bias, int rows, int cols, bool relu)
 {
     for (int i = 0; i < rows; i++) {
@@ -82,14 +83,14 @@ static void bias_act_forward(float *y, const float *bias, int rows, int cols, bo
         }
     }
 }
-#line 1147 "chapters/01-mlp.nw"
+#line 1148 "chapters/01-mlp.nw"
 static void relu_backward(float *dy, const float *y, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         if (!(y[i] > 0.0f))
             dy[i] = 0.0f;
 }
-#line 1156 "chapters/01-mlp.nw"
+#line 1157 "chapters/01-mlp.nw"
 static void bias_backward(float *dbias, const float *dy, int rows, int cols)
 {
     for (int j = 0; j < cols; j++)
@@ -125,7 +126,7 @@ static void softmax_xent(const float *logits, const int *labels, int rows, int c
     stats[0] += (float)loss;
     stats[1] += (float)right;
 }
-#line 1167 "chapters/01-mlp.nw"
+#line 1168 "chapters/01-mlp.nw"
 static void axpy(size_t n, float a, const float *x, float *y)
 {
     for (size_t i = 0; i < n; i++)
@@ -137,7 +138,7 @@ static void scale(size_t n, float a, float *x)
     for (size_t i = 0; i < n; i++)
         x[i] *= a;
 }
-#line 1184 "chapters/01-mlp.nw"
+#line 1185 "chapters/01-mlp.nw"
 static Device cpu = {
     .kind = DEVICE_CPU, .name = "cpu",
     .alloc = alloc, .release = release, .upload = upload, .download = download,
