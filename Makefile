@@ -207,11 +207,12 @@ test: check-tangle
 GRADE_ENV = CC="$(CC)" CFLAGS="$(CFLAGS)" LDLIBS="$(LDLIBS)" LIB="$(LIB)" DPS_TEST_DEVICE=$(DEVICE)
 
 test-run: $(PROGRAMS) $(TEST_BIN)
-	@echo "test: exercises"
-	@$(GRADE_ENV) tests/grade.sh test $(CHAPTER)
-	@$(GRADE_ENV) tests/grade.sh prove $(CHAPTER)
-	@echo "test: running the book's tests on DEVICE=$(DEVICE)"
-	@DPS_TEST_DEVICE=$(DEVICE) $(TEST_BIN) --timeout 120 -j$(TEST_JOBS) --short-filename
+	@status=0; echo "test: exercises"; \
+	 $(GRADE_ENV) tests/grade.sh test $(CHAPTER) || status=1; \
+	 $(GRADE_ENV) tests/grade.sh prove $(CHAPTER) || status=1; \
+	 echo "test: running the book's tests on DEVICE=$(DEVICE)"; \
+	 DPS_TEST_DEVICE=$(DEVICE) $(TEST_BIN) --timeout 120 -j$(TEST_JOBS) --short-filename || status=1; \
+	 exit $$status
 
 # Points per exercise, results.json; exit status 0 only at full marks. CHAPTER=N for one.
 grade: $(LIB) deps-check
