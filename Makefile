@@ -195,7 +195,7 @@ TEST_SRCS := $(sort $(foreach f,$(wildcard tests/ch*/*.c),$(if $(findstring /ex_
 TEST_BIN  := $(BUILD)/tests/book
 TEST_JOBS ?= 2
 
-$(TEST_BIN): $(TEST_SRCS) $(LIB) $(BUILD)/config
+$(TEST_BIN): $(TEST_SRCS) $(wildcard tests/*.h tests/ch*/*.h) $(LIB) $(BUILD)/config
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests $(TEST_SRCS) $(LIB) -o $@ -lcriterion $(LDLIBS)
 
