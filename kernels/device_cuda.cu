@@ -1,4 +1,4 @@
-#line 1217 "chapters/01-mlp.nw"
+#line 1275 "chapters/01-mlp.nw"
 /**
  * @file device_cuda.cu
  * @brief The CUDA device: the same table as the CPU's, on a GPU.
@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "device.h"
+#include "mlp_kernels.h"
 #include "util.h"
 
 /** Stop with file, line and CUDA's message when @p call fails. */
@@ -33,7 +34,7 @@ static unsigned blocks(size_t n) { return (unsigned)((n + THREADS - 1) / THREADS
 
 static cublasHandle_t handle; /* one per process, made by device_cuda_open() */
 
-#line 1262 "chapters/01-mlp.nw"
+#line 1321 "chapters/01-mlp.nw"
 static void *alloc(size_t bytes)
 {
     void *p = NULL;
@@ -57,7 +58,7 @@ static void copy(void *dst, const void *src, size_t bytes)
 }
 static void zero(void *p, size_t bytes) { CUDA_CHECK(cudaMemset(p, 0, bytes)); }
 static void sync(void) { CUDA_CHECK(cudaDeviceSynchronize()); }
-#line 1298 "chapters/01-mlp.nw"
+#line 1357 "chapters/01-mlp.nw"
 static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
                  const float *B, float beta, float *C)
 {
@@ -65,16 +66,14 @@ static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float
                              ta ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k, &alpha, B,
                              tb ? k : n, A, ta ? m : k, &beta, C, n));
 }
-#line 1332 "chapters/01-mlp.nw"
+#line 1394 "chapters/01-mlp.nw"
 /** One thread per element: add the column's bias, then ReLU. */
 __global__ void bias_act_forward_kernel(float *y, const float *bias, int rows, int cols,
                                         bool relu)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= (size_t)rows * cols)
-        return;
-    float v = y[i] + bias[i % cols];
-    y[i] = relu && !(v > 0.0f) ? 0.0f : v;
+    if (i < (size_t)rows * cols)
+        y[i] = bias_act(y[i], bias[i % cols], relu);
 }
 
 static void bias_act_forward(float *y, const float *bias, int rows, int cols, bool relu)
@@ -83,13 +82,13 @@ static void bias_act_forward(float *y, const float *bias, int rows, int cols, bo
                                                                        relu);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 1352 "chapters/01-mlp.nw"
+#line 1412 "chapters/01-mlp.nw"
 /** One thread per element: zero dy where the ReLU's output was not positive. */
 __global__ void relu_backward_kernel(float *dy, const float *y, size_t n)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n && !(y[i] > 0.0f))
-        dy[i] = 0.0f;
+    if (i < n)
+        dy[i] = relu_grad(dy[i], y[i]);
 }
 
 static void relu_backward(float *dy, const float *y, size_t n)
@@ -97,7 +96,7 @@ static void relu_backward(float *dy, const float *y, size_t n)
     relu_backward_kernel<<<blocks(n), THREADS>>>(dy, y, n);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 1368 "chapters/01-mlp.nw"
+#line 1428 "chapters/01-mlp.nw"
 /** One thread per column: sum dy down the column. */
 __global__ void bias_backward_kernel(float *dbias, const float *dy, int rows, int cols)
 {
@@ -115,30 +114,19 @@ static void bias_backward(float *dbias, const float *dy, int rows, int cols)
     bias_backward_kernel<<<blocks(cols), THREADS>>>(dbias, dy, rows, cols);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 889 "chapters/01-mlp.nw"
-/** One thread per row: loss, right answer, and gradient of one sample. */
+#line 940 "chapters/01-mlp.nw"
+/** One thread per row: softmax_xent_row(), then add the counts atomically. */
 __global__ void softmax_xent_kernel(const float *logits, const int *labels, int rows,
                                     int cols, float *dlogits, float *stats)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= rows)
         return;
-    const float *z = logits + (size_t)i * cols;
-    int y = labels[i], arg = 0;
-    float max = z[0];
-    for (int j = 1; j < cols; j++)
-        if (z[j] > max) {
-            max = z[j];
-            arg = j;
-        }
-    float sum = 0;
-    for (int j = 0; j < cols; j++)
-        sum += expf(z[j] - max);
-    if (dlogits)
-        for (int j = 0; j < cols; j++)
-            dlogits[(size_t)i * cols + j] = (expf(z[j] - max) / sum - (j == y)) / rows;
-    atomicAdd(&stats[0], (max - z[y]) + logf(sum));
-    atomicAdd(&stats[1], arg == y ? 1.0f : 0.0f);
+    int ok;
+    float loss = softmax_xent_row(logits + (size_t)i * cols, labels[i], cols,
+                                  dlogits ? dlogits + (size_t)i * cols : NULL, rows, &ok);
+    atomicAdd(&stats[0], loss);
+    atomicAdd(&stats[1], (float)ok);
 }
 
 static void softmax_xent(const float *logits, const int *labels, int rows, int cols,
@@ -147,7 +135,7 @@ static void softmax_xent(const float *logits, const int *labels, int rows, int c
     softmax_xent_kernel<<<blocks(rows), THREADS>>>(logits, labels, rows, cols, dlogits, stats);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 1391 "chapters/01-mlp.nw"
+#line 1451 "chapters/01-mlp.nw"
 /** Grid-stride y += a x. */
 __global__ void axpy_kernel(size_t n, float a, const float *x, float *y)
 {
@@ -177,7 +165,7 @@ static void scale(size_t n, float a, float *x)
     scale_kernel<<<stride_blocks(n), THREADS>>>(n, a, x);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 1434 "chapters/01-mlp.nw"
+#line 1494 "chapters/01-mlp.nw"
 static Device cuda = {
     DEVICE_CUDA, "cuda", "", alloc, release, upload, download, copy, zero, sync,
     gemm, bias_act_forward, relu_backward, bias_backward, softmax_xent, axpy, scale,

@@ -1,4 +1,4 @@
-#line 1017 "chapters/01-mlp.nw"
+#line 1057 "chapters/01-mlp.nw"
 /**
  * @file device_cpu.c
  * @brief The CPU device: the readable reference of every kernel.
@@ -12,9 +12,10 @@
 #endif
 
 #include "device.h"
+#include "mlp_kernels.h"
 #include "util.h"
 
-#line 1047 "chapters/01-mlp.nw"
+#line 1088 "chapters/01-mlp.nw"
 static void *alloc(size_t bytes)
 {
     size_t rounded = (bytes + 63) / 64 * 64;
@@ -31,7 +32,7 @@ static void download(void *dst, const void *src, size_t bytes) { memcpy(dst, src
 static void copy(void *dst, const void *src, size_t bytes) { memmove(dst, src, bytes); }
 static void zero(void *p, size_t bytes) { memset(p, 0, bytes); }
 static void sync(void) {}
-#line 1080 "chapters/01-mlp.nw"
+#line 1121 "chapters/01-mlp.nw"
 /** op(A)[i][p] of the stored A, inside gemm_plain(). */
 #define AT(i, p) (ta ? A[(size_t)(p) * m + (i)] : A[(size_t)(i) * k + (p)])
 
@@ -61,7 +62,7 @@ void gemm_plain(bool ta, bool tb, int m, int n, int k, float alpha, const float 
     }
 #undef AT
 }
-#line 1116 "chapters/01-mlp.nw"
+#line 1157 "chapters/01-mlp.nw"
 static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
                  const float *B, float beta, float *C)
 {
@@ -72,25 +73,22 @@ static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float
     gemm_plain(ta, tb, m, n, k, alpha, A, B, beta, C);
 #endif
 }
-#line 1135 "chapters/01-mlp.nw"
+#line 1196 "chapters/01-mlp.nw"
 static void bias_act_forward(float *y, const float *bias, int rows, int cols, bool relu)
 {
     for (int i = 0; i < rows; i++) {
         float *row = y + (size_t)i * cols;
-        for (int j = 0; j < cols; j++) {
-            float v = row[j] + bias[j];
-            row[j] = relu && !(v > 0.0f) ? 0.0f : v;
-        }
+        for (int j = 0; j < cols; j++)
+            row[j] = bias_act(row[j], bias[j], relu);
     }
 }
-#line 1148 "chapters/01-mlp.nw"
+#line 1207 "chapters/01-mlp.nw"
 static void relu_backward(float *dy, const float *y, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if (!(y[i] > 0.0f))
-            dy[i] = 0.0f;
+        dy[i] = relu_grad(dy[i], y[i]);
 }
-#line 1157 "chapters/01-mlp.nw"
+#line 1215 "chapters/01-mlp.nw"
 static void bias_backward(float *dbias, const float *dy, int rows, int cols)
 {
     for (int j = 0; j < cols; j++)
@@ -99,34 +97,22 @@ static void bias_backward(float *dbias, const float *dy, int rows, int cols)
         for (int j = 0; j < cols; j++)
             dbias[j] += dy[(size_t)i * cols + j];
 }
-#line 838 "chapters/01-mlp.nw"
+#line 900 "chapters/01-mlp.nw"
 static void softmax_xent(const float *logits, const int *labels, int rows, int cols,
                          float *dlogits, float *stats)
 {
     double loss = 0;
     int right = 0;
     for (int i = 0; i < rows; i++) {
-        const float *z = logits + (size_t)i * cols;
-        int y = labels[i], arg = 0;
-        float max = z[0];
-        for (int j = 1; j < cols; j++)
-            if (z[j] > max) {
-                max = z[j];
-                arg = j;
-            }
-        float sum = 0;
-        for (int j = 0; j < cols; j++)
-            sum += expf(z[j] - max);
-        loss += (max - z[y]) + logf(sum);
-        right += arg == y;
-        if (dlogits)
-            for (int j = 0; j < cols; j++)
-                dlogits[(size_t)i * cols + j] = (expf(z[j] - max) / sum - (j == y)) / rows;
+        int ok;
+        loss += softmax_xent_row(logits + (size_t)i * cols, labels[i], cols,
+                                 dlogits ? dlogits + (size_t)i * cols : NULL, rows, &ok);
+        right += ok;
     }
     stats[0] += (float)loss;
     stats[1] += (float)right;
 }
-#line 1168 "chapters/01-mlp.nw"
+#line 1226 "chapters/01-mlp.nw"
 static void axpy(size_t n, float a, const float *x, float *y)
 {
     for (size_t i = 0; i < n; i++)
@@ -138,7 +124,7 @@ static void scale(size_t n, float a, float *x)
     for (size_t i = 0; i < n; i++)
         x[i] *= a;
 }
-#line 1185 "chapters/01-mlp.nw"
+#line 1243 "chapters/01-mlp.nw"
 static Device cpu = {
     .kind = DEVICE_CPU, .name = "cpu",
     .alloc = alloc, .release = release, .upload = upload, .download = download,

@@ -118,14 +118,14 @@ void model_forward(Model *m, int B)
                               l < m->n_layers - 1);
     }
 }
-#line 923 "chapters/01-mlp.nw"
+#line 963 "chapters/01-mlp.nw"
 void model_loss(Model *m, int B, bool backprop)
 {
     int L = m->n_layers;
     m->dev->softmax_xent(m->act[L], m->labels, B, m->width[L], backprop ? m->dact[L] : NULL,
                          m->stats);
 }
-#line 956 "chapters/01-mlp.nw"
+#line 996 "chapters/01-mlp.nw"
 void model_backward(Model *m, int B)
 {
     const Device *dev = m->dev;
@@ -133,23 +133,23 @@ void model_backward(Model *m, int B)
         const Layer *ly = &m->layer[l];
         const float *delta = m->dact[l + 1]; /* B x out */
         
-#line 979 "chapters/01-mlp.nw"
+#line 1019 "chapters/01-mlp.nw"
 dev->gemm(true, false, ly->in, ly->out, B, 1.0f, m->act[l], delta, 0.0f, m->grads + ly->w);
-#line 963 "chapters/01-mlp.nw"
+#line 1003 "chapters/01-mlp.nw"
         
-#line 983 "chapters/01-mlp.nw"
+#line 1023 "chapters/01-mlp.nw"
 dev->bias_backward(m->grads + ly->b, delta, B, ly->out);
-#line 964 "chapters/01-mlp.nw"
+#line 1004 "chapters/01-mlp.nw"
         if (l > 0) {
             
-#line 990 "chapters/01-mlp.nw"
+#line 1030 "chapters/01-mlp.nw"
 dev->gemm(false, true, B, ly->in, ly->out, 1.0f, delta, m->params + ly->w, 0.0f, m->dact[l]);
 dev->relu_backward(m->dact[l], m->act[l], (size_t)B * (size_t)ly->in);
-#line 966 "chapters/01-mlp.nw"
+#line 1006 "chapters/01-mlp.nw"
         }
     }
 }
-#line 1003 "chapters/01-mlp.nw"
+#line 1043 "chapters/01-mlp.nw"
 void model_sgd_step(Model *m, float lr)
 {
     m->dev->axpy(m->n_params, -lr, m->grads, m->params);
