@@ -54,7 +54,7 @@ long train_steps_per_epoch(long n_train, int batch_size, int world);
  */
 int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Dataset *test,
               Strategy *s, TrainResult *res, char *err);
-/** Fraction of @p d's samples [lo, hi) that @p m classifies right (adds to *right). */
+/** Count the samples [lo, hi) of @p d that @p m classifies right, adding the count to *right. */
 void evaluate(Model *m, const Dataset *d, long lo, long hi, double *right);
 
 #endif
