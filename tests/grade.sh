@@ -8,23 +8,27 @@
 #                                   full marks (make grade)
 #   tests/grade.sh prove [CHAPTER]  every solution scores full marks and every pristine
 #                                   skeleton scores zero (make test, when solutions/ exists)
+#   tests/grade.sh replacing        "chN/name:book_function" for each started exercise that
+#                                   replaces a book function (make chapterN EXERCISES=1)
 #
 # exercises/MANIFEST lists each exercise: chapter, name, stars, points, the book function
 # it replaces (or -), the SHA-256 of its pristine skeleton, and its title. An exercise
 # whose file still has that hash is "not started".
 set -uo pipefail
 
-mode=${1:?usage: tests/grade.sh test|grade|prove [CHAPTER]}
+mode=${1:?usage: tests/grade.sh test|grade|prove|replacing [CHAPTER]}
 only=${2:-}
 only=${only#ch}
 : "${CC:=gcc}" "${CFLAGS:=}" "${LDLIBS:=}" "${LIB:=build/libdps.a}"
 manifest=exercises/MANIFEST
 work=build/ex
-mkdir -p "$work"
+mkdir -p "$work" 2>/dev/null
 
 [ -f "$manifest" ] || { echo "grade: $manifest is missing" >&2; exit 1; }
 
 hash_of() { sha256sum "$1" | cut -c1-64; }
+# Whether exercise $1/$2 has changed from the pristine skeleton whose hash is $3.
+started() { [ "$(hash_of "exercises/$1/$2.c")" != "$3" ]; }
 
 # Build the tests of exercise $1/$2 against source file $3 into $4; compiler output in $4.log.
 build() {
@@ -56,7 +60,7 @@ test)
     started=0 not_started=0
     while read -r ch name stars points replaces hash title; do
         file=exercises/$ch/$name.c
-        if [ "$(hash_of "$file")" = "$hash" ]; then
+        if ! started "$ch" "$name" "$hash"; then
             printf 'exercise %-28s not started\n' "$ch/$name"
             not_started=$((not_started + 1))
             continue
@@ -82,14 +86,14 @@ test)
     ;;
 
 grade)
-    rows=() json_tests=() earned_total=0 max_total=0
+    json_tests=() earned_total=0 max_total=0
     printf '%-5s %-22s %-5s %8s  %s\n' "" "exercise" "stars" "points" "title"
     while read -r ch name stars points replaces hash title; do
         file=exercises/$ch/$name.c
         bin=$work/student-$ch-$name
         stars_s=$(printf '%*s' "$stars" '' | tr ' ' '*')
-        output=""
-        if [ "$(hash_of "$file")" = "$hash" ]; then
+        output="" info=""
+        if ! started "$ch" "$name" "$hash"; then
             passed=0 total=1 output="not started"
         elif ! build "$ch" "$name" "$file" "$bin"; then
             passed=0 total=1 output="does not compile: $(head -5 "$bin.log")"
@@ -104,8 +108,7 @@ grade)
         printf '%-5s %-22s %-5s %4s/%-3s  %s%s\n' "$ch" "$name" "$stars_s" "$got" "$points" "$title" \
             "$([ "$output" = "not started" ] && echo ' (not started)')"
         [ -n "$output" ] && [ "$output" != "not started" ] && printf '%s\n' "$output" | sed 's/^/        /'
-        [ -n "${info:-}" ] && printf '%s\n' "$info" | sed 's/^/        /'
-        info=""
+        [ -n "$info" ] && printf '%s\n' "$info" | sed 's/^/        /'
         esc=$(printf '%s' "$output" | sed 's/\\/\\\\/g; s/"/\\"/g' | awk '{printf "%s\\n", $0}')
         json_tests+=("{\"name\": \"$ch/$name: $title\", \"score\": $got, \"max_score\": $points, \"output\": \"$esc\"}")
     done < <(entries)
@@ -139,7 +142,7 @@ prove)
         fi
         # Every pristine skeleton fails every test: a test that passes on it cannot fail.
         skel=exercises/$ch/$name.c
-        if [ "$(hash_of "$skel")" != "$hash" ]; then
+        if started "$ch" "$name" "$hash"; then
             skel=$work/pristine-$ch-$name.c
             if ! git show "HEAD:exercises/$ch/$name.c" >"$skel" 2>/dev/null || [ "$(hash_of "$skel")" != "$hash" ]; then
                 echo "prove: exercises/$ch/$name.c is edited and no pristine copy matches the MANIFEST hash:"
@@ -162,8 +165,13 @@ prove)
     done < <(entries)
     [ $status = 0 ] && echo "prove: $checked solutions score full marks and their $checked skeletons score zero"
     ;;
+replacing)
+    while read -r ch name stars points replaces hash title; do
+        [ "$replaces" != - ] && started "$ch" "$name" "$hash" && echo "$ch/$name:$replaces"
+    done < <(entries)
+    ;;
 *)
-    echo "usage: tests/grade.sh test|grade|prove [CHAPTER]" >&2
+    echo "usage: tests/grade.sh test|grade|prove|replacing [CHAPTER]" >&2
     exit 2
     ;;
 esac
