@@ -12,6 +12,9 @@
 extern "C" {
 #endif
 
+/** Size of a handle from ipc_export() (CUDA's cudaIpcMemHandle_t; chapter 2). */
+#define DEVICE_IPC_BYTES 64
+
 /** Which implementation a Device is. */
 typedef enum DeviceKind { DEVICE_CPU, DEVICE_CUDA } DeviceKind;
 
@@ -20,6 +23,7 @@ typedef struct Device {
     DeviceKind kind;        /**< CPU or CUDA */
     const char *name;       /**< "cpu" or "cuda" */
     char description[160];  /**< e.g. "cpu, OpenBLAS sgemm" */
+    int count;              /**< devices of this kind on the machine (GPUs; 1 for the CPU) */
     /** Allocate @p bytes of zeroed device memory (fatal on failure). */
     void *(*alloc)(size_t bytes);
     /** Free memory from alloc(). */
@@ -54,6 +58,14 @@ typedef struct Device {
     void (*axpy)(size_t n, float a, const float *x, float *y);
     /** x *= a. */
     void (*scale)(size_t n, float a, float *x);
+    /** Copy between device buffers, one possibly another process's (IPC), and wait. */
+    void (*peer_copy)(void *dst, const void *src, size_t bytes);
+    /** Write a handle (DEVICE_IPC_BYTES) through which another process can map @p p. */
+    int (*ipc_export)(void *p, void *handle, char *err);
+    /** Map the memory behind a handle from another process; NULL with @p err on failure. */
+    void *(*ipc_open)(const void *handle, char *err);
+    /** Unmap memory from ipc_open(). */
+    void (*ipc_close)(void *p);
 } Device;
 
 /** The CPU device (always available). */

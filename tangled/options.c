@@ -1,4 +1,4 @@
-#line 343 "chapters/A1-support.nw"
+#line 359 "chapters/A1-support.nw"
 /**
  * @file options.c
  * @brief A table-driven parser for the book's command line.
@@ -25,11 +25,19 @@ void options_defaults(Options *o)
     o->data = "synthetic";
     o->train_size = 0;
     o->log = NULL;
+    o->n_gpus = 2;
+    o->timeout = 60;
+    o->min_bytes = 8;
+    o->max_bytes = 256u << 20;
+    o->step_factor = 2;
+    o->iters = 20;
+    o->warmup = 5;
+    o->check = 1;
 }
-#line 378 "chapters/A1-support.nw"
+#line 402 "chapters/A1-support.nw"
 /** The kinds of value an option takes. */
 typedef enum { ARG_INT, ARG_LONG, ARG_U64, ARG_FLOAT, ARG_STRING, ARG_CHOICE,
-               ARG_WIDTHS, ARG_FLAG } ArgKind;
+               ARG_WIDTHS, ARG_FLAG, ARG_BYTES } ArgKind;
 
 /** One row of the option table. */
 typedef struct OptionSpec {
@@ -42,38 +50,55 @@ typedef struct OptionSpec {
     const char *choices; /**< for ARG_CHOICE: "a|b|c" */
     const char *metavar; /**< the value's name in the usage text */
     const char *help;    /**< one line of usage text */
+    char short_name;     /**< a one-letter alias (-b), or 0 */
 } OptionSpec;
 
 /** Offset of a field of Options, for the table. */
 #define AT(field) offsetof(Options, field)
 static const OptionSpec specs[] = {
     
-#line 405 "chapters/A1-support.nw"
+#line 430 "chapters/A1-support.nw"
 {"batch_size", OPT_BATCH_SIZE, ARG_INT, AT(batch_size), 1, 1 << 20, NULL, "N",
- "samples per step on each rank (default 64)"},
+ "samples per step on each rank (default 64)", 0},
 {"epochs", OPT_EPOCHS, ARG_INT, AT(epochs), 1, 1000000, NULL, "N",
- "passes over the training set (default 5)"},
+ "passes over the training set (default 5)", 0},
 {"lr", OPT_LR, ARG_FLOAT, AT(lr), 1e-9, 1e3, NULL, "F",
- "SGD learning rate (default 0.05)"},
+ "SGD learning rate (default 0.05)", 0},
 {"hidden", OPT_HIDDEN, ARG_WIDTHS, AT(hidden), 1, 65536, NULL, "W[,W...]",
- "hidden layer widths, one per layer; 0: none (default 128)"},
+ "hidden layer widths, one per layer; 0: none (default 128)", 0},
 {"seed", OPT_SEED, ARG_U64, AT(seed), 0, 0, NULL, "N",
- "seed of data, initial weights and shuffles (default 1)"},
+ "seed of data, initial weights and shuffles (default 1)", 0},
 {"device", OPT_DEVICE, ARG_CHOICE, AT(device), 0, 0, "auto|cpu|cuda", "D",
- "auto|cpu|cuda (default auto: CUDA when a GPU answers)"},
+ "auto|cpu|cuda (default auto: CUDA when a GPU answers)", 0},
 {"data", OPT_DATA, ARG_STRING, AT(data), 0, 0, NULL, "SRC",
- "synthetic, or a directory of MNIST IDX files (default synthetic)"},
+ "synthetic, or a directory of MNIST IDX files (default synthetic)", 0},
 {"train_size", OPT_TRAIN_SIZE, ARG_LONG, AT(train_size), 1, 100000000, NULL, "N",
- "training samples to use (default: synthetic 20000, IDX all)"},
+ "training samples to use (default: synthetic 20000, IDX all)", 0},
 {"log", OPT_LOG, ARG_STRING, AT(log), 0, 0, NULL, "FILE.csv",
- "write the per-epoch figures as CSV"},
+ "write the per-epoch figures as CSV", 0},
 {"quiet", OPT_QUIET, ARG_FLAG, AT(quiet), 0, 0, NULL, NULL,
- "print only the final line"},
-#line 399 "chapters/A1-support.nw"
+ "print only the final line", 0},
+{"n_gpus", OPT_N_GPUS, ARG_INT, AT(n_gpus), 1, MAX_RANKS, NULL, "N",
+ "ranks: GPUs, or on the CPU processes standing in for them (default 2)", 0},
+{"timeout", OPT_TIMEOUT, ARG_FLOAT, AT(timeout), 0.01, 86400, NULL, "S",
+ "seconds a rank waits for a peer before it gives up (default 60)", 0},
+{"minbytes", OPT_BENCH, ARG_BYTES, AT(min_bytes), 0, 1ull << 32, NULL, "SIZE",
+ "smallest message, e.g. 8, 4K, 1M (default 8)", 'b'},
+{"maxbytes", OPT_BENCH, ARG_BYTES, AT(max_bytes), 0, 1ull << 32, NULL, "SIZE",
+ "largest message (default 256M)", 'e'},
+{"stepfactor", OPT_BENCH, ARG_INT, AT(step_factor), 2, 1024, NULL, "F",
+ "each size is the previous one times F (default 2)", 'f'},
+{"iters", OPT_BENCH, ARG_INT, AT(iters), 1, 1000000, NULL, "N",
+ "timed iterations per size; the median is shown (default 20)", 'n'},
+{"warmup_iters", OPT_BENCH, ARG_INT, AT(warmup), 0, 1000000, NULL, "N",
+ "untimed iterations before them (default 5)", 'w'},
+{"check", OPT_BENCH, ARG_INT, AT(check), 0, 1, NULL, "0|1",
+ "check every result (default 1)", 'c'},
+#line 424 "chapters/A1-support.nw"
 };
 /** Rows in the option table. */
 #define N_SPECS (sizeof specs / sizeof specs[0])
-#line 432 "chapters/A1-support.nw"
+#line 478 "chapters/A1-support.nw"
 static int parse_number(const OptionSpec *s, const char *v, double *out, char *err)
 {
     char *end = NULL;
@@ -103,7 +128,27 @@ static int parse_number(const OptionSpec *s, const char *v, double *out, char *e
     *out = x;
     return 0;
 }
-#line 470 "chapters/A1-support.nw"
+#line 516 "chapters/A1-support.nw"
+static int parse_bytes(const OptionSpec *s, const char *v, size_t *out, char *err)
+{
+    char *end = NULL;
+    errno = 0;
+    if (*v < '0' || *v > '9')
+        return error_set(err, "--%s: expected a size like 8, 4K or 256M, got '%s'", s->name, v);
+    unsigned long long n = strtoull(v, &end, 10), unit = 1;
+    switch (*end) {
+    case 'K': case 'k': unit = 1ull << 10; end++; break;
+    case 'M': case 'm': unit = 1ull << 20; end++; break;
+    case 'G': case 'g': unit = 1ull << 30; end++; break;
+    }
+    if (*end != '\0')
+        return error_set(err, "--%s: expected a size like 8, 4K or 256M, got '%s'", s->name, v);
+    if (errno == ERANGE || n > (unsigned long long)s->max / unit)
+        return error_set(err, "--%s: '%s' is larger than %.0f bytes", s->name, v, s->max);
+    *out = (size_t)(n * unit);
+    return 0;
+}
+
 static int parse_u64(const OptionSpec *s, const char *v, uint64_t *out, char *err)
 {
     char *end = NULL;
@@ -154,7 +199,7 @@ static int parse_widths(const OptionSpec *s, const char *v, Options *o, char *er
     o->n_hidden = n;
     return 0;
 }
-#line 526 "chapters/A1-support.nw"
+#line 592 "chapters/A1-support.nw"
 static int store(const OptionSpec *s, const char *v, Options *o, char *err)
 {
     char *field = (char *)o + s->offset;
@@ -176,6 +221,8 @@ static int store(const OptionSpec *s, const char *v, Options *o, char *err)
         return parse_u64(s, v, (uint64_t *)field, err);
     case ARG_WIDTHS:
         return parse_widths(s, v, o, err);
+    case ARG_BYTES:
+        return parse_bytes(s, v, (size_t *)field, err);
     case ARG_CHOICE: {
         size_t len = strlen(v);
         const char *c = s->choices;
@@ -201,12 +248,13 @@ static int store(const OptionSpec *s, const char *v, Options *o, char *err)
     }
     return error_set(err, "--%s: internal error: unknown kind", s->name);
 }
-#line 578 "chapters/A1-support.nw"
+#line 646 "chapters/A1-support.nw"
 static const OptionSpec *find(const char *name, size_t len, unsigned accepted)
 {
     for (size_t i = 0; i < N_SPECS; i++)
-        if ((specs[i].bit & accepted) && strlen(specs[i].name) == len &&
-            strncmp(specs[i].name, name, len) == 0)
+        if ((specs[i].bit & accepted) &&
+            ((strlen(specs[i].name) == len && strncmp(specs[i].name, name, len) == 0) ||
+             (len == 1 && specs[i].short_name == *name)))
             return &specs[i];
     return NULL;
 }
@@ -233,10 +281,11 @@ int options_parse(Options *o, int argc, char **argv, unsigned accepted, char *er
             o->help = true;
             continue;
         }
-        if (strncmp(a, "--", 2) != 0 || a[2] == '\0')
+        bool one_letter = a[0] == '-' && a[1] && a[1] != '-' && a[2] == '\0';
+        if (!one_letter && (strncmp(a, "--", 2) != 0 || a[2] == '\0'))
             return error_set(err,
                              "unexpected argument '%s' (options start with --; try --help)", a);
-        const char *name = a + 2, *eq = strchr(name, '=');
+        const char *name = a + (one_letter ? 1 : 2), *eq = strchr(name, '=');
         size_t len = eq ? (size_t)(eq - name) : strlen(name);
         const OptionSpec *s = find(name, len, accepted);
         if (!s)
@@ -257,7 +306,7 @@ int options_parse(Options *o, int argc, char **argv, unsigned accepted, char *er
     }
     return 0;
 }
-#line 638 "chapters/A1-support.nw"
+#line 708 "chapters/A1-support.nw"
 void options_usage(FILE *f, const char *summary, unsigned accepted, const char *examples)
 {
     fprintf(f, "usage: %s [options]\n%s\n\noptions:\n", program_name(), summary);
@@ -266,8 +315,9 @@ void options_usage(FILE *f, const char *summary, unsigned accepted, const char *
         if (!(s->bit & accepted))
             continue;
         char left[48];
-        snprintf(left, sizeof left, "--%s%s%s", s->name, s->metavar ? " " : "",
-                 s->metavar ? s->metavar : "");
+        snprintf(left, sizeof left, "%s%c%s--%s%s%s", s->short_name ? "-" : "",
+                 s->short_name ? s->short_name : ' ', s->short_name ? ", " : "   ", s->name,
+                 s->metavar ? " " : "", s->metavar ? s->metavar : "");
         fprintf(f, "  %-24s %s\n", left, s->help);
     }
     fprintf(f, "  %-24s %s\n", "--help", "this text");

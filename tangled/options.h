@@ -26,11 +26,19 @@ enum OptionBit {
     OPT_TRAIN_SIZE = 1u << 7,
     OPT_LOG        = 1u << 8,
     OPT_QUIET      = 1u << 9,
+    OPT_N_GPUS     = 1u << 10,
+    OPT_TIMEOUT    = 1u << 11,
+    OPT_BENCH      = 1u << 12, /**< -b -e -f -n -w -c, the sizes and counts of nccl-tests */
 };
 
 /** The options of one-device training (chapter 1). */
 #define OPTS_TRAIN (OPT_BATCH_SIZE | OPT_EPOCHS | OPT_LR | OPT_HIDDEN | OPT_SEED | \
                     OPT_DEVICE | OPT_DATA | OPT_TRAIN_SIZE | OPT_LOG | OPT_QUIET)
+
+/** The options of every program with several ranks (chapter 2 on). */
+#define OPTS_RANKS (OPT_N_GPUS | OPT_TIMEOUT | OPT_DEVICE)
+/** Most ranks a run may have. */
+#define MAX_RANKS 64
 
 /** Parsed options, with their defaults filled by options_defaults(). */
 typedef struct Options {
@@ -45,6 +53,14 @@ typedef struct Options {
     long train_size;        /**< training samples to use; 0: the data's default */
     const char *log;        /**< CSV file for per-epoch figures, or NULL */
     bool quiet;             /**< print only the final line */
+    int n_gpus;             /**< ranks: GPUs, or processes standing in for them */
+    float timeout;          /**< seconds a rank waits for a peer before giving up */
+    size_t min_bytes;       /**< -b: smallest message of a benchmark */
+    size_t max_bytes;       /**< -e: largest message of a benchmark */
+    int step_factor;        /**< -f: each size is the last times this */
+    int iters;              /**< -n: timed iterations per size */
+    int warmup;             /**< -w: untimed iterations before them */
+    int check;              /**< -c: 1 to check the results, 0 not to */
     bool help;              /**< --help was given */
 } Options;
 

@@ -1,4 +1,4 @@
-#line 736 "chapters/A1-support.nw"
+#line 809 "chapters/A1-support.nw"
 /**
  * @file report.c
  * @brief What a training run prints.
@@ -42,7 +42,7 @@ void report_breakdown(FILE *f, const Timers *t)
                 total > 0 ? 100.0 * t->seconds[i] / total : 0.0);
     fprintf(f, "\n");
 }
-#line 786 "chapters/A1-support.nw"
+#line 859 "chapters/A1-support.nw"
 void progress_begin(Progress *p, FILE *f, bool quiet, int epoch, int epochs, long total)
 {
     p->f = f;
@@ -80,7 +80,7 @@ void progress_end(Progress *p)
         fflush(p->f);
     }
 }
-#line 829 "chapters/A1-support.nw"
+#line 902 "chapters/A1-support.nw"
 void report_epoch(FILE *f, const EpochStats *e)
 {
     fprintf(f, "epoch %*d/%d  loss %.4f  train_acc %6.2f%%  test_acc %6.2f%%  "
@@ -115,5 +115,18 @@ const char *format_count(char *buf, long long v)
         buf[o++] = digits[i];
     }
     buf[o] = '\0';
+    return buf;
+}
+
+const char *format_bytes(char *buf, size_t bytes)
+{
+    static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    double v = (double)bytes;
+    while (v >= 1024 && u < 4) {
+        v /= 1024;
+        u++;
+    }
+    snprintf(buf, 32, v == (long long)v ? "%.0f %s" : "%.1f %s", v, unit[u]);
     return buf;
 }

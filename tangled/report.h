@@ -63,5 +63,7 @@ void report_csv_header(FILE *f);
 void report_csv_row(FILE *f, const EpochStats *e);
 /** Write @p v with thousands separators ("20,000") into @p buf (at least 32 bytes). */
 const char *format_count(char *buf, long long v);
+/** Write a byte count with a binary unit ("8 B", "4 KiB", "256 MiB") into @p buf (32 bytes). */
+const char *format_bytes(char *buf, size_t bytes);
 
 #endif

@@ -1,0 +1,61 @@
+/**
+ * @file comm.h
+ * @brief The communicator: point-to-point messages and a barrier between ranks.
+ */
+#ifndef DPS_COMM_H
+#define DPS_COMM_H
+
+#include <stddef.h>
+
+#include "device.h"
+
+/** A communicator: see struct Comm. */
+typedef struct Comm Comm;
+/**
+ * A communicator. Buffers are device pointers of @c dev. Every function returns 0,
+ * or -1 with a one-line reason in @p err (ERR_LEN bytes); after an error the
+ * communicator is unusable.
+ */
+struct Comm {
+    const char *name;     /**< the transport: "shm", ... */
+    int rank;             /**< this rank, 0 .. size-1 */
+    int size;             /**< ranks in the communicator */
+    const Device *dev;    /**< where the buffers live */
+    /** Send @p bytes from @p buf to rank @p to. Returns once @p buf may be reused. */
+    int (*send)(Comm *c, int to, const void *buf, size_t bytes, char *err);
+    /** Receive exactly @p bytes from rank @p from into @p buf. */
+    int (*recv)(Comm *c, int from, void *buf, size_t bytes, char *err);
+    /** Send to @p to and receive from @p from at the same time (no deadlock in a ring). */
+    int (*sendrecv)(Comm *c, int to, const void *sbuf, size_t sbytes, int from, void *rbuf,
+                    size_t rbytes, char *err);
+    /** Return when every rank has called barrier(). */
+    int (*barrier)(Comm *c, char *err);
+    /** Free the communicator; a collective call (every rank must make it). */
+    void (*close)(Comm *c);
+    void *state;          /**< the transport's own data */
+};
+
+/** The shared-memory world of a run: made before the fork, shared by every rank. */
+typedef struct ShmWorld ShmWorld;
+
+/** Bytes of each channel's ring in shared memory, unless asked otherwise. */
+#define SHM_CHANNEL_BYTES (1u << 20)
+/** Bytes of each channel's ring in GPU memory (CUDA), unless asked otherwise. */
+#define SHM_DEVICE_CHANNEL_BYTES (32u << 20)
+
+/**
+ * Make the shared memory of a run of @p size ranks, before forking them. Each ordered
+ * pair of ranks gets a channel of @p channel_bytes (a power of two, at least 64;
+ * 0 for SHM_CHANNEL_BYTES). Ranks wait @p timeout_s seconds for a peer, then fail.
+ * Returns NULL with the reason in @p err.
+ */
+ShmWorld *shm_world_create(int size, size_t channel_bytes, double timeout_s, char *err);
+/** Unmap the world (in the parent, after the ranks have ended). */
+void shm_world_destroy(ShmWorld *w);
+/**
+ * In rank @p rank, the communicator over @p w for buffers on @p dev. A collective call
+ * on the CUDA device (the ranks exchange IPC handles). Returns NULL with @p err.
+ */
+Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err);
+
+#endif

@@ -1,0 +1,497 @@
+#line 1298 "chapters/02-shm.nw"
+/**
+ * @file comm_shm.c
+ * @brief The shared-memory transport: channels, doorbells, barrier, CUDA IPC.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "comm.h"
+#include "launch.h"
+#include "util.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+/** Tell the core we are spinning (x86 PAUSE). */
+#define cpu_relax() __builtin_ia32_pause()
+#else
+/** Tell the core we are spinning (a compiler barrier elsewhere). */
+#define cpu_relax() atomic_signal_fence(memory_order_seq_cst)
+#endif
+
+#line 686 "chapters/02-shm.nw"
+/** Align to a cache line, so that counters written by different ranks do not share one. */
+#define LINE 64
+/** Copy @p n bytes; memcpy on the CPU, the device's peer_copy on a GPU. */
+typedef void (*CopyFn)(void *dst, const void *src, size_t n);
+
+/** The two counters of a ring; the bytes live elsewhere. */
+typedef struct RingCtl {
+    _Alignas(LINE) _Atomic uint32_t tail; /**< bytes ever written; moved by the sender */
+    _Alignas(LINE) _Atomic uint32_t head; /**< bytes ever read; moved by the receiver */
+} RingCtl;
+
+/** A channel src -> dst: a ring in shared memory, and one in GPU memory for CUDA payloads. */
+typedef struct ChannelCtl {
+    RingCtl host; /**< headers, and on the CPU the payloads */
+    RingCtl dev;  /**< payloads of device messages (CUDA) */
+} ChannelCtl;
+
+/** A rank's doorbell: rung by whoever changes a channel the rank waits on. */
+typedef struct Bell {
+    _Alignas(LINE) _Atomic uint32_t seq; /**< bumped at every ring */
+    _Atomic uint32_t sleeping;           /**< 1 while the owner sleeps on seq */
+} Bell;
+
+/** Everything the ranks share. Followed in the mapping by channels, handles and rings. */
+struct ShmWorld {
+    int size;                  /**< ranks */
+    size_t host_bytes;         /**< capacity of each shared-memory ring */
+    size_t dev_bytes;          /**< capacity of each GPU ring */
+    double timeout;            /**< seconds before a wait gives up */
+    size_t map_bytes;          /**< size of the whole mapping */
+    size_t ctl_at;             /**< offset of the ChannelCtl array [src][dst] */
+    size_t ipc_at;             /**< offset of the IPC handles [src][dst] */
+    size_t ring_at;            /**< offset of the rings [src][dst] */
+    _Alignas(LINE) _Atomic uint32_t bar_arrived; /**< ranks in the current barrier */
+    _Alignas(LINE) _Atomic uint32_t bar_gen;     /**< barriers completed */
+    _Atomic uint32_t bar_sleepers;               /**< ranks asleep on bar_gen */
+    _Atomic uint32_t bar_count[LAUNCH_MAX_RANKS]; /**< barriers each rank has entered */
+    Bell bell[LAUNCH_MAX_RANKS];                   /**< one doorbell per rank */
+};
+
+/** What one rank keeps: the Comm it hands out, and where its rings are. */
+typedef struct ShmComm {
+    Comm comm;               /**< the interface; first, so a Comm * is a ShmComm * */
+    ShmWorld *w;             /**< the shared world */
+    int spin;                /**< polls before sleeping (0 when ranks outnumber cores) */
+    void *dev_in[LAUNCH_MAX_RANKS];  /**< GPU ring of channel src -> me, by src (mine) */
+    void *dev_out[LAUNCH_MAX_RANKS]; /**< GPU ring of channel me -> dst, by dst (opened) */
+} ShmComm;
+#line 461 "chapters/02-shm.nw"
+static void futex_wait(_Atomic uint32_t *word, uint32_t expected, double seconds)
+{
+    struct timespec ts = {(time_t)seconds, (long)((seconds - (time_t)seconds) * 1e9)};
+    syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT, expected, &ts, NULL, 0);
+}
+
+static void futex_wake(_Atomic uint32_t *word, int count)
+{
+    syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, count, NULL, NULL, 0);
+}
+#line 634 "chapters/02-shm.nw"
+/** Bytes published at once: a quarter of the ring, so both sides copy at the same time. */
+static size_t piece(size_t cap) { return cap / 4; }
+
+/** Copy up to @p n bytes from @p src into the ring; returns how many went in. */
+static size_t ring_push(RingCtl *r, unsigned char *base, size_t cap, const unsigned char *src,
+                        size_t n, CopyFn copy)
+{
+    uint32_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    uint32_t head = atomic_load_explicit(&r->head, memory_order_acquire);
+    size_t room = cap - (uint32_t)(tail - head);
+    if (n > room) n = room;
+    if (n > piece(cap)) n = piece(cap);
+    if (n == 0)
+        return 0;
+    size_t at = tail & (cap - 1), first = n < cap - at ? n : cap - at;
+    copy(base + at, src, first);
+    if (n > first)
+        copy(base, src + first, n - first);
+    atomic_store_explicit(&r->tail, tail + (uint32_t)n, memory_order_release);
+    return n;
+}
+
+/** Copy up to @p n bytes out of the ring into @p dst; returns how many came out. */
+static size_t ring_pop(RingCtl *r, const unsigned char *base, size_t cap, unsigned char *dst,
+                       size_t n, CopyFn copy)
+{
+    uint32_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
+    uint32_t tail = atomic_load_explicit(&r->tail, memory_order_acquire);
+    size_t ready = (uint32_t)(tail - head);
+    if (n > ready) n = ready;
+    if (n == 0)
+        return 0;
+    size_t at = head & (cap - 1), first = n < cap - at ? n : cap - at;
+    copy(dst, base + at, first);
+    if (n > first)
+        copy(dst + first, base, n - first);
+    atomic_store_explicit(&r->head, head + (uint32_t)n, memory_order_release);
+    return n;
+}
+#line 737 "chapters/02-shm.nw"
+static ChannelCtl *channel(ShmWorld *w, int src, int dst)
+{
+    return (ChannelCtl *)((char *)w + w->ctl_at) + (size_t)src * w->size + dst;
+}
+
+static unsigned char *host_ring(ShmWorld *w, int src, int dst)
+{
+    return (unsigned char *)w + w->ring_at + ((size_t)src * w->size + dst) * w->host_bytes;
+}
+
+static unsigned char *ipc_slot(ShmWorld *w, int src, int dst)
+{
+    return (unsigned char *)w + w->ipc_at + ((size_t)src * w->size + dst) * DEVICE_IPC_BYTES;
+}
+
+static size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
+
+ShmWorld *shm_world_create(int size, size_t channel_bytes, double timeout_s, char *err)
+{
+    if (channel_bytes == 0)
+        channel_bytes = SHM_CHANNEL_BYTES;
+    if (size < 1 || size > LAUNCH_MAX_RANKS) {
+        error_set(err, "shm: %d ranks asked for; 1 to %d are possible", size, LAUNCH_MAX_RANKS);
+        return NULL;
+    }
+    if (channel_bytes < 64 || channel_bytes > (1u << 31) || (channel_bytes & (channel_bytes - 1))) {
+        error_set(err, "shm: a channel of %zu bytes: it must be a power of two, 64 B to 2 GiB",
+                  channel_bytes);
+        return NULL;
+    }
+    size_t pairs = (size_t)size * size;
+    size_t ctl_at = round_up(sizeof(ShmWorld), LINE);
+    size_t ipc_at = round_up(ctl_at + pairs * sizeof(ChannelCtl), LINE);
+    size_t ring_at = round_up(ipc_at + pairs * DEVICE_IPC_BYTES, 4096);
+    size_t bytes = ring_at + pairs * channel_bytes;
+    ShmWorld *w = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                       MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (w == MAP_FAILED) {
+        error_set(err, "shm: cannot map %zu MiB of shared memory: %s", bytes >> 20,
+                  strerror(errno));
+        return NULL;
+    }
+    w->size = size;
+    w->host_bytes = channel_bytes;
+    w->dev_bytes = SHM_DEVICE_CHANNEL_BYTES;
+    w->timeout = timeout_s;
+    w->map_bytes = bytes;
+    w->ctl_at = ctl_at;
+    w->ipc_at = ipc_at;
+    w->ring_at = ring_at;
+    return w; /* the mapping comes zeroed: every counter starts at 0 */
+}
+
+void shm_world_destroy(ShmWorld *w)
+{
+    if (w)
+        munmap(w, w->map_bytes);
+}
+#line 827 "chapters/02-shm.nw"
+static void ring_bell(ShmWorld *w, int rank)
+{
+    Bell *b = &w->bell[rank];
+    atomic_fetch_add(&b->seq, 1);
+    if (atomic_load(&b->sleeping))
+        futex_wake(&b->seq, 1);
+}
+
+/** Wait until my doorbell moves from @p seen; returns 0, or -1 at the deadline. */
+static int wait_bell(ShmComm *c, uint32_t seen, double deadline)
+{
+    Bell *b = &c->w->bell[c->comm.rank];
+    for (int i = 0; i < c->spin; i++) {
+        if (atomic_load_explicit(&b->seq, memory_order_acquire) != seen)
+            return 0;
+        cpu_relax();
+    }
+    for (;;) {
+        double left = deadline - now_seconds();
+        if (left <= 0)
+            return -1;
+        atomic_store(&b->sleeping, 1);
+        futex_wait(&b->seq, seen, left < 0.25 ? left : 0.25);
+        atomic_store(&b->sleeping, 0);
+        if (atomic_load(&b->seq) != seen)
+            return 0;
+    }
+}
+#line 871 "chapters/02-shm.nw"
+/** The device-payload bit of a message header. */
+#define ON_DEVICE (1ull << 63)
+
+/** One message in flight. */
+typedef struct Transfer {
+    int peer;                 /**< the other rank */
+    unsigned char *buf;       /**< the payload, in the comm's device memory */
+    size_t bytes;             /**< payload length */
+    size_t done;              /**< payload bytes moved */
+    unsigned char header[8];  /**< length | ON_DEVICE, little-endian */
+    size_t header_done;       /**< header bytes moved */
+} Transfer;
+
+static bool on_device(const ShmComm *c) { return c->comm.dev->kind != DEVICE_CPU; }
+static bool finished(const Transfer *t)
+{
+    return !t || (t->header_done == 8 && t->done == t->bytes);
+}
+static void host_copy(void *dst, const void *src, size_t n) { memcpy(dst, src, n); }
+
+static Transfer transfer(const ShmComm *c, int peer, const void *buf, size_t bytes)
+{
+    Transfer t = {.peer = peer, .buf = (unsigned char *)buf, .bytes = bytes};
+    uint64_t h = (uint64_t)bytes | (on_device(c) ? ON_DEVICE : 0);
+    for (int i = 0; i < 8; i++)
+        t.header[i] = (unsigned char)(h >> (8 * i));
+    return t;
+}
+#line 906 "chapters/02-shm.nw"
+static size_t progress_send(ShmComm *c, Transfer *t)
+{
+    ShmWorld *w = c->w;
+    int me = c->comm.rank;
+    ChannelCtl *ch = channel(w, me, t->peer);
+    unsigned char *ring = host_ring(w, me, t->peer);
+    size_t moved = 0, k;
+    if (t->header_done < 8) {
+        k = ring_push(&ch->host, ring, w->host_bytes, t->header + t->header_done,
+                      8 - t->header_done, host_copy);
+        t->header_done += k;
+        moved += k;
+    }
+    if (t->header_done == 8 && t->done < t->bytes) {
+        if (on_device(c))
+            k = ring_push(&ch->dev, c->dev_out[t->peer], w->dev_bytes, t->buf + t->done,
+                          t->bytes - t->done, c->comm.dev->peer_copy);
+        else
+            k = ring_push(&ch->host, ring, w->host_bytes, t->buf + t->done,
+                          t->bytes - t->done, host_copy);
+        t->done += k;
+        moved += k;
+    }
+    if (moved)
+        ring_bell(w, t->peer);
+    return moved;
+}
+#line 940 "chapters/02-shm.nw"
+static long progress_recv(ShmComm *c, Transfer *t, char *err)
+{
+    ShmWorld *w = c->w;
+    int me = c->comm.rank;
+    ChannelCtl *ch = channel(w, t->peer, me);
+    const unsigned char *ring = host_ring(w, t->peer, me);
+    size_t moved = 0, k;
+    if (t->header_done < 8) {
+        unsigned char got[8];
+        k = ring_pop(&ch->host, ring, w->host_bytes, got, 8 - t->header_done, host_copy);
+        
+#line 974 "chapters/02-shm.nw"
+if (memcmp(got, t->header + t->header_done, k) != 0) {
+    memcpy(t->header + t->header_done, got, k);
+    uint64_t h = 0;
+    for (size_t i = 0; i < t->header_done + k; i++)
+        h |= (uint64_t)t->header[i] << (8 * i);
+    if (t->header_done + k < 8)
+        return error_set(err, "recv from rank %d: the message header is corrupt", t->peer);
+    return error_set(err, "recv from rank %d: it sent a %s message of %llu bytes, "
+                     "this rank expected a %s message of %zu bytes", t->peer,
+                     (h & ON_DEVICE) ? "device" : "host",
+                     (unsigned long long)(h & ~ON_DEVICE), on_device(c) ? "device" : "host",
+                     t->bytes);
+}
+#line 951 "chapters/02-shm.nw"
+        t->header_done += k;
+        moved += k;
+    }
+    if (t->header_done == 8 && t->done < t->bytes) {
+        if (on_device(c))
+            k = ring_pop(&ch->dev, c->dev_in[t->peer], w->dev_bytes, t->buf + t->done,
+                         t->bytes - t->done, c->comm.dev->peer_copy);
+        else
+            k = ring_pop(&ch->host, ring, w->host_bytes, t->buf + t->done, t->bytes - t->done,
+                         host_copy);
+        t->done += k;
+        moved += k;
+    }
+    if (moved)
+        ring_bell(w, t->peer);
+    return (long)moved;
+}
+#line 1002 "chapters/02-shm.nw"
+static int timed_out(ShmComm *c, const Transfer *out, const Transfer *in, char *err)
+{
+    const Transfer *t = !finished(in) ? in : out;
+    char phase[96];
+    launch_phase_of(t->peer, phase, sizeof phase);
+    return error_set(err, "%s rank %d timed out after %g s (%zu of %zu bytes moved; "
+                     "rank %d is in '%s')", t == in ? "recv from" : "send to", t->peer,
+                     c->w->timeout, t->done, t->bytes, t->peer, phase);
+}
+
+static int exchange(ShmComm *c, Transfer *out, Transfer *in, char *err)
+{
+    Bell *b = &c->w->bell[c->comm.rank];
+    double deadline = now_seconds() + c->w->timeout;
+    while (!finished(out) || !finished(in)) {
+        uint32_t seen = atomic_load(&b->seq);
+        size_t moved = 0;
+        if (!finished(out))
+            moved += progress_send(c, out);
+        if (!finished(in)) {
+            long k = progress_recv(c, in, err);
+            if (k < 0)
+                return -1;
+            moved += (size_t)k;
+        }
+        if (moved) {
+            deadline = now_seconds() + c->w->timeout;
+            continue;
+        }
+        if (!finished(out) || !finished(in))
+            if (wait_bell(c, seen, deadline))
+                return timed_out(c, out, in, err);
+    }
+    return 0;
+}
+#line 1043 "chapters/02-shm.nw"
+static int check_peer(const Comm *c, int peer, const char *what, char *err)
+{
+    if (peer < 0 || peer >= c->size || peer == c->rank)
+        return error_set(err, "%s rank %d: no such peer (rank %d of %d)", what, peer, c->rank,
+                         c->size);
+    return 0;
+}
+
+static int shm_send(Comm *comm, int to, const void *buf, size_t bytes, char *err)
+{
+    ShmComm *c = (ShmComm *)comm;
+    if (check_peer(comm, to, "send to", err))
+        return -1;
+    Transfer t = transfer(c, to, buf, bytes);
+    return exchange(c, &t, NULL, err);
+}
+
+static int shm_recv(Comm *comm, int from, void *buf, size_t bytes, char *err)
+{
+    ShmComm *c = (ShmComm *)comm;
+    if (check_peer(comm, from, "recv from", err))
+        return -1;
+    Transfer t = transfer(c, from, buf, bytes);
+    return exchange(c, NULL, &t, err);
+}
+
+static int shm_sendrecv(Comm *comm, int to, const void *sbuf, size_t sbytes, int from,
+                        void *rbuf, size_t rbytes, char *err)
+{
+    ShmComm *c = (ShmComm *)comm;
+    if (check_peer(comm, to, "send to", err) || check_peer(comm, from, "recv from", err))
+        return -1;
+    Transfer out = transfer(c, to, sbuf, sbytes), in = transfer(c, from, rbuf, rbytes);
+    return exchange(c, &out, &in, err);
+}
+#line 1095 "chapters/02-shm.nw"
+static int barrier_timed_out(ShmComm *c, uint32_t mine, char *err)
+{
+    ShmWorld *w = c->w;
+    char names[ERR_LEN / 2] = "";
+    size_t used = 0;
+    for (int r = 0; r < w->size && used + 1 < sizeof names; r++)
+        if (atomic_load(&w->bar_count[r]) < mine) {
+            char phase[64];
+            launch_phase_of(r, phase, sizeof phase);
+            int n = snprintf(names + used, sizeof names - used, "%s%d ('%s')", used ? ", " : "",
+                             r, phase);
+            used = n > 0 ? used + (size_t)n : used;
+        }
+    return error_set(err, "barrier timed out after %g s waiting for rank(s) %s", w->timeout,
+                     names);
+}
+
+static int shm_barrier(Comm *comm, char *err)
+{
+    ShmComm *c = (ShmComm *)comm;
+    ShmWorld *w = c->w;
+    uint32_t gen = atomic_load(&w->bar_gen);
+    uint32_t mine = atomic_fetch_add(&w->bar_count[comm->rank], 1) + 1;
+    if (atomic_fetch_add(&w->bar_arrived, 1) == (uint32_t)w->size - 1) {
+        atomic_store(&w->bar_arrived, 0);
+        atomic_fetch_add(&w->bar_gen, 1);
+        if (atomic_load(&w->bar_sleepers))
+            futex_wake(&w->bar_gen, INT_MAX);
+        return 0;
+    }
+    for (int i = 0; i < c->spin; i++) {
+        if (atomic_load_explicit(&w->bar_gen, memory_order_acquire) != gen)
+            return 0;
+        cpu_relax();
+    }
+    double deadline = now_seconds() + w->timeout;
+    while (atomic_load(&w->bar_gen) == gen) {
+        double left = deadline - now_seconds();
+        if (left <= 0)
+            return barrier_timed_out(c, mine, err);
+        atomic_fetch_add(&w->bar_sleepers, 1);
+        futex_wait(&w->bar_gen, gen, left < 0.25 ? left : 0.25);
+        atomic_fetch_sub(&w->bar_sleepers, 1);
+    }
+    return 0;
+}
+#line 1231 "chapters/02-shm.nw"
+static int open_device_rings(ShmComm *c, char *err)
+{
+    ShmWorld *w = c->w;
+    const Device *dev = c->comm.dev;
+    int me = c->comm.rank;
+    if (!dev->ipc_export || !dev->ipc_open)
+        return error_set(err, "shm: device %s cannot share memory between processes",
+                         dev->name);
+    for (int src = 0; src < w->size; src++)
+        if (src != me) {
+            c->dev_in[src] = dev->alloc(w->dev_bytes);
+            if (dev->ipc_export(c->dev_in[src], ipc_slot(w, src, me), err))
+                return -1;
+        }
+    if (shm_barrier(&c->comm, err))
+        return -1;
+    for (int dst = 0; dst < w->size; dst++)
+        if (dst != me && !(c->dev_out[dst] = dev->ipc_open(ipc_slot(w, me, dst), err)))
+            return -1;
+    return 0;
+}
+#line 1258 "chapters/02-shm.nw"
+static void shm_close(Comm *comm)
+{
+    ShmComm *c = (ShmComm *)comm;
+    char err[ERR_LEN];
+    if (on_device(c)) {
+        shm_barrier(comm, err);
+        for (int r = 0; r < c->w->size; r++) {
+            if (c->dev_out[r])
+                comm->dev->ipc_close(c->dev_out[r]);
+            if (c->dev_in[r])
+                comm->dev->release(c->dev_in[r]);
+        }
+    }
+    free(c);
+}
+
+Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
+{
+    if (rank < 0 || rank >= w->size) {
+        error_set(err, "shm: rank %d of a world of %d", rank, w->size);
+        return NULL;
+    }
+    ShmComm *c = xcalloc(1, sizeof *c);
+    c->comm = (Comm){.name = "shm", .rank = rank, .size = w->size, .dev = dev,
+                     .send = shm_send, .recv = shm_recv, .sendrecv = shm_sendrecv,
+                     .barrier = shm_barrier, .close = shm_close, .state = c};
+    c->w = w;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    c->spin = w->size <= cores ? 20000 : 0;
+    if (dev->kind != DEVICE_CPU && open_device_rings(c, err)) {
+        free(c);
+        return NULL;
+    }
+    return &c->comm;
+}

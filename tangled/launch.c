@@ -1,0 +1,215 @@
+#line 125 "chapters/02-shm.nw"
+/**
+ * @file launch.c
+ * @brief The launcher: fork, supervise, fail fast.
+ */
+#include "launch.h"
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util.h"
+
+/** Seconds between SIGTERM and SIGKILL when ranks are stopped. */
+#define GRACE_SECONDS 1.0
+
+/** What one rank tells the others and the parent. */
+typedef struct RankSlot {
+    char phase[96];      /**< what the rank is doing now */
+    char error[ERR_LEN]; /**< why it failed, written before it exits */
+} RankSlot;
+
+/** The board: a slot per rank, in memory shared by the parent and every rank. */
+typedef struct Board {
+    int size;            /**< ranks */
+    RankSlot slot[];     /**< one per rank */
+} Board;
+
+static Board *board;     /* the current launch's board; NULL outside one */
+static int self = -1;    /* this process's rank; -1 in the parent */
+
+#line 176 "chapters/02-shm.nw"
+void launch_phase(const char *fmt, ...)
+{
+    if (!board || self < 0)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(board->slot[self].phase, sizeof board->slot[self].phase, fmt, ap);
+    va_end(ap);
+}
+
+void launch_phase_of(int rank, char *buf, size_t len)
+{
+    if (!board || rank < 0 || rank >= board->size || len == 0) {
+        snprintf(buf, len, "?");
+        return;
+    }
+    size_t n = strnlen(board->slot[rank].phase, sizeof board->slot[rank].phase);
+    if (n >= len)
+        n = len - 1;
+    memcpy(buf, board->slot[rank].phase, n);
+    buf[n] = '\0';
+}
+
+int launch_rank(void) { return self; }
+#line 215 "chapters/02-shm.nw"
+static void run_rank(int rank, int size, RankMain rank_main, void *arg, pid_t parent,
+                     const sigset_t *mask)
+{
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+        _exit(EXIT_RUNTIME);
+    sigprocmask(SIG_SETMASK, mask, NULL);
+    self = rank;
+    launch_phase("running");
+    char err[ERR_LEN] = "";
+    int rc = rank_main(rank, size, arg, err);
+    fflush(NULL);
+    if (rc != 0) {
+        snprintf(board->slot[rank].error, ERR_LEN, "%s", err[0] ? err : "failed");
+        _exit(EXIT_RUNTIME);
+    }
+    _exit(0);
+}
+#line 250 "chapters/02-shm.nw"
+static void describe(int rank, int status, char *msg)
+{
+    char phase[96];
+    launch_phase_of(rank, phase, sizeof phase);
+    const char *error = board->slot[rank].error;
+    if (WIFSIGNALED(status))
+        snprintf(msg, ERR_LEN, "rank %d was killed by signal %d (%s) during '%s'", rank,
+                 WTERMSIG(status), strsignal(WTERMSIG(status)), phase);
+    else if (error[0])
+        snprintf(msg, ERR_LEN, "rank %d failed during '%s': %.*s", rank, phase, ERR_LEN / 2,
+                 error);
+    else
+        snprintf(msg, ERR_LEN, "rank %d exited with status %d during '%s'", rank,
+                 WEXITSTATUS(status), phase);
+}
+
+static void signal_all(const pid_t *pids, int size, int sig)
+{
+    for (int r = 0; r < size; r++)
+        if (pids[r] > 0)
+            kill(pids[r], sig);
+}
+
+static int supervise(pid_t *pids, int size, double limit_s, const sigset_t *chld, char *err)
+{
+    int alive = size, failed = 0;
+    double start = now_seconds(), kill_at = INFINITY;
+    char msg[ERR_LEN] = "";
+    while (alive > 0) {
+        
+#line 295 "chapters/02-shm.nw"
+int status;
+pid_t pid;
+while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+    int r = 0;
+    while (r < size && pids[r] != pid)
+        r++;
+    if (r == size)
+        continue; /* not one of ours */
+    pids[r] = 0;
+    alive--;
+    bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (!ok && !failed) {
+        failed = 1;
+        describe(r, status, msg);
+        signal_all(pids, size, SIGTERM);
+        kill_at = now_seconds() + GRACE_SECONDS;
+    }
+}
+if (pid < 0 && errno == ECHILD)
+    break; /* no child left at all */
+#line 280 "chapters/02-shm.nw"
+        if (alive == 0)
+            break;
+        
+#line 318 "chapters/02-shm.nw"
+double t = now_seconds();
+if (!failed && limit_s > 0 && t - start > limit_s) {
+    int r = 0;
+    while (r < size && pids[r] == 0)
+        r++;
+    char phase[96];
+    launch_phase_of(r, phase, sizeof phase);
+    snprintf(msg, sizeof msg, "%d rank(s) still running after the limit of %g s "
+             "(rank %d is in '%s')", alive, limit_s, r, phase);
+    failed = 1;
+    signal_all(pids, size, SIGTERM);
+    kill_at = t + GRACE_SECONDS;
+} else if (t >= kill_at) {
+    signal_all(pids, size, SIGKILL);
+    kill_at = INFINITY;
+}
+#line 283 "chapters/02-shm.nw"
+        
+#line 337 "chapters/02-shm.nw"
+double wake = kill_at;
+if (!failed && limit_s > 0)
+    wake = start + limit_s;
+double wait_s = isinf(wake) ? 1.0 : fmax(0.0, fmin(1.0, wake - t));
+struct timespec ts = {(time_t)wait_s, (long)((wait_s - (time_t)wait_s) * 1e9)};
+sigtimedwait(chld, NULL, &ts);
+#line 284 "chapters/02-shm.nw"
+    }
+    if (failed)
+        return error_set(err, "%s", msg);
+    return 0;
+}
+#line 350 "chapters/02-shm.nw"
+int launch(int size, RankMain rank_main, void *arg, double limit_s, char *err)
+{
+    if (size < 1 || size > LAUNCH_MAX_RANKS)
+        return error_set(err, "launch: %d ranks asked for; 1 to %d are possible", size,
+                         LAUNCH_MAX_RANKS);
+    size_t bytes = sizeof(Board) + (size_t)size * sizeof(RankSlot);
+    Board *b = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (b == MAP_FAILED)
+        return error_set(err, "launch: cannot map %zu bytes of shared memory: %s", bytes,
+                         strerror(errno));
+    b->size = size;
+    for (int r = 0; r < size; r++)
+        snprintf(b->slot[r].phase, sizeof b->slot[r].phase, "starting");
+    board = b;
+
+    sigset_t chld, old;
+    sigemptyset(&chld);
+    sigaddset(&chld, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &chld, &old);
+    fflush(NULL);
+    pid_t pids[LAUNCH_MAX_RANKS] = {0}, parent = getpid();
+    int rc = 0;
+    for (int r = 0; r < size; r++) {
+        pid_t pid = fork();
+        if (pid == 0)
+            run_rank(r, size, rank_main, arg, parent, &old);
+        if (pid < 0) {
+            rc = error_set(err, "launch: cannot start rank %d: %s", r, strerror(errno));
+            signal_all(pids, r, SIGKILL);
+            for (int q = 0; q < r; q++)
+                waitpid(pids[q], NULL, 0);
+            break;
+        }
+        pids[r] = pid;
+    }
+    if (rc == 0)
+        rc = supervise(pids, size, limit_s, &chld, err);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    board = NULL;
+    munmap(b, bytes);
+    return rc;
+}

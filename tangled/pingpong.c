@@ -1,0 +1,238 @@
+#line 1379 "chapters/02-shm.nw"
+/**
+ * @file pingpong.c
+ * @brief The program pingpong: latency and bandwidth between ranks (chapter 2).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm.h"
+#include "device.h"
+#include "launch.h"
+#include "options.h"
+#include "report.h"
+#include "util.h"
+
+static const char *summary =
+    "Measure the shared-memory transport: latency and bandwidth between two ranks,\n"
+    "and the barrier at N ranks. Ranks are GPUs, or processes standing in for them.";
+static const char *examples =
+    "  ./pingpong --n_gpus 2                    8 B to 256 MiB, CPU or GPU (auto)\n"
+    "  ./pingpong -b 1K -e 64M -f 4 -n 50       fewer sizes, more iterations\n"
+    "  ./pingpong --n_gpus 8 -e 1M              the barrier at 8 ranks\n"
+    "  ./pingpong --device cuda                 GPU buffers through CUDA IPC\n";
+
+/** What every rank needs: the options and the shared world. */
+typedef struct Run {
+    Options o;   /**< the command line */
+    ShmWorld *w; /**< made before the fork */
+} Run;
+
+#line 1419 "chapters/02-shm.nw"
+static unsigned char pattern(size_t i, size_t size)
+{
+    return (unsigned char)((i * 2654435761u + size * 40503u) >> 7);
+}
+
+static void fill(const Device *dev, unsigned char *host, void *buf, size_t size)
+{
+    for (size_t i = 0; i < size; i++)
+        host[i] = pattern(i, size);
+    dev->upload(buf, host, size);
+}
+
+static long count_wrong(const Device *dev, unsigned char *host, const void *buf, size_t size)
+{
+    dev->download(host, buf, size);
+    long wrong = 0;
+    for (size_t i = 0; i < size; i++)
+        wrong += host[i] != pattern(i, size);
+    return wrong;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *t, int n)
+{
+    qsort(t, (size_t)n, sizeof *t, compare_doubles);
+    return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+}
+#line 1458 "chapters/02-shm.nw"
+/** Times of one size, as rank 0 measured them. */
+typedef struct Row {
+    double oneway;  /**< seconds: half the median round trip */
+    double both;    /**< seconds: the median sendrecv */
+    long wrong;     /**< bytes that came back wrong */
+} Row;
+
+static int one_size(Comm *c, const Options *o, size_t size, unsigned char *host, void *sbuf,
+                    void *rbuf, double *times, Row *row, char *err)
+{
+    const Device *dev = c->dev;
+    int me = c->rank, peer = 1 - me;
+    row->wrong = 0;
+    if (o->check) {
+        launch_phase("checking %zu B", size);
+        if (me == 0) {
+            fill(dev, host, sbuf, size);
+            if (c->send(c, 1, sbuf, size, err) || c->recv(c, 1, rbuf, size, err))
+                return -1;
+            row->wrong = count_wrong(dev, host, rbuf, size);
+        } else if (c->recv(c, 0, rbuf, size, err) || c->send(c, 0, rbuf, size, err)) {
+            return -1;
+        }
+    }
+    launch_phase("pingpong %zu B", size);
+    for (int i = -o->warmup; i < o->iters; i++) {
+        double t0 = now_seconds();
+        if (me == 0 ? c->send(c, 1, sbuf, size, err) || c->recv(c, 1, rbuf, size, err)
+                    : c->recv(c, 0, rbuf, size, err) || c->send(c, 0, rbuf, size, err))
+            return -1;
+        if (i >= 0)
+            times[i] = (now_seconds() - t0) / 2;
+    }
+    row->oneway = median(times, o->iters);
+    launch_phase("sendrecv %zu B", size);
+    for (int i = -o->warmup; i < o->iters; i++) {
+        double t0 = now_seconds();
+        if (c->sendrecv(c, peer, sbuf, size, peer, rbuf, size, err))
+            return -1;
+        if (i >= 0)
+            times[i] = now_seconds() - t0;
+    }
+    row->both = median(times, o->iters);
+    return 0;
+}
+#line 1510 "chapters/02-shm.nw"
+static int rank_main(int rank, int size, void *arg, char *err)
+{
+    Run *run = arg;
+    const Options *o = &run->o;
+    char note[ERR_LEN];
+    launch_phase("opening the device");
+    const Device *dev = device_open(o->device, rank, note, err);
+    if (!dev)
+        return -1;
+    Comm *c = comm_shm_open(run->w, rank, dev, err);
+    if (!c)
+        return -1;
+    if (rank == 0)
+        
+#line 1596 "chapters/02-shm.nw"
+{
+    char lo[32], hi[32], chan[32];
+    printf("# pingpong: %d ranks over shared memory (%s)\n", size,
+           dev->kind == DEVICE_CPU ? "processes standing in for GPUs" : "CUDA IPC");
+    printf("# device %s: %s\n", note, dev->description);
+    if (dev->kind != DEVICE_CPU && size > dev->count)
+        printf("# %d ranks share %d GPU(s): messages between ranks on one GPU stay in its "
+               "memory\n", size, dev->count);
+    printf("# sizes %s to %s, x%d; %d iterations after %d warm-up; channel %s%s\n",
+           format_bytes(lo, o->min_bytes), format_bytes(hi, o->max_bytes), o->step_factor,
+           o->iters, o->warmup, format_bytes(chan, SHM_CHANNEL_BYTES),
+           o->check ? "; checked" : "");
+    if (size >= 2)
+        printf("#\n# %10s %10s %9s %10s %9s %8s\n# %10s %10s %9s %10s %9s %8s\n", "size",
+               "one-way", "algbw", "sendrecv", "algbw", "#wrong", "(B)", "(us)", "(GB/s)",
+               "(us)", "(GB/s)", "");
+}
+#line 1524 "chapters/02-shm.nw"
+    unsigned char *host = xcalloc(o->max_bytes ? o->max_bytes : 1, 1);
+    void *sbuf = dev->alloc(o->max_bytes), *rbuf = dev->alloc(o->max_bytes);
+    double *times = xcalloc((size_t)o->iters, sizeof *times);
+    double alpha = 0, beta = 0;
+    size_t last = 0;
+    if (rank < 2) {
+        for (size_t s = o->min_bytes; s <= o->max_bytes; s = s ? s * o->step_factor : 1) {
+            Row row;
+            if (one_size(c, o, s, host, sbuf, rbuf, times, &row, err))
+                return -1;
+            if (rank == 0)
+                
+#line 1558 "chapters/02-shm.nw"
+{
+    char wrong[24];
+    snprintf(wrong, sizeof wrong, "%ld", row.wrong);
+    printf("%12zu %10.2f %9.3f %10.2f %9.3f %8s\n", s, row.oneway * 1e6,
+           s / row.oneway / 1e9, row.both * 1e6, s / row.both / 1e9, o->check ? wrong : "N/A");
+    fflush(stdout);
+    if (s == o->min_bytes)
+        alpha = row.oneway;
+    else
+        beta = (row.oneway - alpha) / (double)(s - o->min_bytes);
+    last = s;
+    if (row.wrong)
+        return error_set(err, "%ld of %zu bytes came back wrong", row.wrong, s);
+}
+#line 1536 "chapters/02-shm.nw"
+            if (s > o->max_bytes / o->step_factor)
+                break;
+        }
+    }
+    
+#line 1575 "chapters/02-shm.nw"
+launch_phase("barrier");
+if (c->barrier(c, err))
+    return -1;
+enum { BARRIERS = 1000 };
+for (int i = 0; i < 100; i++)
+    if (c->barrier(c, err))
+        return -1;
+double t0 = now_seconds();
+for (int i = 0; i < BARRIERS; i++)
+    if (c->barrier(c, err))
+        return -1;
+if (rank == 0)
+    printf("# barrier: %d ranks, %.2f us (mean of %d)\n", size,
+           (now_seconds() - t0) / BARRIERS * 1e6, BARRIERS);
+#line 1541 "chapters/02-shm.nw"
+    if (rank == 0 && last > o->min_bytes && beta > 0)
+        printf("# alpha-beta fit: T(n) = %.2f us + n / (%.2f GB/s)\n", alpha * 1e6,
+               1 / beta / 1e9);
+    dev->release(sbuf);
+    dev->release(rbuf);
+    free(host);
+    free(times);
+    c->close(c);
+    return 0;
+}
+#line 1619 "chapters/02-shm.nw"
+/** Parse, make the shared world, launch the ranks, report a failure. */
+int main(int argc, char **argv)
+{
+    set_program_name(argv[0]);
+    char err[ERR_LEN];
+    Run run;
+    options_defaults(&run.o);
+    unsigned accepted = OPTS_RANKS | OPT_BENCH;
+    if (options_parse(&run.o, argc, argv, accepted, err)) {
+        fprintf(stderr, "%s: %s\n", program_name(), err);
+        return EXIT_USAGE;
+    }
+    if (run.o.help) {
+        options_usage(stdout, summary, accepted, examples);
+        return 0;
+    }
+    if (run.o.n_gpus < 2) {
+        fprintf(stderr, "%s: --n_gpus %d: a ping-pong needs at least 2 ranks\n",
+                program_name(), run.o.n_gpus);
+        return EXIT_USAGE;
+    }
+    if (run.o.min_bytes > run.o.max_bytes) {
+        fprintf(stderr, "%s: -b %zu is larger than -e %zu\n", program_name(), run.o.min_bytes,
+                run.o.max_bytes);
+        return EXIT_USAGE;
+    }
+    if (!(run.w = shm_world_create(run.o.n_gpus, 0, run.o.timeout, err)))
+        fatal("%s", err);
+    int rc = launch(run.o.n_gpus, rank_main, &run, 0, err);
+    shm_world_destroy(run.w);
+    if (rc)
+        fatal("%s", err);
+    return 0;
+}
