@@ -288,6 +288,8 @@ int options_parse(Options *o, int argc, char **argv, unsigned accepted, char *er
         const char *name = a + (one_letter ? 1 : 2), *eq = strchr(name, '=');
         size_t len = eq ? (size_t)(eq - name) : strlen(name);
         const OptionSpec *s = find(name, len, accepted);
+        if (!s && one_letter)
+            return error_set(err, "unknown option '%s' (try --help)", a);
         if (!s)
             return unknown(name, len, accepted, err);
         const char *value = NULL;
@@ -306,7 +308,7 @@ int options_parse(Options *o, int argc, char **argv, unsigned accepted, char *er
     }
     return 0;
 }
-#line 708 "chapters/A1-support.nw"
+#line 710 "chapters/A1-support.nw"
 void options_usage(FILE *f, const char *summary, unsigned accepted, const char *examples)
 {
     fprintf(f, "usage: %s [options]\n%s\n\noptions:\n", program_name(), summary);

@@ -1,0 +1,94 @@
+/* Helpers for tests that launch ranks over the shared-memory transport. Rank functions
+ * run in child processes: they never assert, they return -1 with a message, and the
+ * test asserts on what launch() returns. */
+#ifndef DPS_TEST_RANKS_H
+#define DPS_TEST_RANKS_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "comm.h"
+#include "device.h"
+#include "launch.h"
+#include "util.h"
+
+/* The world of the current test, made before launch() and inherited by the ranks. */
+static ShmWorld *test_world;
+
+/* The device a rank tests on: DPS_TEST_DEVICE=cuda opens GPU rank % count. */
+static inline const Device *rank_device(int rank, char *err)
+{
+    const char *want = getenv("DPS_TEST_DEVICE");
+    if (!want || !*want || strcmp(want, "cpu") == 0)
+        return device_cpu();
+    char why[ERR_LEN];
+    const Device *d = device_cuda_open(rank, why);
+    if (!d)
+        error_set(err, "DEVICE=%s: %s", want, why);
+    return d;
+}
+
+/* In a rank: the communicator of test_world on the device under test. */
+static inline Comm *rank_comm(int rank, char *err)
+{
+    const Device *dev = rank_device(rank, err);
+    return dev ? comm_shm_open(test_world, rank, dev, err) : NULL;
+}
+
+/* Make a world of n ranks (channel of chan bytes, timeout in seconds), launch fn in each,
+ * destroy the world. Returns launch()'s result; err holds its message. */
+static inline int run_ranks(int n, size_t chan, double timeout, RankMain fn, void *arg,
+                            double limit, char *err)
+{
+    test_world = shm_world_create(n, chan, timeout, err);
+    if (!test_world)
+        return -1;
+    int rc = launch(n, fn, arg, limit, err);
+    shm_world_destroy(test_world);
+    test_world = NULL;
+    return rc;
+}
+
+/* Memory shared by the test and its ranks (zeroed), for results the ranks leave behind. */
+static inline void *shared_zeroed(size_t bytes)
+{
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+/* The byte at position j of message i from src to dst: any lost, doubled or reordered
+ * byte, or a message delivered to the wrong rank, changes it. */
+static inline unsigned char msg_byte(int src, int dst, int i, size_t j)
+{
+    uint64_t x = (uint64_t)src * 1000003u + (uint64_t)dst * 10007u + (uint64_t)i * 101u + j;
+    x ^= x >> 13;
+    x *= 0x9E3779B97F4A7C15ull;
+    return (unsigned char)(x >> 56);
+}
+
+/* Send message i of `bytes` to `to` (through the device: upload first). */
+static inline int send_msg(Comm *c, int to, int i, size_t bytes, unsigned char *host,
+                           void *dbuf, char *err)
+{
+    for (size_t j = 0; j < bytes; j++)
+        host[j] = msg_byte(c->rank, to, i, j);
+    c->dev->upload(dbuf, host, bytes);
+    return c->send(c, to, dbuf, bytes, err);
+}
+
+/* Check that `bytes` of device buffer dbuf hold message i from `from` to this rank. */
+static inline int check_msg(Comm *c, int from, int i, size_t bytes, unsigned char *host,
+                            const void *dbuf, char *err)
+{
+    c->dev->download(host, dbuf, bytes);
+    for (size_t j = 0; j < bytes; j++)
+        if (host[j] != msg_byte(from, c->rank, i, j))
+            return error_set(err, "message %d from rank %d to rank %d: byte %zu of %zu is %u, "
+                             "expected %u", i, from, c->rank, j, bytes, host[j],
+                             msg_byte(from, c->rank, i, j));
+    return 0;
+}
+
+#endif

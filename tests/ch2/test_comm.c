@@ -1,0 +1,282 @@
+/* The shared-memory transport: messages arrive whole, once, in order; sizes are checked;
+ * waits end in errors that name the peer; barriers hold. */
+#include <dirent.h>
+#include <stdatomic.h>
+#include <unistd.h>
+
+#include "helpers.h"
+#include "ranks.h"
+
+enum { SMALL_CHANNEL = 4096, MESSAGES = 12 };
+
+/* The size of message i from src to dst: 0 to 3 channels, a few fixed edge cases first. */
+static size_t msg_size(int src, int dst, int i)
+{
+    static const size_t edge[] = {0, 1, 7, 8, 9, SMALL_CHANNEL / 4, SMALL_CHANNEL - 8,
+                                  SMALL_CHANNEL, SMALL_CHANNEL + 1};
+    if (i < (int)(sizeof edge / sizeof edge[0]))
+        return edge[i];
+    uint64_t x = (uint64_t)(src * 131 + dst * 17 + i) * 0x9E3779B97F4A7C15ull;
+    return (size_t)(x >> 40) % (3 * SMALL_CHANNEL + 1);
+}
+
+/* Every rank exchanges MESSAGES messages with every other rank, by sendrecv in a shifted
+ * schedule: at step s, send to r+s and receive from r-s (a ring of distance s). */
+static int all_pairs(int rank, int size, void *arg, char *err)
+{
+    (void)arg;
+    Comm *c = rank_comm(rank, err);
+    if (!c)
+        return -1;
+    size_t cap = 3 * SMALL_CHANNEL + 16;
+    unsigned char *out = xcalloc(cap, 1), *in = xcalloc(cap, 1);
+    void *dout = c->dev->alloc(cap), *din = c->dev->alloc(cap);
+    for (int s = 1; s < size; s++) {
+        int to = (rank + s) % size, from = (rank - s + size) % size;
+        for (int i = 0; i < MESSAGES; i++) {
+            size_t sb = msg_size(rank, to, i), rb = msg_size(from, rank, i);
+            for (size_t j = 0; j < sb; j++)
+                out[j] = msg_byte(rank, to, i, j);
+            c->dev->upload(dout, out, sb);
+            launch_phase("step %d message %d", s, i);
+            if (c->sendrecv(c, to, dout, sb, from, din, rb, err) ||
+                check_msg(c, from, i, rb, in, din, err))
+                return -1;
+        }
+    }
+    c->close(c);
+    return 0;
+}
+
+Test(comm, all_pairs_random_sizes_n2_to_8)
+{
+    char err[ERR_LEN];
+    for (int n = 2; n <= 8; n++)
+        cr_assert(run_ranks(n, SMALL_CHANNEL, 20, all_pairs, NULL, 60, err) == 0, "N = %d: %s",
+                  n, err);
+}
+
+/* Rank 0 streams many messages to rank 1 without waiting for it: rank 1 starts late, and
+ * rank 0 blocks only when the channel is full. Then the other way round, with recv. */
+static int stream(int rank, int size, void *arg, char *err)
+{
+    (void)size;
+    (void)arg;
+    Comm *c = rank_comm(rank, err);
+    if (!c)
+        return -1;
+    enum { COUNT = 300 };
+    size_t cap = 3 * SMALL_CHANNEL + 16;
+    unsigned char *host = xcalloc(cap, 1);
+    void *d = c->dev->alloc(cap);
+    int peer = 1 - rank;
+    for (int dir = 0; dir < 2; dir++) {
+        if (rank == dir) {
+            for (int i = 0; i < COUNT; i++)
+                if (send_msg(c, peer, i, msg_size(rank, peer, i), host, d, err))
+                    return -1;
+        } else {
+            usleep(50000);
+            for (int i = 0; i < COUNT; i++) {
+                size_t b = msg_size(peer, rank, i);
+                if (c->recv(c, peer, d, b, err) || check_msg(c, peer, i, b, host, d, err))
+                    return -1;
+            }
+        }
+    }
+    c->close(c);
+    return 0;
+}
+
+Test(comm, many_messages_stream_in_order)
+{
+    char err[ERR_LEN];
+    cr_assert(run_ranks(2, SMALL_CHANNEL, 20, stream, NULL, 60, err) == 0, "%s", err);
+}
+
+/* Messages of 10x the channel, and an odd size past it, both ways at once and one way. */
+static int big(int rank, int size, void *arg, char *err)
+{
+    (void)size;
+    size_t chan = *(size_t *)arg, bytes = 10 * chan + 13;
+    Comm *c = rank_comm(rank, err);
+    if (!c)
+        return -1;
+    unsigned char *host = xcalloc(bytes, 1);
+    void *dout = c->dev->alloc(bytes), *din = c->dev->alloc(bytes);
+    int peer = 1 - rank;
+    for (size_t j = 0; j < bytes; j++)
+        host[j] = msg_byte(rank, peer, 0, j);
+    c->dev->upload(dout, host, bytes);
+    if (c->sendrecv(c, peer, dout, bytes, peer, din, bytes, err) ||
+        check_msg(c, peer, 0, bytes, host, din, err))
+        return -1;
+    if (rank == 0 ? send_msg(c, 1, 1, bytes, host, dout, err)
+                  : c->recv(c, 0, din, bytes, err) || check_msg(c, 0, 1, bytes, host, din, err))
+        return -1;
+    c->close(c);
+    return 0;
+}
+
+Test(comm, message_ten_times_the_channel)
+{
+    char err[ERR_LEN];
+    size_t chans[] = {SMALL_CHANNEL, SHM_CHANNEL_BYTES};
+    for (int i = 0; i < 2; i++)
+        cr_assert(run_ranks(2, chans[i], 20, big, &chans[i], 60, err) == 0,
+                  "channel %zu B: %s", chans[i], err);
+}
+
+/* A receiver that expects 800 bytes from a sender that sent 400 is told so. */
+static int mismatch(int rank, int size, void *arg, char *err)
+{
+    (void)size;
+    (void)arg;
+    Comm *c = rank_comm(rank, err);
+    if (!c)
+        return -1;
+    void *d = c->dev->alloc(800);
+    launch_phase("the conversation");
+    if (rank == 0)
+        return c->send(c, 1, d, 400, err) ? -1 : (sleep(10), 0);
+    return c->recv(c, 0, d, 800, err);
+}
+
+Test(comm, length_mismatch_is_an_error)
+{
+    char err[ERR_LEN];
+    cr_assert(run_ranks(2, 0, 20, mismatch, NULL, 30, err) != 0, "the run succeeded");
+    cr_assert(strstr(err, "rank 1") && strstr(err, "400 bytes") && strstr(err, "800 bytes"),
+              "message: %s", err);
+}
+
+/* 10^4 barriers at 8 ranks. Round k: write k into my slot, barrier, then every slot must
+ * hold k or k+1 (a rank may already have written k+1; none can be past that). */
+static int barriers(int rank, int size, void *arg, char *err)
+{
+    _Atomic int *slot = arg;
+    Comm *c = rank_comm(rank, err);
+    if (!c)
+        return -1;
+    for (int k = 1; k <= 10000; k++) {
+        atomic_store(&slot[rank], k);
+        if (rank == k % size && k % 1000 == 0)
+            usleep(2000); /* a late rank now and then */
+        if (c->barrier(c, err))
+            return -1;
+        for (int r = 0; r < size; r++) {
+            int v = atomic_load(&slot[r]);
+            if (v != k && v != k + 1)
+                return error_set(err, "after barrier %d rank %d sees rank %d at %d", k, rank, r,
+                                 v);
+        }
+    }
+    c->close(c);
+    return 0;
+}
+
+Test(comm, ten_thousand_barriers_at_8_ranks)
+{
+    char err[ERR_LEN];
+    _Atomic int *slot = shared_zeroed(8 * sizeof *slot);
+    cr_assert(slot);
+    cr_assert(run_ranks(8, SMALL_CHANNEL, 20, barriers, slot, 100, err) == 0, "%s", err);
+}
+
+/* Rank 0 never sends; rank 1's receive must end in an error naming rank 0 and its phase. */
+static int silent(int rank, int size, void *arg, char *err)
+{
+    (void)size;
+    (void)arg;
+    Comm *c = rank_comm(rank, err);
+    if (!c)
+        return -1;
+    if (rank == 0) {
+        launch_phase("sleeping on purpose");
+        sleep(30);
+        return 0;
+    }
+    char buf[8];
+    launch_phase("waiting for rank 0");
+    return c->recv(c, 0, buf, sizeof buf, err);
+}
+
+Test(comm, recv_from_a_silent_rank_times_out)
+{
+    char err[ERR_LEN];
+    double t0 = now_seconds();
+    cr_assert(run_ranks(2, 0, 0.5, silent, NULL, 20, err) != 0, "the run succeeded");
+    double t = now_seconds() - t0;
+    cr_assert(strstr(err, "rank 1") && strstr(err, "recv from rank 0 timed out after 0.5 s") &&
+              strstr(err, "sleeping on purpose"), "message: %s", err);
+    cr_assert(t < 2.5, "took %.1f s", t);
+}
+
+/* Rank 2 never comes to the barrier: the others' barrier names it. */
+static int absent(int rank, int size, void *arg, char *err)
+{
+    (void)size;
+    (void)arg;
+    Comm *c = rank_comm(rank, err);
+    if (!c)
+        return -1;
+    if (rank == 2) {
+        launch_phase("elsewhere");
+        sleep(30);
+        return 0;
+    }
+    return c->barrier(c, err);
+}
+
+Test(comm, barrier_names_the_rank_that_never_came)
+{
+    char err[ERR_LEN];
+    cr_assert(run_ranks(3, 0, 0.5, absent, NULL, 20, err) != 0, "the run succeeded");
+    cr_assert(strstr(err, "barrier timed out after 0.5 s waiting for rank(s) 2 ('elsewhere')"),
+              "message: %s", err);
+}
+
+/* Bad peers are refused with a message, not a crash or a hang. */
+static int bad_peer(int rank, int size, void *arg, char *err)
+{
+    (void)size;
+    (void)arg;
+    Comm *c = rank_comm(rank, err);
+    if (!c)
+        return -1;
+    char buf[4];
+    char e1[ERR_LEN], e2[ERR_LEN];
+    if (c->send(c, rank, buf, 4, e1) == 0 || c->recv(c, 7, buf, 4, e2) == 0)
+        return error_set(err, "a message to itself or to rank 7 was accepted");
+    if (!strstr(e1, "no such peer") || !strstr(e2, "no such peer"))
+        return error_set(err, "unexpected messages: '%s', '%s'", e1, e2);
+    c->close(c);
+    return 0;
+}
+
+Test(comm, bad_peers_are_refused)
+{
+    char err[ERR_LEN];
+    cr_assert(run_ranks(2, 0, 2, bad_peer, NULL, 20, err) == 0, "%s", err);
+}
+
+static int count_dev_shm(void)
+{
+    DIR *d = opendir("/dev/shm");
+    if (!d)
+        return 0;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+Test(comm, nothing_named_is_left_in_dev_shm)
+{
+    char err[ERR_LEN];
+    int before = count_dev_shm();
+    cr_assert(run_ranks(4, SMALL_CHANNEL, 20, all_pairs, NULL, 60, err) == 0, "%s", err);
+    int after = count_dev_shm();
+    cr_assert(after == before, "/dev/shm had %d entries, now %d", before, after);
+}

@@ -1,0 +1,185 @@
+/* The launcher: a rank that dies is reported by rank, signal or status, and phase; the
+ * others are stopped fast; no process is left behind. */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "helpers.h"
+#include "ranks.h"
+
+/* Whether process pid is gone: no such process, or a zombie (dead, not yet reaped by an
+ * init that does not reap). */
+static int gone(pid_t pid)
+{
+    if (kill(pid, 0) == -1 && errno == ESRCH)
+        return 1;
+    char path[64], stat[256] = "";
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 1;
+    size_t n = fread(stat, 1, sizeof stat - 1, f);
+    fclose(f);
+    stat[n] = '\0';
+    char *p = strrchr(stat, ')');
+    return p && p[1] == ' ' && p[2] == 'Z';
+}
+
+static int ok(int rank, int size, void *arg, char *err)
+{
+    (void)size;
+    (void)err;
+    int *seen = arg;
+    seen[rank] = 1;
+    return 0;
+}
+
+Test(launch, every_rank_runs_once)
+{
+    char err[ERR_LEN];
+    int *seen = shared_zeroed(8 * sizeof *seen);
+    cr_assert(launch(8, ok, seen, 10, err) == 0, "%s", err);
+    for (int r = 0; r < 8; r++)
+        cr_assert(seen[r] == 1, "rank %d did not run", r);
+}
+
+Test(launch, impossible_sizes_are_refused)
+{
+    char err[ERR_LEN];
+    cr_assert(launch(0, ok, NULL, 10, err) == -1);
+    cr_assert(strstr(err, "1 to 64"), "message: %s", err);
+    cr_assert(launch(LAUNCH_MAX_RANKS + 1, ok, NULL, 10, err) == -1);
+}
+
+/* Rank 2 aborts while the others wait for messages that will never come (their timeout
+ * is a minute): the launcher must end the run within 2 s, naming rank 2 and SIGABRT. */
+static int aborts(int rank, int size, void *arg, char *err)
+{
+    pid_t *pids = arg;
+    pids[rank] = getpid();
+    Comm *c = rank_comm(rank, err);
+    if (!c)
+        return -1;
+    if (rank == 2) {
+        launch_phase("step 3 of the test");
+        usleep(100000);
+        abort();
+    }
+    char buf[8];
+    launch_phase("waiting for rank %d", (rank + 1) % size);
+    return c->recv(c, (rank + 1) % size, buf, sizeof buf, err);
+}
+
+Test(launch, a_rank_that_aborts_ends_the_run_within_2s)
+{
+    char err[ERR_LEN];
+    pid_t *pids = shared_zeroed(4 * sizeof *pids);
+    double t0 = now_seconds();
+    cr_assert(run_ranks(4, 0, 60, aborts, pids, 30, err) != 0, "the run succeeded");
+    double t = now_seconds() - t0;
+    cr_assert(t < 2.0, "the run took %.2f s to end", t);
+    cr_assert(strstr(err, "rank 2 was killed by signal 6") && strstr(err, "step 3 of the test"),
+              "message: %s", err);
+    for (int r = 0; r < 4; r++)
+        cr_assert(pids[r] > 0 && gone(pids[r]), "rank %d (pid %d) is still alive", r, pids[r]);
+}
+
+static int fails(int rank, int size, void *arg, char *err)
+{
+    (void)size;
+    (void)arg;
+    if (rank == 1) {
+        launch_phase("writing the checkpoint");
+        return error_set(err, "disk full");
+    }
+    sleep(30);
+    return 0;
+}
+
+Test(launch, an_error_is_reported_with_its_phase)
+{
+    char err[ERR_LEN];
+    cr_assert(launch(3, fails, NULL, 30, err) != 0);
+    cr_assert(strstr(err, "rank 1 failed during 'writing the checkpoint': disk full"),
+              "message: %s", err);
+}
+
+static int exits(int rank, int size, void *arg, char *err)
+{
+    (void)size;
+    (void)arg;
+    (void)err;
+    if (rank == 0) {
+        fflush(NULL);
+        _exit(3);
+    }
+    sleep(30);
+    return 0;
+}
+
+Test(launch, an_exit_status_is_reported)
+{
+    char err[ERR_LEN];
+    cr_assert(launch(2, exits, NULL, 30, err) != 0);
+    cr_assert(strstr(err, "rank 0 exited with status 3"), "message: %s", err);
+}
+
+static int stuck(int rank, int size, void *arg, char *err)
+{
+    (void)size;
+    (void)arg;
+    (void)err;
+    if (rank == 1) {
+        launch_phase("an endless loop");
+        for (volatile int spin = 1; spin;)
+            ;
+    }
+    return 0;
+}
+
+Test(launch, a_time_limit_stops_a_stuck_rank)
+{
+    char err[ERR_LEN];
+    double t0 = now_seconds();
+    cr_assert(launch(2, stuck, NULL, 0.5, err) != 0);
+    cr_assert(now_seconds() - t0 < 2.5);
+    cr_assert(strstr(err, "still running after the limit of 0.5 s") &&
+              strstr(err, "rank 1 is in 'an endless loop'"), "message: %s", err);
+}
+
+/* If the launcher itself is killed, its ranks die with it (PR_SET_PDEATHSIG). The launcher
+ * runs in a child of the test, which the test kills with SIGKILL. */
+static int sleeper(int rank, int size, void *arg, char *err)
+{
+    (void)size;
+    (void)err;
+    pid_t *pids = arg;
+    pids[rank] = getpid();
+    sleep(30);
+    return 0;
+}
+
+Test(launch, ranks_die_with_their_launcher)
+{
+    pid_t *pids = shared_zeroed(3 * sizeof *pids);
+    pid_t launcher = fork();
+    cr_assert(launcher >= 0);
+    if (launcher == 0) {
+        char err[ERR_LEN];
+        _exit(launch(3, sleeper, pids, 60, err) == 0 ? 0 : 1);
+    }
+    double t0 = now_seconds();
+    while ((!pids[0] || !pids[1] || !pids[2]) && now_seconds() - t0 < 10)
+        usleep(1000);
+    kill(launcher, SIGKILL);
+    waitpid(launcher, NULL, 0);
+    t0 = now_seconds();
+    for (int r = 0; r < 3; r++) {
+        cr_assert(pids[r] > 0, "rank %d never started", r);
+        while (!gone(pids[r]) && now_seconds() - t0 < 2)
+            usleep(1000);
+        cr_assert(gone(pids[r]), "rank %d (pid %d) outlived its launcher", r, pids[r]);
+    }
+}
