@@ -1,0 +1,135 @@
+/* Tests of exercise 2.2, barrier_dissemination. */
+#include <stdatomic.h>
+#include <unistd.h>
+
+#include "ch2.h"
+#include "helpers.h"
+#include "ranks.h"
+
+/* A communicator that counts the messages sent through it, then passes them on. */
+typedef struct Counting {
+    Comm comm;
+    Comm *inner;
+    long sends;
+} Counting;
+
+static int c_send(Comm *c, int to, const void *buf, size_t bytes, char *err)
+{
+    Counting *w = c->state;
+    w->sends++;
+    return w->inner->send(w->inner, to, buf, bytes, err);
+}
+static int c_recv(Comm *c, int from, void *buf, size_t bytes, char *err)
+{
+    Counting *w = c->state;
+    return w->inner->recv(w->inner, from, buf, bytes, err);
+}
+static int c_sendrecv(Comm *c, int to, const void *s, size_t sb, int from, void *r, size_t rb,
+                      char *err)
+{
+    Counting *w = c->state;
+    w->sends++;
+    return w->inner->sendrecv(w->inner, to, s, sb, from, r, rb, err);
+}
+static int c_barrier(Comm *c, char *err)
+{
+    (void)c;
+    return error_set(err, "the exercise must not call the transport's own barrier");
+}
+
+static Counting counting(Comm *inner)
+{
+    Counting w = {.inner = inner};
+    w.comm = *inner;
+    w.comm.send = c_send;
+    w.comm.recv = c_recv;
+    w.comm.sendrecv = c_sendrecv;
+    w.comm.barrier = c_barrier;
+    return w;
+}
+
+typedef struct Shared {
+    _Atomic int slot[8];
+    long sends[8];
+} Shared;
+
+enum { ROUNDS = 200 };
+
+/* Round k: write k, barrier, then every slot must hold k or k+1. */
+static int rounds(int rank, int size, void *arg, char *err)
+{
+    Shared *s = arg;
+    Comm *inner = comm_shm_open(test_world, rank, device_cpu(), err);
+    if (!inner)
+        return -1;
+    Counting w = counting(inner);
+    w.comm.state = &w;
+    for (int k = 1; k <= ROUNDS; k++) {
+        if (k % 50 == 1 && rank == k % size)
+            usleep(5000);
+        atomic_store(&s->slot[rank], k);
+        if (barrier_dissemination(&w.comm, err))
+            return -1;
+        for (int r = 0; r < size; r++) {
+            int v = atomic_load(&s->slot[r]);
+            if (v != k && v != k + 1)
+                return error_set(err, "after barrier %d rank %d sees rank %d at %d", k, rank, r,
+                                 v);
+        }
+    }
+    s->sends[rank] = w.sends;
+    return 0;
+}
+
+static int ceil_log2(int n)
+{
+    int k = 0;
+    while ((1 << k) < n)
+        k++;
+    return k;
+}
+
+Test(ex_barrier_dissemination, holds_at_1_to_8_ranks)
+{
+    for (int n = 1; n <= 8; n++) {
+        Shared *s = shared_zeroed(sizeof *s);
+        char err[ERR_LEN];
+        cr_assert(run_ranks(n, 0, 10, rounds, s, 60, err) == 0, "%d ranks: %s", n, err);
+    }
+}
+
+Test(ex_barrier_dissemination, sends_ceil_log2_n_messages_per_barrier)
+{
+    for (int n = 2; n <= 8; n++) {
+        Shared *s = shared_zeroed(sizeof *s);
+        char err[ERR_LEN];
+        cr_assert(run_ranks(n, 0, 10, rounds, s, 60, err) == 0, "%d ranks: %s", n, err);
+        for (int r = 0; r < n; r++)
+            cr_assert(s->sends[r] <= (long)ROUNDS * ceil_log2(n),
+                      "%d ranks: rank %d sent %ld messages in %d barriers; at most %d each", n,
+                      r, s->sends[r], ROUNDS, ceil_log2(n));
+    }
+}
+
+/* Rank 2 never arrives: the others must fail with the transport's timeout, not hang. */
+static int absent(int rank, int size, void *arg, char *err)
+{
+    (void)size;
+    (void)arg;
+    Comm *c = comm_shm_open(test_world, rank, device_cpu(), err);
+    if (!c)
+        return -1;
+    if (rank == 2) {
+        launch_phase("elsewhere");
+        sleep(20);
+        return 0;
+    }
+    return barrier_dissemination(c, err);
+}
+
+Test(ex_barrier_dissemination, a_missing_rank_is_a_timeout_not_a_hang)
+{
+    char err[ERR_LEN];
+    cr_assert(run_ranks(4, 0, 0.5, absent, NULL, 10, err) != 0, "the barrier passed");
+    cr_assert(strstr(err, "timed out") && strstr(err, "elsewhere"), "message: %s", err);
+}
