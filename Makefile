@@ -1,7 +1,7 @@
 # Data Parallelism from Scratch: the one entry point.
 #
 #   make                 every stage program
-#   make chapterN        the stage program of chapter N (chapter1: ./mlp)
+#   make chapterN        the stage program of chapter N (chapter1: ./mlp, chapter2: ./pingpong)
 #   make tangle          chapters/*.nw -> tangled/ and kernels/ (needs noweb)
 #   make test            drift check + Criterion tests (DEVICE=cpu|cuda)
 #   make book            book/book.pdf

@@ -1,4 +1,4 @@
-#line 1298 "chapters/02-shm.nw"
+#line 1300 "chapters/02-shm.nw"
 /**
  * @file comm_shm.c
  * @brief The shared-memory transport: channels, doorbells, barrier, CUDA IPC.
@@ -29,7 +29,7 @@
 #define cpu_relax() atomic_signal_fence(memory_order_seq_cst)
 #endif
 
-#line 686 "chapters/02-shm.nw"
+#line 687 "chapters/02-shm.nw"
 /** Align to a cache line, so that counters written by different ranks do not share one. */
 #define LINE 64
 /** Copy @p n bytes; memcpy on the CPU, the device's peer_copy on a GPU. */
@@ -89,7 +89,7 @@ static void futex_wake(_Atomic uint32_t *word, int count)
 {
     syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, count, NULL, NULL, 0);
 }
-#line 634 "chapters/02-shm.nw"
+#line 635 "chapters/02-shm.nw"
 /** Bytes published at once: a quarter of the ring, so both sides copy at the same time. */
 static size_t piece(size_t cap) { return cap / 4; }
 
@@ -129,7 +129,7 @@ static size_t ring_pop(RingCtl *r, const unsigned char *base, size_t cap, unsign
     atomic_store_explicit(&r->head, head + (uint32_t)n, memory_order_release);
     return n;
 }
-#line 737 "chapters/02-shm.nw"
+#line 738 "chapters/02-shm.nw"
 static ChannelCtl *channel(ShmWorld *w, int src, int dst)
 {
     return (ChannelCtl *)((char *)w + w->ctl_at) + (size_t)src * w->size + dst;
@@ -155,7 +155,8 @@ ShmWorld *shm_world_create(int size, size_t channel_bytes, double timeout_s, cha
         error_set(err, "shm: %d ranks asked for; 1 to %d are possible", size, LAUNCH_MAX_RANKS);
         return NULL;
     }
-    if (channel_bytes < 64 || channel_bytes > (1u << 31) || (channel_bytes & (channel_bytes - 1))) {
+    bool power_of_two = (channel_bytes & (channel_bytes - 1)) == 0;
+    if (channel_bytes < 64 || channel_bytes > (1u << 31) || !power_of_two) {
         error_set(err, "shm: a channel of %zu bytes: it must be a power of two, 64 B to 2 GiB",
                   channel_bytes);
         return NULL;
@@ -188,7 +189,7 @@ void shm_world_destroy(ShmWorld *w)
     if (w)
         munmap(w, w->map_bytes);
 }
-#line 827 "chapters/02-shm.nw"
+#line 829 "chapters/02-shm.nw"
 static void ring_bell(ShmWorld *w, int rank)
 {
     Bell *b = &w->bell[rank];
@@ -217,7 +218,7 @@ static int wait_bell(ShmComm *c, uint32_t seen, double deadline)
             return 0;
     }
 }
-#line 871 "chapters/02-shm.nw"
+#line 873 "chapters/02-shm.nw"
 /** The device-payload bit of a message header. */
 #define ON_DEVICE (1ull << 63)
 
@@ -246,7 +247,7 @@ static Transfer transfer(const ShmComm *c, int peer, const void *buf, size_t byt
         t.header[i] = (unsigned char)(h >> (8 * i));
     return t;
 }
-#line 906 "chapters/02-shm.nw"
+#line 908 "chapters/02-shm.nw"
 static size_t progress_send(ShmComm *c, Transfer *t)
 {
     ShmWorld *w = c->w;
@@ -274,7 +275,7 @@ static size_t progress_send(ShmComm *c, Transfer *t)
         ring_bell(w, t->peer);
     return moved;
 }
-#line 940 "chapters/02-shm.nw"
+#line 942 "chapters/02-shm.nw"
 static long progress_recv(ShmComm *c, Transfer *t, char *err)
 {
     ShmWorld *w = c->w;
@@ -286,7 +287,7 @@ static long progress_recv(ShmComm *c, Transfer *t, char *err)
         unsigned char got[8];
         k = ring_pop(&ch->host, ring, w->host_bytes, got, 8 - t->header_done, host_copy);
         
-#line 974 "chapters/02-shm.nw"
+#line 976 "chapters/02-shm.nw"
 if (memcmp(got, t->header + t->header_done, k) != 0) {
     memcpy(t->header + t->header_done, got, k);
     uint64_t h = 0;
@@ -300,7 +301,7 @@ if (memcmp(got, t->header + t->header_done, k) != 0) {
                      (unsigned long long)(h & ~ON_DEVICE), on_device(c) ? "device" : "host",
                      t->bytes);
 }
-#line 951 "chapters/02-shm.nw"
+#line 953 "chapters/02-shm.nw"
         t->header_done += k;
         moved += k;
     }
@@ -318,7 +319,7 @@ if (memcmp(got, t->header + t->header_done, k) != 0) {
         ring_bell(w, t->peer);
     return (long)moved;
 }
-#line 1002 "chapters/02-shm.nw"
+#line 1004 "chapters/02-shm.nw"
 static int timed_out(ShmComm *c, const Transfer *out, const Transfer *in, char *err)
 {
     const Transfer *t = !finished(in) ? in : out;
@@ -354,7 +355,7 @@ static int exchange(ShmComm *c, Transfer *out, Transfer *in, char *err)
     }
     return 0;
 }
-#line 1043 "chapters/02-shm.nw"
+#line 1045 "chapters/02-shm.nw"
 static int check_peer(const Comm *c, int peer, const char *what, char *err)
 {
     if (peer < 0 || peer >= c->size || peer == c->rank)
@@ -390,7 +391,7 @@ static int shm_sendrecv(Comm *comm, int to, const void *sbuf, size_t sbytes, int
     Transfer out = transfer(c, to, sbuf, sbytes), in = transfer(c, from, rbuf, rbytes);
     return exchange(c, &out, &in, err);
 }
-#line 1095 "chapters/02-shm.nw"
+#line 1097 "chapters/02-shm.nw"
 static int barrier_timed_out(ShmComm *c, uint32_t mine, char *err)
 {
     ShmWorld *w = c->w;
@@ -437,7 +438,7 @@ static int shm_barrier(Comm *comm, char *err)
     }
     return 0;
 }
-#line 1231 "chapters/02-shm.nw"
+#line 1233 "chapters/02-shm.nw"
 static int open_device_rings(ShmComm *c, char *err)
 {
     ShmWorld *w = c->w;
@@ -459,7 +460,7 @@ static int open_device_rings(ShmComm *c, char *err)
             return -1;
     return 0;
 }
-#line 1258 "chapters/02-shm.nw"
+#line 1260 "chapters/02-shm.nw"
 static void shm_close(Comm *comm)
 {
     ShmComm *c = (ShmComm *)comm;

@@ -43,7 +43,7 @@ static void check(int n, int count, int late_every)
     s->rounds = count;
     s->late_every = late_every;
     char err[ERR_LEN];
-    cr_assert(launch(n, rounds, s, 60, err) == 0, "%d ranks: %s", n, err);
+    cr_assert(launch(n, rounds, s, 20, err) == 0, "%d ranks: %s", n, err);
 }
 
 Test(ex_sense_barrier, two_ranks_one_late_each_round)
