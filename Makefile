@@ -91,7 +91,7 @@ CONFIG := $(CC) $(CFLAGS) | $(LDLIBS) | $(NVCC) $(NVCCFLAGS) | $(HAVE_CUDA)
 $(shell mkdir -p $(OBJ) && { echo '$(CONFIG)' | cmp -s - $(BUILD)/config || echo '$(CONFIG)' > $(BUILD)/config; })
 
 # ---------------------------------------------------------------- sources
-PROGRAMS   := mlp pingpong
+PROGRAMS   := mlp pingpong ps
 PROG_SRCS  := $(addprefix tangled/,$(addsuffix .c,$(PROGRAMS)))
 LIB_SRCS   := $(filter-out $(PROG_SRCS),$(wildcard tangled/*.c))
 LIB_OBJS   := $(patsubst tangled/%.c,$(OBJ)/%.o,$(LIB_SRCS))
@@ -100,7 +100,7 @@ LIB_OBJS   += $(patsubst kernels/%.cu,$(OBJ)/%.cu.o,$(wildcard kernels/*.cu))
 endif
 LIB        := $(BUILD)/libdps.a
 
-.PHONY: all chapter0 chapter1 chapter2 tangle check-tangle test test-run deps deps-check \
+.PHONY: all chapter0 chapter1 chapter2 chapter3 tangle check-tangle test test-run deps deps-check \
         book docs clean help grade manifest handout
 .DEFAULT_GOAL := all
 
@@ -109,6 +109,7 @@ chapter0:
 	@echo "chapter 0 is prose only: make book"
 chapter1: mlp
 chapter2: pingpong
+chapter3: ps
 
 $(OBJ)/%.o: tangled/%.c $(BUILD)/config
 	@mkdir -p $(@D)

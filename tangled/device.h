@@ -70,6 +70,8 @@ typedef struct Device {
 
 /** The CPU device (always available). */
 const Device *device_cpu(void);
+/** Threads the CPU's BLAS may use in this process (ranks sharing a machine split it). */
+void device_cpu_threads(int threads);
 /**
  * The CUDA device for rank @p rank (GPU rank % count), or NULL with the reason
  * in @p why (ERR_LEN bytes) when no GPU answers. Call it after fork(), never before.

@@ -1,4 +1,4 @@
-#line 1678 "chapters/01-mlp.nw"
+#line 1693 "chapters/01-mlp.nw"
 /**
  * @file train.c
  * @brief The training loop.
@@ -18,7 +18,7 @@ long train_steps_per_epoch(long n_train, int batch_size, int world)
     return n_train / ((long)batch_size * world);
 }
 
-#line 1814 "chapters/01-mlp.nw"
+#line 1834 "chapters/01-mlp.nw"
 void evaluate(Model *m, const Dataset *d, long lo, long hi, double *right)
 {
     const Device *dev = m->dev;
@@ -35,7 +35,7 @@ void evaluate(Model *m, const Dataset *d, long lo, long hi, double *right)
     dev->zero(m->stats, 2 * sizeof(float));
 }
 
-#line 1699 "chapters/01-mlp.nw"
+#line 1714 "chapters/01-mlp.nw"
 int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Dataset *test,
               Strategy *s, TrainResult *res, char *err)
 {
@@ -56,15 +56,15 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
     int rc = 0;
     for (int epoch = 1; epoch <= cfg->epochs && rc == 0; epoch++) {
         
-#line 1730 "chapters/01-mlp.nw"
+#line 1745 "chapters/01-mlp.nw"
 for (long i = 0; i < train->n; i++)
     perm[i] = (int32_t)i;
 Rng r;
 rng_seed(&r, cfg->seed, STREAM_SHUFFLE + (uint64_t)epoch);
 rng_shuffle(&r, perm, train->n);
-#line 1719 "chapters/01-mlp.nw"
+#line 1734 "chapters/01-mlp.nw"
         
-#line 1743 "chapters/01-mlp.nw"
+#line 1758 "chapters/01-mlp.nw"
 Progress bar;
 progress_begin(&bar, cfg->out ? cfg->out : stdout, cfg->quiet || !cfg->out || rank != 0,
                epoch, cfg->epochs, steps);
@@ -90,17 +90,22 @@ for (long step = 0; step < steps && rc == 0; step++) {
     if (s && s->sync_gradients && s->sync_gradients(s, m, &res->timers, err))
         rc = -1;
     t = now_seconds();
-    model_sgd_step(m, cfg->lr);
-    dev->sync();
-    timers_add(&res->timers, "update", (t1 = now_seconds()) - t);
-    t = t1;
+    if (s && s->update) {
+        if (rc == 0 && s->update(s, m, cfg->lr, &res->timers, err))
+            rc = -1;
+    } else {
+        model_sgd_step(m, cfg->lr);
+        dev->sync();
+        timers_add(&res->timers, "update", now_seconds() - t);
+    }
+    t = now_seconds();
     progress_update(&bar, step + 1, global);
 }
 double train_seconds = now_seconds() - epoch_start;
 progress_end(&bar);
-#line 1720 "chapters/01-mlp.nw"
+#line 1735 "chapters/01-mlp.nw"
         
-#line 1783 "chapters/01-mlp.nw"
+#line 1803 "chapters/01-mlp.nw"
 if (rc == 0) {
     float st[2];
     dev->download(st, m->stats, sizeof st);
@@ -125,7 +130,7 @@ if (rc == 0) {
     if (rc == 0 && rank == 0 && cfg->log)
         report_csv_row(cfg->log, e);
 }
-#line 1721 "chapters/01-mlp.nw"
+#line 1736 "chapters/01-mlp.nw"
     }
     free(perm);
     free(xb);

@@ -24,6 +24,8 @@ struct Strategy {
     int (*sync_gradients)(Strategy *s, Model *m, Timers *t, char *err);
     /** Replace v[0..n) by its sum over all ranks. */
     int (*sum_stats)(Strategy *s, double *v, int n, char *err);
+    /** Update the weights from the synced gradients, or NULL for the local SGD step. */
+    int (*update)(Strategy *s, Model *m, float lr, Timers *t, char *err);
     void *state;      /**< the strategy's own data */
 };
 

@@ -1,0 +1,130 @@
+#line 287 "chapters/03-ps.nw"
+/**
+ * @file param_server.c
+ * @brief The parameter server's two roles.
+ */
+#include "param_server.h"
+
+#include <string.h>
+
+#include "launch.h"
+#include "util.h"
+
+/** Figures summed after each epoch: train_run's loss, right answers, test right answers. */
+#define PS_STATS 3
+
+#line 209 "chapters/03-ps.nw"
+/** The server's half of sum_stats: add the workers' vectors, send back the sum. */
+static int sum_through_server(Comm *host, char *err)
+{
+    double v[PS_STATS] = {0}, sum[PS_STATS] = {0};
+    for (int w = 1; w < host->size; w++) {
+        if (host->recv(host, w, v, sizeof v, err))
+            return -1;
+        for (int i = 0; i < PS_STATS; i++)
+            sum[i] += v[i];
+    }
+    for (int w = 1; w < host->size; w++)
+        if (host->send(host, w, sum, sizeof sum, err))
+            return -1;
+    return 0;
+}
+#line 152 "chapters/03-ps.nw"
+int ps_serve(Comm *c, Comm *host, Model *m, int epochs, long steps, float lr, PsReport *rep,
+             char *err)
+{
+    const Device *dev = m->dev;
+    const size_t P = m->n_params, bytes = P * sizeof(float);
+    const int workers = c->size - 1;
+    float *incoming = dev->alloc(bytes);
+    memset(rep, 0, sizeof *rep);
+    for (int epoch = 1; epoch <= epochs; epoch++) {
+        for (long step = 0; step < steps; step++) {
+            launch_phase("epoch %d step %ld: waiting for gradients", epoch, step);
+            
+#line 176 "chapters/03-ps.nw"
+double t0 = now_seconds();
+dev->zero(m->grads, bytes);
+for (int w = 1; w <= workers; w++) {
+    if (c->recv(c, w, incoming, bytes, err))
+        return -1;
+    dev->axpy(P, 1.0f / workers, incoming, m->grads);
+}
+dev->sync();
+double t1 = now_seconds();
+rep->wait += t1 - t0;
+rep->bytes_in += (double)bytes * workers;
+#line 164 "chapters/03-ps.nw"
+            
+#line 190 "chapters/03-ps.nw"
+model_sgd_step(m, lr);
+dev->sync();
+double took = now_seconds() - t1;
+rep->update += took;
+launch_phase("epoch %d step %ld: sending the weights", epoch, step);
+t0 = now_seconds();
+for (int w = 1; w <= workers; w++)
+    if (host->send(host, w, &took, sizeof took, err) || c->send(c, w, m->params, bytes, err))
+        return -1;
+rep->send += now_seconds() - t0;
+rep->bytes_out += (double)bytes * workers;
+rep->steps++;
+#line 165 "chapters/03-ps.nw"
+        }
+        launch_phase("epoch %d: summing the figures", epoch);
+        if (sum_through_server(host, err))
+            return -1;
+    }
+    dev->release(incoming);
+    return 0;
+}
+#line 235 "chapters/03-ps.nw"
+static int push(Strategy *s, Model *m, Timers *t, char *err)
+{
+    Comm *c = ((Comm **)s->state)[0];
+    double t0 = now_seconds();
+    launch_phase("pushing the gradient");
+    if (c->send(c, 0, m->grads, m->n_params * sizeof(float), err))
+        return -1;
+    timers_add(t, "push", now_seconds() - t0);
+    return 0;
+}
+
+static int pull(Strategy *s, Model *m, float lr, Timers *t, char *err)
+{
+    (void)lr; /* the server steps */
+    Comm *c = ((Comm **)s->state)[0], *host = ((Comm **)s->state)[1];
+    double took, t0 = now_seconds();
+    launch_phase("waiting for the weights");
+    if (host->recv(host, 0, &took, sizeof took, err))
+        return -1;
+    double t1 = now_seconds();
+    timers_add(t, "wait", t1 - t0 - took > 0 ? t1 - t0 - took : 0);
+    timers_add(t, "update", took < t1 - t0 ? took : t1 - t0);
+    if (c->recv(c, 0, m->params, m->n_params * sizeof(float), err))
+        return -1;
+    timers_add(t, "pull", now_seconds() - t1);
+    return 0;
+}
+
+static int sum_stats(Strategy *s, double *v, int n, char *err)
+{
+    Comm *host = ((Comm **)s->state)[1];
+    double buf[PS_STATS] = {0};
+    if (n > PS_STATS)
+        return error_set(err, "ps: %d figures to sum, at most %d", n, PS_STATS);
+    memcpy(buf, v, (size_t)n * sizeof *v);
+    if (host->send(host, 0, buf, sizeof buf, err) || host->recv(host, 0, buf, sizeof buf, err))
+        return -1;
+    memcpy(v, buf, (size_t)n * sizeof *v);
+    return 0;
+}
+
+void ps_worker(Strategy *s, Comm *c, Comm *host, Comm **state)
+{
+    state[0] = c;
+    state[1] = host;
+    *s = (Strategy){.name = "param_server", .rank = c->rank - 1, .world = c->size - 1,
+                    .sync_gradients = push, .sum_stats = sum_stats, .update = pull,
+                    .state = state};
+}

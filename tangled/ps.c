@@ -1,0 +1,168 @@
+#line 314 "chapters/03-ps.nw"
+/**
+ * @file ps.c
+ * @brief The program ps: data-parallel training through a parameter server (chapter 3).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "comm.h"
+#include "data.h"
+#include "device.h"
+#include "launch.h"
+#include "model.h"
+#include "options.h"
+#include "param_server.h"
+#include "report.h"
+#include "train.h"
+#include "util.h"
+
+static const char *summary =
+    "Train an MLP with a parameter server: rank 0 keeps the weights, ranks 1..N-1 compute\n"
+    "gradients on their share of each global batch of (N-1) x batch_size samples.";
+static const char *examples =
+    "  ./ps --n_gpus 4                          a server and 3 workers\n"
+    "  ./ps --n_gpus 3 --batch_size 32          global batch 64, as ./mlp's default\n"
+    "  ./ps --n_gpus 8 --device cpu --quiet     8 processes, the final line only\n";
+
+/** What every rank needs, prepared before the fork. */
+typedef struct Run {
+    Options o;          /**< the command line */
+    Dataset train;      /**< training set */
+    Dataset test;       /**< test set */
+    FILE *log;          /**< CSV log, written by worker 1 */
+    ShmWorld *w;        /**< the shared world */
+} Run;
+
+#line 414 "chapters/03-ps.nw"
+static int ps_rank(int rank, int size, void *arg, char *err)
+{
+    Run *run = arg;
+    const Options *o = &run->o;
+    char note[ERR_LEN];
+    launch_phase("opening the device");
+    const Device *dev = device_open(o->device, rank, note, err);
+    if (!dev)
+        return -1;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    device_cpu_threads((int)(cores / size)); /* the ranks share the machine's cores */
+    Comm *c = comm_shm_open(run->w, rank, dev, err), *host = c;
+    if (c && dev->kind != DEVICE_CPU)
+        host = comm_shm_open(run->w, rank, device_cpu(), err);
+    if (!c || !host)
+        return -1;
+    Model m;
+    if (model_init(&m, dev, run->train.features, o->hidden, o->n_hidden, run->train.classes,
+                   o->batch_size, o->seed, err))
+        return -1;
+    long steps = train_steps_per_epoch(run->train.n, o->batch_size, size - 1);
+    if (rank == 0) {
+        PsReport rep;
+        if (ps_serve(c, host, &m, o->epochs, steps, o->lr, &rep, err))
+            return -1;
+    } else {
+        Strategy s;
+        Comm *state[2];
+        ps_worker(&s, c, host, state);
+        if (rank == 1 && !o->quiet)
+            
+#line 462 "chapters/03-ps.nw"
+{
+    char shape[128], n1[32], n2[32], n3[32], b1[32];
+    model_describe(&m, shape, sizeof shape);
+    printf("%s: a parameter server and %d workers\n", program_name(), size - 1);
+    printf("  ranks    %d (%s): rank 0 serves, ranks 1..%d compute\n", size,
+           dev->kind == DEVICE_CPU ? "processes standing in for GPUs" : "GPUs", size - 1);
+    printf("  device   %s: %s\n", note, dev->description);
+    printf("  model    %s, %s parameters (%s), ReLU, softmax cross-entropy\n", shape,
+           format_count(n1, (long long)m.n_params), format_bytes(b1, m.n_params * 4));
+    printf("  data     %s: %s train, %s test, %dx%d, %d classes\n", run->train.source,
+           format_count(n2, run->train.n), format_count(n3, run->test.n), run->train.rows,
+           run->train.cols, run->train.classes);
+    printf("  training %d epochs, batch %d per worker (global %d), lr %g, %ld steps/epoch\n",
+           o->epochs, o->batch_size, o->batch_size * (size - 1), o->lr, steps);
+    printf("  traffic  %s through the server per step: %d gradients in, %d copies of the "
+           "weights out\n", format_bytes(b1, 2 * (size_t)(size - 1) * m.n_params * 4),
+           size - 1, size - 1);
+}
+#line 445 "chapters/03-ps.nw"
+        TrainConfig cfg = {o->batch_size, o->epochs, o->lr, o->seed, o->quiet, stdout,
+                           rank == 1 ? run->log : NULL};
+        TrainResult res;
+        if (train_run(&cfg, &m, &run->train, &run->test, &s, &res, err))
+            return -1;
+        if (rank == 1)
+            
+#line 483 "chapters/03-ps.nw"
+{
+    if (o->quiet)
+        printf("final: loss %.4f train_acc %.4f test_acc %.4f\n", res.last.loss,
+               res.last.train_acc, res.last.test_acc);
+    else
+        report_breakdown(stdout, &res.timers);
+}
+#line 452 "chapters/03-ps.nw"
+    }
+    model_free(&m);
+    if (host != c)
+        host->close(host);
+    c->close(c);
+    return 0;
+}
+
+#line 354 "chapters/03-ps.nw"
+/** Parse, load, check, launch. */
+int main(int argc, char **argv)
+{
+    set_program_name(argv[0]);
+    char err[ERR_LEN];
+    static Run run;
+    Options *o = &run.o;
+    options_defaults(o);
+    unsigned accepted = OPTS_TRAIN | OPTS_RANKS;
+    if (options_parse(o, argc, argv, accepted, err)) {
+        fprintf(stderr, "%s: %s\n", program_name(), err);
+        return EXIT_USAGE;
+    }
+    if (o->help) {
+        options_usage(stdout, summary, accepted, examples);
+        return 0;
+    }
+    
+#line 385 "chapters/03-ps.nw"
+if (o->n_gpus < 2) {
+    fprintf(stderr, "%s: --n_gpus %d: a parameter server needs rank 0 as the server and at "
+            "least one worker (--n_gpus 2 or more)\n", program_name(), o->n_gpus);
+    return EXIT_USAGE;
+}
+if (o->log && !(run.log = fopen(o->log, "w"))) {
+    fprintf(stderr, "%s: --log %s: cannot open: %s\n", program_name(), o->log, strerror(errno));
+    return EXIT_USAGE;
+}
+if (data_load(o->data, o->train_size, o->seed, &run.train, &run.test, err)) {
+    fprintf(stderr, "%s: %s\n", program_name(), err);
+    return EXIT_USAGE;
+}
+long global = (long)o->batch_size * (o->n_gpus - 1);
+if (global > run.train.n) {
+    fprintf(stderr, "%s: a global batch of %ld samples (--batch_size %d x %d workers) is larger "
+            "than the training set (%ld samples)\n", program_name(), global, o->batch_size,
+            o->n_gpus - 1, run.train.n);
+    return EXIT_USAGE;
+}
+if (run.log)
+    report_csv_header(run.log);
+#line 372 "chapters/03-ps.nw"
+    if (!(run.w = shm_world_create(o->n_gpus, 0, o->timeout, err)))
+        fatal("%s", err);
+    int rc = launch(o->n_gpus, ps_rank, &run, 0, err);
+    shm_world_destroy(run.w);
+    if (rc)
+        fatal("%s", err);
+    if (run.log && fclose(run.log) != 0)
+        fatal("--log %s: %s", o->log, strerror(errno));
+    return 0;
+}
