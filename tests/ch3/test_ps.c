@@ -1,0 +1,210 @@
+/* The parameter server: N-rank training equals one device with the global batch, step by
+ * step; a dead worker ends the run with a clear error; --n_gpus 1 is refused. */
+#include <math.h>
+#include <unistd.h>
+
+#include "../ch2/ranks.h"
+#include "data.h"
+#include "helpers.h"
+#include "model.h"
+#include "param_server.h"
+#include "train.h"
+
+/* One small training setup shared by the ranks (inherited through fork) and the test. */
+typedef struct Setup {
+    Dataset train, test;
+    int hidden[1];
+    int batch;      /* per worker */
+    int epochs;
+    float lr;
+    int die_after;  /* > 0: worker 2 aborts at its die_after-th push */
+    float *out;     /* shared: worker 1's final weights */
+} Setup;
+
+static Setup setup;
+
+/* A communicator whose send aborts the process at the n-th call (the worker uses only send
+ * and recv; the rest would reach the transport with the wrong state). */
+typedef struct Dying {
+    Comm comm;
+    Comm *inner;
+    int left;
+} Dying;
+
+static int dying_send(Comm *c, int to, const void *buf, size_t bytes, char *err)
+{
+    Dying *d = c->state;
+    if (--d->left == 0)
+        abort();
+    return d->inner->send(d->inner, to, buf, bytes, err);
+}
+
+static int dying_recv(Comm *c, int from, void *buf, size_t bytes, char *err)
+{
+    Dying *d = c->state;
+    return d->inner->recv(d->inner, from, buf, bytes, err);
+}
+
+static int ps_rank(int rank, int size, void *arg, char *err)
+{
+    (void)arg;
+    const Device *dev = rank_device(rank, err);
+    if (!dev)
+        return -1;
+    Comm *c = comm_shm_open(test_world, rank, dev, err), *host = c;
+    if (c && dev->kind != DEVICE_CPU)
+        host = comm_shm_open(test_world, rank, device_cpu(), err);
+    if (!c || !host)
+        return -1;
+    Model m;
+    if (model_init(&m, dev, setup.train.features, setup.hidden, 1, setup.train.classes,
+                   setup.batch, 7, err))
+        return -1;
+    long steps = train_steps_per_epoch(setup.train.n, setup.batch, size - 1);
+    if (rank == 0) {
+        PsReport rep;
+        if (ps_serve(c, host, &m, setup.epochs, steps, setup.lr, &rep, err))
+            return -1;
+        if (rep.steps != steps * setup.epochs)
+            return error_set(err, "the server served %ld steps, expected %ld", rep.steps,
+                             steps * setup.epochs);
+        double expect = (double)steps * setup.epochs * (size - 1) * m.n_params * 4;
+        if (rep.bytes_in != expect || rep.bytes_out != expect)
+            return error_set(err, "the server moved %.0f in and %.0f out, expected %.0f each",
+                             rep.bytes_in, rep.bytes_out, expect);
+        return 0;
+    }
+    Dying dying = {.comm = *c, .inner = c, .left = setup.die_after};
+    dying.comm.send = dying_send;
+    dying.comm.recv = dying_recv;
+    dying.comm.state = &dying;
+    Comm *mine = rank == 2 && setup.die_after > 0 ? &dying.comm : c;
+    Strategy s;
+    Comm *state[2];
+    ps_worker(&s, mine, host, state);
+    TrainConfig cfg = {setup.batch, setup.epochs, setup.lr, 7, true, NULL, NULL};
+    TrainResult res;
+    if (train_run(&cfg, &m, &setup.train, &setup.test, &s, &res, err))
+        return -1;
+    if (rank == 1)
+        dev->download(setup.out, m.params, m.n_params * sizeof(float));
+    return 0;
+}
+
+static void load(long train_size)
+{
+    char err[ERR_LEN];
+    cr_assert(data_load("synthetic", train_size, 3, &setup.train, &setup.test, err) == 0, "%s",
+              err);
+    setup.hidden[0] = 24;
+    setup.lr = 0.1f;
+}
+
+/* The weights of one device trained with the global batch (N-1) x b. */
+static void single(int workers, float *params, size_t n)
+{
+    char err[ERR_LEN];
+    Model m;
+    const Device *dev = test_device();
+    cr_assert(model_init(&m, dev, setup.train.features, setup.hidden, 1, setup.train.classes,
+                         setup.batch * workers, 7, err) == 0, "%s", err);
+    cr_assert(m.n_params == n);
+    TrainConfig cfg = {setup.batch * workers, setup.epochs, setup.lr, 7, true, NULL, NULL};
+    TrainResult res;
+    cr_assert(train_run(&cfg, &m, &setup.train, &setup.test, NULL, &res, err) == 0, "%s", err);
+    dev->download(params, m.params, n * sizeof(float));
+    model_free(&m);
+}
+
+/* Train through the server with N ranks, then one device; compare the weights. */
+static void compare(int N, long train_size, int batch, int epochs)
+{
+    load(train_size);
+    setup.batch = batch;
+    setup.epochs = epochs;
+    setup.die_after = 0;
+    size_t n = (size_t)setup.train.features * 24 + 24 + 24 * 10 + 10;
+    setup.out = shared_zeroed(n * sizeof(float));
+    char err[ERR_LEN];
+    cr_assert(run_ranks(N, 0, 30, ps_rank, NULL, 120, err) == 0, "N = %d: %s", N, err);
+    float *ref = xcalloc(n, sizeof *ref);
+    single(N - 1, ref, n);
+    double worst = 0, scale = 0;
+    for (size_t i = 0; i < n; i++) {
+        worst = fmax(worst, fabs(setup.out[i] - ref[i]));
+        scale = fmax(scale, fabs(ref[i]));
+    }
+    cr_assert(worst <= 1e-5 * fmax(1, scale), "N = %d, %d epoch(s): the weights differ by up "
+              "to %g from one device's with batch %d", N, epochs, worst, batch * (N - 1));
+    free(ref);
+    data_free(&setup.train);
+    data_free(&setup.test);
+}
+
+Test(ps, one_step_equals_one_device_with_the_global_batch)
+{
+    for (int N = 2; N <= 4; N++)
+        compare(N, 16L * (N - 1), 16, 1); /* the training set is one global batch */
+}
+
+Test(ps, many_steps_equal_one_device_with_the_global_batch)
+{
+    for (int N = 2; N <= 4; N++)
+        compare(N, 600, 10, 2);
+}
+
+Test(ps, a_dying_worker_ends_the_run_with_its_name)
+{
+    load(600);
+    setup.batch = 10;
+    setup.epochs = 2;
+    setup.die_after = 5;
+    setup.out = shared_zeroed(1 << 20);
+    char err[ERR_LEN];
+    double t0 = now_seconds();
+    cr_assert(run_ranks(4, 0, 60, ps_rank, NULL, 60, err) != 0, "the run succeeded");
+    cr_assert(now_seconds() - t0 < 5, "the run took %.1f s to end", now_seconds() - t0);
+    cr_assert(strstr(err, "rank 2 was killed by signal 6") &&
+              strstr(err, "pushing the gradient"), "message: %s", err);
+}
+
+Test(ps_cli, one_rank_is_refused)
+{
+    static Run r;
+    char *argv[] = {"./ps", "--n_gpus", "1", NULL};
+    run_program(argv, &r);
+    cr_assert(r.status == 2 && count_lines(r.err) == 1 &&
+              strstr(r.err, "--n_gpus 1: a parameter server needs rank 0 as the server"),
+              "exit %d: %s", r.status, r.err);
+}
+
+Test(ps_cli, a_global_batch_larger_than_the_data_is_refused)
+{
+    static Run r;
+    char *argv[] = {"./ps", "--n_gpus", "4", "--batch_size", "400", "--train_size", "1000",
+                    NULL};
+    run_program(argv, &r);
+    cr_assert(r.status == 2 && count_lines(r.err) == 1 &&
+              strstr(r.err, "a global batch of 1200 samples"), "exit %d: %s", r.status, r.err);
+}
+
+/* ./ps --n_gpus 3 with batch 32 per worker reaches ./mlp's accuracy with batch 64. */
+Test(ps_cli, trains_like_mlp_with_the_same_global_batch)
+{
+    static Run a, b;
+    const char *dev = test_on_cuda() ? "cuda" : "cpu";
+    char *ps[] = {"./ps", "--n_gpus", "3", "--batch_size", "32", "--epochs", "2", "--quiet",
+                  "--device", (char *)dev, NULL};
+    char *mlp[] = {"./mlp", "--batch_size", "64", "--epochs", "2", "--quiet", "--device",
+                   (char *)dev, NULL};
+    run_program(ps, &a);
+    run_program(mlp, &b);
+    cr_assert(a.status == 0 && b.status == 0, "ps: %s / mlp: %s", a.err, b.err);
+    double la, ta, aa, lb, tb, ab;
+    cr_assert(sscanf(a.out, "final: loss %lf train_acc %lf test_acc %lf", &la, &ta, &aa) == 3,
+              "%s", a.out);
+    cr_assert(sscanf(b.out, "final: loss %lf train_acc %lf test_acc %lf", &lb, &tb, &ab) == 3,
+              "%s", b.out);
+    cr_assert(fabs(la - lb) < 1e-3 && fabs(aa - ab) < 0.005,
+              "ps: loss %.4f test %.4f; mlp: loss %.4f test %.4f", la, aa, lb, ab);
+}
