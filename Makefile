@@ -1,7 +1,7 @@
 # Data Parallelism from Scratch: the one entry point.
 #
 #   make                 every stage program
-#   make chapterN        the stage program of chapter N (chapter1: ./mlp, chapter2: ./pingpong)
+#   make chapterN        the stage program of chapter N (chapter1: ./mlp, chapter2: ./pingpong, ...)
 #   make tangle          chapters/*.nw -> tangled/ and kernels/ (needs noweb)
 #   make test            drift check + Criterion tests (DEVICE=cpu|cuda)
 #   make book            book/book.pdf
@@ -266,7 +266,7 @@ book: $(CHAPTERS) tangled/device_cpu.c kernels/device_cuda.cu book/book.tex book
 	$(call extract,__global__ void softmax_xent_kernel,kernels/device_cuda.cu,side-cuda-softmax.cu)
 	$(call extract,static void bias_act_forward,tangled/device_cpu.c,side-cpu-bias.c)
 	$(call extract,__global__ void bias_act_forward_kernel,kernels/device_cuda.cu,side-cuda-bias.cu)
-	cd $(BOOK_DIR) && TEXINPUTS=$(CURDIR)/book//: latexmk -pdf -interaction=nonstopmode -halt-on-error book.tex >latexmk.log 2>&1 \
+	cd $(BOOK_DIR) && TEXINPUTS=$(CURDIR)/book//: latexmk -pdf -e '$$max_repeat=9' -interaction=nonstopmode -halt-on-error book.tex >latexmk.log 2>&1 \
 	  || { tail -40 latexmk.log; exit 1; }
 	cp $(BOOK_DIR)/book.pdf book/book.pdf
 	@echo "book: book/book.pdf ($$(pdfinfo book/book.pdf 2>/dev/null | sed -n 's/^Pages: *//p') pages)"
