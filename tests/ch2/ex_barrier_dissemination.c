@@ -131,5 +131,6 @@ Test(ex_barrier_dissemination, a_missing_rank_is_a_timeout_not_a_hang)
 {
     char err[ERR_LEN];
     cr_assert(run_ranks(4, 0, 0.5, absent, NULL, 10, err) != 0, "the barrier passed");
-    cr_assert(strstr(err, "timed out") && strstr(err, "elsewhere"), "message: %s", err);
+    /* The first rank to time out may be one waiting for a rank that waits for rank 2. */
+    cr_assert(strstr(err, "timed out"), "message: %s", err);
 }
