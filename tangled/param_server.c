@@ -1,4 +1,4 @@
-#line 287 "chapters/03-ps.nw"
+#line 285 "chapters/03-ps.nw"
 /**
  * @file param_server.c
  * @brief The parameter server's two roles.
@@ -13,7 +13,7 @@
 /** Figures summed after each epoch: train_run's loss, right answers, test right answers. */
 #define PS_STATS 3
 
-#line 209 "chapters/03-ps.nw"
+#line 207 "chapters/03-ps.nw"
 /** The server's half of sum_stats: add the workers' vectors, send back the sum. */
 static int sum_through_server(Comm *host, char *err)
 {
@@ -29,7 +29,7 @@ static int sum_through_server(Comm *host, char *err)
             return -1;
     return 0;
 }
-#line 152 "chapters/03-ps.nw"
+#line 150 "chapters/03-ps.nw"
 int ps_serve(Comm *c, Comm *host, Model *m, int epochs, long steps, float lr, PsReport *rep,
              char *err)
 {
@@ -42,7 +42,7 @@ int ps_serve(Comm *c, Comm *host, Model *m, int epochs, long steps, float lr, Ps
         for (long step = 0; step < steps; step++) {
             launch_phase("epoch %d step %ld: waiting for gradients", epoch, step);
             
-#line 176 "chapters/03-ps.nw"
+#line 174 "chapters/03-ps.nw"
 double t0 = now_seconds();
 dev->zero(m->grads, bytes);
 for (int w = 1; w <= workers; w++) {
@@ -54,9 +54,9 @@ dev->sync();
 double t1 = now_seconds();
 rep->wait += t1 - t0;
 rep->bytes_in += (double)bytes * workers;
-#line 164 "chapters/03-ps.nw"
+#line 162 "chapters/03-ps.nw"
             
-#line 190 "chapters/03-ps.nw"
+#line 188 "chapters/03-ps.nw"
 model_sgd_step(m, lr);
 dev->sync();
 double took = now_seconds() - t1;
@@ -69,7 +69,7 @@ for (int w = 1; w <= workers; w++)
 rep->send += now_seconds() - t0;
 rep->bytes_out += (double)bytes * workers;
 rep->steps++;
-#line 165 "chapters/03-ps.nw"
+#line 163 "chapters/03-ps.nw"
         }
         launch_phase("epoch %d: summing the figures", epoch);
         if (sum_through_server(host, err))
@@ -78,7 +78,7 @@ rep->steps++;
     dev->release(incoming);
     return 0;
 }
-#line 235 "chapters/03-ps.nw"
+#line 233 "chapters/03-ps.nw"
 static int push(Strategy *s, Model *m, Timers *t, char *err)
 {
     Comm *c = ((Comm **)s->state)[0];

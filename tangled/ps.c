@@ -1,4 +1,4 @@
-#line 314 "chapters/03-ps.nw"
+#line 312 "chapters/03-ps.nw"
 /**
  * @file ps.c
  * @brief The program ps: data-parallel training through a parameter server (chapter 3).
@@ -37,7 +37,7 @@ typedef struct Run {
     ShmWorld *w;        /**< the shared world */
 } Run;
 
-#line 414 "chapters/03-ps.nw"
+#line 412 "chapters/03-ps.nw"
 static int ps_rank(int rank, int size, void *arg, char *err)
 {
     Run *run = arg;
@@ -69,7 +69,7 @@ static int ps_rank(int rank, int size, void *arg, char *err)
         ps_worker(&s, c, host, state);
         if (rank == 1 && !o->quiet)
             
-#line 462 "chapters/03-ps.nw"
+#line 460 "chapters/03-ps.nw"
 {
     char shape[128], n1[32], n2[32], n3[32], b1[32];
     model_describe(&m, shape, sizeof shape);
@@ -88,7 +88,7 @@ static int ps_rank(int rank, int size, void *arg, char *err)
            "weights out\n", format_bytes(b1, 2 * (size_t)(size - 1) * m.n_params * 4),
            size - 1, size - 1);
 }
-#line 445 "chapters/03-ps.nw"
+#line 443 "chapters/03-ps.nw"
         TrainConfig cfg = {o->batch_size, o->epochs, o->lr, o->seed, o->quiet, stdout,
                            rank == 1 ? run->log : NULL};
         TrainResult res;
@@ -96,7 +96,7 @@ static int ps_rank(int rank, int size, void *arg, char *err)
             return -1;
         if (rank == 1)
             
-#line 483 "chapters/03-ps.nw"
+#line 481 "chapters/03-ps.nw"
 {
     if (o->quiet)
         printf("final: loss %.4f train_acc %.4f test_acc %.4f\n", res.last.loss,
@@ -104,7 +104,7 @@ static int ps_rank(int rank, int size, void *arg, char *err)
     else
         report_breakdown(stdout, &res.timers);
 }
-#line 452 "chapters/03-ps.nw"
+#line 450 "chapters/03-ps.nw"
     }
     model_free(&m);
     if (host != c)
@@ -113,7 +113,7 @@ static int ps_rank(int rank, int size, void *arg, char *err)
     return 0;
 }
 
-#line 354 "chapters/03-ps.nw"
+#line 352 "chapters/03-ps.nw"
 /** Parse, load, check, launch. */
 int main(int argc, char **argv)
 {
@@ -132,7 +132,7 @@ int main(int argc, char **argv)
         return 0;
     }
     
-#line 385 "chapters/03-ps.nw"
+#line 383 "chapters/03-ps.nw"
 if (o->n_gpus < 2) {
     fprintf(stderr, "%s: --n_gpus %d: a parameter server needs rank 0 as the server and at "
             "least one worker (--n_gpus 2 or more)\n", program_name(), o->n_gpus);
@@ -155,7 +155,7 @@ if (global > run.train.n) {
 }
 if (run.log)
     report_csv_header(run.log);
-#line 372 "chapters/03-ps.nw"
+#line 370 "chapters/03-ps.nw"
     if (!(run.w = shm_world_create(o->n_gpus, 0, o->timeout, err)))
         fatal("%s", err);
     int rc = launch(o->n_gpus, ps_rank, &run, 0, err);
