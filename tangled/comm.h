@@ -57,5 +57,11 @@ void shm_world_destroy(ShmWorld *w);
  * on the CUDA device (the ranks exchange IPC handles). Returns NULL with @p err.
  */
 Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err);
+/**
+ * The communicator for small host-memory messages beside @p c (figures, timings): @p c
+ * itself when its buffers are on the CPU, else a second one over the same world. Close
+ * it only when it is not @p c. NULL with @p err.
+ */
+Comm *comm_shm_host(Comm *c, char *err);
 
 #endif

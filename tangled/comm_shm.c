@@ -1,4 +1,4 @@
-#line 1300 "chapters/02-shm.nw"
+#line 1317 "chapters/02-shm.nw"
 /**
  * @file comm_shm.c
  * @brief The shared-memory transport: channels, doorbells, barrier, CUDA IPC.
@@ -29,7 +29,7 @@
 #define cpu_relax() atomic_signal_fence(memory_order_seq_cst)
 #endif
 
-#line 687 "chapters/02-shm.nw"
+#line 693 "chapters/02-shm.nw"
 /** Align to a cache line, so that counters written by different ranks do not share one. */
 #define LINE 64
 /** Copy @p n bytes; memcpy on the CPU, the device's peer_copy on a GPU. */
@@ -50,7 +50,7 @@ typedef struct ChannelCtl {
 /** A rank's doorbell: rung by whoever changes a channel the rank waits on. */
 typedef struct Bell {
     _Alignas(LINE) _Atomic uint32_t seq; /**< bumped at every ring */
-    _Atomic uint32_t sleeping;           /**< 1 while the owner sleeps on seq */
+    _Atomic uint32_t sleeping;           /**< nonzero while the owner sleeps on seq */
 } Bell;
 
 /** Everything the ranks share. Followed in the mapping by channels, handles and rings. */
@@ -89,7 +89,7 @@ static void futex_wake(_Atomic uint32_t *word, int count)
 {
     syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, count, NULL, NULL, 0);
 }
-#line 635 "chapters/02-shm.nw"
+#line 641 "chapters/02-shm.nw"
 /** Bytes published at once: a quarter of the ring, so both sides copy at the same time. */
 static size_t piece(size_t cap) { return cap / 4; }
 
@@ -129,7 +129,7 @@ static size_t ring_pop(RingCtl *r, const unsigned char *base, size_t cap, unsign
     atomic_store_explicit(&r->head, head + (uint32_t)n, memory_order_release);
     return n;
 }
-#line 738 "chapters/02-shm.nw"
+#line 744 "chapters/02-shm.nw"
 static ChannelCtl *channel(ShmWorld *w, int src, int dst)
 {
     return (ChannelCtl *)((char *)w + w->ctl_at) + (size_t)src * w->size + dst;
@@ -189,7 +189,7 @@ void shm_world_destroy(ShmWorld *w)
     if (w)
         munmap(w, w->map_bytes);
 }
-#line 829 "chapters/02-shm.nw"
+#line 835 "chapters/02-shm.nw"
 static void ring_bell(ShmWorld *w, int rank)
 {
     Bell *b = &w->bell[rank];
@@ -198,27 +198,37 @@ static void ring_bell(ShmWorld *w, int rank)
         futex_wake(&b->seq, 1);
 }
 
+/**
+ * Wait until @p word moves from @p seen: spin @p spin polls, then sleep, counted in
+ * @p sleepers so that whoever moves the word knows to wake us. Returns 0, or -1 at the
+ * deadline. The doorbells and the barrier both wait with it.
+ */
+static int wait_change(_Atomic uint32_t *word, uint32_t seen, _Atomic uint32_t *sleepers,
+                       int spin, double deadline)
+{
+    for (int i = 0; i < spin; i++) {
+        if (atomic_load_explicit(word, memory_order_acquire) != seen)
+            return 0;
+        cpu_relax();
+    }
+    while (atomic_load(word) == seen) {
+        double left = deadline - now_seconds();
+        if (left <= 0)
+            return -1;
+        atomic_fetch_add(sleepers, 1);
+        futex_wait(word, seen, left < 0.25 ? left : 0.25);
+        atomic_fetch_sub(sleepers, 1);
+    }
+    return 0;
+}
+
 /** Wait until my doorbell moves from @p seen; returns 0, or -1 at the deadline. */
 static int wait_bell(ShmComm *c, uint32_t seen, double deadline)
 {
     Bell *b = &c->w->bell[c->comm.rank];
-    for (int i = 0; i < c->spin; i++) {
-        if (atomic_load_explicit(&b->seq, memory_order_acquire) != seen)
-            return 0;
-        cpu_relax();
-    }
-    for (;;) {
-        double left = deadline - now_seconds();
-        if (left <= 0)
-            return -1;
-        atomic_store(&b->sleeping, 1);
-        futex_wait(&b->seq, seen, left < 0.25 ? left : 0.25);
-        atomic_store(&b->sleeping, 0);
-        if (atomic_load(&b->seq) != seen)
-            return 0;
-    }
+    return wait_change(&b->seq, seen, &b->sleeping, c->spin, deadline);
 }
-#line 873 "chapters/02-shm.nw"
+#line 893 "chapters/02-shm.nw"
 /** The device-payload bit of a message header. */
 #define ON_DEVICE (1ull << 63)
 
@@ -247,7 +257,7 @@ static Transfer transfer(const ShmComm *c, int peer, const void *buf, size_t byt
         t.header[i] = (unsigned char)(h >> (8 * i));
     return t;
 }
-#line 908 "chapters/02-shm.nw"
+#line 928 "chapters/02-shm.nw"
 static size_t progress_send(ShmComm *c, Transfer *t)
 {
     ShmWorld *w = c->w;
@@ -275,7 +285,7 @@ static size_t progress_send(ShmComm *c, Transfer *t)
         ring_bell(w, t->peer);
     return moved;
 }
-#line 942 "chapters/02-shm.nw"
+#line 962 "chapters/02-shm.nw"
 static long progress_recv(ShmComm *c, Transfer *t, char *err)
 {
     ShmWorld *w = c->w;
@@ -287,7 +297,7 @@ static long progress_recv(ShmComm *c, Transfer *t, char *err)
         unsigned char got[8];
         k = ring_pop(&ch->host, ring, w->host_bytes, got, 8 - t->header_done, host_copy);
         
-#line 976 "chapters/02-shm.nw"
+#line 996 "chapters/02-shm.nw"
 if (memcmp(got, t->header + t->header_done, k) != 0) {
     memcpy(t->header + t->header_done, got, k);
     uint64_t h = 0;
@@ -301,7 +311,7 @@ if (memcmp(got, t->header + t->header_done, k) != 0) {
                      (unsigned long long)(h & ~ON_DEVICE), on_device(c) ? "device" : "host",
                      t->bytes);
 }
-#line 953 "chapters/02-shm.nw"
+#line 973 "chapters/02-shm.nw"
         t->header_done += k;
         moved += k;
     }
@@ -319,7 +329,7 @@ if (memcmp(got, t->header + t->header_done, k) != 0) {
         ring_bell(w, t->peer);
     return (long)moved;
 }
-#line 1004 "chapters/02-shm.nw"
+#line 1025 "chapters/02-shm.nw"
 static int timed_out(ShmComm *c, const Transfer *out, const Transfer *in, char *err)
 {
     const Transfer *t = !finished(in) ? in : out;
@@ -333,7 +343,7 @@ static int timed_out(ShmComm *c, const Transfer *out, const Transfer *in, char *
 static int exchange(ShmComm *c, Transfer *out, Transfer *in, char *err)
 {
     Bell *b = &c->w->bell[c->comm.rank];
-    double deadline = now_seconds() + c->w->timeout;
+    double deadline = 0; /* set when we first have to wait after a move */
     while (!finished(out) || !finished(in)) {
         uint32_t seen = atomic_load(&b->seq);
         size_t moved = 0;
@@ -346,16 +356,17 @@ static int exchange(ShmComm *c, Transfer *out, Transfer *in, char *err)
             moved += (size_t)k;
         }
         if (moved) {
-            deadline = now_seconds() + c->w->timeout;
+            deadline = 0;
             continue;
         }
-        if (!finished(out) || !finished(in))
-            if (wait_bell(c, seen, deadline))
-                return timed_out(c, out, in, err);
+        if (deadline == 0)
+            deadline = now_seconds() + c->w->timeout;
+        if (wait_bell(c, seen, deadline))
+            return timed_out(c, out, in, err);
     }
     return 0;
 }
-#line 1045 "chapters/02-shm.nw"
+#line 1067 "chapters/02-shm.nw"
 static int check_peer(const Comm *c, int peer, const char *what, char *err)
 {
     if (peer < 0 || peer >= c->size || peer == c->rank)
@@ -391,7 +402,7 @@ static int shm_sendrecv(Comm *comm, int to, const void *sbuf, size_t sbytes, int
     Transfer out = transfer(c, to, sbuf, sbytes), in = transfer(c, from, rbuf, rbytes);
     return exchange(c, &out, &in, err);
 }
-#line 1097 "chapters/02-shm.nw"
+#line 1119 "chapters/02-shm.nw"
 static int barrier_timed_out(ShmComm *c, uint32_t mine, char *err)
 {
     ShmWorld *w = c->w;
@@ -422,23 +433,11 @@ static int shm_barrier(Comm *comm, char *err)
             futex_wake(&w->bar_gen, INT_MAX);
         return 0;
     }
-    for (int i = 0; i < c->spin; i++) {
-        if (atomic_load_explicit(&w->bar_gen, memory_order_acquire) != gen)
-            return 0;
-        cpu_relax();
-    }
-    double deadline = now_seconds() + w->timeout;
-    while (atomic_load(&w->bar_gen) == gen) {
-        double left = deadline - now_seconds();
-        if (left <= 0)
-            return barrier_timed_out(c, mine, err);
-        atomic_fetch_add(&w->bar_sleepers, 1);
-        futex_wait(&w->bar_gen, gen, left < 0.25 ? left : 0.25);
-        atomic_fetch_sub(&w->bar_sleepers, 1);
-    }
+    if (wait_change(&w->bar_gen, gen, &w->bar_sleepers, c->spin, now_seconds() + w->timeout))
+        return barrier_timed_out(c, mine, err);
     return 0;
 }
-#line 1233 "chapters/02-shm.nw"
+#line 1243 "chapters/02-shm.nw"
 static int open_device_rings(ShmComm *c, char *err)
 {
     ShmWorld *w = c->w;
@@ -460,7 +459,7 @@ static int open_device_rings(ShmComm *c, char *err)
             return -1;
     return 0;
 }
-#line 1260 "chapters/02-shm.nw"
+#line 1270 "chapters/02-shm.nw"
 static void shm_close(Comm *comm)
 {
     ShmComm *c = (ShmComm *)comm;
@@ -495,4 +494,11 @@ Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
         return NULL;
     }
     return &c->comm;
+}
+
+Comm *comm_shm_host(Comm *c, char *err)
+{
+    if (c->dev->kind == DEVICE_CPU)
+        return c;
+    return comm_shm_open(((ShmComm *)c)->w, c->rank, device_cpu(), err);
 }

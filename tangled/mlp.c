@@ -1,4 +1,4 @@
-#line 1860 "chapters/01-mlp.nw"
+#line 1871 "chapters/01-mlp.nw"
 /**
  * @file mlp.c
  * @brief The program mlp: one device trains an MLP (chapter 1).
@@ -39,7 +39,7 @@ int main(int argc, char **argv)
         return 0;
     }
     
-#line 1926 "chapters/01-mlp.nw"
+#line 1937 "chapters/01-mlp.nw"
 FILE *log = NULL;
 if (o.log && !(log = fopen(o.log, "w"))) {
     fprintf(stderr, "%s: --log %s: cannot open: %s\n", program_name(), o.log, strerror(errno));
@@ -57,7 +57,7 @@ if (o.batch_size > train.n) {
 }
 if (log)
     report_csv_header(log);
-#line 1900 "chapters/01-mlp.nw"
+#line 1911 "chapters/01-mlp.nw"
     const Device *dev = device_open(o.device, 0, note, err);
     if (!dev)
         fatal("%s", err);
@@ -66,7 +66,7 @@ if (log)
                    o.seed, err))
         fatal("%s", err);
     
-#line 1946 "chapters/01-mlp.nw"
+#line 1957 "chapters/01-mlp.nw"
 if (!o.quiet) {
     char shape[128], n1[32], n2[32], n3[32];
     model_describe(&m, shape, sizeof shape);
@@ -84,19 +84,15 @@ if (!o.quiet) {
         printf(" (last %ld samples dropped)", train.n - steps * o.batch_size);
     printf("\n");
 }
-#line 1908 "chapters/01-mlp.nw"
+#line 1919 "chapters/01-mlp.nw"
     TrainConfig cfg = {o.batch_size, o.epochs, o.lr, o.seed, o.quiet, stdout, log};
     TrainResult res;
     if (train_run(&cfg, &m, &train, &test, NULL, &res, err))
         fatal("%s", err);
     
-#line 1966 "chapters/01-mlp.nw"
-if (o.quiet)
-    printf("final: loss %.4f train_acc %.4f test_acc %.4f\n", res.last.loss,
-           res.last.train_acc, res.last.test_acc);
-else
-    report_breakdown(stdout, &res.timers);
-#line 1913 "chapters/01-mlp.nw"
+#line 1977 "chapters/01-mlp.nw"
+train_report_end(stdout, &res, o.quiet);
+#line 1924 "chapters/01-mlp.nw"
     model_free(&m);
     data_free(&train);
     data_free(&test);

@@ -37,7 +37,7 @@ typedef struct Run {
     ShmWorld *w;        /**< the shared world */
 } Run;
 
-#line 412 "chapters/03-ps.nw"
+#line 413 "chapters/03-ps.nw"
 static int ps_rank(int rank, int size, void *arg, char *err)
 {
     Run *run = arg;
@@ -49,9 +49,7 @@ static int ps_rank(int rank, int size, void *arg, char *err)
         return -1;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     device_cpu_threads((int)(cores / size)); /* the ranks share the machine's cores */
-    Comm *c = comm_shm_open(run->w, rank, dev, err), *host = c;
-    if (c && dev->kind != DEVICE_CPU)
-        host = comm_shm_open(run->w, rank, device_cpu(), err);
+    Comm *c = comm_shm_open(run->w, rank, dev, err), *host = c ? comm_shm_host(c, err) : NULL;
     if (!c || !host)
         return -1;
     Model m;
@@ -59,8 +57,8 @@ static int ps_rank(int rank, int size, void *arg, char *err)
                    o->batch_size, o->seed, err))
         return -1;
     long steps = train_steps_per_epoch(run->train.n, o->batch_size, size - 1);
+    PsReport rep;
     if (rank == 0) {
-        PsReport rep;
         if (ps_serve(c, host, &m, o->epochs, steps, o->lr, &rep, err))
             return -1;
     } else {
@@ -69,7 +67,7 @@ static int ps_rank(int rank, int size, void *arg, char *err)
         ps_worker(&s, c, host, state);
         if (rank == 1 && !o->quiet)
             
-#line 460 "chapters/03-ps.nw"
+#line 463 "chapters/03-ps.nw"
 {
     char shape[128], n1[32], n2[32], n3[32], b1[32];
     model_describe(&m, shape, sizeof shape);
@@ -88,7 +86,7 @@ static int ps_rank(int rank, int size, void *arg, char *err)
            "weights out\n", format_bytes(b1, 2 * (size_t)(size - 1) * m.n_params * 4),
            size - 1, size - 1);
 }
-#line 443 "chapters/03-ps.nw"
+#line 442 "chapters/03-ps.nw"
         TrainConfig cfg = {o->batch_size, o->epochs, o->lr, o->seed, o->quiet, stdout,
                            rank == 1 ? run->log : NULL};
         TrainResult res;
@@ -96,16 +94,28 @@ static int ps_rank(int rank, int size, void *arg, char *err)
             return -1;
         if (rank == 1)
             
-#line 481 "chapters/03-ps.nw"
+#line 499 "chapters/03-ps.nw"
 {
-    if (o->quiet)
-        printf("final: loss %.4f train_acc %.4f test_acc %.4f\n", res.last.loss,
-               res.last.train_acc, res.last.test_acc);
-    else
-        report_breakdown(stdout, &res.timers);
+    train_report_end(stdout, &res, o->quiet);
+    fflush(stdout);
 }
-#line 450 "chapters/03-ps.nw"
+#line 449 "chapters/03-ps.nw"
     }
+    if (host->barrier(host, err)) /* the server speaks last, after worker 1 */
+        return -1;
+    if (rank == 0 && !o->quiet)
+        
+#line 487 "chapters/03-ps.nw"
+{
+    char in[32], out[32];
+    double busy = rep.wait + rep.update + rep.send;
+    printf("server: %s in, %s out per step (counted); of its time %.0f%% waiting for "
+           "gradients, %.0f%% updating, %.0f%% sending weights\n",
+           format_bytes(in, (size_t)(rep.bytes_in / rep.steps)),
+           format_bytes(out, (size_t)(rep.bytes_out / rep.steps)), 100 * rep.wait / busy,
+           100 * rep.update / busy, 100 * rep.send / busy);
+}
+#line 454 "chapters/03-ps.nw"
     model_free(&m);
     if (host != c)
         host->close(host);

@@ -1,4 +1,4 @@
-#line 1693 "chapters/01-mlp.nw"
+#line 1695 "chapters/01-mlp.nw"
 /**
  * @file train.c
  * @brief The training loop.
@@ -18,7 +18,7 @@ long train_steps_per_epoch(long n_train, int batch_size, int world)
     return n_train / ((long)batch_size * world);
 }
 
-#line 1834 "chapters/01-mlp.nw"
+#line 1845 "chapters/01-mlp.nw"
 void evaluate(Model *m, const Dataset *d, long lo, long hi, double *right)
 {
     const Device *dev = m->dev;
@@ -35,7 +35,16 @@ void evaluate(Model *m, const Dataset *d, long lo, long hi, double *right)
     dev->zero(m->stats, 2 * sizeof(float));
 }
 
-#line 1714 "chapters/01-mlp.nw"
+#line 1716 "chapters/01-mlp.nw"
+void train_report_end(FILE *f, const TrainResult *res, bool quiet)
+{
+    if (quiet)
+        fprintf(f, "final: loss %.4f train_acc %.4f test_acc %.4f\n", res->last.loss,
+                res->last.train_acc, res->last.test_acc);
+    else
+        report_breakdown(f, &res->timers);
+}
+
 int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Dataset *test,
               Strategy *s, TrainResult *res, char *err)
 {
@@ -56,15 +65,15 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
     int rc = 0;
     for (int epoch = 1; epoch <= cfg->epochs && rc == 0; epoch++) {
         
-#line 1745 "chapters/01-mlp.nw"
+#line 1756 "chapters/01-mlp.nw"
 for (long i = 0; i < train->n; i++)
     perm[i] = (int32_t)i;
 Rng r;
 rng_seed(&r, cfg->seed, STREAM_SHUFFLE + (uint64_t)epoch);
 rng_shuffle(&r, perm, train->n);
-#line 1734 "chapters/01-mlp.nw"
+#line 1745 "chapters/01-mlp.nw"
         
-#line 1758 "chapters/01-mlp.nw"
+#line 1769 "chapters/01-mlp.nw"
 Progress bar;
 progress_begin(&bar, cfg->out ? cfg->out : stdout, cfg->quiet || !cfg->out || rank != 0,
                epoch, cfg->epochs, steps);
@@ -103,9 +112,9 @@ for (long step = 0; step < steps && rc == 0; step++) {
 }
 double train_seconds = now_seconds() - epoch_start;
 progress_end(&bar);
-#line 1735 "chapters/01-mlp.nw"
+#line 1746 "chapters/01-mlp.nw"
         
-#line 1803 "chapters/01-mlp.nw"
+#line 1814 "chapters/01-mlp.nw"
 if (rc == 0) {
     float st[2];
     dev->download(st, m->stats, sizeof st);
@@ -130,7 +139,7 @@ if (rc == 0) {
     if (rc == 0 && rank == 0 && cfg->log)
         report_csv_row(cfg->log, e);
 }
-#line 1736 "chapters/01-mlp.nw"
+#line 1747 "chapters/01-mlp.nw"
     }
     free(perm);
     free(xb);

@@ -58,5 +58,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
               Strategy *s, TrainResult *res, char *err);
 /** Count the samples [lo, hi) of @p d that @p m classifies right, adding the count to *right. */
 void evaluate(Model *m, const Dataset *d, long lo, long hi, double *right);
+/** A run's last words: with @p quiet the one final line, otherwise the time breakdown. */
+void train_report_end(FILE *f, const TrainResult *res, bool quiet);
 
 #endif

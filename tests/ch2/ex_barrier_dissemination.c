@@ -81,14 +81,6 @@ static int rounds(int rank, int size, void *arg, char *err)
     return 0;
 }
 
-static int ceil_log2(int n)
-{
-    int k = 0;
-    while ((1 << k) < n)
-        k++;
-    return k;
-}
-
 Test(ex_barrier_dissemination, holds_at_1_to_8_ranks)
 {
     for (int n = 1; n <= 8; n++) {

@@ -98,14 +98,6 @@ static int broadcasts(int rank, int size, void *arg, char *err)
     return 0;
 }
 
-static int ceil_log2(int n)
-{
-    int k = 0;
-    while ((1 << k) < n)
-        k++;
-    return k;
-}
-
 Test(ex_broadcast_tree, every_root_and_size_at_1_to_8_ranks)
 {
     for (int n = 1; n <= 8; n++) {

@@ -91,4 +91,13 @@ static inline int check_msg(Comm *c, int from, int i, size_t bytes, unsigned cha
     return 0;
 }
 
+/* ceil(log2 n): rounds of a tree or a dissemination over n ranks. */
+static inline int ceil_log2(int n)
+{
+    int k = 0;
+    while ((1 << k) < n)
+        k++;
+    return k;
+}
+
 #endif

@@ -51,9 +51,7 @@ static int ps_rank(int rank, int size, void *arg, char *err)
     const Device *dev = rank_device(rank, err);
     if (!dev)
         return -1;
-    Comm *c = comm_shm_open(test_world, rank, dev, err), *host = c;
-    if (c && dev->kind != DEVICE_CPU)
-        host = comm_shm_open(test_world, rank, device_cpu(), err);
+    Comm *c = comm_shm_open(test_world, rank, dev, err), *host = c ? comm_shm_host(c, err) : NULL;
     if (!c || !host)
         return -1;
     Model m;
@@ -207,4 +205,17 @@ Test(ps_cli, trains_like_mlp_with_the_same_global_batch)
               "%s", b.out);
     cr_assert(fabs(la - lb) < 1e-3 && fabs(aa - ab) < 0.005,
               "ps: loss %.4f test %.4f; mlp: loss %.4f test %.4f", la, aa, lb, ab);
+}
+
+/* The server counts what it moved: 2 workers x the 784-16-10 model's 12,730 floats (50,920
+ * bytes) in and out per step: 101,840 bytes = 99.5 KiB each way. */
+Test(ps_cli, the_server_reports_the_bytes_it_counted)
+{
+    static Run r;
+    char *argv[] = {"./ps", "--n_gpus", "3", "--hidden", "16", "--epochs", "1",
+                    "--train_size", "640", "--device", test_on_cuda() ? "cuda" : "cpu", NULL};
+    run_program(argv, &r);
+    cr_assert(r.status == 0, "exit %d: %s", r.status, r.err);
+    cr_assert(strstr(r.out, "server: 99.5 KiB in, 99.5 KiB out per step (counted)"), "%s",
+              r.out);
 }
