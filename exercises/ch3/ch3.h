@@ -21,4 +21,14 @@ int ps_weighted_mean(const Device *dev, int workers, float *const *grads, const 
  * Returns 0, or -1 with the comm's error in err. */
 int ps_sharded_exchange(Comm *c, int K, const float *grads, float *params, size_t n, char *err);
 
+/* 3.3: one push at an asynchronous server with staleness bound `bound` >= 0. The server's
+ * weights params[0..n) (on dev) are at version *version; the gradient grad (on dev) was
+ * computed on version grad_version. Its staleness is tau = *version - grad_version.
+ * tau > bound: the gradient is dropped (nothing changes) and the result is 0. Otherwise
+ * params -= lr / (1 + tau) * grad, *version += 1, and the result is 1.
+ * Returns -1 with a message in err, changing nothing, when grad_version is negative or
+ * ahead of *version, or bound is negative. */
+int ps_async_push(const Device *dev, float *params, long *version, const float *grad, size_t n,
+                  long grad_version, int bound, float lr, char *err);
+
 #endif
