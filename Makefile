@@ -1,7 +1,8 @@
 # Data Parallelism from Scratch: the one entry point.
 #
 #   make                 every stage program
-#   make chapterN        the stage program of chapter N (chapter1: ./mlp, chapter2: ./pingpong, ...)
+#   make chapterN        the stage program of chapter N (chapter1: ./mlp, chapter2: ./pingpong,
+#                        chapter3: ./ps, chapter4: ./collectives, chapter5: ./ring)
 #   make tangle          chapters/*.nw -> tangled/ and kernels/ (needs noweb)
 #   make test            drift check + Criterion tests (DEVICE=cpu|cuda)
 #   make book            book/book.pdf
@@ -91,8 +92,10 @@ CONFIG := $(CC) $(CFLAGS) | $(LDLIBS) | $(NVCC) $(NVCCFLAGS) | $(HAVE_CUDA)
 $(shell mkdir -p $(OBJ) && { echo '$(CONFIG)' | cmp -s - $(BUILD)/config || echo '$(CONFIG)' > $(BUILD)/config; })
 
 # ---------------------------------------------------------------- sources
-PROGRAMS   := mlp pingpong ps
-PROG_SRCS  := $(addprefix tangled/,$(addsuffix .c,$(PROGRAMS)))
+PROGRAMS   := mlp pingpong ps collectives ring
+# A program's main is tangled/NAME.c, or tangled/NAME_main.c where NAME.c is a library file.
+main_of    = $(or $(wildcard tangled/$(1)_main.c),tangled/$(1).c)
+PROG_SRCS  := $(foreach p,$(PROGRAMS),$(call main_of,$(p)))
 LIB_SRCS   := $(filter-out $(PROG_SRCS),$(wildcard tangled/*.c))
 LIB_OBJS   := $(patsubst tangled/%.c,$(OBJ)/%.o,$(LIB_SRCS))
 ifeq ($(HAVE_CUDA),1)
@@ -100,7 +103,7 @@ LIB_OBJS   += $(patsubst kernels/%.cu,$(OBJ)/%.cu.o,$(wildcard kernels/*.cu))
 endif
 LIB        := $(BUILD)/libdps.a
 
-.PHONY: all chapter0 chapter1 chapter2 chapter3 tangle check-tangle test test-run deps deps-check \
+.PHONY: all chapter0 chapter1 chapter2 chapter3 chapter4 chapter5 tangle check-tangle test test-run deps deps-check \
         book docs clean help grade manifest handout
 .DEFAULT_GOAL := all
 
@@ -110,6 +113,8 @@ chapter0:
 chapter1: mlp
 chapter2: pingpong
 chapter3: ps
+chapter4: collectives
+chapter5: ring collectives
 
 $(OBJ)/%.o: tangled/%.c $(BUILD)/config
 	@mkdir -p $(@D)
@@ -138,8 +143,11 @@ endef
 $(foreach e,$(EX_STARTED),$(eval $(call ex_rule,$(firstword $(subst :, ,$(e))),$(lastword $(subst :, ,$(e))))))
 endif
 
-$(PROGRAMS): %: $(OBJ)/%.o $(EX_OBJS) $(LIB)
-	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+define program_rule
+$(1): $(patsubst tangled/%.c,$(OBJ)/%.o,$(call main_of,$(1))) $$(EX_OBJS) $$(LIB)
+	$$(CC) $$(CFLAGS) $$^ -o $$@ $$(LDLIBS)
+endef
+$(foreach p,$(PROGRAMS),$(eval $(call program_rule,$(p))))
 
 -include $(wildcard $(OBJ)/*.d)
 

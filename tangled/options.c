@@ -1,4 +1,4 @@
-#line 359 "chapters/A1-support.nw"
+#line 361 "chapters/A1-support.nw"
 /**
  * @file options.c
  * @brief A table-driven parser for the book's command line.
@@ -33,8 +33,9 @@ void options_defaults(Options *o)
     o->iters = 20;
     o->warmup = 5;
     o->check = 1;
+    o->op = "reduce_scatter";
 }
-#line 402 "chapters/A1-support.nw"
+#line 405 "chapters/A1-support.nw"
 /** The kinds of value an option takes. */
 typedef enum { ARG_INT, ARG_LONG, ARG_U64, ARG_FLOAT, ARG_STRING, ARG_CHOICE,
                ARG_WIDTHS, ARG_FLAG, ARG_BYTES } ArgKind;
@@ -57,7 +58,7 @@ typedef struct OptionSpec {
 #define AT(field) offsetof(Options, field)
 static const OptionSpec specs[] = {
     
-#line 430 "chapters/A1-support.nw"
+#line 433 "chapters/A1-support.nw"
 {"batch_size", OPT_BATCH_SIZE, ARG_INT, AT(batch_size), 1, 1 << 20, NULL, "N",
  "samples per step on each rank (default 64)", 0},
 {"epochs", OPT_EPOCHS, ARG_INT, AT(epochs), 1, 1000000, NULL, "N",
@@ -94,11 +95,13 @@ static const OptionSpec specs[] = {
  "untimed iterations before them (default 5)", 'w'},
 {"check", OPT_BENCH, ARG_INT, AT(check), 0, 1, NULL, "0|1",
  "check every result (default 1)", 'c'},
-#line 424 "chapters/A1-support.nw"
+{"op", OPT_OP, ARG_CHOICE, AT(op), 0, 0, "reduce_scatter|all_gather|all_reduce", "OP",
+ "the collective: reduce_scatter|all_gather|all_reduce (default reduce_scatter)", 0},
+#line 427 "chapters/A1-support.nw"
 };
 /** Rows in the option table. */
 #define N_SPECS (sizeof specs / sizeof specs[0])
-#line 479 "chapters/A1-support.nw"
+#line 484 "chapters/A1-support.nw"
 static int parse_number(const OptionSpec *s, const char *v, double *out, char *err)
 {
     char *end = NULL;
@@ -128,7 +131,7 @@ static int parse_number(const OptionSpec *s, const char *v, double *out, char *e
     *out = x;
     return 0;
 }
-#line 517 "chapters/A1-support.nw"
+#line 522 "chapters/A1-support.nw"
 static int parse_bytes(const OptionSpec *s, const char *v, size_t *out, char *err)
 {
     char *end = NULL;
@@ -199,7 +202,7 @@ static int parse_widths(const OptionSpec *s, const char *v, Options *o, char *er
     o->n_hidden = n;
     return 0;
 }
-#line 593 "chapters/A1-support.nw"
+#line 598 "chapters/A1-support.nw"
 static int store(const OptionSpec *s, const char *v, Options *o, char *err)
 {
     char *field = (char *)o + s->offset;
@@ -248,7 +251,7 @@ static int store(const OptionSpec *s, const char *v, Options *o, char *err)
     }
     return error_set(err, "--%s: internal error: unknown kind", s->name);
 }
-#line 647 "chapters/A1-support.nw"
+#line 652 "chapters/A1-support.nw"
 static const OptionSpec *find(const char *name, size_t len, unsigned accepted)
 {
     for (size_t i = 0; i < N_SPECS; i++)
@@ -308,7 +311,7 @@ int options_parse(Options *o, int argc, char **argv, unsigned accepted, char *er
     }
     return 0;
 }
-#line 711 "chapters/A1-support.nw"
+#line 716 "chapters/A1-support.nw"
 void options_usage(FILE *f, const char *summary, unsigned accepted, const char *examples)
 {
     fprintf(f, "usage: %s [options]\n%s\n\noptions:\n", program_name(), summary);

@@ -29,6 +29,7 @@ enum OptionBit {
     OPT_N_GPUS     = 1u << 10,
     OPT_TIMEOUT    = 1u << 11,
     OPT_BENCH      = 1u << 12, /**< -b -e -f -n -w -c, the sizes and counts of nccl-tests */
+    OPT_OP         = 1u << 13, /**< --op: the collective of ./collectives */
 };
 
 /** The options of one-device training (chapter 1). */
@@ -61,6 +62,7 @@ typedef struct Options {
     int iters;              /**< -n: timed iterations per size */
     int warmup;             /**< -w: untimed iterations before them */
     int check;              /**< -c: 1 to check the results, 0 not to */
+    const char *op;         /**< --op: reduce_scatter, all_gather or all_reduce */
     bool help;              /**< --help was given */
 } Options;
 

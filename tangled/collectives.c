@@ -1,0 +1,65 @@
+#line 368 "chapters/04-rs.nw"
+/**
+ * @file collectives.c
+ * @brief The ring's collectives, written once over the comm and device interfaces.
+ */
+#include "collectives.h"
+
+#include "launch.h"
+#include "util.h"
+
+int ring_reduce_scatter(Comm *c, float *buf, size_t count, float *scratch, char *err)
+{
+    int n = c->size, r = c->rank, next = (r + 1) % n, prev = (r + n - 1) % n;
+    for (int t = 0; t < n - 1; t++) {
+        int out = (r - t - 1 + 2 * n) % n, in = (r - t - 2 + 2 * n) % n;
+        size_t olo = chunk_start(count, n, out), ohi = chunk_start(count, n, out + 1);
+        size_t ilo = chunk_start(count, n, in), ihi = chunk_start(count, n, in + 1);
+        launch_phase("share-reduce, step %d of %d", t + 1, n - 1);
+        if (c->sendrecv(c, next, buf + olo, (ohi - olo) * sizeof(float), prev, scratch,
+                        (ihi - ilo) * sizeof(float), err))
+            return -1;
+        c->dev->axpy(ihi - ilo, 1.0f, scratch, buf + ilo);
+    }
+    return 0;
+}
+#line 415 "chapters/04-rs.nw"
+float collective_value(int rank, size_t i)
+{
+    return (float)((long)((i * 7 + (size_t)rank * 13) % 101) - 50 + rank);
+}
+
+double collective_sum(int size, size_t i)
+{
+    double s = 0;
+    for (int r = 0; r < size; r++)
+        s += collective_value(r, i);
+    return s;
+}
+#line 231 "chapters/05-ag.nw"
+int ring_all_gather(Comm *c, void *buf, size_t count, size_t elem, char *err)
+{
+    char *b = buf;
+    int n = c->size, r = c->rank, next = (r + 1) % n, prev = (r + n - 1) % n;
+    for (int t = 0; t < n - 1; t++) {
+        int out = (r - t + n) % n, in = (r - t - 1 + 2 * n) % n;
+        size_t olo = chunk_start(count, n, out), ohi = chunk_start(count, n, out + 1);
+        size_t ilo = chunk_start(count, n, in), ihi = chunk_start(count, n, in + 1);
+        launch_phase("share-only, step %d of %d", t + 1, n - 1);
+        if (c->sendrecv(c, next, b + olo * elem, (ohi - olo) * elem, prev, b + ilo * elem,
+                        (ihi - ilo) * elem, err))
+            return -1;
+    }
+    return 0;
+}
+#line 271 "chapters/05-ag.nw"
+int ring_all_reduce(Comm *c, float *buf, size_t count, float *scratch, float scale, char *err)
+{
+    if (ring_reduce_scatter(c, buf, count, scratch, err))
+        return -1;
+    if (scale != 1.0f) {
+        size_t lo = chunk_start(count, c->size, c->rank);
+        c->dev->scale(chunk_start(count, c->size, c->rank + 1) - lo, scale, buf + lo);
+    }
+    return ring_all_gather(c, buf, count, sizeof(float), err);
+}

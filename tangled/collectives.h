@@ -1,0 +1,51 @@
+/**
+ * @file collectives.h
+ * @brief Collectives over the comm interface: the ring's share-reduce (reduce-scatter,
+ * chapter 4), share-only (all-gather) and all-reduce (chapter 5).
+ */
+#ifndef DPS_COLLECTIVES_H
+#define DPS_COLLECTIVES_H
+
+#include <stddef.h>
+
+#include "comm.h"
+
+/** First element of chunk @p k when @p count elements are split among @p size ranks. */
+static inline size_t chunk_start(size_t count, int size, int k)
+{
+    size_t q = count / (size_t)size, m = count % (size_t)size;
+    return (size_t)k * q + (size_t)k * m / (size_t)size;
+}
+
+/** Elements of the largest chunk: the scratch a reduce-scatter needs. */
+static inline size_t chunk_max(size_t count, int size)
+{
+    return (count + (size_t)size - 1) / (size_t)size;
+}
+
+/**
+ * Share-reduce (reduce-scatter) in place: afterwards, elements
+ * [chunk_start(count, N, r), chunk_start(count, N, r + 1)) of @p buf on rank r hold their
+ * sum over all ranks of @p c; the rest of @p buf holds partial sums. @p buf holds @p count
+ * floats and @p scratch chunk_max(count, N), both on @p c's device. Every rank must call it
+ * with the same @p count. Returns 0, or -1 with the comm's error in @p err.
+ */
+int ring_reduce_scatter(Comm *c, float *buf, size_t count, float *scratch, char *err);
+/** The test value of element @p i on rank @p rank: a small integer, exact in float. */
+float collective_value(int rank, size_t i);
+/** The sum of collective_value over ranks 0..size-1 at @p i, computed directly. */
+double collective_sum(int size, size_t i);
+/**
+ * Share-only (all-gather) in place: rank r's chunk r of @p buf (@p count elements of
+ * @p elem bytes, on @p c's device) is copied into the same place on every rank.
+ * Returns 0, or -1 with the comm's error in @p err.
+ */
+int ring_all_gather(Comm *c, void *buf, size_t count, size_t elem, char *err);
+/**
+ * The ring all-reduce in place: share-reduce, multiply the owned chunk by @p scale
+ * (1 for the sum, 1/N for the mean), share-only. Afterwards every rank holds the same
+ * bits. @p scratch holds chunk_max(count, N) floats. Returns 0, or -1 with @p err.
+ */
+int ring_all_reduce(Comm *c, float *buf, size_t count, float *scratch, float scale, char *err);
+
+#endif

@@ -1,0 +1,271 @@
+#line 442 "chapters/04-rs.nw"
+/**
+ * @file collectives_main.c
+ * @brief The program collectives: run, check and time the ring's collectives
+ * (chapters 4 and 5), in the conventions of nccl-tests.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collectives.h"
+#include "comm.h"
+#include "device.h"
+#include "launch.h"
+#include "options.h"
+#include "report.h"
+#include "util.h"
+
+static const char *summary =
+    "Run, check and time a collective of the ring over N ranks, for sizes from -b to -e,\n"
+    "in the conventions of nccl-tests (time, algbw, busbw, #wrong).";
+static const char *examples =
+    "  ./collectives --n_gpus 4                         reduce-scatter, 8 B to 256 MiB\n"
+    "  ./collectives --n_gpus 4 -b 1K -e 64M -f 4       fewer sizes\n"
+    "  ./collectives --op all_reduce --n_gpus 2 -n 50   the ring all-reduce (chapter 5)\n";
+
+/** One collective: fill, run, count wrong elements; busbw = algbw x bus x (N-1)/N. */
+typedef struct Op {
+    const char *name;  /**< as --op spells it */
+    int bus;           /**< 1: reduce-scatter, all-gather; 2: all-reduce */
+    /** Fill rank @p r's host buffer of @p count elements of @p size ranks. */
+    void (*fill)(int r, int size, float *x, size_t count);
+    /** Run the collective on device buffer @p buf. */
+    int (*run)(Comm *c, float *buf, size_t count, float *scratch, char *err);
+    /** Count the elements of rank @p r's result @p x that are wrong. */
+    long (*wrong)(int r, int size, const float *x, size_t count);
+} Op;
+
+#line 501 "chapters/04-rs.nw"
+static void fill_own(int r, int size, float *x, size_t count)
+{
+    (void)size;
+    for (size_t i = 0; i < count; i++)
+        x[i] = collective_value(r, i);
+}
+
+static long wrong_reduce_scatter(int r, int size, const float *x, size_t count)
+{
+    long wrong = 0;
+    for (size_t i = chunk_start(count, size, r); i < chunk_start(count, size, r + 1); i++)
+        wrong += x[i] != collective_sum(size, i);
+    return wrong;
+}
+#line 312 "chapters/05-ag.nw"
+static void fill_chunk(int r, int size, float *x, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        x[i] = NAN;
+    for (size_t i = chunk_start(count, size, r); i < chunk_start(count, size, r + 1); i++)
+        x[i] = collective_value(r, i);
+}
+
+static long wrong_all_gather(int r, int size, const float *x, size_t count)
+{
+    (void)r;
+    long wrong = 0;
+    for (int k = 0; k < size; k++)
+        for (size_t i = chunk_start(count, size, k); i < chunk_start(count, size, k + 1); i++)
+            wrong += x[i] != collective_value(k, i);
+    return wrong;
+}
+
+static long wrong_all_reduce(int r, int size, const float *x, size_t count)
+{
+    (void)r;
+    long wrong = 0;
+    for (size_t i = 0; i < count; i++)
+        wrong += x[i] != collective_sum(size, i);
+    return wrong;
+}
+
+static int run_all_gather(Comm *c, float *buf, size_t count, float *scratch, char *err)
+{
+    (void)scratch;
+    return ring_all_gather(c, buf, count, sizeof(float), err);
+}
+
+static int run_all_reduce(Comm *c, float *buf, size_t count, float *scratch, char *err)
+{
+    return ring_all_reduce(c, buf, count, scratch, 1.0f, err);
+}
+
+#line 482 "chapters/04-rs.nw"
+/** The rows of --op. */
+static const Op ops[] = {
+    {"reduce_scatter", 1, fill_own, ring_reduce_scatter, wrong_reduce_scatter},
+    
+#line 307 "chapters/05-ag.nw"
+{"all_gather", 1, fill_chunk, run_all_gather, wrong_all_gather},
+{"all_reduce", 2, fill_own, run_all_reduce, wrong_all_reduce},
+#line 486 "chapters/04-rs.nw"
+};
+
+/** What every rank needs: the options, the collective, the shared world. */
+typedef struct Run {
+    Options o;     /**< the command line */
+    const Op *op;  /**< the collective */
+    ShmWorld *w;   /**< made before the fork */
+} Run;
+
+#line 523 "chapters/04-rs.nw"
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/** Check and time @p count elements; the median seconds in *t, wrong elements in *wrong. */
+static int one_size(Comm *c, const Run *run, size_t count, float *host, float *buf,
+                    float *scratch, double *times, double *t, long *wrong, char *err)
+{
+    const Device *dev = c->dev;
+    const Options *o = &run->o;
+    *wrong = 0;
+    if (o->check) {
+        run->op->fill(c->rank, c->size, host, count);
+        dev->upload(buf, host, count * sizeof(float));
+        if (run->op->run(c, buf, count, scratch, err))
+            return -1;
+        dev->download(host, buf, count * sizeof(float));
+        *wrong = run->op->wrong(c->rank, c->size, host, count);
+    }
+    if (c->barrier(c, err))
+        return -1;
+    for (int i = -o->warmup; i < o->iters; i++) {
+        double t0 = now_seconds();
+        if (run->op->run(c, buf, count, scratch, err))
+            return -1;
+        dev->sync();
+        if (i >= 0)
+            times[i] = now_seconds() - t0;
+    }
+    qsort(times, (size_t)o->iters, sizeof *times, compare_doubles);
+    *t = o->iters % 2 ? times[o->iters / 2]
+                      : (times[o->iters / 2 - 1] + times[o->iters / 2]) / 2;
+    return 0;
+}
+#line 566 "chapters/04-rs.nw"
+static int rank_main(int rank, int size, void *arg, char *err)
+{
+    Run *run = arg;
+    const Options *o = &run->o;
+    char note[ERR_LEN];
+    launch_phase("opening the device");
+    const Device *dev = device_open(o->device, rank, note, err);
+    if (!dev)
+        return -1;
+    Comm *c = comm_shm_open(run->w, rank, dev, err), *host = c ? comm_shm_host(c, err) : NULL;
+    if (!c || !host)
+        return -1;
+    if (rank == 0)
+        
+#line 622 "chapters/04-rs.nw"
+{
+    char lo[32], hi[32];
+    printf("# collectives: %s on %d ranks over shared memory (%s)\n", run->op->name, size,
+           dev->kind == DEVICE_CPU ? "processes standing in for GPUs" : "CUDA IPC");
+    printf("# device %s: %s\n", note, dev->description);
+    printf("# sizes %s to %s, x%d; median of %d after %d warm-up; %s\n",
+           format_bytes(lo, o->min_bytes), format_bytes(hi, o->max_bytes), o->step_factor,
+           o->iters, o->warmup, o->check ? "every element checked" : "not checked");
+    printf("# busbw = algbw x %s(N-1)/N\n#\n", run->op->bus == 2 ? "2" : "");
+    printf("# %10s %12s %6s %10s %9s %9s %8s\n# %10s %12s %6s %10s %9s %9s %8s\n", "size",
+           "count", "type", "time", "algbw", "busbw", "#wrong", "(B)", "(elements)", "",
+           "(us)", "(GB/s)", "(GB/s)", "");
+    fflush(stdout);
+}
+#line 580 "chapters/04-rs.nw"
+    size_t most = o->max_bytes / sizeof(float);
+    float *hbuf = xcalloc(most + 1, sizeof(float));
+    float *buf = dev->alloc((most + 1) * sizeof(float));
+    float *scratch = dev->alloc((chunk_max(most, size) + 1) * sizeof(float));
+    double *times = xcalloc((size_t)o->iters, sizeof *times), bus_sum = 0;
+    int rows = 0;
+    size_t last = (size_t)-1;
+    for (size_t s = o->min_bytes; s <= o->max_bytes; s = s ? s * o->step_factor : 1) {
+        size_t count = s / sizeof(float);
+        if (count == last) /* sizes are rounded down to whole floats: 1 B is 0 B again */
+            continue;
+        last = count;
+        double t;
+        long wrong, w;
+        if (one_size(c, run, count, hbuf, buf, scratch, times, &t, &wrong, err))
+            return -1;
+        if (rank != 0 && host->send(host, 0, &wrong, sizeof wrong, err))
+            return -1;
+        for (int q = 1; rank == 0 && q < size; q++) {
+            if (host->recv(host, q, &w, sizeof w, err))
+                return -1;
+            wrong += w;
+        }
+        if (rank == 0)
+            
+#line 639 "chapters/04-rs.nw"
+{
+    double bytes = (double)count * sizeof(float), algbw = bytes / t / 1e9;
+    double busbw = algbw * run->op->bus * (size - 1) / size;
+    char shown[24];
+    snprintf(shown, sizeof shown, "%ld", wrong);
+    printf("%12zu %12zu %6s %10.2f %9.3f %9.3f %8s\n", count * sizeof(float), count, "float",
+           t * 1e6, algbw, busbw, o->check ? shown : "N/A");
+    fflush(stdout);
+    bus_sum += busbw;
+    rows++;
+    if (wrong)
+        return error_set(err, "%s of %zu elements: %ld wrong", run->op->name, count, wrong);
+}
+#line 605 "chapters/04-rs.nw"
+        if (s > o->max_bytes / o->step_factor)
+            break;
+    }
+    if (rank == 0 && rows > 0)
+        printf("# average bus bandwidth: %.3f GB/s over %d sizes\n", bus_sum / rows, rows);
+    dev->release(buf);
+    dev->release(scratch);
+    free(hbuf);
+    free(times);
+    if (host != c)
+        host->close(host);
+    c->close(c);
+    return 0;
+}
+#line 659 "chapters/04-rs.nw"
+/** Parse, make the shared world, launch the ranks, report a failure. */
+int main(int argc, char **argv)
+{
+    set_program_name(argv[0]);
+    char err[ERR_LEN];
+    static Run run;
+    options_defaults(&run.o);
+    unsigned accepted = OPTS_RANKS | OPT_BENCH | OPT_OP;
+    if (options_parse(&run.o, argc, argv, accepted, err)) {
+        fprintf(stderr, "%s: %s\n", program_name(), err);
+        return EXIT_USAGE;
+    }
+    if (run.o.help) {
+        options_usage(stdout, summary, accepted, examples);
+        return 0;
+    }
+    if (run.o.min_bytes > run.o.max_bytes) {
+        fprintf(stderr, "%s: -b %zu is larger than -e %zu\n", program_name(), run.o.min_bytes,
+                run.o.max_bytes);
+        return EXIT_USAGE;
+    }
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (strcmp(ops[i].name, run.o.op) == 0)
+            run.op = &ops[i];
+    if (!run.op) {
+        fprintf(stderr, "%s: --op %s: not written yet (see chapter 5)\n", program_name(),
+                run.o.op);
+        return EXIT_USAGE;
+    }
+    if (!(run.w = shm_world_create(run.o.n_gpus, 0, run.o.timeout, err)))
+        fatal("%s", err);
+    int rc = launch(run.o.n_gpus, rank_main, &run, 0, err);
+    shm_world_destroy(run.w);
+    if (rc)
+        fatal("%s", err);
+    return 0;
+}

@@ -1,0 +1,181 @@
+#line 480 "chapters/05-ag.nw"
+/**
+ * @file ring.c
+ * @brief The program ring: data-parallel training with the ring all-reduce (chapter 5).
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collectives.h"
+#include "comm.h"
+#include "data.h"
+#include "device.h"
+#include "launch.h"
+#include "model.h"
+#include "options.h"
+#include "report.h"
+#include "ring_strategy.h"
+#include "train.h"
+#include "util.h"
+
+static const char *summary =
+    "Train an MLP data-parallel over N ranks with the ring all-reduce: each rank computes\n"
+    "gradients on its share of every global batch of N x batch_size samples, and the ring\n"
+    "averages them (share-reduce, then share-only).";
+static const char *examples =
+    "  ./ring --n_gpus 4                        4 ranks, global batch 256\n"
+    "  ./ring --n_gpus 2 --batch_size 32        global batch 64, as ./mlp's default\n"
+    "  ./ring --n_gpus 8 --device cpu --quiet   8 processes, the final line only\n";
+
+/** What every rank needs, prepared before the fork. */
+typedef struct Run {
+    Options o;          /**< the command line */
+    Dataset train;      /**< training set */
+    Dataset test;       /**< test set */
+    FILE *log;          /**< CSV log, written by rank 0 */
+    ShmWorld *w;        /**< the shared world */
+} Run;
+
+#line 580 "chapters/05-ag.nw"
+/** FNV-1a: a 64-bit fingerprint of @p bytes bytes. */
+static uint64_t hash_bytes(const void *p, size_t bytes)
+{
+    const unsigned char *s = p;
+    uint64_t h = 14695981039346656037ull;
+    for (size_t i = 0; i < bytes; i++)
+        h = (h ^ s[i]) * 1099511628211ull;
+    return h;
+}
+
+static int ring_rank(int rank, int size, void *arg, char *err)
+{
+    Run *run = arg;
+    const Options *o = &run->o;
+    char note[ERR_LEN];
+    launch_phase("opening the device");
+    const Device *dev = device_open(o->device, rank, note, err);
+    if (!dev)
+        return -1;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    device_cpu_threads((int)(cores / size > 0 ? cores / size : 1));
+    Comm *c = comm_shm_open(run->w, rank, dev, err), *host = c ? comm_shm_host(c, err) : NULL;
+    if (!c || !host)
+        return -1;
+    Model m;
+    if (model_init(&m, dev, run->train.features, o->hidden, o->n_hidden, run->train.classes,
+                   o->batch_size, o->seed, err))
+        return -1;
+    long steps = train_steps_per_epoch(run->train.n, o->batch_size, size);
+    Strategy s;
+    RingState st;
+    ring_strategy(&s, &st, c, host, m.n_params);
+    if (rank == 0 && !o->quiet)
+        
+#line 654 "chapters/05-ag.nw"
+{
+    char shape[128], n1[32], n2[32], n3[32], b1[32], b2[32];
+    model_describe(&m, shape, sizeof shape);
+    printf("%s: data-parallel training over %d ranks, ring all-reduce\n", program_name(), size);
+    printf("  ranks    %d (%s)\n", size,
+           dev->kind == DEVICE_CPU ? "processes standing in for GPUs" : "GPUs");
+    printf("  device   %s: %s\n", note, dev->description);
+    printf("  model    %s, %s parameters (%s), ReLU, softmax cross-entropy\n", shape,
+           format_count(n1, (long long)m.n_params), format_bytes(b1, m.n_params * 4));
+    printf("  data     %s: %s train, %s test, %dx%d, %d classes\n", run->train.source,
+           format_count(n2, run->train.n), format_count(n3, run->test.n), run->train.rows,
+           run->train.cols, run->train.classes);
+    printf("  training %d epochs, batch %d per rank (global %d), lr %g, %ld steps/epoch\n",
+           o->epochs, o->batch_size, o->batch_size * size, o->lr, steps);
+    printf("  traffic  each rank sends %s per step (2(N-1)/N x %s) to its neighbour\n",
+           format_bytes(b2, (size_t)(2.0 * (size - 1) / size * (double)m.n_params * 4)), b1);
+}
+#line 614 "chapters/05-ag.nw"
+    TrainConfig cfg = {o->batch_size, o->epochs, o->lr, o->seed, o->quiet, stdout,
+                       rank == 0 ? run->log : NULL};
+    TrainResult res;
+    if (train_run(&cfg, &m, &run->train, &run->test, &s, &res, err))
+        return -1;
+    
+#line 637 "chapters/05-ag.nw"
+launch_phase("comparing the replicas");
+float *w = xcalloc(m.n_params, sizeof *w);
+dev->download(w, m.params, m.n_params * sizeof *w);
+uint64_t mine = hash_bytes(w, m.n_params * sizeof *w);
+free(w);
+double *hashes = xcalloc((size_t)size, sizeof *hashes);
+memcpy(&hashes[rank], &mine, sizeof mine);
+if (ring_all_gather(host, hashes, (size_t)size, sizeof *hashes, err))
+    return -1;
+for (int q = 0; q < size; q++)
+    if (memcmp(&hashes[q], &mine, sizeof mine) != 0)
+        return error_set(err, "the weights of rank %d differ from rank %d's after training",
+                         q, rank);
+free(hashes);
+#line 620 "chapters/05-ag.nw"
+    if (rank == 0) {
+        train_report_end(stdout, &res, o->quiet);
+        if (!o->quiet)
+            printf("replicas: the weights of all %d ranks are identical (hash %016llx)\n",
+                   size, (unsigned long long)mine);
+        fflush(stdout);
+    }
+    ring_strategy_free(&st);
+    model_free(&m);
+    if (host != c)
+        host->close(host);
+    c->close(c);
+    return 0;
+}
+
+#line 523 "chapters/05-ag.nw"
+/** Parse, load, check, launch. */
+int main(int argc, char **argv)
+{
+    set_program_name(argv[0]);
+    char err[ERR_LEN];
+    static Run run;
+    Options *o = &run.o;
+    options_defaults(o);
+    unsigned accepted = OPTS_TRAIN | OPTS_RANKS;
+    if (options_parse(o, argc, argv, accepted, err)) {
+        fprintf(stderr, "%s: %s\n", program_name(), err);
+        return EXIT_USAGE;
+    }
+    if (o->help) {
+        options_usage(stdout, summary, accepted, examples);
+        return 0;
+    }
+    
+#line 554 "chapters/05-ag.nw"
+if (o->log && !(run.log = fopen(o->log, "w"))) {
+    fprintf(stderr, "%s: --log %s: cannot open: %s\n", program_name(), o->log, strerror(errno));
+    return EXIT_USAGE;
+}
+if (data_load(o->data, o->train_size, o->seed, &run.train, &run.test, err)) {
+    fprintf(stderr, "%s: %s\n", program_name(), err);
+    return EXIT_USAGE;
+}
+long global = (long)o->batch_size * o->n_gpus;
+if (global > run.train.n) {
+    fprintf(stderr, "%s: a global batch of %ld samples (--batch_size %d x %d ranks) is larger "
+            "than the training set (%ld samples)\n", program_name(), global, o->batch_size,
+            o->n_gpus, run.train.n);
+    return EXIT_USAGE;
+}
+if (run.log)
+    report_csv_header(run.log);
+#line 541 "chapters/05-ag.nw"
+    if (!(run.w = shm_world_create(o->n_gpus, 0, o->timeout, err)))
+        fatal("%s", err);
+    int rc = launch(o->n_gpus, ring_rank, &run, 0, err);
+    shm_world_destroy(run.w);
+    if (rc)
+        fatal("%s", err);
+    if (run.log && fclose(run.log) != 0)
+        fatal("--log %s: %s", o->log, strerror(errno));
+    return 0;
+}

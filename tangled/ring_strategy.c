@@ -1,0 +1,68 @@
+#line 402 "chapters/05-ag.nw"
+/**
+ * @file ring_strategy.c
+ * @brief The ring all-reduce as a strategy of train_run (chapter 5).
+ */
+#include "ring_strategy.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "collectives.h"
+#include "util.h"
+
+static int sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
+{
+    RingState *st = s->state;
+    Comm *c = st->c;
+    size_t n = m->n_params;
+    double t0 = now_seconds();
+    if (ring_reduce_scatter(c, m->grads, n, st->scratch, err))
+        return -1;
+    size_t lo = chunk_start(n, c->size, c->rank), hi = chunk_start(n, c->size, c->rank + 1);
+    if (c->size > 1)
+        c->dev->scale(hi - lo, 1.0f / (float)c->size, m->grads + lo);
+    c->dev->sync();
+    double t1 = now_seconds();
+    timers_add(t, "share-reduce", t1 - t0);
+    if (ring_all_gather(c, m->grads, n, sizeof(float), err))
+        return -1;
+    c->dev->sync();
+    timers_add(t, "share-only", now_seconds() - t1);
+    return 0;
+}
+
+int ring_sum_doubles(Comm *host, double *v, int n, char *err)
+{
+    int size = host->size;
+    double *all = xcalloc((size_t)n * (size_t)size, sizeof *all);
+    memcpy(all + (size_t)host->rank * (size_t)n, v, (size_t)n * sizeof *v);
+    int rc = ring_all_gather(host, all, (size_t)n * (size_t)size, sizeof *all, err);
+    for (int i = 0; rc == 0 && i < n; i++) {
+        v[i] = 0;
+        for (int q = 0; q < size; q++)
+            v[i] += all[(size_t)q * (size_t)n + (size_t)i];
+    }
+    free(all);
+    return rc;
+}
+
+static int sum_stats(Strategy *s, double *v, int n, char *err)
+{
+    return ring_sum_doubles(((RingState *)s->state)->host, v, n, err);
+}
+
+void ring_strategy(Strategy *s, RingState *st, Comm *c, Comm *host, size_t n_params)
+{
+    st->c = c;
+    st->host = host;
+    st->scratch = c->dev->alloc((chunk_max(n_params, c->size) + 1) * sizeof(float));
+    *s = (Strategy){.name = "ring", .rank = c->rank, .world = c->size,
+                    .sync_gradients = sync_gradients, .sum_stats = sum_stats,
+                    .update = NULL, .state = st};
+}
+
+void ring_strategy_free(RingState *st)
+{
+    st->c->dev->release(st->scratch);
+}

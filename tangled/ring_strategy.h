@@ -1,0 +1,31 @@
+/**
+ * @file ring_strategy.h
+ * @brief Data-parallel training with the ring all-reduce (chapter 5).
+ */
+#ifndef DPS_RING_STRATEGY_H
+#define DPS_RING_STRATEGY_H
+
+#include "comm.h"
+#include "train.h"
+
+/** The ring strategy's data. */
+typedef struct RingState {
+    Comm *c;        /**< the communicator of the gradients (the model's device) */
+    Comm *host;     /**< a host communicator beside it, for the epoch's figures */
+    float *scratch; /**< chunk_max(n_params, N) floats on the device */
+} RingState;
+
+/**
+ * Make @p s the ring strategy over @p c (gradients) and @p host (figures) for a model
+ * of @p n_params parameters; @p st holds its data until ring_strategy_free().
+ */
+void ring_strategy(Strategy *s, RingState *st, Comm *c, Comm *host, size_t n_params);
+/** Free what ring_strategy() allocated. */
+void ring_strategy_free(RingState *st);
+/**
+ * Replace v[0..n) on every rank by its sum over the ranks of @p host (host memory),
+ * added in rank order, so every rank gets the same bits. Returns 0 or -1 with @p err.
+ */
+int ring_sum_doubles(Comm *host, double *v, int n, char *err);
+
+#endif
