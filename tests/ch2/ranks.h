@@ -100,4 +100,68 @@ static inline int ceil_log2(int n)
     return k;
 }
 
+/* A communicator that watches what a rank sends through it (messages, bytes, to whom) and
+ * can abort the process at its die_at-th message, then passes everything on. */
+typedef struct Watched {
+    Comm comm;
+    Comm *inner;
+    long sends;              /* messages sent, by send or sendrecv */
+    size_t bytes;            /* bytes sent */
+    unsigned long long to;   /* bit q set: sent to rank q */
+    unsigned long long from; /* bit q set: received from rank q */
+    long die_at;             /* > 0: abort() when sending message die_at */
+} Watched;
+
+static inline int watched_sent(Watched *w, int to, size_t bytes)
+{
+    if (++w->sends == w->die_at)
+        abort();
+    w->bytes += bytes;
+    w->to |= 1ull << to;
+    return 0;
+}
+static inline int w_send(Comm *c, int to, const void *buf, size_t bytes, char *err)
+{
+    Watched *w = c->state;
+    watched_sent(w, to, bytes);
+    return w->inner->send(w->inner, to, buf, bytes, err);
+}
+static inline int w_recv(Comm *c, int from, void *buf, size_t bytes, char *err)
+{
+    Watched *w = c->state;
+    w->from |= 1ull << from;
+    return w->inner->recv(w->inner, from, buf, bytes, err);
+}
+static inline int w_sendrecv(Comm *c, int to, const void *s, size_t sb, int from, void *r,
+                             size_t rb, char *err)
+{
+    Watched *w = c->state;
+    watched_sent(w, to, sb);
+    w->from |= 1ull << from;
+    return w->inner->sendrecv(w->inner, to, s, sb, from, r, rb, err);
+}
+static inline int w_barrier(Comm *c, char *err)
+{
+    Watched *w = c->state;
+    return w->inner->barrier(w->inner, err);
+}
+static inline void w_close(Comm *c)
+{
+    Watched *w = c->state;
+    w->inner->close(w->inner);
+}
+
+/* Wrap inner in *w; use the returned communicator. */
+static inline Comm *watch(Watched *w, Comm *inner, long die_at)
+{
+    *w = (Watched){.comm = *inner, .inner = inner, .die_at = die_at};
+    w->comm.send = w_send;
+    w->comm.recv = w_recv;
+    w->comm.sendrecv = w_sendrecv;
+    w->comm.barrier = w_barrier;
+    w->comm.close = w_close;
+    w->comm.state = w;
+    return &w->comm;
+}
+
 #endif

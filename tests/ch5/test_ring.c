@@ -1,0 +1,312 @@
+/* Ring training: N ranks with batch b equal one device with batch N b, step by step; every
+ * rank holds bit-identical weights after every step; a dying rank ends the run; the
+ * programs ./ring and ./collectives. */
+#include <math.h>
+
+#include "../ch2/ranks.h"
+#include "collectives.h"
+#include "data.h"
+#include "helpers.h"
+#include "model.h"
+#include "ring_strategy.h"
+#include "train.h"
+
+/* One small training setup shared by the ranks (inherited through fork) and the test. */
+typedef struct Setup {
+    Dataset train, test;
+    int hidden[1];
+    int batch;      /* per rank */
+    int epochs;
+    float lr;
+    long die_at;    /* > 0: rank 1 aborts at this message */
+    float *out;     /* shared: rank 0's final weights */
+    long *steps;    /* shared: steps at which rank 0 compared the replicas */
+} Setup;
+
+static Setup setup;
+
+/* FNV-1a of the weights, computed here. */
+static uint64_t fingerprint(const Model *m)
+{
+    float *w = xcalloc(m->n_params, sizeof *w);
+    m->dev->download(w, m->params, m->n_params * sizeof *w);
+    uint64_t h = 14695981039346656037ull;
+    const unsigned char *p = (const unsigned char *)w;
+    for (size_t i = 0; i < m->n_params * sizeof *w; i++)
+        h = (h ^ p[i]) * 1099511628211ull;
+    free(w);
+    return h;
+}
+
+/* Rank 0 receives every rank's fingerprint over the host communicator and compares. */
+static int compare_replicas(Comm *host, const Model *m, long step, char *err)
+{
+    uint64_t mine = fingerprint(m), theirs;
+    if (host->rank != 0)
+        return host->send(host, 0, &mine, sizeof mine, err);
+    for (int q = 1; q < host->size; q++) {
+        if (host->recv(host, q, &theirs, sizeof theirs, err))
+            return -1;
+        if (theirs != mine)
+            return error_set(err, "before step %ld the weights of rank %d differ from rank 0's",
+                             step, q);
+    }
+    ++*setup.steps;
+    return 0;
+}
+
+/* The ring strategy, with the replicas compared before every step's all-reduce. */
+typedef struct Checked {
+    Strategy inner;
+    Comm *host;
+    long step;
+} Checked;
+
+static int checked_sync(Strategy *s, Model *m, Timers *t, char *err)
+{
+    Checked *k = s->state;
+    if (compare_replicas(k->host, m, ++k->step, err))
+        return -1;
+    return k->inner.sync_gradients(&k->inner, m, t, err);
+}
+
+static int checked_sum(Strategy *s, double *v, int n, char *err)
+{
+    Checked *k = s->state;
+    return k->inner.sum_stats(&k->inner, v, n, err);
+}
+
+static int ring_rank(int rank, int size, void *arg, char *err)
+{
+    (void)arg;
+    (void)size;
+    const Device *dev = rank_device(rank, err);
+    if (!dev)
+        return -1;
+    Comm *inner = comm_shm_open(test_world, rank, dev, err), *host;
+    if (!inner || !(host = comm_shm_host(inner, err)))
+        return -1;
+    Watched w;
+    Comm *c = watch(&w, inner, rank == 1 ? setup.die_at : 0);
+    Model m;
+    if (model_init(&m, dev, setup.train.features, setup.hidden, 1, setup.train.classes,
+                   setup.batch, 7, err))
+        return -1;
+    Checked k = {.host = host};
+    RingState st;
+    ring_strategy(&k.inner, &st, c, host, m.n_params);
+    Strategy s = k.inner;
+    s.sync_gradients = checked_sync;
+    s.sum_stats = checked_sum;
+    s.state = &k;
+    TrainConfig cfg = {setup.batch, setup.epochs, setup.lr, 7, true, NULL, NULL};
+    TrainResult res;
+    if (train_run(&cfg, &m, &setup.train, &setup.test, &s, &res, err))
+        return -1;
+    if (compare_replicas(host, &m, k.step + 1, err))
+        return -1;
+    if (rank == 0)
+        dev->download(setup.out, m.params, m.n_params * sizeof(float));
+    ring_strategy_free(&st);
+    model_free(&m);
+    return 0;
+}
+
+static void load(long train_size)
+{
+    char err[ERR_LEN];
+    cr_assert(data_load("synthetic", train_size, 3, &setup.train, &setup.test, err) == 0, "%s",
+              err);
+    setup.hidden[0] = 24;
+    setup.lr = 0.1f;
+    setup.steps = shared_zeroed(sizeof *setup.steps);
+}
+
+/* The weights of one device trained with the global batch N b. */
+static void single(int n_ranks, float *params, size_t n)
+{
+    char err[ERR_LEN];
+    Model m;
+    const Device *dev = test_device();
+    cr_assert(model_init(&m, dev, setup.train.features, setup.hidden, 1, setup.train.classes,
+                         setup.batch * n_ranks, 7, err) == 0, "%s", err);
+    cr_assert(m.n_params == n);
+    TrainConfig cfg = {setup.batch * n_ranks, setup.epochs, setup.lr, 7, true, NULL, NULL};
+    TrainResult res;
+    cr_assert(train_run(&cfg, &m, &setup.train, &setup.test, NULL, &res, err) == 0, "%s", err);
+    dev->download(params, m.params, n * sizeof(float));
+    model_free(&m);
+}
+
+/* Train on the ring with N ranks, then on one device; compare the weights. */
+static void compare(int N, long train_size, int batch, int epochs)
+{
+    load(train_size);
+    setup.batch = batch;
+    setup.epochs = epochs;
+    setup.die_at = 0;
+    size_t n = (size_t)setup.train.features * 24 + 24 + 24 * 10 + 10;
+    setup.out = shared_zeroed(n * sizeof(float));
+    char err[ERR_LEN];
+    cr_assert(run_ranks(N, 0, 30, ring_rank, NULL, 120, err) == 0, "N = %d: %s", N, err);
+    long steps = train_steps_per_epoch(setup.train.n, batch, N) * epochs;
+    cr_assert(*setup.steps == steps + 1, "N = %d: the replicas were compared %ld times, "
+              "expected %ld", N, *setup.steps, steps + 1);
+    float *ref = xcalloc(n, sizeof *ref);
+    single(N, ref, n);
+    double worst = 0, scale = 0;
+    for (size_t i = 0; i < n; i++) {
+        worst = fmax(worst, fabs(setup.out[i] - ref[i]));
+        scale = fmax(scale, fabs(ref[i]));
+    }
+    cr_assert(worst <= 1e-5 * fmax(1, scale), "N = %d, %d epoch(s): the weights differ by up "
+              "to %g from one device's with batch %d", N, epochs, worst, batch * N);
+    free(ref);
+    data_free(&setup.train);
+    data_free(&setup.test);
+}
+
+Test(ring, one_step_equals_one_device_with_the_global_batch)
+{
+    for (int N = 1; N <= 4; N++)
+        compare(N, 16L * N, 16, 1); /* the training set is one global batch */
+}
+
+Test(ring, many_steps_equal_one_device_and_replicas_stay_identical)
+{
+    for (int N = 1; N <= 4; N++)
+        compare(N, 600, 10, 2);
+}
+
+Test(ring, a_dying_rank_ends_the_run_with_its_name)
+{
+    load(600);
+    setup.batch = 10;
+    setup.epochs = 2;
+    setup.die_at = 7; /* rank 1's 7th message: step 2's share-reduce at N = 4 */
+    setup.out = shared_zeroed(1 << 20);
+    char err[ERR_LEN];
+    double t0 = now_seconds();
+    cr_assert(run_ranks(4, 0, 60, ring_rank, NULL, 60, err) != 0, "the run succeeded");
+    cr_assert(now_seconds() - t0 < 5, "the run took %.1f s to end", now_seconds() - t0);
+    cr_assert(strstr(err, "rank 1 was killed by signal 6") && strstr(err, "share-reduce"),
+              "message: %s", err);
+}
+
+/* The figures of the epoch are summed in rank order, the same bits on every rank. */
+static int sums(int rank, int size, void *arg, char *err)
+{
+    (void)arg;
+    Comm *c = comm_shm_open(test_world, rank, device_cpu(), err);
+    if (!c)
+        return -1;
+    double v[3] = {0.1 * rank, 1e16, -1e16 + rank}, expect[3] = {0, 0, 0};
+    for (int q = 0; q < size; q++) {
+        expect[0] += 0.1 * q;
+        expect[1] += 1e16;
+        expect[2] += -1e16 + q;
+    }
+    if (ring_sum_doubles(c, v, 3, err))
+        return -1;
+    for (int i = 0; i < 3; i++)
+        if (memcmp(&v[i], &expect[i], sizeof v[i]) != 0)
+            return error_set(err, "rank %d: sum %d is %.17g, expected %.17g (rank order)",
+                             rank, i, v[i], expect[i]);
+    c->close(c);
+    return 0;
+}
+
+Test(ring, figures_are_summed_in_rank_order)
+{
+    for (int N = 1; N <= 5; N++) {
+        char err[ERR_LEN];
+        cr_assert(run_ranks(N, 0, 10, sums, NULL, 30, err) == 0, "N = %d: %s", N, err);
+    }
+}
+
+Test(ring_cli, trains_like_mlp_with_the_global_batch)
+{
+    static Run a, b;
+    const char *dev = test_on_cuda() ? "cuda" : "cpu";
+    char *ring[] = {"./ring", "--n_gpus", "4", "--epochs", "2", "--device", (char *)dev, NULL};
+    char *mlp[] = {"./mlp", "--batch_size", "256", "--epochs", "2", "--quiet", "--device",
+                   (char *)dev, NULL};
+    run_program(ring, &a);
+    run_program(mlp, &b);
+    cr_assert(a.status == 0 && b.status == 0, "ring: %s / mlp: %s", a.err, b.err);
+    const char *fa = strstr(a.out, "epoch 2/2  loss "), *fb = strstr(b.out, "final: loss ");
+    cr_assert(fa && fb, "no last epoch or final line: %s / %s", a.out, b.out);
+    double la = atof(fa + 16), lb = atof(fb + 12);
+    cr_assert(fabs(la - lb) < 1e-3, "ring loss %g, mlp loss %g", la, lb);
+    cr_assert(strstr(a.out, "compute") && strstr(a.out, "share-reduce") &&
+              strstr(a.out, "share-only"), "no breakdown: %s", a.out);
+    cr_assert(strstr(a.out, "replicas: the weights of all 4 ranks are identical"), "%s", a.out);
+    cr_assert(strstr(a.out, "each rank sends 596.3 KiB per step"), "traffic: %s", a.out);
+}
+
+Test(ring_cli, bad_command_lines_are_refused)
+{
+    static Run r;
+    char *big[] = {"./ring", "--n_gpus", "4", "--batch_size", "400", "--train_size", "1000",
+                   NULL};
+    run_program(big, &r);
+    cr_assert(r.status == 2 && count_lines(r.err) == 1 &&
+              strstr(r.err, "a global batch of 1600 samples"), "exit %d: %s", r.status, r.err);
+    char *zero[] = {"./ring", "--n_gpus", "0", NULL};
+    run_program(zero, &r);
+    cr_assert(r.status == 2 && count_lines(r.err) == 1 && strstr(r.err, "--n_gpus"),
+              "exit %d: %s", r.status, r.err);
+    char *many[] = {"./ring", "--n_gpus", "65", NULL};
+    run_program(many, &r);
+    cr_assert(r.status == 2 && count_lines(r.err) == 1, "exit %d: %s", r.status, r.err);
+}
+
+/* Every data row of ./collectives's table: its #wrong column is 0; returns the rows. */
+static int table_rows(const char *out, size_t *last_size)
+{
+    int rows = 0;
+    for (const char *p = out; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p)) {
+        if (*p == '#' || *p == '\n')
+            continue;
+        size_t size, count;
+        double t, alg, bus;
+        char type[16], wrong[16];
+        if (sscanf(p, "%zu %zu %15s %lf %lf %lf %15s", &size, &count, type, &t, &alg, &bus,
+                   wrong) != 7)
+            cr_assert_fail("a row that does not parse: %.80s", p);
+        cr_assert(size == count * 4 && strcmp(type, "float") == 0 && strcmp(wrong, "0") == 0,
+                  "row: %.80s", p);
+        *last_size = size;
+        rows++;
+    }
+    return rows;
+}
+
+Test(ring_cli, collectives_prints_a_checked_table_for_every_op)
+{
+    const char *ops[] = {"reduce_scatter", "all_gather", "all_reduce"};
+    for (int i = 0; i < 3; i++) {
+        static Run r;
+        char *argv[] = {"./collectives", "--op", (char *)ops[i], "--n_gpus", "3", "-b", "0",
+                        "-e", "1M", "-f", "4", "-n", "3", "-w", "1", NULL};
+        run_program(argv, &r);
+        cr_assert(r.status == 0, "%s: exit %d: %s", ops[i], r.status, r.err);
+        size_t last = 0;
+        cr_assert(table_rows(r.out, &last) == 11 && last == 1u << 20, "%s: %s", ops[i], r.out);
+        cr_assert(strstr(r.out, ops[i]) && strstr(r.out, "average bus bandwidth"), "%s", r.out);
+    }
+}
+
+Test(ring_cli, collectives_refuses_bad_input)
+{
+    static Run r;
+    char *op[] = {"./collectives", "--op", "broadcast", NULL};
+    run_program(op, &r);
+    cr_assert(r.status == 2 && count_lines(r.err) == 1 &&
+              strstr(r.err, "expected one of reduce_scatter|all_gather|all_reduce"),
+              "exit %d: %s", r.status, r.err);
+    char *sizes[] = {"./collectives", "-b", "1M", "-e", "1K", NULL};
+    run_program(sizes, &r);
+    cr_assert(r.status == 2 && count_lines(r.err) == 1 && strstr(r.err, "larger than -e"),
+              "exit %d: %s", r.status, r.err);
+}
