@@ -107,6 +107,7 @@ typedef struct Watched {
     Comm *inner;
     long sends;              /* messages sent, by send or sendrecv */
     size_t bytes;            /* bytes sent */
+    size_t bytes_to[64];     /* bytes sent to each rank */
     unsigned long long to;   /* bit q set: sent to rank q */
     unsigned long long from; /* bit q set: received from rank q */
     long die_at;             /* > 0: abort() when sending message die_at */
@@ -117,6 +118,7 @@ static inline int watched_sent(Watched *w, int to, size_t bytes)
     if (++w->sends == w->die_at)
         abort();
     w->bytes += bytes;
+    w->bytes_to[to] += bytes;
     w->to |= 1ull << to;
     return 0;
 }
