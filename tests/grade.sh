@@ -87,7 +87,7 @@ test)
 
 grade)
     json_tests=() earned_total=0 max_total=0
-    printf '%-5s %-22s %-5s %8s  %s\n' "" "exercise" "stars" "points" "title"
+    printf '%-5s %-26s %-5s %8s  %s\n' "" "exercise" "stars" "points" "title"
     while read -r ch name stars points replaces hash title; do
         file=exercises/$ch/$name.c
         bin=$work/student-$ch-$name
@@ -105,14 +105,14 @@ grade)
         got=$(points "$points")
         earned_total=$(awk -v a="$earned_total" -v b="$got" 'BEGIN { printf "%.1f", a + b }')
         max_total=$((max_total + points))
-        printf '%-5s %-22s %-5s %4s/%-3s  %s%s\n' "$ch" "$name" "$stars_s" "$got" "$points" "$title" \
+        printf '%-5s %-26s %-5s %4s/%-3s  %s%s\n' "$ch" "$name" "$stars_s" "$got" "$points" "$title" \
             "$([ "$output" = "not started" ] && echo ' (not started)')"
         [ -n "$output" ] && [ "$output" != "not started" ] && printf '%s\n' "$output" | sed 's/^/        /'
         [ -n "$info" ] && printf '%s\n' "$info" | sed 's/^/        /'
         esc=$(printf '%s' "$output" | sed 's/\\/\\\\/g; s/"/\\"/g' | awk '{printf "%s\\n", $0}')
         json_tests+=("{\"name\": \"$ch/$name: $title\", \"score\": $got, \"max_score\": $points, \"output\": \"$esc\"}")
     done < <(entries)
-    printf '%-5s %-22s %-5s %4s/%-3s\n' "" "total" "" "$earned_total" "$max_total"
+    printf '%-5s %-26s %-5s %4s/%-3s\n' "" "total" "" "$earned_total" "$max_total"
     {
         printf '{\n  "score": %s,\n  "max_score": %s,\n  "tests": [\n' "$earned_total" "$max_total"
         for i in "${!json_tests[@]}"; do
