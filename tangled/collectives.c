@@ -1,4 +1,4 @@
-#line 368 "chapters/04-rs.nw"
+#line 371 "chapters/04-rs.nw"
 /**
  * @file collectives.c
  * @brief The ring's collectives, written once over the comm and device interfaces.
@@ -23,7 +23,7 @@ int ring_reduce_scatter(Comm *c, float *buf, size_t count, float *scratch, char 
     }
     return 0;
 }
-#line 415 "chapters/04-rs.nw"
+#line 418 "chapters/04-rs.nw"
 float collective_value(int rank, size_t i)
 {
     return (float)((long)((i * 7 + (size_t)rank * 13) % 101) - 50 + rank);
@@ -36,7 +36,7 @@ double collective_sum(int size, size_t i)
         s += collective_value(r, i);
     return s;
 }
-#line 231 "chapters/05-ag.nw"
+#line 233 "chapters/05-ag.nw"
 int ring_all_gather(Comm *c, void *buf, size_t count, size_t elem, char *err)
 {
     char *b = buf;
@@ -52,7 +52,7 @@ int ring_all_gather(Comm *c, void *buf, size_t count, size_t elem, char *err)
     }
     return 0;
 }
-#line 271 "chapters/05-ag.nw"
+#line 273 "chapters/05-ag.nw"
 int ring_all_reduce(Comm *c, float *buf, size_t count, float *scratch, float scale, char *err)
 {
     if (ring_reduce_scatter(c, buf, count, scratch, err))

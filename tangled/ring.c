@@ -1,4 +1,4 @@
-#line 480 "chapters/05-ag.nw"
+#line 482 "chapters/05-ag.nw"
 /**
  * @file ring.c
  * @brief The program ring: data-parallel training with the ring all-reduce (chapter 5).
@@ -40,7 +40,7 @@ typedef struct Run {
     ShmWorld *w;        /**< the shared world */
 } Run;
 
-#line 580 "chapters/05-ag.nw"
+#line 582 "chapters/05-ag.nw"
 /** FNV-1a: a 64-bit fingerprint of @p bytes bytes. */
 static uint64_t hash_bytes(const void *p, size_t bytes)
 {
@@ -75,7 +75,7 @@ static int ring_rank(int rank, int size, void *arg, char *err)
     ring_strategy(&s, &st, c, host, m.n_params);
     if (rank == 0 && !o->quiet)
         
-#line 654 "chapters/05-ag.nw"
+#line 656 "chapters/05-ag.nw"
 {
     char shape[128], n1[32], n2[32], n3[32], b1[32], b2[32];
     model_describe(&m, shape, sizeof shape);
@@ -93,14 +93,14 @@ static int ring_rank(int rank, int size, void *arg, char *err)
     printf("  traffic  each rank sends %s per step (2(N-1)/N x %s) to its neighbour\n",
            format_bytes(b2, (size_t)(2.0 * (size - 1) / size * (double)m.n_params * 4)), b1);
 }
-#line 614 "chapters/05-ag.nw"
+#line 616 "chapters/05-ag.nw"
     TrainConfig cfg = {o->batch_size, o->epochs, o->lr, o->seed, o->quiet, stdout,
                        rank == 0 ? run->log : NULL};
     TrainResult res;
     if (train_run(&cfg, &m, &run->train, &run->test, &s, &res, err))
         return -1;
     
-#line 637 "chapters/05-ag.nw"
+#line 639 "chapters/05-ag.nw"
 launch_phase("comparing the replicas");
 float *w = xcalloc(m.n_params, sizeof *w);
 dev->download(w, m.params, m.n_params * sizeof *w);
@@ -115,10 +115,10 @@ for (int q = 0; q < size; q++)
         return error_set(err, "the weights of rank %d differ from rank %d's after training",
                          q, rank);
 free(hashes);
-#line 620 "chapters/05-ag.nw"
+#line 622 "chapters/05-ag.nw"
     if (rank == 0) {
         train_report_end(stdout, &res, o->quiet);
-        if (!o->quiet)
+        if (!o->quiet && size > 1)
             printf("replicas: the weights of all %d ranks are identical (hash %016llx)\n",
                    size, (unsigned long long)mine);
         fflush(stdout);
@@ -131,7 +131,7 @@ free(hashes);
     return 0;
 }
 
-#line 523 "chapters/05-ag.nw"
+#line 525 "chapters/05-ag.nw"
 /** Parse, load, check, launch. */
 int main(int argc, char **argv)
 {
@@ -150,7 +150,7 @@ int main(int argc, char **argv)
         return 0;
     }
     
-#line 554 "chapters/05-ag.nw"
+#line 556 "chapters/05-ag.nw"
 if (o->log && !(run.log = fopen(o->log, "w"))) {
     fprintf(stderr, "%s: --log %s: cannot open: %s\n", program_name(), o->log, strerror(errno));
     return EXIT_USAGE;
@@ -168,7 +168,7 @@ if (global > run.train.n) {
 }
 if (run.log)
     report_csv_header(run.log);
-#line 541 "chapters/05-ag.nw"
+#line 543 "chapters/05-ag.nw"
     if (!(run.w = shm_world_create(o->n_gpus, 0, o->timeout, err)))
         fatal("%s", err);
     int rc = launch(o->n_gpus, ring_rank, &run, 0, err);

@@ -1,4 +1,4 @@
-#line 402 "chapters/05-ag.nw"
+#line 404 "chapters/05-ag.nw"
 /**
  * @file ring_strategy.c
  * @brief The ring all-reduce as a strategy of train_run (chapter 5).
