@@ -1,4 +1,4 @@
-#line 445 "chapters/04-rs.nw"
+#line 446 "chapters/04-rs.nw"
 /**
  * @file collectives_main.c
  * @brief The program collectives: run, check and time the ring's collectives
@@ -37,7 +37,7 @@ typedef struct Op {
     long (*wrong)(int r, int size, const float *x, size_t count);
 } Op;
 
-#line 504 "chapters/04-rs.nw"
+#line 505 "chapters/04-rs.nw"
 static void fill_own(int r, int size, float *x, size_t count)
 {
     (void)size;
@@ -91,7 +91,7 @@ static int run_all_reduce(Comm *c, float *buf, size_t count, float *scratch, cha
     return ring_all_reduce(c, buf, count, scratch, 1.0f, err);
 }
 
-#line 485 "chapters/04-rs.nw"
+#line 486 "chapters/04-rs.nw"
 /** The rows of --op. */
 static const Op ops[] = {
     {"reduce_scatter", 1, fill_own, ring_reduce_scatter, wrong_reduce_scatter},
@@ -99,7 +99,7 @@ static const Op ops[] = {
 #line 309 "chapters/05-ag.nw"
 {"all_gather", 1, fill_chunk, run_all_gather, wrong_all_gather},
 {"all_reduce", 2, fill_own, run_all_reduce, wrong_all_reduce},
-#line 489 "chapters/04-rs.nw"
+#line 490 "chapters/04-rs.nw"
 };
 
 /** What every rank needs: the options, the collective, the shared world. */
@@ -109,7 +109,7 @@ typedef struct Run {
     ShmWorld *w;   /**< made before the fork */
 } Run;
 
-#line 526 "chapters/04-rs.nw"
+#line 527 "chapters/04-rs.nw"
 static int compare_doubles(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -146,7 +146,7 @@ static int one_size(Comm *c, const Run *run, size_t count, float *host, float *b
                       : (times[o->iters / 2 - 1] + times[o->iters / 2]) / 2;
     return 0;
 }
-#line 569 "chapters/04-rs.nw"
+#line 570 "chapters/04-rs.nw"
 static int rank_main(int rank, int size, void *arg, char *err)
 {
     Run *run = arg;
@@ -161,7 +161,7 @@ static int rank_main(int rank, int size, void *arg, char *err)
         return -1;
     if (rank == 0)
         
-#line 625 "chapters/04-rs.nw"
+#line 626 "chapters/04-rs.nw"
 {
     char lo[32], hi[32];
     printf("# collectives: %s on %d ranks over shared memory (%s)\n", run->op->name, size,
@@ -176,7 +176,7 @@ static int rank_main(int rank, int size, void *arg, char *err)
            "(us)", "(GB/s)", "(GB/s)", "");
     fflush(stdout);
 }
-#line 583 "chapters/04-rs.nw"
+#line 584 "chapters/04-rs.nw"
     size_t most = o->max_bytes / sizeof(float);
     float *hbuf = xcalloc(most + 1, sizeof(float));
     float *buf = dev->alloc((most + 1) * sizeof(float));
@@ -202,7 +202,7 @@ static int rank_main(int rank, int size, void *arg, char *err)
         }
         if (rank == 0)
             
-#line 642 "chapters/04-rs.nw"
+#line 643 "chapters/04-rs.nw"
 {
     double bytes = (double)count * sizeof(float), algbw = bytes / t / 1e9;
     double busbw = algbw * run->op->bus * (size - 1) / size;
@@ -216,7 +216,7 @@ static int rank_main(int rank, int size, void *arg, char *err)
     if (wrong)
         return error_set(err, "%s of %zu elements: %ld wrong", run->op->name, count, wrong);
 }
-#line 608 "chapters/04-rs.nw"
+#line 609 "chapters/04-rs.nw"
         if (s > o->max_bytes / o->step_factor)
             break;
     }
@@ -231,7 +231,7 @@ static int rank_main(int rank, int size, void *arg, char *err)
     c->close(c);
     return 0;
 }
-#line 662 "chapters/04-rs.nw"
+#line 663 "chapters/04-rs.nw"
 /** Parse, make the shared world, launch the ranks, report a failure. */
 int main(int argc, char **argv)
 {
