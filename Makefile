@@ -73,6 +73,10 @@ ifeq ($(HAVE_BLAS),1)
 CFLAGS += -DHAVE_BLAS
 LDLIBS := -lopenblas $(LDLIBS)
 endif
+ifeq ($(HAVE_MPI),1)
+CFLAGS += -DHAVE_MPI $(shell mpicc --showme:compile)
+LDLIBS := $(shell mpicc --showme:link) $(LDLIBS)
+endif
 ifeq ($(HAVE_CUDA),1)
 CFLAGS += -DHAVE_CUDA
 LDLIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas -lcudart -lstdc++ $(LDLIBS)
@@ -82,7 +86,7 @@ ifeq ($(MAKELEVEL),0)
 ifeq ($(filter clean deps tangle book docs help manifest handout,$(MAKECMDGOALS)),)
 $(info build: nvcc $(CUDA_WHY))
 $(info build: OpenBLAS $(BLAS_WHY))
-$(info build: mpicc $(if $(HAVE_MPI),found (used from chapter 6),$(if $(filter 1,$(NO_MPI)),off (NO_MPI=1),not found)))
+$(info build: mpicc $(if $(HAVE_MPI),found (--transport mpi),$(if $(filter 1,$(NO_MPI)),off (NO_MPI=1),not found)))
 $(info build: NCCL $(if $(HAVE_NCCL),found (used from chapter 6),not found))
 endif
 endif

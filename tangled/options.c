@@ -1,4 +1,4 @@
-#line 361 "chapters/A1-support.nw"
+#line 364 "chapters/A1-support.nw"
 /**
  * @file options.c
  * @brief A table-driven parser for the book's command line.
@@ -34,8 +34,9 @@ void options_defaults(Options *o)
     o->warmup = 5;
     o->check = 1;
     o->op = "reduce_scatter";
+    o->transport = "shm";
 }
-#line 405 "chapters/A1-support.nw"
+#line 409 "chapters/A1-support.nw"
 /** The kinds of value an option takes. */
 typedef enum { ARG_INT, ARG_LONG, ARG_U64, ARG_FLOAT, ARG_STRING, ARG_CHOICE,
                ARG_WIDTHS, ARG_FLAG, ARG_BYTES } ArgKind;
@@ -58,7 +59,7 @@ typedef struct OptionSpec {
 #define AT(field) offsetof(Options, field)
 static const OptionSpec specs[] = {
     
-#line 433 "chapters/A1-support.nw"
+#line 437 "chapters/A1-support.nw"
 {"batch_size", OPT_BATCH_SIZE, ARG_INT, AT(batch_size), 1, 1 << 20, NULL, "N",
  "samples per step on each rank (default 64)", 0},
 {"epochs", OPT_EPOCHS, ARG_INT, AT(epochs), 1, 1000000, NULL, "N",
@@ -97,11 +98,13 @@ static const OptionSpec specs[] = {
  "check every result (default 1)", 'c'},
 {"op", OPT_OP, ARG_CHOICE, AT(op), 0, 0, "reduce_scatter|all_gather|all_reduce", "OP",
  "the collective: reduce_scatter|all_gather|all_reduce (default reduce_scatter)", 0},
-#line 427 "chapters/A1-support.nw"
+{"transport", OPT_TRANSPORT, ARG_CHOICE, AT(transport), 0, 0, "shm|mpi", "T",
+ "shm: fork --n_gpus ranks here; mpi: one rank per process of mpirun (default shm)", 0},
+#line 431 "chapters/A1-support.nw"
 };
 /** Rows in the option table. */
 #define N_SPECS (sizeof specs / sizeof specs[0])
-#line 484 "chapters/A1-support.nw"
+#line 490 "chapters/A1-support.nw"
 static int parse_number(const OptionSpec *s, const char *v, double *out, char *err)
 {
     char *end = NULL;
@@ -131,7 +134,7 @@ static int parse_number(const OptionSpec *s, const char *v, double *out, char *e
     *out = x;
     return 0;
 }
-#line 522 "chapters/A1-support.nw"
+#line 528 "chapters/A1-support.nw"
 static int parse_bytes(const OptionSpec *s, const char *v, size_t *out, char *err)
 {
     char *end = NULL;
@@ -202,7 +205,7 @@ static int parse_widths(const OptionSpec *s, const char *v, Options *o, char *er
     o->n_hidden = n;
     return 0;
 }
-#line 598 "chapters/A1-support.nw"
+#line 604 "chapters/A1-support.nw"
 static int store(const OptionSpec *s, const char *v, Options *o, char *err)
 {
     char *field = (char *)o + s->offset;
@@ -251,7 +254,7 @@ static int store(const OptionSpec *s, const char *v, Options *o, char *err)
     }
     return error_set(err, "--%s: internal error: unknown kind", s->name);
 }
-#line 652 "chapters/A1-support.nw"
+#line 658 "chapters/A1-support.nw"
 static const OptionSpec *find(const char *name, size_t len, unsigned accepted)
 {
     for (size_t i = 0; i < N_SPECS; i++)
@@ -308,10 +311,11 @@ int options_parse(Options *o, int argc, char **argv, unsigned accepted, char *er
         }
         if (store(s, value, o, err))
             return -1;
+        o->given |= s->bit;
     }
     return 0;
 }
-#line 716 "chapters/A1-support.nw"
+#line 723 "chapters/A1-support.nw"
 void options_usage(FILE *f, const char *summary, unsigned accepted, const char *examples)
 {
     fprintf(f, "usage: %s [options]\n%s\n\noptions:\n", program_name(), summary);

@@ -30,6 +30,7 @@ enum OptionBit {
     OPT_TIMEOUT    = 1u << 11,
     OPT_BENCH      = 1u << 12, /**< -b -e -f -n -w -c, the sizes and counts of nccl-tests */
     OPT_OP         = 1u << 13, /**< --op: the collective of ./collectives */
+    OPT_TRANSPORT  = 1u << 14, /**< --transport: shm or mpi */
 };
 
 /** The options of one-device training (chapter 1). */
@@ -63,6 +64,8 @@ typedef struct Options {
     int warmup;             /**< -w: untimed iterations before them */
     int check;              /**< -c: 1 to check the results, 0 not to */
     const char *op;         /**< --op: reduce_scatter, all_gather or all_reduce */
+    const char *transport;  /**< --transport: "shm" (fork N ranks) or "mpi" (under mpirun) */
+    unsigned given;         /**< the OptionBits of the options on the command line */
     bool help;              /**< --help was given */
 } Options;
 

@@ -1,4 +1,4 @@
-#line 482 "chapters/05-ag.nw"
+#line 484 "chapters/05-ag.nw"
 /**
  * @file ring.c
  * @brief The program ring: data-parallel training with the ring all-reduce (chapter 5).
@@ -12,6 +12,7 @@
 
 #include "collectives.h"
 #include "comm.h"
+#include "comm_mpi.h"
 #include "data.h"
 #include "device.h"
 #include "launch.h"
@@ -29,7 +30,8 @@ static const char *summary =
 static const char *examples =
     "  ./ring --n_gpus 4                        4 ranks, global batch 256\n"
     "  ./ring --n_gpus 2 --batch_size 32        global batch 64, as ./mlp's default\n"
-    "  ./ring --n_gpus 8 --device cpu --quiet   8 processes, the final line only\n";
+    "  ./ring --n_gpus 8 --device cpu --quiet   8 processes, the final line only\n"
+    "  mpirun -np 4 ./ring --transport mpi      4 MPI processes (chapter 6)\n";
 
 /** What every rank needs, prepared before the fork. */
 typedef struct Run {
@@ -40,7 +42,7 @@ typedef struct Run {
     ShmWorld *w;        /**< the shared world */
 } Run;
 
-#line 582 "chapters/05-ag.nw"
+#line 588 "chapters/05-ag.nw"
 /** FNV-1a: a 64-bit fingerprint of @p bytes bytes. */
 static uint64_t hash_bytes(const void *p, size_t bytes)
 {
@@ -62,7 +64,16 @@ static int ring_rank(int rank, int size, void *arg, char *err)
         return -1;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     device_cpu_threads((int)(cores / size > 0 ? cores / size : 1));
-    Comm *c = comm_shm_open(run->w, rank, dev, err), *host = c ? comm_shm_host(c, err) : NULL;
+    Comm *c = NULL, *host = NULL;
+    if (run->w) {
+        c = comm_shm_open(run->w, rank, dev, err);
+        host = c ? comm_shm_host(c, err) : NULL;
+    }
+    
+#line 315 "chapters/06-production.nw"
+if (!run->w && (c = comm_mpi_open(dev, err)) != NULL)
+    host = c;
+#line 615 "chapters/05-ag.nw"
     if (!c || !host)
         return -1;
     Model m;
@@ -75,13 +86,15 @@ static int ring_rank(int rank, int size, void *arg, char *err)
     ring_strategy(&s, &st, c, host, m.n_params);
     if (rank == 0 && !o->quiet)
         
-#line 656 "chapters/05-ag.nw"
+#line 667 "chapters/05-ag.nw"
 {
     char shape[128], n1[32], n2[32], n3[32], b1[32], b2[32];
     model_describe(&m, shape, sizeof shape);
     printf("%s: data-parallel training over %d ranks, ring all-reduce\n", program_name(), size);
     printf("  ranks    %d (%s)\n", size,
-           dev->kind == DEVICE_CPU ? "processes standing in for GPUs" : "GPUs");
+           strcmp(c->name, "mpi") == 0 ? "MPI processes"
+           : dev->kind == DEVICE_CPU   ? "processes standing in for GPUs"
+                                       : "GPUs");
     printf("  device   %s: %s\n", note, dev->description);
     printf("  model    %s, %s parameters (%s), ReLU, softmax cross-entropy\n", shape,
            format_count(n1, (long long)m.n_params), format_bytes(b1, m.n_params * 4));
@@ -93,14 +106,14 @@ static int ring_rank(int rank, int size, void *arg, char *err)
     printf("  traffic  each rank sends %s per step (2(N-1)/N x %s) to its neighbour\n",
            format_bytes(b2, (size_t)(2.0 * (size - 1) / size * (double)m.n_params * 4)), b1);
 }
-#line 616 "chapters/05-ag.nw"
+#line 627 "chapters/05-ag.nw"
     TrainConfig cfg = {o->batch_size, o->epochs, o->lr, o->seed, o->quiet, stdout,
                        rank == 0 ? run->log : NULL};
     TrainResult res;
     if (train_run(&cfg, &m, &run->train, &run->test, &s, &res, err))
         return -1;
     
-#line 639 "chapters/05-ag.nw"
+#line 650 "chapters/05-ag.nw"
 launch_phase("comparing the replicas");
 float *w = xcalloc(m.n_params, sizeof *w);
 dev->download(w, m.params, m.n_params * sizeof *w);
@@ -115,7 +128,7 @@ for (int q = 0; q < size; q++)
         return error_set(err, "the weights of rank %d differ from rank %d's after training",
                          q, rank);
 free(hashes);
-#line 622 "chapters/05-ag.nw"
+#line 633 "chapters/05-ag.nw"
     if (rank == 0) {
         train_report_end(stdout, &res, o->quiet);
         if (!o->quiet && size > 1)
@@ -131,7 +144,7 @@ free(hashes);
     return 0;
 }
 
-#line 525 "chapters/05-ag.nw"
+#line 529 "chapters/05-ag.nw"
 /** Parse, load, check, launch. */
 int main(int argc, char **argv)
 {
@@ -140,7 +153,7 @@ int main(int argc, char **argv)
     static Run run;
     Options *o = &run.o;
     options_defaults(o);
-    unsigned accepted = OPTS_TRAIN | OPTS_RANKS;
+    unsigned accepted = OPTS_TRAIN | OPTS_RANKS | OPT_TRANSPORT;
     if (options_parse(o, argc, argv, accepted, err)) {
         fprintf(stderr, "%s: %s\n", program_name(), err);
         return EXIT_USAGE;
@@ -150,7 +163,30 @@ int main(int argc, char **argv)
         return 0;
     }
     
-#line 556 "chapters/05-ag.nw"
+#line 273 "chapters/06-production.nw"
+bool mpi = strcmp(o->transport, "mpi") == 0;
+int mpi_rank = 0;
+if (mpi) {
+    int size;
+    if (comm_mpi_init(&mpi_rank, &size, err)) {
+        fprintf(stderr, "%s: %s\n", program_name(), err);
+        return EXIT_USAGE;
+    }
+    if ((o->given & OPT_N_GPUS) && o->n_gpus != size) {
+        if (mpi_rank == 0)
+            fprintf(stderr, "%s: --n_gpus %d, but mpirun started %d process(es): give mpirun "
+                    "-np %d, or leave --n_gpus out\n", program_name(), o->n_gpus, size,
+                    o->n_gpus);
+        comm_mpi_finalize(); /* every rank sees the same mismatch: a clean exit */
+        return EXIT_USAGE;
+    }
+    o->n_gpus = size;
+    if (mpi_rank != 0)
+        o->log = NULL;
+}
+#line 547 "chapters/05-ag.nw"
+    
+#line 562 "chapters/05-ag.nw"
 if (o->log && !(run.log = fopen(o->log, "w"))) {
     fprintf(stderr, "%s: --log %s: cannot open: %s\n", program_name(), o->log, strerror(errno));
     return EXIT_USAGE;
@@ -168,7 +204,19 @@ if (global > run.train.n) {
 }
 if (run.log)
     report_csv_header(run.log);
-#line 543 "chapters/05-ag.nw"
+#line 548 "chapters/05-ag.nw"
+    
+#line 300 "chapters/06-production.nw"
+if (mpi) {
+    if (ring_rank(mpi_rank, o->n_gpus, &run, err)) {
+        fprintf(stderr, "%s: rank %d: %s\n", program_name(), mpi_rank, err);
+        comm_mpi_abort(EXIT_FAILURE);
+    }
+    if (run.log && fclose(run.log) != 0)
+        fatal("--log %s: %s", o->log, strerror(errno));
+    return 0;
+}
+#line 549 "chapters/05-ag.nw"
     if (!(run.w = shm_world_create(o->n_gpus, 0, o->timeout, err)))
         fatal("%s", err);
     int rc = launch(o->n_gpus, ring_rank, &run, 0, err);

@@ -1,0 +1,172 @@
+#line 86 "chapters/06-production.nw"
+/**
+ * @file comm_mpi.c
+ * @brief The MPI transport (chapter 6). Without MPI it only says so.
+ */
+#include "comm_mpi.h"
+
+#include <stdlib.h>
+
+#include "util.h"
+
+#ifdef HAVE_MPI
+#include <mpi.h>
+
+#line 129 "chapters/06-production.nw"
+/** Largest piece of a message, in bytes: an MPI count is an int. */
+#define MPI_PIECE ((size_t)1 << 30)
+/** The tag of our messages. */
+#define MPI_TAG_DPS 7
+
+static int pieces(size_t bytes) { return bytes ? (int)((bytes + MPI_PIECE - 1) / MPI_PIECE) : 1; }
+
+static size_t piece_len(size_t bytes, int k)
+{
+    size_t lo = (size_t)k * MPI_PIECE;
+    return bytes - lo < MPI_PIECE ? bytes - lo : MPI_PIECE;
+}
+
+static int mpi_error(int rc, const char *what, int peer, char *err)
+{
+    char msg[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(rc, msg, &len);
+    return error_set(err, "%s rank %d: %.*s", what, peer, len, msg);
+}
+
+/** Check that piece @p k of a @p bytes message from @p from arrived whole. */
+static int check_count(const MPI_Status *st, size_t bytes, int k, int from, char *err)
+{
+    int got = 0;
+    MPI_Get_count(st, MPI_BYTE, &got);
+    if ((size_t)got != piece_len(bytes, k))
+        return error_set(err, "recv from rank %d: %d bytes arrived, this rank expected %zu",
+                         from, got, piece_len(bytes, k));
+    return 0;
+}
+
+static int mpi_send(Comm *c, int to, const void *buf, size_t bytes, char *err)
+{
+    (void)c;
+    for (int k = 0; k < pieces(bytes); k++) {
+        int rc = MPI_Send((const char *)buf + (size_t)k * MPI_PIECE, (int)piece_len(bytes, k),
+                          MPI_BYTE, to, MPI_TAG_DPS, MPI_COMM_WORLD);
+        if (rc != MPI_SUCCESS)
+            return mpi_error(rc, "send to", to, err);
+    }
+    return 0;
+}
+
+static int mpi_recv(Comm *c, int from, void *buf, size_t bytes, char *err)
+{
+    (void)c;
+    for (int k = 0; k < pieces(bytes); k++) {
+        MPI_Status st;
+        int rc = MPI_Recv((char *)buf + (size_t)k * MPI_PIECE, (int)piece_len(bytes, k),
+                          MPI_BYTE, from, MPI_TAG_DPS, MPI_COMM_WORLD, &st);
+        if (rc != MPI_SUCCESS)
+            return mpi_error(rc, "recv from", from, err);
+        if (check_count(&st, bytes, k, from, err))
+            return -1;
+    }
+    return 0;
+}
+
+static int mpi_sendrecv(Comm *c, int to, const void *sbuf, size_t sbytes, int from, void *rbuf,
+                        size_t rbytes, char *err)
+{
+    (void)c;
+    int ns = pieces(sbytes), nr = pieces(rbytes);
+    MPI_Request *req = xcalloc((size_t)(ns + nr), sizeof *req);
+    MPI_Status *st = xcalloc((size_t)(ns + nr), sizeof *st);
+    int rc = MPI_SUCCESS;
+    for (int k = 0; k < nr && rc == MPI_SUCCESS; k++)
+        rc = MPI_Irecv((char *)rbuf + (size_t)k * MPI_PIECE, (int)piece_len(rbytes, k),
+                       MPI_BYTE, from, MPI_TAG_DPS, MPI_COMM_WORLD, &req[k]);
+    for (int k = 0; k < ns && rc == MPI_SUCCESS; k++)
+        rc = MPI_Isend((const char *)sbuf + (size_t)k * MPI_PIECE, (int)piece_len(sbytes, k),
+                       MPI_BYTE, to, MPI_TAG_DPS, MPI_COMM_WORLD, &req[nr + k]);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Waitall(ns + nr, req, st);
+    int bad = rc != MPI_SUCCESS ? mpi_error(rc, "sendrecv with", from, err) : 0;
+    for (int k = 0; k < nr && !bad; k++)
+        bad = check_count(&st[k], rbytes, k, from, err);
+    free(req);
+    free(st);
+    return bad ? -1 : 0;
+}
+
+static int mpi_barrier(Comm *c, char *err)
+{
+    (void)c;
+    int rc = MPI_Barrier(MPI_COMM_WORLD);
+    return rc == MPI_SUCCESS ? 0 : mpi_error(rc, "barrier with", -1, err);
+}
+
+static void mpi_close(Comm *c)
+{
+    free(c);
+    MPI_Finalize();
+}
+
+bool comm_mpi_available(void) { return true; }
+
+int comm_mpi_init(int *rank, int *size, char *err)
+{
+    int ready = 0;
+    MPI_Initialized(&ready);
+    if (!ready && MPI_Init(NULL, NULL) != MPI_SUCCESS)
+        return error_set(err, "MPI_Init failed");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, size);
+    return 0;
+}
+
+Comm *comm_mpi_open(const Device *dev, char *err)
+{
+    if (dev->kind != DEVICE_CPU) {
+        error_set(err, "--transport mpi carries host memory (this Open MPI is not "
+                  "CUDA-aware): use --device cpu");
+        return NULL;
+    }
+    int rank, size;
+    if (comm_mpi_init(&rank, &size, err))
+        return NULL;
+    Comm *c = xcalloc(1, sizeof *c);
+    *c = (Comm){.name = "mpi", .rank = rank, .size = size, .dev = dev, .send = mpi_send,
+                .recv = mpi_recv, .sendrecv = mpi_sendrecv, .barrier = mpi_barrier,
+                .close = mpi_close};
+    return c;
+}
+
+void comm_mpi_abort(int status)
+{
+    MPI_Abort(MPI_COMM_WORLD, status);
+    exit(status);
+}
+
+void comm_mpi_finalize(void) { MPI_Finalize(); }
+#line 100 "chapters/06-production.nw"
+#else
+bool comm_mpi_available(void) { return false; }
+
+int comm_mpi_init(int *rank, int *size, char *err)
+{
+    *rank = 0;
+    *size = 1;
+    return error_set(err, "--transport mpi: this build has no MPI (install libopenmpi-dev "
+                     "openmpi-bin and rebuild, without NO_MPI=1)");
+}
+
+Comm *comm_mpi_open(const Device *dev, char *err)
+{
+    (void)dev;
+    error_set(err, "--transport mpi: this build has no MPI");
+    return NULL;
+}
+
+void comm_mpi_abort(int status) { exit(status); }
+
+void comm_mpi_finalize(void) {}
+#endif

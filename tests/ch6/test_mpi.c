@@ -1,0 +1,74 @@
+/* The MPI transport: mpirun -np N ./ring --transport mpi trains as ./mlp with N times the
+ * batch, over Open MPI's shared memory and over TCP; a --n_gpus that disagrees with -np is
+ * refused. Skipped (with a message) in a build without MPI. */
+#include <math.h>
+
+#include "comm_mpi.h"
+#include "helpers.h"
+
+static void need_mpi(void)
+{
+    if (!comm_mpi_available() || system("command -v mpirun >/dev/null 2>&1") != 0)
+        cr_skip_test("no MPI in this build (NO_MPI=1 or mpicc/mpirun not found)");
+    /* CI runs as root on 2 cores: let mpirun run as root and start more ranks than cores */
+    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+    setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 1);
+}
+
+static double final_loss(const char *out)
+{
+    const char *f = strstr(out, "final: loss ");
+    cr_assert(f, "no final line in: %s", out);
+    return atof(f + 12);
+}
+
+/* mpirun -np n [extra...] ./ring --transport mpi, against ./mlp with batch n x 64. */
+static void trains_like_mlp(const char *n, const char *batch, char *const *mca)
+{
+    static Run a, b;
+    char *argv[24] = {"/usr/bin/env", "mpirun", "-np", (char *)n};
+    int k = 4;
+    for (int i = 0; mca && mca[i]; i++)
+        argv[k++] = mca[i];
+    char *rest[] = {"./ring", "--transport", "mpi", "--epochs", "2", "--quiet", "--device",
+                    "cpu", NULL};
+    for (int i = 0; rest[i]; i++)
+        argv[k++] = rest[i];
+    argv[k] = NULL;
+    char *mlp[] = {"./mlp", "--batch_size", (char *)batch, "--epochs", "2", "--quiet",
+                   "--device", "cpu", NULL};
+    run_program(argv, &a);
+    run_program(mlp, &b);
+    cr_assert(a.status == 0, "mpirun -np %s ./ring --transport mpi: exit %d: %s", n, a.status,
+              a.err);
+    double la = final_loss(a.out), lb = final_loss(b.out);
+    cr_assert(fabs(la - lb) < 1e-3, "-np %s: ring over MPI %g, mlp with batch %s %g", n, la,
+              batch, lb);
+}
+
+Test(mpi, two_and_three_ranks_train_like_mlp, .timeout = 120)
+{
+    need_mpi();
+    trains_like_mlp("2", "128", NULL);
+    trains_like_mlp("3", "192", NULL);
+}
+
+Test(mpi, the_tcp_path_trains_like_mlp, .timeout = 120)
+{
+    need_mpi();
+    char *tcp[] = {"--mca", "btl", "tcp,self", NULL};
+    trains_like_mlp("2", "128", tcp);
+}
+
+Test(mpi, n_gpus_that_disagrees_with_np_is_refused, .timeout = 60)
+{
+    need_mpi();
+    static Run r;
+    char *argv[] = {"/usr/bin/env", "mpirun", "-np", "2", "./ring", "--transport", "mpi",
+                    "--n_gpus", "3", "--device", "cpu", NULL};
+    run_program(argv, &r);
+    cr_assert(r.status == 2 && strstr(r.err, "ring: --n_gpus 3, but mpirun started 2 "
+              "process(es)"), "exit %d: %s", r.status, r.err);
+    cr_assert(r.out[0] == '\0', "nothing may train: %s", r.out);
+}
