@@ -11,6 +11,7 @@
 
 #include "collectives.h"
 #include "comm.h"
+#include "comm_mpi.h"
 #include "device.h"
 #include "launch.h"
 #include "options.h"
@@ -23,7 +24,9 @@ static const char *summary =
 static const char *examples =
     "  ./collectives --n_gpus 4                         reduce-scatter, 8 B to 256 MiB\n"
     "  ./collectives --n_gpus 4 -b 1K -e 64M -f 4       fewer sizes\n"
-    "  ./collectives --op all_reduce --n_gpus 2 -n 50   the ring all-reduce (chapter 5)\n";
+    "  ./collectives --op all_reduce --n_gpus 2 -n 50   the ring all-reduce (chapter 5)\n"
+    "  mpirun -np 2 ./collectives --transport mpi --op native_all_reduce\n"
+    "                                                   MPI_Allreduce (chapter 6)\n";
 
 /** One collective: fill, run, count wrong elements; busbw = algbw x bus x (N-1)/N. */
 typedef struct Op {
@@ -37,7 +40,7 @@ typedef struct Op {
     long (*wrong)(int r, int size, const float *x, size_t count);
 } Op;
 
-#line 505 "chapters/04-rs.nw"
+#line 508 "chapters/04-rs.nw"
 static void fill_own(int r, int size, float *x, size_t count)
 {
     (void)size;
@@ -90,8 +93,17 @@ static int run_all_reduce(Comm *c, float *buf, size_t count, float *scratch, cha
 {
     return ring_all_reduce(c, buf, count, scratch, 1.0f, err);
 }
+#line 355 "chapters/06-production.nw"
+static int run_native_all_reduce(Comm *c, float *buf, size_t count, float *scratch, char *err)
+{
+    (void)scratch;
+    if (!c->allreduce)
+        return error_set(err, "the %s transport has no all-reduce of its own: use "
+                         "--transport mpi under mpirun", c->name);
+    return c->allreduce(c, buf, count, err);
+}
 
-#line 486 "chapters/04-rs.nw"
+#line 489 "chapters/04-rs.nw"
 /** The rows of --op. */
 static const Op ops[] = {
     {"reduce_scatter", 1, fill_own, ring_reduce_scatter, wrong_reduce_scatter},
@@ -99,7 +111,9 @@ static const Op ops[] = {
 #line 309 "chapters/05-ag.nw"
 {"all_gather", 1, fill_chunk, run_all_gather, wrong_all_gather},
 {"all_reduce", 2, fill_own, run_all_reduce, wrong_all_reduce},
-#line 490 "chapters/04-rs.nw"
+#line 351 "chapters/06-production.nw"
+{"native_all_reduce", 2, fill_own, run_native_all_reduce, wrong_all_reduce},
+#line 493 "chapters/04-rs.nw"
 };
 
 /** What every rank needs: the options, the collective, the shared world. */
@@ -109,7 +123,7 @@ typedef struct Run {
     ShmWorld *w;   /**< made before the fork */
 } Run;
 
-#line 527 "chapters/04-rs.nw"
+#line 530 "chapters/04-rs.nw"
 static int compare_doubles(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -146,7 +160,7 @@ static int one_size(Comm *c, const Run *run, size_t count, float *host, float *b
                       : (times[o->iters / 2 - 1] + times[o->iters / 2]) / 2;
     return 0;
 }
-#line 570 "chapters/04-rs.nw"
+#line 573 "chapters/04-rs.nw"
 static int rank_main(int rank, int size, void *arg, char *err)
 {
     Run *run = arg;
@@ -156,16 +170,27 @@ static int rank_main(int rank, int size, void *arg, char *err)
     const Device *dev = device_open(o->device, rank, note, err);
     if (!dev)
         return -1;
-    Comm *c = comm_shm_open(run->w, rank, dev, err), *host = c ? comm_shm_host(c, err) : NULL;
+    Comm *c = NULL, *host = NULL;
+    if (run->w) {
+        c = comm_shm_open(run->w, rank, dev, err);
+        host = c ? comm_shm_host(c, err) : NULL;
+    }
+    
+#line 332 "chapters/06-production.nw"
+if (!run->w && (c = comm_mpi_open(dev, err)) != NULL)
+    host = c;
+#line 588 "chapters/04-rs.nw"
     if (!c || !host)
         return -1;
     if (rank == 0)
         
-#line 626 "chapters/04-rs.nw"
+#line 634 "chapters/04-rs.nw"
 {
     char lo[32], hi[32];
-    printf("# collectives: %s on %d ranks over shared memory (%s)\n", run->op->name, size,
-           dev->kind == DEVICE_CPU ? "processes standing in for GPUs" : "CUDA IPC");
+    printf("# collectives: %s on %d ranks over %s\n", run->op->name, size,
+           strcmp(c->name, "mpi") == 0 ? "MPI"
+           : dev->kind == DEVICE_CPU   ? "shared memory (processes standing in for GPUs)"
+                                       : "shared memory (CUDA IPC)");
     printf("# device %s: %s\n", note, dev->description);
     printf("# sizes %s to %s, x%d; median of %d after %d warm-up; %s\n",
            format_bytes(lo, o->min_bytes), format_bytes(hi, o->max_bytes), o->step_factor,
@@ -176,7 +201,7 @@ static int rank_main(int rank, int size, void *arg, char *err)
            "(us)", "(GB/s)", "(GB/s)", "");
     fflush(stdout);
 }
-#line 584 "chapters/04-rs.nw"
+#line 592 "chapters/04-rs.nw"
     size_t most = o->max_bytes / sizeof(float);
     float *hbuf = xcalloc(most + 1, sizeof(float));
     float *buf = dev->alloc((most + 1) * sizeof(float));
@@ -202,7 +227,7 @@ static int rank_main(int rank, int size, void *arg, char *err)
         }
         if (rank == 0)
             
-#line 643 "chapters/04-rs.nw"
+#line 653 "chapters/04-rs.nw"
 {
     double bytes = (double)count * sizeof(float), algbw = bytes / t / 1e9;
     double busbw = algbw * run->op->bus * (size - 1) / size;
@@ -216,7 +241,7 @@ static int rank_main(int rank, int size, void *arg, char *err)
     if (wrong)
         return error_set(err, "%s of %zu elements: %ld wrong", run->op->name, count, wrong);
 }
-#line 609 "chapters/04-rs.nw"
+#line 617 "chapters/04-rs.nw"
         if (s > o->max_bytes / o->step_factor)
             break;
     }
@@ -231,7 +256,7 @@ static int rank_main(int rank, int size, void *arg, char *err)
     c->close(c);
     return 0;
 }
-#line 663 "chapters/04-rs.nw"
+#line 673 "chapters/04-rs.nw"
 /** Parse, make the shared world, launch the ranks, report a failure. */
 int main(int argc, char **argv)
 {
@@ -239,7 +264,7 @@ int main(int argc, char **argv)
     char err[ERR_LEN];
     static Run run;
     options_defaults(&run.o);
-    unsigned accepted = OPTS_RANKS | OPT_BENCH | OPT_OP;
+    unsigned accepted = OPTS_RANKS | OPT_BENCH | OPT_OP | OPT_TRANSPORT;
     if (options_parse(&run.o, argc, argv, accepted, err)) {
         fprintf(stderr, "%s: %s\n", program_name(), err);
         return EXIT_USAGE;
@@ -261,6 +286,35 @@ int main(int argc, char **argv)
                 run.o.op);
         return EXIT_USAGE;
     }
+    
+#line 369 "chapters/06-production.nw"
+if (strcmp(run.o.transport, "mpi") == 0) {
+    int rank, size;
+    if (comm_mpi_init(&rank, &size, err)) {
+        fprintf(stderr, "%s: %s\n", program_name(), err);
+        return EXIT_USAGE;
+    }
+    if ((run.o.given & OPT_N_GPUS) && run.o.n_gpus != size) {
+        if (rank == 0)
+            fprintf(stderr, "%s: --n_gpus %d, but mpirun started %d process(es)\n",
+                    program_name(), run.o.n_gpus, size);
+        comm_mpi_finalize();
+        return EXIT_USAGE;
+    }
+    run.o.n_gpus = size;
+    if (rank_main(rank, size, &run, err)) {
+        fprintf(stderr, "%s: rank %d: %s\n", program_name(), rank, err);
+        comm_mpi_abort(EXIT_FAILURE);
+    }
+    return 0;
+}
+if (strcmp(run.op->name, "native_all_reduce") == 0) {
+    fprintf(stderr, "%s: --op native_all_reduce: the shared-memory transport has no "
+            "all-reduce of its own; run it under mpirun with --transport mpi\n",
+            program_name());
+    return EXIT_USAGE;
+}
+#line 703 "chapters/04-rs.nw"
     if (!(run.w = shm_world_create(run.o.n_gpus, 0, run.o.timeout, err)))
         fatal("%s", err);
     int rc = launch(run.o.n_gpus, rank_main, &run, 0, err);

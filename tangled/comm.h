@@ -32,6 +32,11 @@ struct Comm {
     int (*barrier)(Comm *c, char *err);
     /** Free the communicator; a collective call (every rank must make it). */
     void (*close)(Comm *c);
+    /**
+     * Optional: the transport's own all-reduce, replacing buf[0..count) by its sum over
+     * all ranks (MPI_Allreduce, ncclAllReduce; chapter 6), or NULL.
+     */
+    int (*allreduce)(Comm *c, float *buf, size_t count, char *err);
     void *state;          /**< the transport's own data */
 };
 

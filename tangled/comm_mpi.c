@@ -96,6 +96,23 @@ static int mpi_sendrecv(Comm *c, int to, const void *sbuf, size_t sbytes, int fr
     return bad ? -1 : 0;
 }
 
+/** MPI's own all-reduce: the sum, in place, in pieces of at most 2^28 floats. */
+static int mpi_allreduce(Comm *c, float *buf, size_t count, char *err)
+{
+    (void)c;
+    const size_t most = (size_t)1 << 28;
+    for (size_t lo = 0; lo < count || lo == 0; lo += most) {
+        size_t n = count - lo < most ? count - lo : most;
+        int rc = MPI_Allreduce(MPI_IN_PLACE, buf + lo, (int)n, MPI_FLOAT, MPI_SUM,
+                               MPI_COMM_WORLD);
+        if (rc != MPI_SUCCESS)
+            return mpi_error(rc, "MPI_Allreduce with", -1, err);
+        if (count == 0)
+            break;
+    }
+    return 0;
+}
+
 static int mpi_barrier(Comm *c, char *err)
 {
     (void)c;
@@ -136,7 +153,7 @@ Comm *comm_mpi_open(const Device *dev, char *err)
     Comm *c = xcalloc(1, sizeof *c);
     *c = (Comm){.name = "mpi", .rank = rank, .size = size, .dev = dev, .send = mpi_send,
                 .recv = mpi_recv, .sendrecv = mpi_sendrecv, .barrier = mpi_barrier,
-                .close = mpi_close};
+                .close = mpi_close, .allreduce = mpi_allreduce};
     return c;
 }
 

@@ -96,15 +96,16 @@ static const OptionSpec specs[] = {
  "untimed iterations before them (default 5)", 'w'},
 {"check", OPT_BENCH, ARG_INT, AT(check), 0, 1, NULL, "0|1",
  "check every result (default 1)", 'c'},
-{"op", OPT_OP, ARG_CHOICE, AT(op), 0, 0, "reduce_scatter|all_gather|all_reduce", "OP",
- "the collective: reduce_scatter|all_gather|all_reduce (default reduce_scatter)", 0},
+{"op", OPT_OP, ARG_CHOICE, AT(op), 0, 0,
+ "reduce_scatter|all_gather|all_reduce|native_all_reduce", "OP",
+ "the collective; native_all_reduce: the transport's own (default reduce_scatter)", 0},
 {"transport", OPT_TRANSPORT, ARG_CHOICE, AT(transport), 0, 0, "shm|mpi", "T",
  "shm: fork --n_gpus ranks here; mpi: one rank per process of mpirun (default shm)", 0},
 #line 431 "chapters/A1-support.nw"
 };
 /** Rows in the option table. */
 #define N_SPECS (sizeof specs / sizeof specs[0])
-#line 490 "chapters/A1-support.nw"
+#line 491 "chapters/A1-support.nw"
 static int parse_number(const OptionSpec *s, const char *v, double *out, char *err)
 {
     char *end = NULL;
@@ -134,7 +135,7 @@ static int parse_number(const OptionSpec *s, const char *v, double *out, char *e
     *out = x;
     return 0;
 }
-#line 528 "chapters/A1-support.nw"
+#line 529 "chapters/A1-support.nw"
 static int parse_bytes(const OptionSpec *s, const char *v, size_t *out, char *err)
 {
     char *end = NULL;
@@ -205,7 +206,7 @@ static int parse_widths(const OptionSpec *s, const char *v, Options *o, char *er
     o->n_hidden = n;
     return 0;
 }
-#line 604 "chapters/A1-support.nw"
+#line 605 "chapters/A1-support.nw"
 static int store(const OptionSpec *s, const char *v, Options *o, char *err)
 {
     char *field = (char *)o + s->offset;
@@ -254,7 +255,7 @@ static int store(const OptionSpec *s, const char *v, Options *o, char *err)
     }
     return error_set(err, "--%s: internal error: unknown kind", s->name);
 }
-#line 658 "chapters/A1-support.nw"
+#line 659 "chapters/A1-support.nw"
 static const OptionSpec *find(const char *name, size_t len, unsigned accepted)
 {
     for (size_t i = 0; i < N_SPECS; i++)
@@ -315,7 +316,7 @@ int options_parse(Options *o, int argc, char **argv, unsigned accepted, char *er
     }
     return 0;
 }
-#line 723 "chapters/A1-support.nw"
+#line 724 "chapters/A1-support.nw"
 void options_usage(FILE *f, const char *summary, unsigned accepted, const char *examples)
 {
     fprintf(f, "usage: %s [options]\n%s\n\noptions:\n", program_name(), summary);

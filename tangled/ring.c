@@ -70,7 +70,7 @@ static int ring_rank(int rank, int size, void *arg, char *err)
         host = c ? comm_shm_host(c, err) : NULL;
     }
     
-#line 315 "chapters/06-production.nw"
+#line 332 "chapters/06-production.nw"
 if (!run->w && (c = comm_mpi_open(dev, err)) != NULL)
     host = c;
 #line 615 "chapters/05-ag.nw"
@@ -163,7 +163,7 @@ int main(int argc, char **argv)
         return 0;
     }
     
-#line 273 "chapters/06-production.nw"
+#line 290 "chapters/06-production.nw"
 bool mpi = strcmp(o->transport, "mpi") == 0;
 int mpi_rank = 0;
 if (mpi) {
@@ -206,7 +206,7 @@ if (run.log)
     report_csv_header(run.log);
 #line 548 "chapters/05-ag.nw"
     
-#line 300 "chapters/06-production.nw"
+#line 317 "chapters/06-production.nw"
 if (mpi) {
     if (ring_rank(mpi_rank, o->n_gpus, &run, err)) {
         fprintf(stderr, "%s: rank %d: %s\n", program_name(), mpi_rank, err);

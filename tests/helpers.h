@@ -89,4 +89,25 @@ static inline int count_lines(const char *s)
     return n;
 }
 
+/* Every data row of ./collectives's table: its #wrong column is 0; returns the rows. */
+static inline int table_rows(const char *out, size_t *last_size)
+{
+    int rows = 0;
+    for (const char *p = out; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p)) {
+        if (*p == '#' || *p == '\n')
+            continue;
+        size_t size, count;
+        double t, alg, bus;
+        char type[16], wrong[16];
+        if (sscanf(p, "%zu %zu %15s %lf %lf %lf %15s", &size, &count, type, &t, &alg, &bus,
+                   wrong) != 7)
+            cr_assert_fail("a row that does not parse: %.80s", p);
+        cr_assert(size == count * 4 && strcmp(type, "float") == 0 && strcmp(wrong, "0") == 0,
+                  "row: %.80s", p);
+        *last_size = size;
+        rows++;
+    }
+    return rows;
+}
+
 #endif

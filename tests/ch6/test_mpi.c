@@ -72,3 +72,30 @@ Test(mpi, n_gpus_that_disagrees_with_np_is_refused, .timeout = 60)
               "process(es)"), "exit %d: %s", r.status, r.err);
     cr_assert(r.out[0] == '\0', "nothing may train: %s", r.out);
 }
+
+/* MPI's own all-reduce and our ring over MPI, checked on every element. */
+Test(mpi, collectives_runs_mpi_allreduce_and_our_ring_over_mpi, .timeout = 120)
+{
+    need_mpi();
+    const char *ops[] = {"native_all_reduce", "all_reduce"};
+    for (int i = 0; i < 2; i++) {
+        static Run r;
+        char *argv[] = {"/usr/bin/env", "mpirun", "-np", "3", "./collectives", "--transport",
+                        "mpi", "--op", (char *)ops[i], "-b", "0", "-e", "1M", "-f", "4", "-n",
+                        "3", "-w", "1", NULL};
+        run_program(argv, &r);
+        cr_assert(r.status == 0, "%s: exit %d: %s", ops[i], r.status, r.err);
+        size_t last = 0;
+        cr_assert(table_rows(r.out, &last) == 11 && last == 1u << 20, "%s: %s", ops[i], r.out);
+        cr_assert(strstr(r.out, "on 3 ranks over MPI"), "%s", r.out);
+    }
+}
+
+Test(mpi, native_all_reduce_needs_a_transport_that_has_one)
+{
+    static Run r;
+    char *argv[] = {"./collectives", "--op", "native_all_reduce", NULL};
+    run_program(argv, &r);
+    cr_assert(r.status == 2 && count_lines(r.err) == 1 &&
+              strstr(r.err, "has no all-reduce of its own"), "exit %d: %s", r.status, r.err);
+}
