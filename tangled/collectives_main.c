@@ -93,7 +93,7 @@ static int run_all_reduce(Comm *c, float *buf, size_t count, float *scratch, cha
 {
     return ring_all_reduce(c, buf, count, scratch, 1.0f, err);
 }
-#line 355 "chapters/06-production.nw"
+#line 405 "chapters/06-production.nw"
 static int run_native_all_reduce(Comm *c, float *buf, size_t count, float *scratch, char *err)
 {
     (void)scratch;
@@ -111,7 +111,7 @@ static const Op ops[] = {
 #line 309 "chapters/05-ag.nw"
 {"all_gather", 1, fill_chunk, run_all_gather, wrong_all_gather},
 {"all_reduce", 2, fill_own, run_all_reduce, wrong_all_reduce},
-#line 351 "chapters/06-production.nw"
+#line 401 "chapters/06-production.nw"
 {"native_all_reduce", 2, fill_own, run_native_all_reduce, wrong_all_reduce},
 #line 493 "chapters/04-rs.nw"
 };
@@ -124,12 +124,6 @@ typedef struct Run {
 } Run;
 
 #line 530 "chapters/04-rs.nw"
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /** Check and time @p count elements; the median seconds in *t, wrong elements in *wrong. */
 static int one_size(Comm *c, const Run *run, size_t count, float *host, float *buf,
                     float *scratch, double *times, double *t, long *wrong, char *err)
@@ -155,12 +149,10 @@ static int one_size(Comm *c, const Run *run, size_t count, float *host, float *b
         if (i >= 0)
             times[i] = now_seconds() - t0;
     }
-    qsort(times, (size_t)o->iters, sizeof *times, compare_doubles);
-    *t = o->iters % 2 ? times[o->iters / 2]
-                      : (times[o->iters / 2 - 1] + times[o->iters / 2]) / 2;
+    *t = median(times, o->iters);
     return 0;
 }
-#line 573 "chapters/04-rs.nw"
+#line 567 "chapters/04-rs.nw"
 static int rank_main(int rank, int size, void *arg, char *err)
 {
     Run *run = arg;
@@ -170,21 +162,12 @@ static int rank_main(int rank, int size, void *arg, char *err)
     const Device *dev = device_open(o->device, rank, note, err);
     if (!dev)
         return -1;
-    Comm *c = NULL, *host = NULL;
-    if (run->w) {
-        c = comm_shm_open(run->w, rank, dev, err);
-        host = c ? comm_shm_host(c, err) : NULL;
-    }
-    
-#line 332 "chapters/06-production.nw"
-if (!run->w && (c = comm_mpi_open(dev, err)) != NULL)
-    host = c;
-#line 588 "chapters/04-rs.nw"
-    if (!c || !host)
+    Comm *c, *host;
+    if (comm_open_rank(run->w, rank, dev, &c, &host, err))
         return -1;
     if (rank == 0)
         
-#line 634 "chapters/04-rs.nw"
+#line 621 "chapters/04-rs.nw"
 {
     char lo[32], hi[32];
     printf("# collectives: %s on %d ranks over %s\n", run->op->name, size,
@@ -201,7 +184,7 @@ if (!run->w && (c = comm_mpi_open(dev, err)) != NULL)
            "(us)", "(GB/s)", "(GB/s)", "");
     fflush(stdout);
 }
-#line 592 "chapters/04-rs.nw"
+#line 581 "chapters/04-rs.nw"
     size_t most = o->max_bytes / sizeof(float);
     float *hbuf = xcalloc(most + 1, sizeof(float));
     float *buf = dev->alloc((most + 1) * sizeof(float));
@@ -227,7 +210,7 @@ if (!run->w && (c = comm_mpi_open(dev, err)) != NULL)
         }
         if (rank == 0)
             
-#line 653 "chapters/04-rs.nw"
+#line 640 "chapters/04-rs.nw"
 {
     double bytes = (double)count * sizeof(float), algbw = bytes / t / 1e9;
     double busbw = algbw * run->op->bus * (size - 1) / size;
@@ -241,7 +224,7 @@ if (!run->w && (c = comm_mpi_open(dev, err)) != NULL)
     if (wrong)
         return error_set(err, "%s of %zu elements: %ld wrong", run->op->name, count, wrong);
 }
-#line 617 "chapters/04-rs.nw"
+#line 606 "chapters/04-rs.nw"
         if (s > o->max_bytes / o->step_factor)
             break;
     }
@@ -251,12 +234,10 @@ if (!run->w && (c = comm_mpi_open(dev, err)) != NULL)
     dev->release(scratch);
     free(hbuf);
     free(times);
-    if (host != c)
-        host->close(host);
-    c->close(c);
+    comm_close_rank(c, host);
     return 0;
 }
-#line 673 "chapters/04-rs.nw"
+#line 660 "chapters/04-rs.nw"
 /** Parse, make the shared world, launch the ranks, report a failure. */
 int main(int argc, char **argv)
 {
@@ -287,25 +268,12 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
     }
     
-#line 369 "chapters/06-production.nw"
+#line 419 "chapters/06-production.nw"
 if (strcmp(run.o.transport, "mpi") == 0) {
-    int rank, size;
-    if (comm_mpi_init(&rank, &size, err)) {
-        fprintf(stderr, "%s: %s\n", program_name(), err);
+    int rank = comm_mpi_start(&run.o);
+    if (rank < 0)
         return EXIT_USAGE;
-    }
-    if ((run.o.given & OPT_N_GPUS) && run.o.n_gpus != size) {
-        if (rank == 0)
-            fprintf(stderr, "%s: --n_gpus %d, but mpirun started %d process(es)\n",
-                    program_name(), run.o.n_gpus, size);
-        comm_mpi_finalize();
-        return EXIT_USAGE;
-    }
-    run.o.n_gpus = size;
-    if (rank_main(rank, size, &run, err)) {
-        fprintf(stderr, "%s: rank %d: %s\n", program_name(), rank, err);
-        comm_mpi_abort(EXIT_FAILURE);
-    }
+    comm_mpi_run(rank_main, &run, rank, run.o.n_gpus);
     return 0;
 }
 if (strcmp(run.op->name, "native_all_reduce") == 0) {
@@ -314,7 +282,7 @@ if (strcmp(run.op->name, "native_all_reduce") == 0) {
             program_name());
     return EXIT_USAGE;
 }
-#line 703 "chapters/04-rs.nw"
+#line 690 "chapters/04-rs.nw"
     if (!(run.w = shm_world_create(run.o.n_gpus, 0, run.o.timeout, err)))
         fatal("%s", err);
     int rc = launch(run.o.n_gpus, rank_main, &run, 0, err);

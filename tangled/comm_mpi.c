@@ -1,10 +1,11 @@
-#line 86 "chapters/06-production.nw"
+#line 90 "chapters/06-production.nw"
 /**
  * @file comm_mpi.c
  * @brief The MPI transport (chapter 6). Without MPI it only says so.
  */
 #include "comm_mpi.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "util.h"
@@ -12,7 +13,7 @@
 #ifdef HAVE_MPI
 #include <mpi.h>
 
-#line 129 "chapters/06-production.nw"
+#line 134 "chapters/06-production.nw"
 /** Largest piece of a message, in bytes: an MPI count is an int. */
 #define MPI_PIECE ((size_t)1 << 30)
 /** The tag of our messages. */
@@ -164,7 +165,7 @@ void comm_mpi_abort(int status)
 }
 
 void comm_mpi_finalize(void) { MPI_Finalize(); }
-#line 100 "chapters/06-production.nw"
+#line 105 "chapters/06-production.nw"
 #else
 bool comm_mpi_available(void) { return false; }
 
@@ -187,3 +188,48 @@ void comm_mpi_abort(int status) { exit(status); }
 
 void comm_mpi_finalize(void) {}
 #endif
+#line 319 "chapters/06-production.nw"
+int comm_mpi_start(Options *o)
+{
+    char err[ERR_LEN];
+    int rank, size;
+    if (comm_mpi_init(&rank, &size, err)) {
+        fprintf(stderr, "%s: %s\n", program_name(), err);
+        return -1;
+    }
+    if ((o->given & OPT_N_GPUS) && o->n_gpus != size) {
+        if (rank == 0)
+            fprintf(stderr, "%s: --n_gpus %d, but mpirun started %d process(es): give mpirun "
+                    "-np %d, or leave --n_gpus out\n", program_name(), o->n_gpus, size,
+                    o->n_gpus);
+        comm_mpi_finalize();
+        return -1;
+    }
+    o->n_gpus = size;
+    return rank;
+}
+
+void comm_mpi_run(RankMain fn, void *arg, int rank, int size)
+{
+    char err[ERR_LEN];
+    if (fn(rank, size, arg, err)) {
+        fprintf(stderr, "%s: rank %d: %s\n", program_name(), rank, err);
+        comm_mpi_abort(EXIT_FAILURE);
+    }
+}
+
+int comm_open_rank(ShmWorld *w, int rank, const Device *dev, Comm **c, Comm **host, char *err)
+{
+    *host = NULL;
+    *c = w ? comm_shm_open(w, rank, dev, err) : comm_mpi_open(dev, err);
+    if (*c)
+        *host = w ? comm_shm_host(*c, err) : *c;
+    return *host ? 0 : -1; /* on failure the rank ends: closing is collective, so don't */
+}
+
+void comm_close_rank(Comm *c, Comm *host)
+{
+    if (host != c)
+        host->close(host);
+    c->close(c);
+}

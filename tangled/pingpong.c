@@ -50,19 +50,7 @@ static long count_wrong(const Device *dev, unsigned char *host, const void *buf,
         wrong += host[i] != pattern(i, size);
     return wrong;
 }
-
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *t, int n)
-{
-    qsort(t, (size_t)n, sizeof *t, compare_doubles);
-    return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
-}
-#line 1482 "chapters/02-shm.nw"
+#line 1470 "chapters/02-shm.nw"
 /** Times of one size, as rank 0 measured them. */
 typedef struct Row {
     double oneway;  /**< seconds: half the median round trip */
@@ -108,7 +96,7 @@ static int one_size(Comm *c, const Options *o, size_t size, unsigned char *host,
     row->both = median(times, o->iters);
     return 0;
 }
-#line 1534 "chapters/02-shm.nw"
+#line 1522 "chapters/02-shm.nw"
 static int rank_main(int rank, int size, void *arg, char *err)
 {
     Run *run = arg;
@@ -123,7 +111,7 @@ static int rank_main(int rank, int size, void *arg, char *err)
         return -1;
     if (rank == 0)
         
-#line 1620 "chapters/02-shm.nw"
+#line 1608 "chapters/02-shm.nw"
 {
     char lo[32], hi[32], chan[32];
     printf("# pingpong: %d ranks over shared memory (%s)\n", size,
@@ -141,7 +129,7 @@ static int rank_main(int rank, int size, void *arg, char *err)
                "one-way", "algbw", "sendrecv", "algbw", "#wrong", "(B)", "(us)", "(GB/s)",
                "(us)", "(GB/s)", "");
 }
-#line 1548 "chapters/02-shm.nw"
+#line 1536 "chapters/02-shm.nw"
     unsigned char *host = xcalloc(o->max_bytes ? o->max_bytes : 1, 1);
     void *sbuf = dev->alloc(o->max_bytes), *rbuf = dev->alloc(o->max_bytes);
     double *times = xcalloc((size_t)o->iters, sizeof *times);
@@ -154,7 +142,7 @@ static int rank_main(int rank, int size, void *arg, char *err)
                 return -1;
             if (rank == 0)
                 
-#line 1582 "chapters/02-shm.nw"
+#line 1570 "chapters/02-shm.nw"
 {
     char wrong[24];
     snprintf(wrong, sizeof wrong, "%ld", row.wrong);
@@ -169,13 +157,13 @@ static int rank_main(int rank, int size, void *arg, char *err)
     if (row.wrong)
         return error_set(err, "%ld of %zu bytes came back wrong", row.wrong, s);
 }
-#line 1560 "chapters/02-shm.nw"
+#line 1548 "chapters/02-shm.nw"
             if (s > o->max_bytes / o->step_factor)
                 break;
         }
     }
     
-#line 1599 "chapters/02-shm.nw"
+#line 1587 "chapters/02-shm.nw"
 launch_phase("barrier");
 if (c->barrier(c, err))
     return -1;
@@ -190,7 +178,7 @@ for (int i = 0; i < BARRIERS; i++)
 if (rank == 0)
     printf("# barrier: %d ranks, %.2f us (mean of %d)\n", size,
            (now_seconds() - t0) / BARRIERS * 1e6, BARRIERS);
-#line 1565 "chapters/02-shm.nw"
+#line 1553 "chapters/02-shm.nw"
     if (rank == 0 && last > o->min_bytes && beta > 0)
         printf("# alpha-beta fit: T(n) = %.2f us + n / (%.2f GB/s)\n", alpha * 1e6,
                1 / beta / 1e9);
@@ -201,7 +189,7 @@ if (rank == 0)
     c->close(c);
     return 0;
 }
-#line 1643 "chapters/02-shm.nw"
+#line 1631 "chapters/02-shm.nw"
 /** Parse, make the shared world, launch the ranks, report a failure. */
 int main(int argc, char **argv)
 {

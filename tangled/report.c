@@ -1,10 +1,11 @@
-#line 825 "chapters/A1-support.nw"
+#line 827 "chapters/A1-support.nw"
 /**
  * @file report.c
  * @brief What a training run prints.
  */
 #include "report.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -42,7 +43,7 @@ void report_breakdown(FILE *f, const Timers *t)
                 total > 0 ? 100.0 * t->seconds[i] / total : 0.0);
     fprintf(f, "\n");
 }
-#line 875 "chapters/A1-support.nw"
+#line 878 "chapters/A1-support.nw"
 void progress_begin(Progress *p, FILE *f, bool quiet, int epoch, int epochs, long total)
 {
     p->f = f;
@@ -80,7 +81,7 @@ void progress_end(Progress *p)
         fflush(p->f);
     }
 }
-#line 918 "chapters/A1-support.nw"
+#line 921 "chapters/A1-support.nw"
 void report_epoch(FILE *f, const EpochStats *e)
 {
     fprintf(f, "epoch %*d/%d  loss %.4f  train_acc %6.2f%%  test_acc %6.2f%%  "
@@ -129,4 +130,16 @@ const char *format_bytes(char *buf, size_t bytes)
     }
     snprintf(buf, 32, v == (long long)v ? "%.0f %s" : "%.1f %s", v, unit[u]);
     return buf;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, compare_doubles);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }

@@ -65,5 +65,7 @@ void report_csv_row(FILE *f, const EpochStats *e);
 const char *format_count(char *buf, long long v);
 /** Write a byte count with a binary unit ("8 B", "4 KiB", "256 MiB") into @p buf (32 bytes). */
 const char *format_bytes(char *buf, size_t bytes);
+/** The median of @p v[0..n) (n > 0); sorts @p v in place. The benchmarks report it. */
+double median(double *v, int n);
 
 #endif

@@ -1,4 +1,4 @@
-#line 484 "chapters/05-ag.nw"
+#line 485 "chapters/05-ag.nw"
 /**
  * @file ring.c
  * @brief The program ring: data-parallel training with the ring all-reduce (chapter 5).
@@ -42,7 +42,7 @@ typedef struct Run {
     ShmWorld *w;        /**< the shared world */
 } Run;
 
-#line 588 "chapters/05-ag.nw"
+#line 589 "chapters/05-ag.nw"
 /** FNV-1a: a 64-bit fingerprint of @p bytes bytes. */
 static uint64_t hash_bytes(const void *p, size_t bytes)
 {
@@ -64,17 +64,8 @@ static int ring_rank(int rank, int size, void *arg, char *err)
         return -1;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     device_cpu_threads((int)(cores / size > 0 ? cores / size : 1));
-    Comm *c = NULL, *host = NULL;
-    if (run->w) {
-        c = comm_shm_open(run->w, rank, dev, err);
-        host = c ? comm_shm_host(c, err) : NULL;
-    }
-    
-#line 332 "chapters/06-production.nw"
-if (!run->w && (c = comm_mpi_open(dev, err)) != NULL)
-    host = c;
-#line 615 "chapters/05-ag.nw"
-    if (!c || !host)
+    Comm *c, *host;
+    if (comm_open_rank(run->w, rank, dev, &c, &host, err))
         return -1;
     Model m;
     if (model_init(&m, dev, run->train.features, o->hidden, o->n_hidden, run->train.classes,
@@ -86,7 +77,7 @@ if (!run->w && (c = comm_mpi_open(dev, err)) != NULL)
     ring_strategy(&s, &st, c, host, m.n_params);
     if (rank == 0 && !o->quiet)
         
-#line 667 "chapters/05-ag.nw"
+#line 661 "chapters/05-ag.nw"
 {
     char shape[128], n1[32], n2[32], n3[32], b1[32], b2[32];
     model_describe(&m, shape, sizeof shape);
@@ -106,29 +97,29 @@ if (!run->w && (c = comm_mpi_open(dev, err)) != NULL)
     printf("  traffic  each rank sends %s per step (2(N-1)/N x %s) to its neighbour\n",
            format_bytes(b2, (size_t)(2.0 * (size - 1) / size * (double)m.n_params * 4)), b1);
 }
-#line 627 "chapters/05-ag.nw"
+#line 623 "chapters/05-ag.nw"
     TrainConfig cfg = {o->batch_size, o->epochs, o->lr, o->seed, o->quiet, stdout,
                        rank == 0 ? run->log : NULL};
     TrainResult res;
     if (train_run(&cfg, &m, &run->train, &run->test, &s, &res, err))
         return -1;
     
-#line 650 "chapters/05-ag.nw"
+#line 644 "chapters/05-ag.nw"
 launch_phase("comparing the replicas");
 float *w = xcalloc(m.n_params, sizeof *w);
 dev->download(w, m.params, m.n_params * sizeof *w);
 uint64_t mine = hash_bytes(w, m.n_params * sizeof *w);
 free(w);
-double *hashes = xcalloc((size_t)size, sizeof *hashes);
-memcpy(&hashes[rank], &mine, sizeof mine);
+uint64_t *hashes = xcalloc((size_t)size, sizeof *hashes);
+hashes[rank] = mine;
 if (ring_all_gather(host, hashes, (size_t)size, sizeof *hashes, err))
     return -1;
 for (int q = 0; q < size; q++)
-    if (memcmp(&hashes[q], &mine, sizeof mine) != 0)
+    if (hashes[q] != mine)
         return error_set(err, "the weights of rank %d differ from rank %d's after training",
                          q, rank);
 free(hashes);
-#line 633 "chapters/05-ag.nw"
+#line 629 "chapters/05-ag.nw"
     if (rank == 0) {
         train_report_end(stdout, &res, o->quiet);
         if (!o->quiet && size > 1)
@@ -138,13 +129,11 @@ free(hashes);
     }
     ring_strategy_free(&st);
     model_free(&m);
-    if (host != c)
-        host->close(host);
-    c->close(c);
+    comm_close_rank(c, host);
     return 0;
 }
 
-#line 529 "chapters/05-ag.nw"
+#line 530 "chapters/05-ag.nw"
 /** Parse, load, check, launch. */
 int main(int argc, char **argv)
 {
@@ -163,30 +152,16 @@ int main(int argc, char **argv)
         return 0;
     }
     
-#line 290 "chapters/06-production.nw"
+#line 369 "chapters/06-production.nw"
 bool mpi = strcmp(o->transport, "mpi") == 0;
-int mpi_rank = 0;
-if (mpi) {
-    int size;
-    if (comm_mpi_init(&mpi_rank, &size, err)) {
-        fprintf(stderr, "%s: %s\n", program_name(), err);
-        return EXIT_USAGE;
-    }
-    if ((o->given & OPT_N_GPUS) && o->n_gpus != size) {
-        if (mpi_rank == 0)
-            fprintf(stderr, "%s: --n_gpus %d, but mpirun started %d process(es): give mpirun "
-                    "-np %d, or leave --n_gpus out\n", program_name(), o->n_gpus, size,
-                    o->n_gpus);
-        comm_mpi_finalize(); /* every rank sees the same mismatch: a clean exit */
-        return EXIT_USAGE;
-    }
-    o->n_gpus = size;
-    if (mpi_rank != 0)
-        o->log = NULL;
-}
-#line 547 "chapters/05-ag.nw"
+int mpi_rank = mpi ? comm_mpi_start(o) : 0;
+if (mpi_rank < 0)
+    return EXIT_USAGE;
+if (mpi_rank != 0)
+    o->log = NULL;
+#line 548 "chapters/05-ag.nw"
     
-#line 562 "chapters/05-ag.nw"
+#line 563 "chapters/05-ag.nw"
 if (o->log && !(run.log = fopen(o->log, "w"))) {
     fprintf(stderr, "%s: --log %s: cannot open: %s\n", program_name(), o->log, strerror(errno));
     return EXIT_USAGE;
@@ -204,19 +179,16 @@ if (global > run.train.n) {
 }
 if (run.log)
     report_csv_header(run.log);
-#line 548 "chapters/05-ag.nw"
+#line 549 "chapters/05-ag.nw"
     
-#line 317 "chapters/06-production.nw"
+#line 378 "chapters/06-production.nw"
 if (mpi) {
-    if (ring_rank(mpi_rank, o->n_gpus, &run, err)) {
-        fprintf(stderr, "%s: rank %d: %s\n", program_name(), mpi_rank, err);
-        comm_mpi_abort(EXIT_FAILURE);
-    }
+    comm_mpi_run(ring_rank, &run, mpi_rank, o->n_gpus);
     if (run.log && fclose(run.log) != 0)
         fatal("--log %s: %s", o->log, strerror(errno));
     return 0;
 }
-#line 549 "chapters/05-ag.nw"
+#line 550 "chapters/05-ag.nw"
     if (!(run.w = shm_world_create(o->n_gpus, 0, o->timeout, err)))
         fatal("%s", err);
     int rc = launch(o->n_gpus, ring_rank, &run, 0, err);
