@@ -1,4 +1,4 @@
-#line 1871 "chapters/01-mlp.nw"
+#line 1875 "chapters/01-mlp.nw"
 /**
  * @file mlp.c
  * @brief The program mlp: one device trains an MLP (chapter 1).
@@ -39,25 +39,12 @@ int main(int argc, char **argv)
         return 0;
     }
     
-#line 1937 "chapters/01-mlp.nw"
+#line 1941 "chapters/01-mlp.nw"
 FILE *log = NULL;
-if (o.log && !(log = fopen(o.log, "w"))) {
-    fprintf(stderr, "%s: --log %s: cannot open: %s\n", program_name(), o.log, strerror(errno));
-    return EXIT_USAGE;
-}
 Dataset train, test;
-if (data_load(o.data, o.train_size, o.seed, &train, &test, err)) {
-    fprintf(stderr, "%s: %s\n", program_name(), err);
+if (train_prepare(&o, 1, "", &train, &test, &log))
     return EXIT_USAGE;
-}
-if (o.batch_size > train.n) {
-    fprintf(stderr, "%s: --batch_size %d is larger than the training set (%ld samples)\n",
-            program_name(), o.batch_size, train.n);
-    return EXIT_USAGE;
-}
-if (log)
-    report_csv_header(log);
-#line 1911 "chapters/01-mlp.nw"
+#line 1915 "chapters/01-mlp.nw"
     const Device *dev = device_open(o.device, 0, note, err);
     if (!dev)
         fatal("%s", err);
@@ -66,7 +53,7 @@ if (log)
                    o.seed, err))
         fatal("%s", err);
     
-#line 1957 "chapters/01-mlp.nw"
+#line 1996 "chapters/01-mlp.nw"
 if (!o.quiet) {
     char shape[128], n1[32], n2[32], n3[32];
     model_describe(&m, shape, sizeof shape);
@@ -84,15 +71,15 @@ if (!o.quiet) {
         printf(" (last %ld samples dropped)", train.n - steps * o.batch_size);
     printf("\n");
 }
-#line 1919 "chapters/01-mlp.nw"
+#line 1923 "chapters/01-mlp.nw"
     TrainConfig cfg = {o.batch_size, o.epochs, o.lr, o.seed, o.quiet, stdout, log};
     TrainResult res;
     if (train_run(&cfg, &m, &train, &test, NULL, &res, err))
         fatal("%s", err);
     
-#line 1977 "chapters/01-mlp.nw"
+#line 2016 "chapters/01-mlp.nw"
 train_report_end(stdout, &res, o.quiet);
-#line 1924 "chapters/01-mlp.nw"
+#line 1928 "chapters/01-mlp.nw"
     model_free(&m);
     data_free(&train);
     data_free(&test);

@@ -37,7 +37,7 @@ typedef struct Run {
     ShmWorld *w;        /**< the shared world */
 } Run;
 
-#line 413 "chapters/03-ps.nw"
+#line 398 "chapters/03-ps.nw"
 static int ps_rank(int rank, int size, void *arg, char *err)
 {
     Run *run = arg;
@@ -67,7 +67,7 @@ static int ps_rank(int rank, int size, void *arg, char *err)
         ps_worker(&s, c, host, state);
         if (rank == 1 && !o->quiet)
             
-#line 463 "chapters/03-ps.nw"
+#line 448 "chapters/03-ps.nw"
 {
     char shape[128], n1[32], n2[32], n3[32], b1[32];
     model_describe(&m, shape, sizeof shape);
@@ -86,7 +86,7 @@ static int ps_rank(int rank, int size, void *arg, char *err)
            "weights out\n", format_bytes(b1, 2 * (size_t)(size - 1) * m.n_params * 4),
            size - 1, size - 1);
 }
-#line 442 "chapters/03-ps.nw"
+#line 427 "chapters/03-ps.nw"
         TrainConfig cfg = {o->batch_size, o->epochs, o->lr, o->seed, o->quiet, stdout,
                            rank == 1 ? run->log : NULL};
         TrainResult res;
@@ -94,18 +94,18 @@ static int ps_rank(int rank, int size, void *arg, char *err)
             return -1;
         if (rank == 1)
             
-#line 499 "chapters/03-ps.nw"
+#line 484 "chapters/03-ps.nw"
 {
     train_report_end(stdout, &res, o->quiet);
     fflush(stdout);
 }
-#line 449 "chapters/03-ps.nw"
+#line 434 "chapters/03-ps.nw"
     }
     if (host->barrier(host, err)) /* the server speaks last, after worker 1 */
         return -1;
     if (rank == 0 && !o->quiet)
         
-#line 487 "chapters/03-ps.nw"
+#line 472 "chapters/03-ps.nw"
 {
     char in[32], out[32];
     double busy = rep.wait + rep.update + rep.send;
@@ -115,7 +115,7 @@ static int ps_rank(int rank, int size, void *arg, char *err)
            format_bytes(out, (size_t)(rep.bytes_out / rep.steps)), 100 * rep.wait / busy,
            100 * rep.update / busy, 100 * rep.send / busy);
 }
-#line 454 "chapters/03-ps.nw"
+#line 439 "chapters/03-ps.nw"
     model_free(&m);
     if (host != c)
         host->close(host);
@@ -148,23 +148,8 @@ if (o->n_gpus < 2) {
             "least one worker (--n_gpus 2 or more)\n", program_name(), o->n_gpus);
     return EXIT_USAGE;
 }
-if (o->log && !(run.log = fopen(o->log, "w"))) {
-    fprintf(stderr, "%s: --log %s: cannot open: %s\n", program_name(), o->log, strerror(errno));
+if (train_prepare(o, o->n_gpus - 1, "workers", &run.train, &run.test, &run.log))
     return EXIT_USAGE;
-}
-if (data_load(o->data, o->train_size, o->seed, &run.train, &run.test, err)) {
-    fprintf(stderr, "%s: %s\n", program_name(), err);
-    return EXIT_USAGE;
-}
-long global = (long)o->batch_size * (o->n_gpus - 1);
-if (global > run.train.n) {
-    fprintf(stderr, "%s: a global batch of %ld samples (--batch_size %d x %d workers) is larger "
-            "than the training set (%ld samples)\n", program_name(), global, o->batch_size,
-            o->n_gpus - 1, run.train.n);
-    return EXIT_USAGE;
-}
-if (run.log)
-    report_csv_header(run.log);
 #line 370 "chapters/03-ps.nw"
     if (!(run.w = shm_world_create(o->n_gpus, 0, o->timeout, err)))
         fatal("%s", err);

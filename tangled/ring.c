@@ -42,7 +42,7 @@ typedef struct Run {
     ShmWorld *w;        /**< the shared world */
 } Run;
 
-#line 589 "chapters/05-ag.nw"
+#line 574 "chapters/05-ag.nw"
 /** FNV-1a: a 64-bit fingerprint of @p bytes bytes. */
 static uint64_t hash_bytes(const void *p, size_t bytes)
 {
@@ -77,7 +77,7 @@ static int ring_rank(int rank, int size, void *arg, char *err)
     ring_strategy(&s, &st, c, host, m.n_params);
     if (rank == 0 && !o->quiet)
         
-#line 661 "chapters/05-ag.nw"
+#line 646 "chapters/05-ag.nw"
 {
     char shape[128], n1[32], n2[32], n3[32], b1[32], b2[32];
     model_describe(&m, shape, sizeof shape);
@@ -97,14 +97,14 @@ static int ring_rank(int rank, int size, void *arg, char *err)
     printf("  traffic  each rank sends %s per step (2(N-1)/N x %s) to its neighbour\n",
            format_bytes(b2, (size_t)(2.0 * (size - 1) / size * (double)m.n_params * 4)), b1);
 }
-#line 623 "chapters/05-ag.nw"
+#line 608 "chapters/05-ag.nw"
     TrainConfig cfg = {o->batch_size, o->epochs, o->lr, o->seed, o->quiet, stdout,
                        rank == 0 ? run->log : NULL};
     TrainResult res;
     if (train_run(&cfg, &m, &run->train, &run->test, &s, &res, err))
         return -1;
     
-#line 644 "chapters/05-ag.nw"
+#line 629 "chapters/05-ag.nw"
 launch_phase("comparing the replicas");
 float *w = xcalloc(m.n_params, sizeof *w);
 dev->download(w, m.params, m.n_params * sizeof *w);
@@ -119,7 +119,7 @@ for (int q = 0; q < size; q++)
         return error_set(err, "the weights of rank %d differ from rank %d's after training",
                          q, rank);
 free(hashes);
-#line 629 "chapters/05-ag.nw"
+#line 614 "chapters/05-ag.nw"
     if (rank == 0) {
         train_report_end(stdout, &res, o->quiet);
         if (!o->quiet && size > 1)
@@ -162,23 +162,8 @@ if (mpi_rank != 0)
 #line 548 "chapters/05-ag.nw"
     
 #line 563 "chapters/05-ag.nw"
-if (o->log && !(run.log = fopen(o->log, "w"))) {
-    fprintf(stderr, "%s: --log %s: cannot open: %s\n", program_name(), o->log, strerror(errno));
+if (train_prepare(o, o->n_gpus, "ranks", &run.train, &run.test, &run.log))
     return EXIT_USAGE;
-}
-if (data_load(o->data, o->train_size, o->seed, &run.train, &run.test, err)) {
-    fprintf(stderr, "%s: %s\n", program_name(), err);
-    return EXIT_USAGE;
-}
-long global = (long)o->batch_size * o->n_gpus;
-if (global > run.train.n) {
-    fprintf(stderr, "%s: a global batch of %ld samples (--batch_size %d x %d ranks) is larger "
-            "than the training set (%ld samples)\n", program_name(), global, o->batch_size,
-            o->n_gpus, run.train.n);
-    return EXIT_USAGE;
-}
-if (run.log)
-    report_csv_header(run.log);
 #line 549 "chapters/05-ag.nw"
     
 #line 378 "chapters/06-production.nw"

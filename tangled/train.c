@@ -1,13 +1,15 @@
-#line 1695 "chapters/01-mlp.nw"
+#line 1697 "chapters/01-mlp.nw"
 /**
  * @file train.c
  * @brief The training loop.
  */
 #include "train.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "options.h"
 #include "rng.h"
 #include "util.h"
 
@@ -18,7 +20,7 @@ long train_steps_per_epoch(long n_train, int batch_size, int world)
     return n_train / ((long)batch_size * world);
 }
 
-#line 1845 "chapters/01-mlp.nw"
+#line 1849 "chapters/01-mlp.nw"
 void evaluate(Model *m, const Dataset *d, long lo, long hi, double *right)
 {
     const Device *dev = m->dev;
@@ -35,7 +37,7 @@ void evaluate(Model *m, const Dataset *d, long lo, long hi, double *right)
     dev->zero(m->stats, 2 * sizeof(float));
 }
 
-#line 1716 "chapters/01-mlp.nw"
+#line 1720 "chapters/01-mlp.nw"
 void train_report_end(FILE *f, const TrainResult *res, bool quiet)
 {
     if (quiet)
@@ -65,15 +67,15 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
     int rc = 0;
     for (int epoch = 1; epoch <= cfg->epochs && rc == 0; epoch++) {
         
-#line 1756 "chapters/01-mlp.nw"
+#line 1760 "chapters/01-mlp.nw"
 for (long i = 0; i < train->n; i++)
     perm[i] = (int32_t)i;
 Rng r;
 rng_seed(&r, cfg->seed, STREAM_SHUFFLE + (uint64_t)epoch);
 rng_shuffle(&r, perm, train->n);
-#line 1745 "chapters/01-mlp.nw"
+#line 1749 "chapters/01-mlp.nw"
         
-#line 1769 "chapters/01-mlp.nw"
+#line 1773 "chapters/01-mlp.nw"
 Progress bar;
 progress_begin(&bar, cfg->out ? cfg->out : stdout, cfg->quiet || !cfg->out || rank != 0,
                epoch, cfg->epochs, steps);
@@ -112,9 +114,9 @@ for (long step = 0; step < steps && rc == 0; step++) {
 }
 double train_seconds = now_seconds() - epoch_start;
 progress_end(&bar);
-#line 1746 "chapters/01-mlp.nw"
+#line 1750 "chapters/01-mlp.nw"
         
-#line 1814 "chapters/01-mlp.nw"
+#line 1818 "chapters/01-mlp.nw"
 if (rc == 0) {
     float st[2];
     dev->download(st, m->stats, sizeof st);
@@ -139,10 +141,40 @@ if (rc == 0) {
     if (rc == 0 && rank == 0 && cfg->log)
         report_csv_row(cfg->log, e);
 }
-#line 1747 "chapters/01-mlp.nw"
+#line 1751 "chapters/01-mlp.nw"
     }
     free(perm);
     free(xb);
     free(yb);
     return rc;
+}
+#line 1964 "chapters/01-mlp.nw"
+int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *train,
+                  Dataset *test, FILE **log)
+{
+    char err[ERR_LEN];
+    *log = NULL;
+    if (o->log && !(*log = fopen(o->log, "w"))) {
+        fprintf(stderr, "%s: --log %s: cannot open: %s\n", program_name(), o->log,
+                strerror(errno));
+        return -1;
+    }
+    if (data_load(o->data, o->train_size, o->seed, train, test, err)) {
+        fprintf(stderr, "%s: %s\n", program_name(), err);
+        return -1;
+    }
+    long global = (long)o->batch_size * ranks;
+    if (global > train->n) {
+        if (ranks == 1)
+            fprintf(stderr, "%s: --batch_size %d is larger than the training set (%ld "
+                    "samples)\n", program_name(), o->batch_size, train->n);
+        else
+            fprintf(stderr, "%s: a global batch of %ld samples (--batch_size %d x %d %s) is "
+                    "larger than the training set (%ld samples)\n", program_name(), global,
+                    o->batch_size, ranks, ranks_word, train->n);
+        return -1;
+    }
+    if (*log)
+        report_csv_header(*log);
+    return 0;
 }

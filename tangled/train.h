@@ -61,4 +61,14 @@ void evaluate(Model *m, const Dataset *d, long lo, long hi, double *right);
 /** A run's last words: with @p quiet the one final line, otherwise the time breakdown. */
 void train_report_end(FILE *f, const TrainResult *res, bool quiet);
 
+struct Options;
+/**
+ * Before training: open --log (and write the CSV header), load the data, and check that
+ * a global batch of @p ranks x --batch_size samples fits in the training set
+ * (@p ranks_word names the ranks in the message: "ranks", "workers"). Returns 0, or -1
+ * after printing one line on stderr; the program then exits with EXIT_USAGE.
+ */
+int train_prepare(const struct Options *o, int ranks, const char *ranks_word, Dataset *train,
+                  Dataset *test, FILE **log);
+
 #endif
