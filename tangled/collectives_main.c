@@ -263,8 +263,8 @@ int main(int argc, char **argv)
         if (strcmp(ops[i].name, run.o.op) == 0)
             run.op = &ops[i];
     if (!run.op) {
-        fprintf(stderr, "%s: --op %s: not written yet (see chapter 5)\n", program_name(),
-                run.o.op);
+        fprintf(stderr, "%s: --op %s: this program has no such collective\n",
+                program_name(), run.o.op);
         return EXIT_USAGE;
     }
     

@@ -6,6 +6,7 @@
 #include "../ch2/ranks.h"
 #include "data.h"
 #include "helpers.h"
+#include "train_ref.h"
 #include "model.h"
 #include "param_server.h"
 #include "train.h"
@@ -22,28 +23,6 @@ typedef struct Setup {
 } Setup;
 
 static Setup setup;
-
-/* A communicator whose send aborts the process at the n-th call (the worker uses only send
- * and recv; the rest would reach the transport with the wrong state). */
-typedef struct Dying {
-    Comm comm;
-    Comm *inner;
-    int left;
-} Dying;
-
-static int dying_send(Comm *c, int to, const void *buf, size_t bytes, char *err)
-{
-    Dying *d = c->state;
-    if (--d->left == 0)
-        abort();
-    return d->inner->send(d->inner, to, buf, bytes, err);
-}
-
-static int dying_recv(Comm *c, int from, void *buf, size_t bytes, char *err)
-{
-    Dying *d = c->state;
-    return d->inner->recv(d->inner, from, buf, bytes, err);
-}
 
 static int ps_rank(int rank, int size, void *arg, char *err)
 {
@@ -72,11 +51,8 @@ static int ps_rank(int rank, int size, void *arg, char *err)
                              rep.bytes_in, rep.bytes_out, expect);
         return 0;
     }
-    Dying dying = {.comm = *c, .inner = c, .left = setup.die_after};
-    dying.comm.send = dying_send;
-    dying.comm.recv = dying_recv;
-    dying.comm.state = &dying;
-    Comm *mine = rank == 2 && setup.die_after > 0 ? &dying.comm : c;
+    Watched w; /* worker 2 aborts at its die_after-th message (a push) */
+    Comm *mine = watch(&w, c, rank == 2 ? setup.die_after : 0);
     Strategy s;
     Comm *state[2];
     ps_worker(&s, mine, host, state);
@@ -98,22 +74,6 @@ static void load(long train_size)
     setup.lr = 0.1f;
 }
 
-/* The weights of one device trained with the global batch (N-1) x b. */
-static void single(int workers, float *params, size_t n)
-{
-    char err[ERR_LEN];
-    Model m;
-    const Device *dev = test_device();
-    cr_assert(model_init(&m, dev, setup.train.features, setup.hidden, 1, setup.train.classes,
-                         setup.batch * workers, 7, err) == 0, "%s", err);
-    cr_assert(m.n_params == n);
-    TrainConfig cfg = {setup.batch * workers, setup.epochs, setup.lr, 7, true, NULL, NULL};
-    TrainResult res;
-    cr_assert(train_run(&cfg, &m, &setup.train, &setup.test, NULL, &res, err) == 0, "%s", err);
-    dev->download(params, m.params, n * sizeof(float));
-    model_free(&m);
-}
-
 /* Train through the server with N ranks, then one device; compare the weights. */
 static void compare(int N, long train_size, int batch, int epochs)
 {
@@ -126,14 +86,11 @@ static void compare(int N, long train_size, int batch, int epochs)
     char err[ERR_LEN];
     cr_assert(run_ranks(N, 0, 30, ps_rank, NULL, 120, err) == 0, "N = %d: %s", N, err);
     float *ref = xcalloc(n, sizeof *ref);
-    single(N - 1, ref, n);
-    double worst = 0, scale = 0;
-    for (size_t i = 0; i < n; i++) {
-        worst = fmax(worst, fabs(setup.out[i] - ref[i]));
-        scale = fmax(scale, fabs(ref[i]));
-    }
-    cr_assert(worst <= 1e-5 * fmax(1, scale), "N = %d, %d epoch(s): the weights differ by up "
-              "to %g from one device's with batch %d", N, epochs, worst, batch * (N - 1));
+    single_device_weights(&setup.train, &setup.test, 24, batch * (N - 1), epochs,
+                          setup.lr, ref, n);
+    double worst = weight_gap(setup.out, ref, n);
+    cr_assert(worst <= 1e-5, "N = %d, %d epoch(s): the weights differ by up to %g (relative) "
+              "from one device's with batch %d", N, epochs, worst, batch * (N - 1));
     free(ref);
     data_free(&setup.train);
     data_free(&setup.test);

@@ -7,6 +7,7 @@
 #include "collectives.h"
 #include "data.h"
 #include "helpers.h"
+#include "train_ref.h"
 #include "model.h"
 #include "ring_strategy.h"
 #include "train.h"
@@ -122,22 +123,6 @@ static void load(long train_size)
     setup.steps = shared_zeroed(sizeof *setup.steps);
 }
 
-/* The weights of one device trained with the global batch N b. */
-static void single(int n_ranks, float *params, size_t n)
-{
-    char err[ERR_LEN];
-    Model m;
-    const Device *dev = test_device();
-    cr_assert(model_init(&m, dev, setup.train.features, setup.hidden, 1, setup.train.classes,
-                         setup.batch * n_ranks, 7, err) == 0, "%s", err);
-    cr_assert(m.n_params == n);
-    TrainConfig cfg = {setup.batch * n_ranks, setup.epochs, setup.lr, 7, true, NULL, NULL};
-    TrainResult res;
-    cr_assert(train_run(&cfg, &m, &setup.train, &setup.test, NULL, &res, err) == 0, "%s", err);
-    dev->download(params, m.params, n * sizeof(float));
-    model_free(&m);
-}
-
 /* Train on the ring with N ranks, then on one device; compare the weights. */
 static void compare(int N, long train_size, int batch, int epochs)
 {
@@ -153,14 +138,11 @@ static void compare(int N, long train_size, int batch, int epochs)
     cr_assert(*setup.steps == steps + 1, "N = %d: the replicas were compared %ld times, "
               "expected %ld", N, *setup.steps, steps + 1);
     float *ref = xcalloc(n, sizeof *ref);
-    single(N, ref, n);
-    double worst = 0, scale = 0;
-    for (size_t i = 0; i < n; i++) {
-        worst = fmax(worst, fabs(setup.out[i] - ref[i]));
-        scale = fmax(scale, fabs(ref[i]));
-    }
-    cr_assert(worst <= 1e-5 * fmax(1, scale), "N = %d, %d epoch(s): the weights differ by up "
-              "to %g from one device's with batch %d", N, epochs, worst, batch * N);
+    single_device_weights(&setup.train, &setup.test, 24, batch * N, epochs,
+                          setup.lr, ref, n);
+    double worst = weight_gap(setup.out, ref, n);
+    cr_assert(worst <= 1e-5, "N = %d, %d epoch(s): the weights differ by up "
+              "to %g (relative) from one device's with batch %d", N, epochs, worst, batch * N);
     free(ref);
     data_free(&setup.train);
     data_free(&setup.test);
