@@ -149,7 +149,7 @@ if (rc == 0) {
     return rc;
 }
 #line 1964 "chapters/01-mlp.nw"
-int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *train,
+int train_prepare(const struct Options *o, int ranks, const char *ranks_word, Dataset *train,
                   Dataset *test, FILE **log)
 {
     char err[ERR_LEN];
