@@ -2,7 +2,8 @@
 #
 #   make                 every stage program
 #   make chapterN        the stage program of chapter N (chapter1: ./mlp, chapter2: ./pingpong,
-#                        chapter3: ./ps, chapter4: ./collectives, chapter5: ./ring)
+#                        chapter3: ./ps, chapter4: ./collectives, chapter5: ./ring,
+#                        chapter6: ./train)
 #   make tangle          chapters/*.nw -> tangled/ and kernels/ (needs noweb)
 #   make test            drift check + Criterion tests (DEVICE=cpu|cuda)
 #   make book            book/book.pdf
@@ -81,6 +82,10 @@ ifeq ($(HAVE_CUDA),1)
 CFLAGS += -DHAVE_CUDA
 LDLIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas -lcudart -lstdc++ $(LDLIBS)
 endif
+ifeq ($(HAVE_NCCL),1)
+CFLAGS += -DHAVE_NCCL -I$(CUDA_HOME)/include
+LDLIBS := -lnccl $(LDLIBS)
+endif
 
 ifeq ($(MAKELEVEL),0)
 ifeq ($(filter clean deps tangle book docs help manifest handout,$(MAKECMDGOALS)),)
@@ -96,7 +101,7 @@ CONFIG := $(CC) $(CFLAGS) | $(LDLIBS) | $(NVCC) $(NVCCFLAGS) | $(HAVE_CUDA)
 $(shell mkdir -p $(OBJ) && { echo '$(CONFIG)' | cmp -s - $(BUILD)/config || echo '$(CONFIG)' > $(BUILD)/config; })
 
 # ---------------------------------------------------------------- sources
-PROGRAMS   := mlp pingpong ps collectives ring
+PROGRAMS   := mlp pingpong ps collectives ring train
 # A program's main is tangled/NAME.c, or tangled/NAME_main.c where NAME.c is a library file.
 main_of    = $(or $(wildcard tangled/$(1)_main.c),tangled/$(1).c)
 PROG_SRCS  := $(foreach p,$(PROGRAMS),$(call main_of,$(p)))
@@ -107,7 +112,7 @@ LIB_OBJS   += $(patsubst kernels/%.cu,$(OBJ)/%.cu.o,$(wildcard kernels/*.cu))
 endif
 LIB        := $(BUILD)/libdps.a
 
-.PHONY: all chapter0 chapter1 chapter2 chapter3 chapter4 chapter5 tangle check-tangle test test-run deps deps-check \
+.PHONY: all chapter0 chapter1 chapter2 chapter3 chapter4 chapter5 chapter6 tangle check-tangle test test-run deps deps-check \
         book docs clean help grade manifest handout
 .DEFAULT_GOAL := all
 
@@ -119,6 +124,7 @@ chapter2: pingpong
 chapter3: ps
 chapter4: collectives
 chapter5: ring collectives
+chapter6: train collectives
 
 $(OBJ)/%.o: tangled/%.c $(BUILD)/config
 	@mkdir -p $(@D)

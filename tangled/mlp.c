@@ -1,4 +1,4 @@
-#line 1875 "chapters/01-mlp.nw"
+#line 1900 "chapters/01-mlp.nw"
 /**
  * @file mlp.c
  * @brief The program mlp: one device trains an MLP (chapter 1).
@@ -39,12 +39,12 @@ int main(int argc, char **argv)
         return 0;
     }
     
-#line 1941 "chapters/01-mlp.nw"
+#line 1966 "chapters/01-mlp.nw"
 FILE *log = NULL;
 Dataset train, test;
 if (train_prepare(&o, 1, "", &train, &test, &log))
     return EXIT_USAGE;
-#line 1915 "chapters/01-mlp.nw"
+#line 1940 "chapters/01-mlp.nw"
     const Device *dev = device_open(o.device, 0, note, err);
     if (!dev)
         fatal("%s", err);
@@ -53,7 +53,7 @@ if (train_prepare(&o, 1, "", &train, &test, &log))
                    o.seed, err))
         fatal("%s", err);
     
-#line 1996 "chapters/01-mlp.nw"
+#line 2021 "chapters/01-mlp.nw"
 if (!o.quiet) {
     char shape[128], n1[32], n2[32], n3[32];
     model_describe(&m, shape, sizeof shape);
@@ -71,15 +71,15 @@ if (!o.quiet) {
         printf(" (last %ld samples dropped)", train.n - steps * o.batch_size);
     printf("\n");
 }
-#line 1923 "chapters/01-mlp.nw"
+#line 1948 "chapters/01-mlp.nw"
     TrainConfig cfg = {o.batch_size, o.epochs, o.lr, o.seed, o.quiet, stdout, log};
     TrainResult res;
     if (train_run(&cfg, &m, &train, &test, NULL, &res, err))
         fatal("%s", err);
     
-#line 2016 "chapters/01-mlp.nw"
+#line 2041 "chapters/01-mlp.nw"
 train_report_end(stdout, &res, o.quiet);
-#line 1928 "chapters/01-mlp.nw"
+#line 1953 "chapters/01-mlp.nw"
     model_free(&m);
     data_free(&train);
     data_free(&test);

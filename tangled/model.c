@@ -100,7 +100,7 @@ void model_describe(const Model *m, char *buf, size_t len)
     for (int l = 0; l <= m->n_layers && used < len; l++)
         used += (size_t)snprintf(buf + used, len - used, "%s%d", l ? "-" : "", m->width[l]);
 }
-#line 783 "chapters/01-mlp.nw"
+#line 788 "chapters/01-mlp.nw"
 void model_set_batch(Model *m, const float *x, const int32_t *y, int B)
 {
     m->dev->upload(m->act[0], x, (size_t)B * (size_t)m->width[0] * sizeof(float));
@@ -118,38 +118,42 @@ void model_forward(Model *m, int B)
                               l < m->n_layers - 1);
     }
 }
-#line 970 "chapters/01-mlp.nw"
+#line 975 "chapters/01-mlp.nw"
 void model_loss(Model *m, int B, bool backprop)
 {
     int L = m->n_layers;
     m->dev->softmax_xent(m->act[L], m->labels, B, m->width[L], backprop ? m->dact[L] : NULL,
                          m->stats);
 }
-#line 1003 "chapters/01-mlp.nw"
-void model_backward(Model *m, int B)
+#line 1008 "chapters/01-mlp.nw"
+void model_backward_layer(Model *m, int B, int l)
 {
     const Device *dev = m->dev;
-    for (int l = m->n_layers - 1; l >= 0; l--) {
-        const Layer *ly = &m->layer[l];
-        const float *delta = m->dact[l + 1]; /* B x out */
-        
-#line 1026 "chapters/01-mlp.nw"
+    const Layer *ly = &m->layer[l];
+    const float *delta = m->dact[l + 1]; /* B x out */
+    
+#line 1040 "chapters/01-mlp.nw"
 dev->gemm(true, false, ly->in, ly->out, B, 1.0f, m->act[l], delta, 0.0f, m->grads + ly->w);
-#line 1010 "chapters/01-mlp.nw"
-        
-#line 1030 "chapters/01-mlp.nw"
+#line 1014 "chapters/01-mlp.nw"
+    
+#line 1044 "chapters/01-mlp.nw"
 dev->bias_backward(m->grads + ly->b, delta, B, ly->out);
-#line 1011 "chapters/01-mlp.nw"
-        if (l > 0) {
-            
-#line 1037 "chapters/01-mlp.nw"
+#line 1015 "chapters/01-mlp.nw"
+    if (l > 0) {
+        
+#line 1051 "chapters/01-mlp.nw"
 dev->gemm(false, true, B, ly->in, ly->out, 1.0f, delta, m->params + ly->w, 0.0f, m->dact[l]);
 dev->relu_backward(m->dact[l], m->act[l], (size_t)B * (size_t)ly->in);
-#line 1013 "chapters/01-mlp.nw"
-        }
+#line 1017 "chapters/01-mlp.nw"
     }
 }
-#line 1050 "chapters/01-mlp.nw"
+
+void model_backward(Model *m, int B)
+{
+    for (int l = m->n_layers - 1; l >= 0; l--)
+        model_backward_layer(m, B, l);
+}
+#line 1064 "chapters/01-mlp.nw"
 void model_sgd_step(Model *m, float lr)
 {
     m->dev->axpy(m->n_params, -lr, m->grads, m->params);

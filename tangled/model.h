@@ -60,6 +60,11 @@ void model_forward(Model *m, int B);
 void model_loss(Model *m, int B, bool backprop);
 /** Backward from dact[n_layers]: overwrites every gradient in grads. */
 void model_backward(Model *m, int B);
+/**
+ * Layer @p l's part of backward, from dact[l+1]: its gradients in grads, and for l > 0
+ * dact[l]. model_backward() is this for l = n_layers-1 down to 0.
+ */
+void model_backward_layer(Model *m, int B, int l);
 /** One SGD step: params -= lr * grads. */
 void model_sgd_step(Model *m, float lr);
 

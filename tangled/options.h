@@ -31,6 +31,8 @@ enum OptionBit {
     OPT_BENCH      = 1u << 12, /**< -b -e -f -n -w -c, the sizes and counts of nccl-tests */
     OPT_OP         = 1u << 13, /**< --op: the collective of ./collectives */
     OPT_TRANSPORT  = 1u << 14, /**< --transport: shm or mpi */
+    OPT_STRATEGY   = 1u << 15, /**< --strategy: how ./train syncs gradients (chapter 6) */
+    OPT_BUCKET     = 1u << 16, /**< --bucket_mb: the DDP-style bucket cap (chapter 6) */
 };
 
 /** The options of one-device training (chapter 1). */
@@ -65,6 +67,8 @@ typedef struct Options {
     int check;              /**< -c: 1 to check the results, 0 not to */
     const char *op;         /**< --op: reduce_scatter, all_gather or all_reduce */
     const char *transport;  /**< --transport: "shm" (fork N ranks) or "mpi" (under mpirun) */
+    const char *strategy;   /**< --strategy: single, param_server, ring, ... */
+    float bucket_mb;        /**< --bucket_mb: largest bucket of ring_bucketed, in MiB */
     unsigned given;         /**< the OptionBits of the options on the command line */
     bool help;              /**< --help was given */
 } Options;

@@ -1,4 +1,4 @@
-#line 285 "chapters/03-ps.nw"
+#line 287 "chapters/03-ps.nw"
 /**
  * @file param_server.c
  * @brief The parameter server's two roles.
@@ -13,7 +13,7 @@
 /** Figures summed after each epoch: train_run's loss, right answers, test right answers. */
 #define PS_STATS 3
 
-#line 207 "chapters/03-ps.nw"
+#line 209 "chapters/03-ps.nw"
 /** The server's half of sum_stats: add the workers' vectors, send back the sum. */
 static int sum_through_server(Comm *host, char *err)
 {
@@ -29,7 +29,7 @@ static int sum_through_server(Comm *host, char *err)
             return -1;
     return 0;
 }
-#line 150 "chapters/03-ps.nw"
+#line 152 "chapters/03-ps.nw"
 int ps_serve(Comm *c, Comm *host, Model *m, int epochs, long steps, float lr, PsReport *rep,
              char *err)
 {
@@ -42,7 +42,7 @@ int ps_serve(Comm *c, Comm *host, Model *m, int epochs, long steps, float lr, Ps
         for (long step = 0; step < steps; step++) {
             launch_phase("epoch %d step %ld: waiting for gradients", epoch, step);
             
-#line 174 "chapters/03-ps.nw"
+#line 176 "chapters/03-ps.nw"
 double t0 = now_seconds();
 dev->zero(m->grads, bytes);
 for (int w = 1; w <= workers; w++) {
@@ -54,9 +54,9 @@ dev->sync();
 double t1 = now_seconds();
 rep->wait += t1 - t0;
 rep->bytes_in += (double)bytes * workers;
-#line 162 "chapters/03-ps.nw"
+#line 164 "chapters/03-ps.nw"
             
-#line 188 "chapters/03-ps.nw"
+#line 190 "chapters/03-ps.nw"
 model_sgd_step(m, lr);
 dev->sync();
 double took = now_seconds() - t1;
@@ -69,7 +69,7 @@ for (int w = 1; w <= workers; w++)
 rep->send += now_seconds() - t0;
 rep->bytes_out += (double)bytes * workers;
 rep->steps++;
-#line 163 "chapters/03-ps.nw"
+#line 165 "chapters/03-ps.nw"
         }
         launch_phase("epoch %d: summing the figures", epoch);
         if (sum_through_server(host, err))
@@ -78,7 +78,7 @@ rep->steps++;
     dev->release(incoming);
     return 0;
 }
-#line 233 "chapters/03-ps.nw"
+#line 235 "chapters/03-ps.nw"
 static int push(Strategy *s, Model *m, Timers *t, char *err)
 {
     Comm *c = ((Comm **)s->state)[0];
@@ -127,4 +127,15 @@ void ps_worker(Strategy *s, Comm *c, Comm *host, Comm **state)
     *s = (Strategy){.name = "param_server", .rank = c->rank - 1, .world = c->size - 1,
                     .sync_gradients = push, .sum_stats = sum_stats, .update = pull,
                     .state = state};
+}
+#line 478 "chapters/03-ps.nw"
+void ps_report(FILE *f, const PsReport *rep)
+{
+    char in[32], out[32];
+    double busy = rep->wait + rep->update + rep->send;
+    fprintf(f, "server: %s in, %s out per step (counted); of its time %.0f%% waiting for "
+            "gradients, %.0f%% updating, %.0f%% sending weights\n",
+            format_bytes(in, (size_t)(rep->bytes_in / rep->steps)),
+            format_bytes(out, (size_t)(rep->bytes_out / rep->steps)), 100 * rep->wait / busy,
+            100 * rep->update / busy, 100 * rep->send / busy);
 }

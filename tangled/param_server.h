@@ -32,5 +32,7 @@ int ps_serve(Comm *c, Comm *host, Model *m, int epochs, long steps, float lr, Ps
  * strategy's state points at @p c and @p host, which must outlive it.
  */
 void ps_worker(Strategy *s, Comm *c, Comm *host, Comm **state);
+/** Print the server's line: bytes in and out per step, and where its time went. */
+void ps_report(FILE *f, const PsReport *rep);
 
 #endif

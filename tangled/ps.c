@@ -1,4 +1,4 @@
-#line 312 "chapters/03-ps.nw"
+#line 314 "chapters/03-ps.nw"
 /**
  * @file ps.c
  * @brief The program ps: data-parallel training through a parameter server (chapter 3).
@@ -37,7 +37,7 @@ typedef struct Run {
     ShmWorld *w;        /**< the shared world */
 } Run;
 
-#line 398 "chapters/03-ps.nw"
+#line 400 "chapters/03-ps.nw"
 static int ps_rank(int rank, int size, void *arg, char *err)
 {
     Run *run = arg;
@@ -67,7 +67,7 @@ static int ps_rank(int rank, int size, void *arg, char *err)
         ps_worker(&s, c, host, state);
         if (rank == 1 && !o->quiet)
             
-#line 448 "chapters/03-ps.nw"
+#line 450 "chapters/03-ps.nw"
 {
     char shape[128], n1[32], n2[32], n3[32], b1[32];
     model_describe(&m, shape, sizeof shape);
@@ -86,7 +86,7 @@ static int ps_rank(int rank, int size, void *arg, char *err)
            "weights out\n", format_bytes(b1, 2 * (size_t)(size - 1) * m.n_params * 4),
            size - 1, size - 1);
 }
-#line 427 "chapters/03-ps.nw"
+#line 429 "chapters/03-ps.nw"
         TrainConfig cfg = {o->batch_size, o->epochs, o->lr, o->seed, o->quiet, stdout,
                            rank == 1 ? run->log : NULL};
         TrainResult res;
@@ -94,28 +94,20 @@ static int ps_rank(int rank, int size, void *arg, char *err)
             return -1;
         if (rank == 1)
             
-#line 484 "chapters/03-ps.nw"
+#line 491 "chapters/03-ps.nw"
 {
     train_report_end(stdout, &res, o->quiet);
     fflush(stdout);
 }
-#line 434 "chapters/03-ps.nw"
+#line 436 "chapters/03-ps.nw"
     }
     if (host->barrier(host, err)) /* the server speaks last, after worker 1 */
         return -1;
     if (rank == 0 && !o->quiet)
         
-#line 472 "chapters/03-ps.nw"
-{
-    char in[32], out[32];
-    double busy = rep.wait + rep.update + rep.send;
-    printf("server: %s in, %s out per step (counted); of its time %.0f%% waiting for "
-           "gradients, %.0f%% updating, %.0f%% sending weights\n",
-           format_bytes(in, (size_t)(rep.bytes_in / rep.steps)),
-           format_bytes(out, (size_t)(rep.bytes_out / rep.steps)), 100 * rep.wait / busy,
-           100 * rep.update / busy, 100 * rep.send / busy);
-}
-#line 439 "chapters/03-ps.nw"
+#line 474 "chapters/03-ps.nw"
+ps_report(stdout, &rep);
+#line 441 "chapters/03-ps.nw"
     model_free(&m);
     if (host != c)
         host->close(host);
@@ -123,7 +115,7 @@ static int ps_rank(int rank, int size, void *arg, char *err)
     return 0;
 }
 
-#line 352 "chapters/03-ps.nw"
+#line 354 "chapters/03-ps.nw"
 /** Parse, load, check, launch. */
 int main(int argc, char **argv)
 {
@@ -142,7 +134,7 @@ int main(int argc, char **argv)
         return 0;
     }
     
-#line 383 "chapters/03-ps.nw"
+#line 385 "chapters/03-ps.nw"
 if (o->n_gpus < 2) {
     fprintf(stderr, "%s: --n_gpus %d: a parameter server needs rank 0 as the server and at "
             "least one worker (--n_gpus 2 or more)\n", program_name(), o->n_gpus);
@@ -150,7 +142,7 @@ if (o->n_gpus < 2) {
 }
 if (train_prepare(o, o->n_gpus - 1, "workers", &run.train, &run.test, &run.log))
     return EXIT_USAGE;
-#line 370 "chapters/03-ps.nw"
+#line 372 "chapters/03-ps.nw"
     if (!(run.w = shm_world_create(o->n_gpus, 0, o->timeout, err)))
         fatal("%s", err);
     int rc = launch(o->n_gpus, ps_rank, &run, 0, err);

@@ -1,4 +1,4 @@
-#line 485 "chapters/05-ag.nw"
+#line 493 "chapters/05-ag.nw"
 /**
  * @file ring.c
  * @brief The program ring: data-parallel training with the ring all-reduce (chapter 5).
@@ -42,17 +42,7 @@ typedef struct Run {
     ShmWorld *w;        /**< the shared world */
 } Run;
 
-#line 574 "chapters/05-ag.nw"
-/** FNV-1a: a 64-bit fingerprint of @p bytes bytes. */
-static uint64_t hash_bytes(const void *p, size_t bytes)
-{
-    const unsigned char *s = p;
-    uint64_t h = 14695981039346656037ull;
-    for (size_t i = 0; i < bytes; i++)
-        h = (h ^ s[i]) * 1099511628211ull;
-    return h;
-}
-
+#line 582 "chapters/05-ag.nw"
 static int ring_rank(int rank, int size, void *arg, char *err)
 {
     Run *run = arg;
@@ -77,7 +67,7 @@ static int ring_rank(int rank, int size, void *arg, char *err)
     ring_strategy(&s, &st, c, host, m.n_params);
     if (rank == 0 && !o->quiet)
         
-#line 646 "chapters/05-ag.nw"
+#line 662 "chapters/05-ag.nw"
 {
     char shape[128], n1[32], n2[32], n3[32], b1[32], b2[32];
     model_describe(&m, shape, sizeof shape);
@@ -97,29 +87,16 @@ static int ring_rank(int rank, int size, void *arg, char *err)
     printf("  traffic  each rank sends %s per step (2(N-1)/N x %s) to its neighbour\n",
            format_bytes(b2, (size_t)(2.0 * (size - 1) / size * (double)m.n_params * 4)), b1);
 }
-#line 608 "chapters/05-ag.nw"
+#line 606 "chapters/05-ag.nw"
     TrainConfig cfg = {o->batch_size, o->epochs, o->lr, o->seed, o->quiet, stdout,
                        rank == 0 ? run->log : NULL};
     TrainResult res;
     if (train_run(&cfg, &m, &run->train, &run->test, &s, &res, err))
         return -1;
-    
-#line 629 "chapters/05-ag.nw"
-launch_phase("comparing the replicas");
-float *w = xcalloc(m.n_params, sizeof *w);
-dev->download(w, m.params, m.n_params * sizeof *w);
-uint64_t mine = hash_bytes(w, m.n_params * sizeof *w);
-free(w);
-uint64_t *hashes = xcalloc((size_t)size, sizeof *hashes);
-hashes[rank] = mine;
-if (ring_all_gather(host, hashes, (size_t)size, sizeof *hashes, err))
-    return -1;
-for (int q = 0; q < size; q++)
-    if (hashes[q] != mine)
-        return error_set(err, "the weights of rank %d differ from rank %d's after training",
-                         q, rank);
-free(hashes);
-#line 614 "chapters/05-ag.nw"
+    uint64_t mine;
+    launch_phase("comparing the replicas");
+    if (replicas_agree(host, &m, &mine, err))
+        return -1;
     if (rank == 0) {
         train_report_end(stdout, &res, o->quiet);
         if (!o->quiet && size > 1)
@@ -133,7 +110,7 @@ free(hashes);
     return 0;
 }
 
-#line 530 "chapters/05-ag.nw"
+#line 538 "chapters/05-ag.nw"
 /** Parse, load, check, launch. */
 int main(int argc, char **argv)
 {
@@ -159,12 +136,12 @@ if (mpi_rank < 0)
     return EXIT_USAGE;
 if (mpi_rank != 0)
     o->log = NULL;
-#line 548 "chapters/05-ag.nw"
+#line 556 "chapters/05-ag.nw"
     
-#line 563 "chapters/05-ag.nw"
+#line 571 "chapters/05-ag.nw"
 if (train_prepare(o, o->n_gpus, "ranks", &run.train, &run.test, &run.log))
     return EXIT_USAGE;
-#line 549 "chapters/05-ag.nw"
+#line 557 "chapters/05-ag.nw"
     
 #line 378 "chapters/06-production.nw"
 if (mpi) {
@@ -173,7 +150,7 @@ if (mpi) {
         fatal("--log %s: %s", o->log, strerror(errno));
     return 0;
 }
-#line 550 "chapters/05-ag.nw"
+#line 558 "chapters/05-ag.nw"
     if (!(run.w = shm_world_create(o->n_gpus, 0, o->timeout, err)))
         fatal("%s", err);
     int rc = launch(o->n_gpus, ring_rank, &run, 0, err);

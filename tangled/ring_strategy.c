@@ -1,4 +1,4 @@
-#line 404 "chapters/05-ag.nw"
+#line 412 "chapters/05-ag.nw"
 /**
  * @file ring_strategy.c
  * @brief The ring all-reduce as a strategy of train_run (chapter 5).
@@ -65,4 +65,31 @@ void ring_strategy(Strategy *s, RingState *st, Comm *c, Comm *host, size_t n_par
 void ring_strategy_free(RingState *st)
 {
     st->c->dev->release(st->scratch);
+}
+#line 633 "chapters/05-ag.nw"
+/** FNV-1a: a 64-bit fingerprint of @p bytes bytes. */
+static uint64_t hash_bytes(const void *p, size_t bytes)
+{
+    const unsigned char *s = p;
+    uint64_t h = 14695981039346656037ull;
+    for (size_t i = 0; i < bytes; i++)
+        h = (h ^ s[i]) * 1099511628211ull;
+    return h;
+}
+
+int replicas_agree(Comm *host, const Model *m, uint64_t *hash, char *err)
+{
+    float *w = xcalloc(m->n_params, sizeof *w);
+    m->dev->download(w, m->params, m->n_params * sizeof *w);
+    *hash = hash_bytes(w, m->n_params * sizeof *w);
+    free(w);
+    uint64_t *hashes = xcalloc((size_t)host->size, sizeof *hashes);
+    hashes[host->rank] = *hash;
+    int rc = ring_all_gather(host, hashes, (size_t)host->size, sizeof *hashes, err);
+    for (int q = 0; rc == 0 && q < host->size; q++)
+        if (hashes[q] != *hash)
+            rc = error_set(err, "the weights of rank %d differ from rank %d's after training",
+                           q, host->rank);
+    free(hashes);
+    return rc;
 }

@@ -5,6 +5,8 @@
 #ifndef DPS_RING_STRATEGY_H
 #define DPS_RING_STRATEGY_H
 
+#include <stdint.h>
+
 #include "comm.h"
 #include "train.h"
 
@@ -27,5 +29,11 @@ void ring_strategy_free(RingState *st);
  * added in rank order, so every rank gets the same bits. Returns 0 or -1 with @p err.
  */
 int ring_sum_doubles(Comm *host, double *v, int n, char *err);
+/**
+ * Hash @p m's weights into *@p hash and compare the hashes of all ranks of @p host (a
+ * collective call). Returns 0 when every rank holds the same bits, or -1 with @p err
+ * naming a rank that differs.
+ */
+int replicas_agree(Comm *host, const Model *m, uint64_t *hash, char *err);
 
 #endif

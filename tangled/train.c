@@ -1,4 +1,4 @@
-#line 1697 "chapters/01-mlp.nw"
+#line 1718 "chapters/01-mlp.nw"
 /**
  * @file train.c
  * @brief The training loop.
@@ -20,7 +20,7 @@ long train_steps_per_epoch(long n_train, int batch_size, int world)
     return n_train / ((long)batch_size * world);
 }
 
-#line 1849 "chapters/01-mlp.nw"
+#line 1874 "chapters/01-mlp.nw"
 void evaluate(Model *m, const Dataset *d, long lo, long hi, double *right)
 {
     const Device *dev = m->dev;
@@ -37,7 +37,7 @@ void evaluate(Model *m, const Dataset *d, long lo, long hi, double *right)
     dev->zero(m->stats, 2 * sizeof(float));
 }
 
-#line 1720 "chapters/01-mlp.nw"
+#line 1741 "chapters/01-mlp.nw"
 void train_report_end(FILE *f, const TrainResult *res, bool quiet)
 {
     if (quiet)
@@ -67,15 +67,15 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
     int rc = 0;
     for (int epoch = 1; epoch <= cfg->epochs && rc == 0; epoch++) {
         
-#line 1760 "chapters/01-mlp.nw"
+#line 1781 "chapters/01-mlp.nw"
 for (long i = 0; i < train->n; i++)
     perm[i] = (int32_t)i;
 Rng r;
 rng_seed(&r, cfg->seed, STREAM_SHUFFLE + (uint64_t)epoch);
 rng_shuffle(&r, perm, train->n);
-#line 1749 "chapters/01-mlp.nw"
+#line 1770 "chapters/01-mlp.nw"
         
-#line 1773 "chapters/01-mlp.nw"
+#line 1794 "chapters/01-mlp.nw"
 Progress bar;
 progress_begin(&bar, cfg->out ? cfg->out : stdout, cfg->quiet || !cfg->out || rank != 0,
                epoch, cfg->epochs, steps);
@@ -94,11 +94,15 @@ for (long step = 0; step < steps && rc == 0; step++) {
     t = t1;
     model_forward(m, b);
     model_loss(m, b, true);
-    model_backward(m, b);
+    for (int l = m->n_layers - 1; l >= 0 && rc == 0; l--) {
+        model_backward_layer(m, b, l);
+        if (s && s->grads_ready && s->grads_ready(s, m, l, err))
+            rc = -1;
+    }
     dev->sync();
     timers_add(&res->timers, "compute", (t1 = now_seconds()) - t);
     t = t1;
-    if (s && s->sync_gradients && s->sync_gradients(s, m, &res->timers, err))
+    if (rc == 0 && s && s->sync_gradients && s->sync_gradients(s, m, &res->timers, err))
         rc = -1;
     t = now_seconds();
     if (s && s->update) {
@@ -114,9 +118,9 @@ for (long step = 0; step < steps && rc == 0; step++) {
 }
 double train_seconds = now_seconds() - epoch_start;
 progress_end(&bar);
-#line 1750 "chapters/01-mlp.nw"
+#line 1771 "chapters/01-mlp.nw"
         
-#line 1818 "chapters/01-mlp.nw"
+#line 1843 "chapters/01-mlp.nw"
 if (rc == 0) {
     float st[2];
     dev->download(st, m->stats, sizeof st);
@@ -141,14 +145,14 @@ if (rc == 0) {
     if (rc == 0 && rank == 0 && cfg->log)
         report_csv_row(cfg->log, e);
 }
-#line 1751 "chapters/01-mlp.nw"
+#line 1772 "chapters/01-mlp.nw"
     }
     free(perm);
     free(xb);
     free(yb);
     return rc;
 }
-#line 1964 "chapters/01-mlp.nw"
+#line 1989 "chapters/01-mlp.nw"
 int train_prepare(const struct Options *o, int ranks, const char *ranks_word, Dataset *train,
                   Dataset *test, FILE **log)
 {

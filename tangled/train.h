@@ -26,6 +26,11 @@ struct Strategy {
     int (*sum_stats)(Strategy *s, double *v, int n, char *err);
     /** Update the weights from the synced gradients, or NULL for the local SGD step. */
     int (*update)(Strategy *s, Model *m, float lr, Timers *t, char *err);
+    /**
+     * Optional (chapter 6): called during backward as soon as layer @p layer's gradients
+     * are final (layers come last to first), or NULL.
+     */
+    int (*grads_ready)(Strategy *s, Model *m, int layer, char *err);
     void *state;      /**< the strategy's own data */
 };
 

@@ -81,6 +81,14 @@ static inline void run_program(char *const argv[], Run *r)
     r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+/* The loss on a program's "final: loss X ..." line (--quiet). */
+static inline double final_loss(const char *out)
+{
+    const char *f = strstr(out, "final: loss ");
+    cr_assert(f, "no final line in: %s", out);
+    return atof(f + 12);
+}
+
 static inline int count_lines(const char *s)
 {
     int n = 0;

@@ -16,13 +16,6 @@ static void need_mpi(void)
     setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 1);
 }
 
-static double final_loss(const char *out)
-{
-    const char *f = strstr(out, "final: loss ");
-    cr_assert(f, "no final line in: %s", out);
-    return atof(f + 12);
-}
-
 /* mpirun -np n [extra...] ./ring --transport mpi, against ./mlp with batch n x 64. */
 static void trains_like_mlp(const char *n, const char *batch, char *const *mca)
 {
@@ -98,4 +91,20 @@ Test(mpi, native_all_reduce_needs_a_transport_that_has_one)
     run_program(argv, &r);
     cr_assert(r.status == 2 && count_lines(r.err) == 1 &&
               strstr(r.err, "has no all-reduce of its own"), "exit %d: %s", r.status, r.err);
+}
+
+Test(mpi, mpi_allreduce_as_a_strategy_trains_like_mlp, .timeout = 120)
+{
+    need_mpi();
+    static Run a, b;
+    char *argv[] = {"/usr/bin/env", "mpirun", "-np", "3", "./train", "--strategy", "mpi",
+                    "--epochs", "2", "--quiet", "--device", "cpu", NULL};
+    char *mlp[] = {"./mlp", "--batch_size", "192", "--epochs", "2", "--quiet", "--device",
+                   "cpu", NULL};
+    run_program(argv, &a);
+    run_program(mlp, &b);
+    cr_assert(a.status == 0, "mpirun -np 3 ./train --strategy mpi: exit %d: %s", a.status,
+              a.err);
+    double la = final_loss(a.out), lb = final_loss(b.out);
+    cr_assert(fabs(la - lb) < 1e-3, "MPI_Allreduce %g, mlp with batch 192 %g", la, lb);
 }

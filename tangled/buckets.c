@@ -1,0 +1,159 @@
+#line 592 "chapters/06-production.nw"
+/**
+ * @file buckets.c
+ * @brief DDP-style buckets: a communication thread all-reduces them during backward.
+ */
+#include "buckets.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "collectives.h"
+#include "launch.h"
+#include "ring_strategy.h"
+
+__attribute__((weak))
+int bucket_assign(const size_t *layer_floats, int n_layers, size_t cap, size_t first_cap,
+                  int *bucket_of)
+{
+    int b = 0;
+    size_t bytes = 0;
+    for (int l = n_layers - 1; l >= 0; l--) {
+        bucket_of[l] = b;
+        bytes += layer_floats[l] * sizeof(float);
+        if (bytes >= (b == 0 ? first_cap : cap) && l > 0) {
+            b++;
+            bytes = 0;
+        }
+    }
+    return n_layers > 0 ? b + 1 : 0;
+}
+#line 636 "chapters/06-production.nw"
+/** The communication thread: all-reduce each posted bucket, in order, until stopped. */
+static void *communicate(void *arg)
+{
+    BucketState *st = arg;
+    pthread_mutex_lock(&st->mu);
+    for (;;) {
+        while (!st->stop && st->done == st->posted)
+            pthread_cond_wait(&st->cv, &st->mu);
+        if (st->stop)
+            break;
+        const Bucket *b = &st->bucket[st->done];
+        bool skip = st->failed;
+        pthread_mutex_unlock(&st->mu);
+        char err[ERR_LEN];
+        double t0 = now_seconds();
+        int rc = skip ? 0
+                      : ring_all_reduce(st->c, st->m->grads + b->lo, b->hi - b->lo, st->scratch,
+                                        1.0f / (float)st->c->size, err);
+        st->c->dev->sync();
+        double dt = now_seconds() - t0;
+        pthread_mutex_lock(&st->mu);
+        st->busy += dt;
+        if (rc && !st->failed) {
+            st->failed = true;
+            memcpy(st->err, err, ERR_LEN);
+        }
+        st->done++;
+        pthread_cond_broadcast(&st->cv);
+    }
+    pthread_mutex_unlock(&st->mu);
+    return NULL;
+}
+
+static int grads_ready(Strategy *s, Model *m, int layer, char *err)
+{
+    (void)err;
+    BucketState *st = s->state;
+    if (st->posted < st->n && st->bucket[st->posted].ready_at == layer) {
+        m->dev->sync(); /* on a GPU: the layer's kernels have finished */
+        pthread_mutex_lock(&st->mu);
+        st->posted++;
+        pthread_cond_broadcast(&st->cv);
+        pthread_mutex_unlock(&st->mu);
+    }
+    return 0;
+}
+
+static int sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
+{
+    (void)m;
+    BucketState *st = s->state;
+    double t0 = now_seconds();
+    pthread_mutex_lock(&st->mu);
+    while (st->done < st->n)
+        pthread_cond_wait(&st->cv, &st->mu);
+    st->posted = st->done = 0;
+    bool failed = st->failed;
+    pthread_mutex_unlock(&st->mu);
+    double dt = now_seconds() - t0;
+    st->exposed += dt;
+    timers_add(t, "bucket wait", dt);
+    if (failed)
+        return error_set(err, "%s", st->err);
+    return 0;
+}
+
+static int sum_stats(Strategy *s, double *v, int n, char *err)
+{
+    return ring_sum_doubles(((BucketState *)s->state)->host, v, n, err);
+}
+#line 713 "chapters/06-production.nw"
+int bucket_strategy(Strategy *s, BucketState *st, Comm *c, Comm *host, Model *m,
+                    size_t cap_bytes, char *err)
+{
+    memset(st, 0, sizeof *st);
+    st->c = c;
+    st->host = host;
+    st->m = m;
+    size_t floats[MAX_LAYERS];
+    int of[MAX_LAYERS];
+    for (int l = 0; l < m->n_layers; l++)
+        floats[l] = (size_t)m->layer[l].in * m->layer[l].out + m->layer[l].out;
+    size_t first = cap_bytes < FIRST_BUCKET_BYTES ? cap_bytes : FIRST_BUCKET_BYTES;
+    st->n = bucket_assign(floats, m->n_layers, cap_bytes, first, of);
+    if (st->n < 1 || st->n > m->n_layers)
+        return error_set(err, "bucket_assign made %d buckets of %d layers", st->n,
+                         m->n_layers);
+    size_t largest = 0;
+    for (int k = 0; k < st->n; k++) {
+        Bucket *b = &st->bucket[k];
+        b->ready_at = -1;
+        for (int l = 0; l < m->n_layers; l++) {
+            if (of[l] != k)
+                continue;
+            if (b->ready_at < 0)
+                b->lo = m->layer[l].w, b->ready_at = l;
+            b->hi = m->layer[l].b + (size_t)m->layer[l].out;
+        }
+        if (b->ready_at < 0 || (k > 0 && b->hi != st->bucket[k - 1].lo))
+            return error_set(err, "bucket_assign: bucket %d is not a run of layers below "
+                             "bucket %d's", k, k - 1);
+        if (b->hi - b->lo > largest)
+            largest = b->hi - b->lo;
+    }
+    if (st->bucket[0].hi != m->n_params || st->bucket[st->n - 1].lo != 0)
+        return error_set(err, "bucket_assign: the buckets do not cover every layer");
+    st->scratch = c->dev->alloc((chunk_max(largest, c->size) + 1) * sizeof(float));
+    pthread_mutex_init(&st->mu, NULL);
+    pthread_cond_init(&st->cv, NULL);
+    if (pthread_create(&st->thread, NULL, communicate, st) != 0)
+        return error_set(err, "cannot start the communication thread");
+    *s = (Strategy){.name = "ring_bucketed", .rank = c->rank, .world = c->size,
+                    .sync_gradients = sync_gradients, .sum_stats = sum_stats,
+                    .grads_ready = grads_ready, .state = st};
+    return 0;
+}
+
+void bucket_strategy_free(BucketState *st)
+{
+    pthread_mutex_lock(&st->mu);
+    st->stop = true;
+    pthread_cond_broadcast(&st->cv);
+    pthread_mutex_unlock(&st->mu);
+    pthread_join(st->thread, NULL);
+    pthread_mutex_destroy(&st->mu);
+    pthread_cond_destroy(&st->cv);
+    st->c->dev->release(st->scratch);
+}
