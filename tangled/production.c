@@ -148,13 +148,14 @@ typedef struct DpShared {
 
 /** One replica: its thread's arguments and results. */
 typedef struct DpReplica {
-    DpShared *sh;
-    int rank;
-    const TrainConfig *cfg;
-    const Dataset *train, *test;
-    TrainResult res;
-    int rc;
-    char err[ERR_LEN];
+    DpShared *sh;           /**< what the replicas share */
+    int rank;               /**< this replica, 0 .. n-1 */
+    const TrainConfig *cfg; /**< the run */
+    const Dataset *train;   /**< training set */
+    const Dataset *test;    /**< test set */
+    TrainResult res;        /**< its result */
+    int rc;                 /**< train_run's return */
+    char err[ERR_LEN];      /**< and its reason */
 } DpReplica;
 
 /** Gather: wait for every replica's gradients; the master adds them and takes the mean. */
@@ -218,7 +219,7 @@ static void *dp_thread(void *arg)
     r->rc = train_run(&cfg, &r->sh->models[r->rank], r->train, r->test, &s, &r->res, r->err);
     return NULL;
 }
-#line 1118 "chapters/06-production.nw"
+#line 1119 "chapters/06-production.nw"
 int data_parallel_run(const TrainConfig *cfg, int replicas, const Dataset *train,
                       const Dataset *test,
                       int (*build)(Model *m, void *arg, char *err), void *build_arg,
