@@ -5,6 +5,7 @@
  * (chapters 4 and 5), in the conventions of nccl-tests.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "device.h"
 #include "launch.h"
 #include "options.h"
+#include "production.h"
 #include "report.h"
 #include "util.h"
 
@@ -28,10 +30,16 @@ static const char *examples =
     "  mpirun -np 2 ./collectives --transport mpi --op native_all_reduce\n"
     "                                                   MPI_Allreduce (chapter 6)\n";
 
-/** One collective: fill, run, count wrong elements; busbw = algbw x bus x (N-1)/N. */
+/** The host communicator of this rank, beside the one of the buffers. */
+static Comm *run_host;
+
+/**
+ * One collective: fill, run, count wrong elements; busbw = algbw x bus x (N-1)/N, or algbw
+ * when bus is 0 (a copy on each rank, no traffic between them).
+ */
 typedef struct Op {
     const char *name;  /**< as --op spells it */
-    int bus;           /**< 1: reduce-scatter, all-gather; 2: all-reduce */
+    int bus;           /**< 1: reduce-scatter, all-gather; 2: all-reduce; 0: a local copy */
     /** Fill rank @p r's host buffer of @p count elements of @p size ranks. */
     void (*fill)(int r, int size, float *x, size_t count);
     /** Run the collective on device buffer @p buf. */
@@ -40,7 +48,7 @@ typedef struct Op {
     long (*wrong)(int r, int size, const float *x, size_t count);
 } Op;
 
-#line 508 "chapters/04-rs.nw"
+#line 516 "chapters/04-rs.nw"
 static void fill_own(int r, int size, float *x, size_t count)
 {
     (void)size;
@@ -102,8 +110,67 @@ static int run_native_all_reduce(Comm *c, float *buf, size_t count, float *scrat
                          "--transport mpi under mpirun", c->name);
     return c->allreduce(c, buf, count, err);
 }
+#line 434 "chapters/06-production.nw"
+/** A buffer of at least @p count floats on @p dev, kept from call to call. */
+static float *spare(const Device *dev, size_t count)
+{
+    static float *buf;
+    static size_t cap;
+    if (count > cap) {
+        if (buf)
+            dev->release(buf);
+        buf = dev->alloc((count + 1) * sizeof *buf);
+        cap = count;
+    }
+    return buf;
+}
 
-#line 489 "chapters/04-rs.nw"
+static int run_ps_all_reduce(Comm *c, float *buf, size_t count, float *scratch, char *err)
+{
+    (void)scratch;
+    size_t bytes = count * sizeof *buf;
+    if (c->rank != 0)
+        return c->send(c, 0, buf, bytes, err) || c->recv(c, 0, buf, bytes, err) ? -1 : 0;
+    float *in = spare(c->dev, count);
+    for (int q = 1; q < c->size; q++) {
+        if (c->recv(c, q, in, bytes, err))
+            return -1;
+        c->dev->axpy(count, 1.0f, in, buf);
+    }
+    for (int q = 1; q < c->size; q++)
+        if (c->send(c, q, buf, bytes, err))
+            return -1;
+    return 0;
+}
+
+static int run_memcpy(Comm *c, float *buf, size_t count, float *scratch, char *err)
+{
+    (void)scratch, (void)err;
+    c->dev->copy(spare(c->dev, count), buf, count * sizeof *buf);
+    return 0;
+}
+
+static long wrong_memcpy(int r, int size, const float *x, size_t count)
+{
+    (void)size;
+    long wrong = 0;
+    for (size_t i = 0; i < count; i++)
+        wrong += x[i] != collective_value(r, i);
+    return wrong;
+}
+
+static int run_nccl_all_reduce(Comm *c, float *buf, size_t count, float *scratch, char *err)
+{
+    (void)scratch;
+    static NcclState st;
+    static bool open;
+    if (!open && nccl_open(&st, run_host, c->dev, err))
+        return -1;
+    open = true;
+    return nccl_all_reduce(&st, buf, count, false, err);
+}
+
+#line 497 "chapters/04-rs.nw"
 /** The rows of --op. */
 static const Op ops[] = {
     {"reduce_scatter", 1, fill_own, ring_reduce_scatter, wrong_reduce_scatter},
@@ -113,7 +180,11 @@ static const Op ops[] = {
 {"all_reduce", 2, fill_own, run_all_reduce, wrong_all_reduce},
 #line 401 "chapters/06-production.nw"
 {"native_all_reduce", 2, fill_own, run_native_all_reduce, wrong_all_reduce},
-#line 493 "chapters/04-rs.nw"
+#line 419 "chapters/06-production.nw"
+{"ps_all_reduce", 2, fill_own, run_ps_all_reduce, wrong_all_reduce},
+{"memcpy", 0, fill_own, run_memcpy, wrong_memcpy},
+{"nccl_all_reduce", 2, fill_own, run_nccl_all_reduce, wrong_all_reduce},
+#line 501 "chapters/04-rs.nw"
 };
 
 /** What every rank needs: the options, the collective, the shared world. */
@@ -123,7 +194,7 @@ typedef struct Run {
     ShmWorld *w;   /**< made before the fork */
 } Run;
 
-#line 530 "chapters/04-rs.nw"
+#line 538 "chapters/04-rs.nw"
 /** Check and time @p count elements; the median seconds in *t, wrong elements in *wrong. */
 static int one_size(Comm *c, const Run *run, size_t count, float *host, float *buf,
                     float *scratch, double *times, double *t, long *wrong, char *err)
@@ -152,7 +223,7 @@ static int one_size(Comm *c, const Run *run, size_t count, float *host, float *b
     *t = median(times, o->iters);
     return 0;
 }
-#line 567 "chapters/04-rs.nw"
+#line 575 "chapters/04-rs.nw"
 static int rank_main(int rank, int size, void *arg, char *err)
 {
     Run *run = arg;
@@ -165,9 +236,10 @@ static int rank_main(int rank, int size, void *arg, char *err)
     Comm *c, *host;
     if (comm_open_rank(run->w, rank, dev, &c, &host, err))
         return -1;
+    run_host = host; /* for the collectives that need host messages (chapter 6) */
     if (rank == 0)
         
-#line 621 "chapters/04-rs.nw"
+#line 630 "chapters/04-rs.nw"
 {
     char lo[32], hi[32];
     printf("# collectives: %s on %d ranks over %s\n", run->op->name, size,
@@ -178,13 +250,14 @@ static int rank_main(int rank, int size, void *arg, char *err)
     printf("# sizes %s to %s, x%d; median of %d after %d warm-up; %s\n",
            format_bytes(lo, o->min_bytes), format_bytes(hi, o->max_bytes), o->step_factor,
            o->iters, o->warmup, o->check ? "every element checked" : "not checked");
-    printf("# busbw = algbw x %s(N-1)/N\n#\n", run->op->bus == 2 ? "2" : "");
+    printf("# busbw = %s\n#\n", run->op->bus == 2 ? "algbw x 2(N-1)/N"
+                                : run->op->bus == 1 ? "algbw x (N-1)/N" : "algbw");
     printf("# %10s %12s %6s %10s %9s %9s %8s\n# %10s %12s %6s %10s %9s %9s %8s\n", "size",
            "count", "type", "time", "algbw", "busbw", "#wrong", "(B)", "(elements)", "",
            "(us)", "(GB/s)", "(GB/s)", "");
     fflush(stdout);
 }
-#line 581 "chapters/04-rs.nw"
+#line 590 "chapters/04-rs.nw"
     size_t most = o->max_bytes / sizeof(float);
     float *hbuf = xcalloc(most + 1, sizeof(float));
     float *buf = dev->alloc((most + 1) * sizeof(float));
@@ -210,10 +283,10 @@ static int rank_main(int rank, int size, void *arg, char *err)
         }
         if (rank == 0)
             
-#line 640 "chapters/04-rs.nw"
+#line 650 "chapters/04-rs.nw"
 {
     double bytes = (double)count * sizeof(float), algbw = bytes / t / 1e9;
-    double busbw = algbw * run->op->bus * (size - 1) / size;
+    double busbw = run->op->bus ? algbw * run->op->bus * (size - 1) / size : algbw;
     char shown[24];
     snprintf(shown, sizeof shown, "%ld", wrong);
     printf("%12zu %12zu %6s %10.2f %9.3f %9.3f %8s\n", count * sizeof(float), count, "float",
@@ -224,7 +297,7 @@ static int rank_main(int rank, int size, void *arg, char *err)
     if (wrong)
         return error_set(err, "%s of %zu elements: %ld wrong", run->op->name, count, wrong);
 }
-#line 606 "chapters/04-rs.nw"
+#line 615 "chapters/04-rs.nw"
         if (s > o->max_bytes / o->step_factor)
             break;
     }
@@ -237,7 +310,7 @@ static int rank_main(int rank, int size, void *arg, char *err)
     comm_close_rank(c, host);
     return 0;
 }
-#line 660 "chapters/04-rs.nw"
+#line 670 "chapters/04-rs.nw"
 /** Parse, make the shared world, launch the ranks, report a failure. */
 int main(int argc, char **argv)
 {
@@ -268,7 +341,7 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
     }
     
-#line 419 "chapters/06-production.nw"
+#line 495 "chapters/06-production.nw"
 if (strcmp(run.o.transport, "mpi") == 0) {
     int rank = comm_mpi_start(&run.o);
     if (rank < 0)
@@ -282,7 +355,7 @@ if (strcmp(run.op->name, "native_all_reduce") == 0) {
             program_name());
     return EXIT_USAGE;
 }
-#line 690 "chapters/04-rs.nw"
+#line 700 "chapters/04-rs.nw"
     if (!(run.w = shm_world_create(run.o.n_gpus, 0, run.o.timeout, err)))
         fatal("%s", err);
     int rc = launch(run.o.n_gpus, rank_main, &run, 0, err);

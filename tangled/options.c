@@ -99,7 +99,8 @@ static const OptionSpec specs[] = {
 {"check", OPT_BENCH, ARG_INT, AT(check), 0, 1, NULL, "0|1",
  "check every result (default 1)", 'c'},
 {"op", OPT_OP, ARG_CHOICE, AT(op), 0, 0,
- "reduce_scatter|all_gather|all_reduce|native_all_reduce", "OP",
+ "reduce_scatter|all_gather|all_reduce|native_all_reduce|ps_all_reduce|memcpy|"
+ "nccl_all_reduce", "OP",
  "the collective; native_all_reduce: the transport's own (default reduce_scatter)", 0},
 {"transport", OPT_TRANSPORT, ARG_CHOICE, AT(transport), 0, 0, "shm|mpi", "T",
  "shm: fork --n_gpus ranks here; mpi: one rank per process of mpirun (default shm)", 0},
@@ -112,7 +113,7 @@ static const OptionSpec specs[] = {
 };
 /** Rows in the option table. */
 #define N_SPECS (sizeof specs / sizeof specs[0])
-#line 502 "chapters/A1-support.nw"
+#line 503 "chapters/A1-support.nw"
 static int parse_number(const OptionSpec *s, const char *v, double *out, char *err)
 {
     char *end = NULL;
@@ -142,7 +143,7 @@ static int parse_number(const OptionSpec *s, const char *v, double *out, char *e
     *out = x;
     return 0;
 }
-#line 540 "chapters/A1-support.nw"
+#line 541 "chapters/A1-support.nw"
 static int parse_bytes(const OptionSpec *s, const char *v, size_t *out, char *err)
 {
     char *end = NULL;
@@ -213,7 +214,7 @@ static int parse_widths(const OptionSpec *s, const char *v, Options *o, char *er
     o->n_hidden = n;
     return 0;
 }
-#line 616 "chapters/A1-support.nw"
+#line 617 "chapters/A1-support.nw"
 static int store(const OptionSpec *s, const char *v, Options *o, char *err)
 {
     char *field = (char *)o + s->offset;
@@ -262,7 +263,7 @@ static int store(const OptionSpec *s, const char *v, Options *o, char *err)
     }
     return error_set(err, "--%s: internal error: unknown kind", s->name);
 }
-#line 670 "chapters/A1-support.nw"
+#line 671 "chapters/A1-support.nw"
 static const OptionSpec *find(const char *name, size_t len, unsigned accepted)
 {
     for (size_t i = 0; i < N_SPECS; i++)
@@ -323,7 +324,7 @@ int options_parse(Options *o, int argc, char **argv, unsigned accepted, char *er
     }
     return 0;
 }
-#line 735 "chapters/A1-support.nw"
+#line 736 "chapters/A1-support.nw"
 void options_usage(FILE *f, const char *summary, unsigned accepted, const char *examples)
 {
     fprintf(f, "usage: %s [options]\n%s\n\noptions:\n", program_name(), summary);

@@ -1,4 +1,4 @@
-#line 844 "chapters/06-production.nw"
+#line 932 "chapters/06-production.nw"
 /**
  * @file production.c
  * @brief MPI_Allreduce and NCCL as strategies; one process driving every replica.
@@ -48,7 +48,7 @@ int native_strategy(Strategy *s, NativeState *st, Comm *c, Comm *host, char *err
                     .sync_gradients = native_sync, .sum_stats = native_stats, .state = st};
     return 0;
 }
-#line 918 "chapters/06-production.nw"
+#line 1006 "chapters/06-production.nw"
 int gpu_count(void)
 {
     pid_t pid = fork();
@@ -63,42 +63,37 @@ int gpu_count(void)
     return WEXITSTATUS(status);
 }
 
-#ifdef HAVE_NCCL
-static int nccl_sync(Strategy *s, Model *m, Timers *t, char *err)
+int nccl_all_reduce(NcclState *st, float *buf, size_t count, bool mean, char *err)
 {
-    NcclState *st = s->state;
-    double t0 = now_seconds();
-    ncclResult_t r = ncclAllReduce(m->grads, m->grads, m->n_params, ncclFloat, ncclAvg,
+#ifndef HAVE_NCCL
+    (void)st, (void)buf, (void)count, (void)mean;
+    return error_set(err, "this build has no NCCL");
+#else
+    ncclResult_t r = ncclAllReduce(buf, buf, count, ncclFloat, mean ? ncclAvg : ncclSum,
                                    (ncclComm_t)st->comm, (cudaStream_t)st->stream);
     if (r != ncclSuccess)
         return error_set(err, "ncclAllReduce: %s", ncclGetErrorString(r));
     cudaError_t e = cudaStreamSynchronize((cudaStream_t)st->stream);
     if (e != cudaSuccess)
         return error_set(err, "ncclAllReduce: %s", cudaGetErrorString(e));
-    timers_add(t, "all-reduce", now_seconds() - t0);
     return 0;
-}
-
-static int nccl_stats(Strategy *s, double *v, int n, char *err)
-{
-    return ring_sum_doubles(((NcclState *)s->state)->host, v, n, err);
-}
 #endif
+}
 
-int nccl_strategy(Strategy *s, NcclState *st, Comm *host, const Device *dev, char *err)
+int nccl_open(NcclState *st, Comm *host, const Device *dev, char *err)
 {
     memset(st, 0, sizeof *st);
 #ifndef HAVE_NCCL
-    (void)s, (void)host, (void)dev;
-    return error_set(err, "--strategy nccl: this build has no NCCL (it needs the CUDA "
-                     "toolkit with nccl.h)");
+    (void)host, (void)dev;
+    return error_set(err, "NCCL: this build has no NCCL (it needs the CUDA toolkit with "
+                     "nccl.h)");
 #else
     if (dev->kind != DEVICE_CUDA)
-        return error_set(err, "--strategy nccl: NCCL moves GPU memory, and the model is on "
-                         "the CPU: use --device cuda");
+        return error_set(err, "NCCL moves GPU memory, and the buffers are on the CPU: use "
+                         "--device cuda");
     if (host->size > dev->count)
-        return error_set(err, "--strategy nccl: %d ranks on %d GPU%s: NCCL needs one GPU per "
-                         "rank", host->size, dev->count, dev->count == 1 ? "" : "s");
+        return error_set(err, "NCCL: %d ranks on %d GPU%s: NCCL needs one GPU per rank",
+                         host->size, dev->count, dev->count == 1 ? "" : "s");
     ncclUniqueId id;
     memset(&id, 0, sizeof id);
     if (host->rank == 0) {
@@ -121,10 +116,32 @@ int nccl_strategy(Strategy *s, NcclState *st, Comm *host, const Device *dev, cha
     st->host = host;
     st->comm = comm;
     st->stream = stream;
+    return 0;
+#endif
+}
+
+static int nccl_sync(Strategy *s, Model *m, Timers *t, char *err)
+{
+    double t0 = now_seconds();
+    if (nccl_all_reduce(s->state, m->grads, m->n_params, true, err))
+        return -1;
+    timers_add(t, "all-reduce", now_seconds() - t0);
+    return 0;
+}
+
+static int nccl_stats(Strategy *s, double *v, int n, char *err)
+{
+    return ring_sum_doubles(((NcclState *)s->state)->host, v, n, err);
+}
+
+int nccl_strategy(Strategy *s, NcclState *st, Comm *host, const Device *dev, char *err)
+{
+    char why[ERR_LEN];
+    if (nccl_open(st, host, dev, why))
+        return error_set(err, "--strategy nccl: %.200s", why);
     *s = (Strategy){.name = "nccl", .rank = host->rank, .world = host->size,
                     .sync_gradients = nccl_sync, .sum_stats = nccl_stats, .state = st};
     return 0;
-#endif
 }
 
 void nccl_strategy_free(NcclState *st)
@@ -137,7 +154,7 @@ void nccl_strategy_free(NcclState *st)
 #endif
     memset(st, 0, sizeof *st);
 }
-#line 1030 "chapters/06-production.nw"
+#line 1135 "chapters/06-production.nw"
 /** What the replicas of one process share. */
 typedef struct DpShared {
     int n;                   /**< replicas */
@@ -219,7 +236,7 @@ static void *dp_thread(void *arg)
     r->rc = train_run(&cfg, &r->sh->models[r->rank], r->train, r->test, &s, &r->res, r->err);
     return NULL;
 }
-#line 1119 "chapters/06-production.nw"
+#line 1224 "chapters/06-production.nw"
 int data_parallel_run(const TrainConfig *cfg, int replicas, const Dataset *train,
                       const Dataset *test,
                       int (*build)(Model *m, void *arg, char *err), void *build_arg,

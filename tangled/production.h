@@ -5,6 +5,8 @@
 #ifndef DPS_PRODUCTION_H
 #define DPS_PRODUCTION_H
 
+#include <stdbool.h>
+
 #include "comm.h"
 #include "data.h"
 #include "model.h"
@@ -30,9 +32,19 @@ typedef struct NcclState {
 } NcclState;
 
 /**
- * Make @p s the strategy that averages the gradients with ncclAllReduce(ncclAvg), one
- * rank per GPU, setting NCCL up over @p host (a collective call). Returns 0, or -1 with
- * @p err: no NCCL in this build, a model not on a GPU, or more ranks than GPUs.
+ * Set NCCL up for the ranks of @p host, one GPU each (a collective call): rank 0 makes the
+ * unique id and sends it to the others over @p host. Returns 0, or -1 with @p err: no NCCL
+ * in this build, buffers not on a GPU, or more ranks than GPUs.
+ */
+int nccl_open(NcclState *st, Comm *host, const Device *dev, char *err);
+/**
+ * Replace buf[0..count) (GPU memory) by its sum over the ranks, or its mean when @p mean,
+ * with ncclAllReduce, and wait for it. Returns 0, or -1 with @p err.
+ */
+int nccl_all_reduce(NcclState *st, float *buf, size_t count, bool mean, char *err);
+/**
+ * Make @p s the strategy that averages the gradients with ncclAllReduce(ncclAvg), after
+ * nccl_open(). Returns 0, or -1 with @p err.
  */
 int nccl_strategy(Strategy *s, NcclState *st, Comm *host, const Device *dev, char *err);
 /** Free what nccl_strategy() set up. */
