@@ -8,6 +8,8 @@
 #   make test            drift check + Criterion tests (DEVICE=cpu|cuda)
 #   make book            book/book.pdf
 #   make docs            Doxygen HTML into build/docs, warnings are errors
+#   make bench           all-reduce tables, samples/s per strategy, ./mlp beside PyTorch:
+#                        CSV into book/data/ (BENCH_ITERS=20, BENCH_MAX=256M)
 #   make grade           exercise scores and results.json (CHAPTER=N for one chapter)
 #   make handout         a student tarball without solutions/
 #   make deps            install the Debian packages
@@ -101,7 +103,7 @@ CONFIG := $(CC) $(CFLAGS) | $(LDLIBS) | $(NVCC) $(NVCCFLAGS) | $(HAVE_CUDA)
 $(shell mkdir -p $(OBJ) && { echo '$(CONFIG)' | cmp -s - $(BUILD)/config || echo '$(CONFIG)' > $(BUILD)/config; })
 
 # ---------------------------------------------------------------- sources
-PROGRAMS   := mlp pingpong ps collectives ring train
+PROGRAMS   := mlp pingpong ps collectives ring train allreduce_bench
 # A program's main is tangled/NAME.c, or tangled/NAME_main.c where NAME.c is a library file.
 main_of    = $(or $(wildcard tangled/$(1)_main.c),tangled/$(1).c)
 PROG_SRCS  := $(foreach p,$(PROGRAMS),$(call main_of,$(p)))
@@ -113,7 +115,7 @@ endif
 LIB        := $(BUILD)/libdps.a
 
 .PHONY: all chapter0 chapter1 chapter2 chapter3 chapter4 chapter5 chapter6 tangle check-tangle test test-run deps deps-check \
-        book docs clean help grade manifest handout
+        book docs clean help grade manifest handout bench
 .DEFAULT_GOAL := all
 
 all: $(PROGRAMS)
@@ -124,7 +126,7 @@ chapter2: pingpong
 chapter3: ps
 chapter4: collectives
 chapter5: ring collectives
-chapter6: train collectives
+chapter6: train collectives allreduce_bench
 
 $(OBJ)/%.o: tangled/%.c $(BUILD)/config
 	@mkdir -p $(@D)
@@ -230,6 +232,10 @@ test-run: $(PROGRAMS) $(TEST_BIN)
 	 DPS_TEST_DEVICE=$(DEVICE) $(TEST_BIN) --timeout 120 -j$(TEST_JOBS) --short-filename || status=1; \
 	 exit $$status
 
+# Speed, never inside make test: the tables, and CSV files for the book's plots.
+bench: $(PROGRAMS)
+	@bench/bench.sh
+
 # Points per exercise, results.json; exit status 0 only at full marks. CHAPTER=N for one.
 grade: $(LIB) deps-check
 	@$(GRADE_ENV) tests/grade.sh grade $(CHAPTER)
@@ -299,4 +305,4 @@ clean:
 	rm -rf $(BUILD) $(PROGRAMS) book/book.pdf results.json
 
 help:
-	@sed -n '2,16p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,19p' Makefile | sed 's/^# \{0,1\}//'

@@ -1,4 +1,4 @@
-#line 668 "chapters/06-production.nw"
+#line 671 "chapters/06-production.nw"
 /**
  * @file buckets.c
  * @brief DDP-style buckets: a communication thread all-reduces them during backward.
@@ -28,7 +28,7 @@ int bucket_assign(const size_t *layer_floats, int n_layers, size_t cap, size_t f
     }
     return n_layers > 0 ? b + 1 : 0;
 }
-#line 712 "chapters/06-production.nw"
+#line 715 "chapters/06-production.nw"
 /** The communication thread: all-reduce each posted bucket, in order, until stopped. */
 static void *communicate(void *arg)
 {
@@ -99,7 +99,7 @@ static int sum_stats(Strategy *s, double *v, int n, char *err)
 {
     return ring_sum_doubles(((BucketState *)s->state)->host, v, n, err);
 }
-#line 789 "chapters/06-production.nw"
+#line 792 "chapters/06-production.nw"
 int bucket_strategy(Strategy *s, BucketState *st, Comm *c, Comm *host, Model *m,
                     size_t cap_bytes, char *err)
 {

@@ -101,7 +101,7 @@ static int run_all_reduce(Comm *c, float *buf, size_t count, float *scratch, cha
 {
     return ring_all_reduce(c, buf, count, scratch, 1.0f, err);
 }
-#line 405 "chapters/06-production.nw"
+#line 408 "chapters/06-production.nw"
 static int run_native_all_reduce(Comm *c, float *buf, size_t count, float *scratch, char *err)
 {
     (void)scratch;
@@ -110,7 +110,7 @@ static int run_native_all_reduce(Comm *c, float *buf, size_t count, float *scrat
                          "--transport mpi under mpirun", c->name);
     return c->allreduce(c, buf, count, err);
 }
-#line 434 "chapters/06-production.nw"
+#line 437 "chapters/06-production.nw"
 /** A buffer of at least @p count floats on @p dev, kept from call to call. */
 static float *spare(const Device *dev, size_t count)
 {
@@ -178,9 +178,9 @@ static const Op ops[] = {
 #line 309 "chapters/05-ag.nw"
 {"all_gather", 1, fill_chunk, run_all_gather, wrong_all_gather},
 {"all_reduce", 2, fill_own, run_all_reduce, wrong_all_reduce},
-#line 401 "chapters/06-production.nw"
+#line 404 "chapters/06-production.nw"
 {"native_all_reduce", 2, fill_own, run_native_all_reduce, wrong_all_reduce},
-#line 419 "chapters/06-production.nw"
+#line 422 "chapters/06-production.nw"
 {"ps_all_reduce", 2, fill_own, run_ps_all_reduce, wrong_all_reduce},
 {"memcpy", 0, fill_own, run_memcpy, wrong_memcpy},
 {"nccl_all_reduce", 2, fill_own, run_nccl_all_reduce, wrong_all_reduce},
@@ -341,7 +341,7 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
     }
     
-#line 495 "chapters/06-production.nw"
+#line 498 "chapters/06-production.nw"
 if (strcmp(run.o.transport, "mpi") == 0) {
     int rank = comm_mpi_start(&run.o);
     if (rank < 0)

@@ -1,4 +1,4 @@
-#line 90 "chapters/06-production.nw"
+#line 93 "chapters/06-production.nw"
 /**
  * @file comm_mpi.c
  * @brief The MPI transport (chapter 6). Without MPI it only says so.
@@ -13,7 +13,7 @@
 #ifdef HAVE_MPI
 #include <mpi.h>
 
-#line 134 "chapters/06-production.nw"
+#line 137 "chapters/06-production.nw"
 /** Largest piece of a message, in bytes: an MPI count is an int. */
 #define MPI_PIECE ((size_t)1 << 30)
 /** The tag of our messages. */
@@ -165,7 +165,7 @@ void comm_mpi_abort(int status)
 }
 
 void comm_mpi_finalize(void) { MPI_Finalize(); }
-#line 105 "chapters/06-production.nw"
+#line 108 "chapters/06-production.nw"
 #else
 bool comm_mpi_available(void) { return false; }
 
@@ -188,7 +188,7 @@ void comm_mpi_abort(int status) { exit(status); }
 
 void comm_mpi_finalize(void) {}
 #endif
-#line 319 "chapters/06-production.nw"
+#line 322 "chapters/06-production.nw"
 int comm_mpi_start(Options *o)
 {
     char err[ERR_LEN];

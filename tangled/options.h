@@ -33,6 +33,7 @@ enum OptionBit {
     OPT_TRANSPORT  = 1u << 14, /**< --transport: shm or mpi */
     OPT_STRATEGY   = 1u << 15, /**< --strategy: how ./train syncs gradients (chapter 6) */
     OPT_BUCKET     = 1u << 16, /**< --bucket_mb: the DDP-style bucket cap (chapter 6) */
+    OPT_CSV        = 1u << 17, /**< --csv: where a benchmark writes its table (chapter 6) */
 };
 
 /** The options of one-device training (chapter 1). */
@@ -69,6 +70,7 @@ typedef struct Options {
     const char *transport;  /**< --transport: "shm" (fork N ranks) or "mpi" (under mpirun) */
     const char *strategy;   /**< --strategy: single, param_server, ring, ... */
     float bucket_mb;        /**< --bucket_mb: largest bucket of ring_bucketed, in MiB */
+    const char *csv;        /**< --csv: a benchmark's table as CSV, or NULL */
     unsigned given;         /**< the OptionBits of the options on the command line */
     bool help;              /**< --help was given */
 } Options;

@@ -1,4 +1,4 @@
-#line 932 "chapters/06-production.nw"
+#line 950 "chapters/06-production.nw"
 /**
  * @file production.c
  * @brief MPI_Allreduce and NCCL as strategies; one process driving every replica.
@@ -48,7 +48,7 @@ int native_strategy(Strategy *s, NativeState *st, Comm *c, Comm *host, char *err
                     .sync_gradients = native_sync, .sum_stats = native_stats, .state = st};
     return 0;
 }
-#line 1006 "chapters/06-production.nw"
+#line 1024 "chapters/06-production.nw"
 int gpu_count(void)
 {
     pid_t pid = fork();
@@ -154,7 +154,7 @@ void nccl_strategy_free(NcclState *st)
 #endif
     memset(st, 0, sizeof *st);
 }
-#line 1135 "chapters/06-production.nw"
+#line 1153 "chapters/06-production.nw"
 /** What the replicas of one process share. */
 typedef struct DpShared {
     int n;                   /**< replicas */
@@ -236,7 +236,7 @@ static void *dp_thread(void *arg)
     r->rc = train_run(&cfg, &r->sh->models[r->rank], r->train, r->test, &s, &r->res, r->err);
     return NULL;
 }
-#line 1224 "chapters/06-production.nw"
+#line 1242 "chapters/06-production.nw"
 int data_parallel_run(const TrainConfig *cfg, int replicas, const Dataset *train,
                       const Dataset *test,
                       int (*build)(Model *m, void *arg, char *err), void *build_arg,

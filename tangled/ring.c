@@ -129,7 +129,7 @@ int main(int argc, char **argv)
         return 0;
     }
     
-#line 369 "chapters/06-production.nw"
+#line 372 "chapters/06-production.nw"
 bool mpi = strcmp(o->transport, "mpi") == 0;
 int mpi_rank = mpi ? comm_mpi_start(o) : 0;
 if (mpi_rank < 0)
@@ -143,7 +143,7 @@ if (train_prepare(o, o->n_gpus, "ranks", &run.train, &run.test, &run.log))
     return EXIT_USAGE;
 #line 557 "chapters/05-ag.nw"
     
-#line 378 "chapters/06-production.nw"
+#line 381 "chapters/06-production.nw"
 if (mpi) {
     comm_mpi_run(ring_rank, &run, mpi_rank, o->n_gpus);
     if (run.log && fclose(run.log) != 0)

@@ -1,4 +1,4 @@
-#line 1290 "chapters/06-production.nw"
+#line 1308 "chapters/06-production.nw"
 /**
  * @file train_main.c
  * @brief The program train: every strategy of the book behind one command line (chapter 6).
@@ -51,7 +51,7 @@ static bool is(const Options *o, const char *name)
 {
     return strcmp(o->strategy, name) == 0;
 }
-#line 1351 "chapters/06-production.nw"
+#line 1369 "chapters/06-production.nw"
 static void banner(const Run *run, const Model *m, const Device *dev, const char *note,
                    int ranks, const char *transport)
 {
@@ -87,7 +87,7 @@ static void banner(const Run *run, const Model *m, const Device *dev, const char
         printf("  traffic  each rank sends %s per step (2(N-1)/N x %s)\n",
                format_bytes(b2, (size_t)(2.0 * (ranks - 1) / ranks * (double)bytes)), b1);
 }
-#line 1394 "chapters/06-production.nw"
+#line 1412 "chapters/06-production.nw"
 static int train_rank(int rank, int size, void *arg, char *err)
 {
     Run *run = arg;
@@ -144,7 +144,7 @@ static int train_rank(int rank, int size, void *arg, char *err)
     if (rc)
         return -1;
     
-#line 1459 "chapters/06-production.nw"
+#line 1477 "chapters/06-production.nw"
 uint64_t hash = 0;
 launch_phase("comparing the replicas");
 if (host && replicas_agree(host, &m, &hash, err))
@@ -164,9 +164,9 @@ if (host && host->barrier(host, err)) /* the server speaks last */
     return -1;
 if (ps && rank == 0 && !o->quiet)
     ps_report(stdout, &rep);
-#line 1450 "chapters/06-production.nw"
+#line 1468 "chapters/06-production.nw"
     
-#line 1487 "chapters/06-production.nw"
+#line 1505 "chapters/06-production.nw"
 if (!single && !ps) {
     if (is(o, "ring"))
         ring_strategy_free(&rs);
@@ -175,13 +175,13 @@ if (!single && !ps) {
     else if (is(o, "nccl"))
         nccl_strategy_free(&cs);
 }
-#line 1451 "chapters/06-production.nw"
+#line 1469 "chapters/06-production.nw"
     model_free(&m);
     if (c)
         comm_close_rank(c, host);
     return 0;
 }
-#line 1503 "chapters/06-production.nw"
+#line 1521 "chapters/06-production.nw"
 /** Build one replica for data_parallel_run(). */
 static int build_replica(Model *m, void *arg, char *err)
 {
@@ -214,7 +214,7 @@ static int run_data_parallel(Run *run, char *err)
     model_free(&master);
     return 0;
 }
-#line 1544 "chapters/06-production.nw"
+#line 1562 "chapters/06-production.nw"
 /** Refuse what cannot run, in one line; 0 when the run may start. */
 static int check_strategy(Options *o)
 {

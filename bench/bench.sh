@@ -1,0 +1,73 @@
+#!/bin/bash
+# make bench: the all-reduce tables at N = 2 and 4, training samples/s per strategy at
+# N = 1, 2, 4, and ./mlp beside PyTorch; CSV files into book/data/ (first line: the machine).
+set -u
+cd "$(dirname "$0")/.."
+out=book/data
+mkdir -p "$out"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+status=0
+machine="$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1), $(nproc) cores, $(uname -sr), $(date -u +%F)"
+ITERS=${BENCH_ITERS:-20}
+# Debian's python3-torch belongs to Debian's python, which a pyenv or venv may shadow
+PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
+MAX=${BENCH_MAX:-256M}
+
+for n in 2 4; do
+  echo "bench: all-reduce, $n ranks"
+  ./allreduce_bench --n_gpus "$n" -b 4K -e "$MAX" -f 4 -n "$ITERS" -w 5 \
+    --csv "$out/allreduce_n$n.csv" || status=1
+  echo
+done
+
+echo "bench: training samples/s per strategy (3 epochs, batch 64 per rank, the last epoch)"
+csv="$out/train.csv"
+printf '# machine: %s\nstrategy,n,samples_per_s,step_ms\n' "$machine" > "$csv"
+printf '%-14s %4s %14s %10s\n' strategy N samples/s ms/step
+run() { # strategy n command...
+  local s=$1 n=$2; shift 2
+  local log; log=$(mktemp)
+  if "$@" --epochs 3 --quiet --log "$log" >/dev/null 2>"$log.err"; then
+    local row; row=$(tail -1 "$log")
+    local sps ms; sps=$(echo "$row" | cut -d, -f6); ms=$(echo "$row" | cut -d, -f7)
+    printf '%-14s %4s %14.0f %10.3f\n' "$s" "$n" "$sps" "$ms"
+    echo "$s,$n,$sps,$ms" >> "$csv"
+  else
+    printf '%-14s %4s   failed: %s\n' "$s" "$n" "$(head -1 "$log.err")"; status=1
+  fi
+  rm -f "$log" "$log.err"
+}
+run single 1 ./train --strategy single
+for n in 1 2 4; do
+  for s in ring ring_bucketed data_parallel; do run "$s" "$n" ./train --strategy "$s" --n_gpus "$n"; done
+  [ "$n" -gt 1 ] && run param_server "$n" ./train --strategy param_server --n_gpus "$n"
+  if command -v mpirun >/dev/null && ./train --help | grep -q mpi; then
+    run mpi "$n" mpirun -np "$n" ./train --strategy mpi
+  fi
+done
+# one file per strategy, for the book's bar chart (pgfplots reads columns, not filters)
+for s in single ring ring_bucketed param_server data_parallel mpi; do
+  { sed -n 1p "$csv"; echo "n,samples_per_s,step_ms"
+    awk -F, -v s="$s" '$1 == s { print $2 "," $3 "," $4 }' "$csv"; } > "$out/train-$s.csv"
+done
+echo
+
+echo "bench: ./mlp beside PyTorch, the same MLP 784-128-10 and batch 64 on the CPU"
+csv="$out/mlp_vs_torch.csv"
+printf '# machine: %s\nprogram,batch,samples_per_s,step_ms\n' "$machine" > "$csv"
+for b in 64 256; do
+  log=$(mktemp)
+  ./mlp --batch_size "$b" --epochs 3 --quiet --device cpu --log "$log" >/dev/null
+  row=$(tail -1 "$log"); rm -f "$log"
+  printf 'mlp     batch %4s %10.0f samples/s %8.3f ms/step\n' "$b" "$(echo "$row" | cut -d, -f6)" "$(echo "$row" | cut -d, -f7)"
+  echo "mlp,$b,$(echo "$row" | cut -d, -f6),$(echo "$row" | cut -d, -f7)" >> "$csv"
+  if "$PY" -c 'import torch' 2>/dev/null; then
+    read -r sps ms < <("$PY" bench/torch_mlp.py "$b" 3 "$(nproc)")
+    printf 'pytorch batch %4s %10.0f samples/s %8.3f ms/step\n' "$b" "$sps" "$ms"
+    echo "pytorch,$b,$sps,$ms" >> "$csv"
+  else
+    echo "pytorch: not installed (apt-get install python3-torch), no comparison"
+  fi
+done
+echo "bench: CSV files in $out/"
+exit $status

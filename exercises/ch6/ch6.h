@@ -1,0 +1,33 @@
+/* Chapter 6's exercises: the functions you write. See the end of chapter 6 in the book
+ * (make book) for what each must do and how it is tested. */
+#ifndef DPS_EX_CH6_H
+#define DPS_EX_CH6_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buckets.h"
+#include "collectives.h"
+#include "comm.h"
+#include "util.h"
+
+/* 6.1: DDP's bucket assignment, as bucket_assign in buckets.h: layers from the last to the
+ * first; a bucket closes as soon as it holds at least its cap in bytes (first_cap for the
+ * first bucket, cap for the others); a layer is never split; bucket_of[l] is layer l's
+ * bucket (bucket 0 holds the last layer). Returns the number of buckets. */
+int ddp_buckets(const size_t *layer_floats, int n_layers, size_t cap, size_t first_cap,
+                int *bucket_of);
+
+/* 6.2: fp16 gradient compression: h[i] = x[i] as an IEEE 754 half (binary16): round to
+ * nearest, ties to even; too large for a half -> infinity of the same sign; below the
+ * smallest half -> a subnormal half or zero, rounded the same way; NaN -> a NaN. */
+void fp16_encode(const float *x, uint16_t *h, size_t n);
+
+/* 6.3: local SGD: called after each rank's local SGD step number `step` (1, 2, ...): when
+ * step is a multiple of `every`, replace params[0..n) on every rank by their mean over the
+ * ranks (scratch holds chunk_max(n, N) floats); otherwise do nothing and send nothing.
+ * Returns 0, or -1 with err (every < 1, or the comm's error). */
+int local_sgd_sync(Comm *c, float *params, size_t n, long step, int every, float *scratch,
+                   char *err);
+
+#endif
