@@ -155,12 +155,15 @@ void nccl_strategy_free(NcclState *st)
     memset(st, 0, sizeof *st);
 }
 #line 1153 "chapters/06-production.nw"
+/** Most figures dp_stats() sums (train_run sums 3). */
+#define DP_STATS 8
+
 /** What the replicas of one process share. */
 typedef struct DpShared {
     int n;                   /**< replicas */
     Model *models;           /**< models[0] is the master */
     pthread_barrier_t bar;   /**< every step's meeting points */
-    double stats[MAX_RANKS][3]; /**< each replica's epoch figures */
+    double stats[MAX_RANKS][DP_STATS]; /**< each replica's epoch figures */
 } DpShared;
 
 /** One replica: its thread's arguments and results. */
@@ -211,8 +214,9 @@ static int dp_update(Strategy *s, Model *m, float lr, Timers *t, char *err)
 /** Sum the replicas' figures, in replica order, so every replica gets the same bits. */
 static int dp_stats(Strategy *s, double *v, int n, char *err)
 {
-    (void)err;
     DpShared *sh = ((DpReplica *)s->state)->sh;
+    if (n > DP_STATS) /* the same n on every replica: all return before any barrier */
+        return error_set(err, "data_parallel: %d figures to sum, at most %d", n, DP_STATS);
     memcpy(sh->stats[s->rank], v, (size_t)n * sizeof *v);
     pthread_barrier_wait(&sh->bar);
     for (int i = 0; i < n; i++) {
@@ -236,7 +240,7 @@ static void *dp_thread(void *arg)
     r->rc = train_run(&cfg, &r->sh->models[r->rank], r->train, r->test, &s, &r->res, r->err);
     return NULL;
 }
-#line 1242 "chapters/06-production.nw"
+#line 1246 "chapters/06-production.nw"
 int data_parallel_run(const TrainConfig *cfg, int replicas, const Dataset *train,
                       const Dataset *test,
                       int (*build)(Model *m, void *arg, char *err), void *build_arg,

@@ -69,19 +69,11 @@ static int ps_rank(int rank, int size, void *arg, char *err)
             
 #line 450 "chapters/03-ps.nw"
 {
-    char shape[128], n1[32], n2[32], n3[32], b1[32];
-    model_describe(&m, shape, sizeof shape);
+    char b1[32];
     printf("%s: a parameter server and %d workers\n", program_name(), size - 1);
     printf("  ranks    %d (%s): rank 0 serves, ranks 1..%d compute\n", size,
            dev->kind == DEVICE_CPU ? "processes standing in for GPUs" : "GPUs", size - 1);
-    printf("  device   %s: %s\n", note, dev->description);
-    printf("  model    %s, %s parameters (%s), ReLU, softmax cross-entropy\n", shape,
-           format_count(n1, (long long)m.n_params), format_bytes(b1, m.n_params * 4));
-    printf("  data     %s: %s train, %s test, %dx%d, %d classes\n", run->train.source,
-           format_count(n2, run->train.n), format_count(n3, run->test.n), run->train.rows,
-           run->train.cols, run->train.classes);
-    printf("  training %d epochs, batch %d per worker (global %d), lr %g, %ld steps/epoch\n",
-           o->epochs, o->batch_size, o->batch_size * (size - 1), o->lr, steps);
+    train_banner(stdout, o, &m, &run->train, &run->test, dev, note, size - 1, "worker");
     printf("  traffic  %s through the server per step: %d gradients in, %d copies of the "
            "weights out\n", format_bytes(b1, 2 * (size_t)(size - 1) * m.n_params * 4),
            size - 1, size - 1);
@@ -94,7 +86,7 @@ static int ps_rank(int rank, int size, void *arg, char *err)
             return -1;
         if (rank == 1)
             
-#line 491 "chapters/03-ps.nw"
+#line 518 "chapters/03-ps.nw"
 {
     train_report_end(stdout, &res, o->quiet);
     fflush(stdout);
@@ -105,7 +97,7 @@ static int ps_rank(int rank, int size, void *arg, char *err)
         return -1;
     if (rank == 0 && !o->quiet)
         
-#line 474 "chapters/03-ps.nw"
+#line 501 "chapters/03-ps.nw"
 ps_report(stdout, &rep);
 #line 441 "chapters/03-ps.nw"
     model_free(&m);

@@ -61,33 +61,25 @@ static int ring_rank(int rank, int size, void *arg, char *err)
     if (model_init(&m, dev, run->train.features, o->hidden, o->n_hidden, run->train.classes,
                    o->batch_size, o->seed, err))
         return -1;
-    long steps = train_steps_per_epoch(run->train.n, o->batch_size, size);
     Strategy s;
     RingState st;
     ring_strategy(&s, &st, c, host, m.n_params);
     if (rank == 0 && !o->quiet)
         
-#line 662 "chapters/05-ag.nw"
+#line 661 "chapters/05-ag.nw"
 {
-    char shape[128], n1[32], n2[32], n3[32], b1[32], b2[32];
-    model_describe(&m, shape, sizeof shape);
+    char b1[32], b2[32];
     printf("%s: data-parallel training over %d ranks, ring all-reduce\n", program_name(), size);
     printf("  ranks    %d (%s)\n", size,
            strcmp(c->name, "mpi") == 0 ? "MPI processes"
            : dev->kind == DEVICE_CPU   ? "processes standing in for GPUs"
                                        : "GPUs");
-    printf("  device   %s: %s\n", note, dev->description);
-    printf("  model    %s, %s parameters (%s), ReLU, softmax cross-entropy\n", shape,
-           format_count(n1, (long long)m.n_params), format_bytes(b1, m.n_params * 4));
-    printf("  data     %s: %s train, %s test, %dx%d, %d classes\n", run->train.source,
-           format_count(n2, run->train.n), format_count(n3, run->test.n), run->train.rows,
-           run->train.cols, run->train.classes);
-    printf("  training %d epochs, batch %d per rank (global %d), lr %g, %ld steps/epoch\n",
-           o->epochs, o->batch_size, o->batch_size * size, o->lr, steps);
+    train_banner(stdout, o, &m, &run->train, &run->test, dev, note, size, "rank");
     printf("  traffic  each rank sends %s per step (2(N-1)/N x %s) to its neighbour\n",
-           format_bytes(b2, (size_t)(2.0 * (size - 1) / size * (double)m.n_params * 4)), b1);
+           format_bytes(b2, (size_t)(2.0 * (size - 1) / size * (double)m.n_params * 4)),
+           format_bytes(b1, m.n_params * 4));
 }
-#line 606 "chapters/05-ag.nw"
+#line 605 "chapters/05-ag.nw"
     TrainConfig cfg = {o->batch_size, o->epochs, o->lr, o->seed, o->quiet, stdout,
                        rank == 0 ? run->log : NULL};
     TrainResult res;

@@ -182,3 +182,20 @@ int train_prepare(const struct Options *o, int ranks, const char *ranks_word, Da
         report_csv_header(*log);
     return 0;
 }
+#line 479 "chapters/03-ps.nw"
+void train_banner(FILE *f, const struct Options *o, const Model *m, const Dataset *train,
+                  const Dataset *test, const Device *dev, const char *note, int trainers,
+                  const char *each)
+{
+    char shape[128], n1[32], n2[32], n3[32], b1[32];
+    model_describe(m, shape, sizeof shape);
+    fprintf(f, "  device   %s: %s\n", note, dev->description);
+    fprintf(f, "  model    %s, %s parameters (%s), ReLU, softmax cross-entropy\n", shape,
+            format_count(n1, (long long)m->n_params), format_bytes(b1, m->n_params * 4));
+    fprintf(f, "  data     %s: %s train, %s test, %dx%d, %d classes\n", train->source,
+            format_count(n2, train->n), format_count(n3, test->n), train->rows, train->cols,
+            train->classes);
+    fprintf(f, "  training %d epochs, batch %d per %s (global %d), lr %g, %ld steps/epoch\n",
+            o->epochs, o->batch_size, each, o->batch_size * trainers, o->lr,
+            train_steps_per_epoch(train->n, o->batch_size, trainers));
+}

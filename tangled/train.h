@@ -75,5 +75,13 @@ struct Options;
  */
 int train_prepare(const struct Options *o, int ranks, const char *ranks_word, Dataset *train,
                   Dataset *test, FILE **log);
+/**
+ * Print the banner lines every multi-rank program shares: the device (@p note says how it
+ * was chosen), the model, the data, and the training of @p trainers ranks of --batch_size
+ * samples each (@p each names one: "rank", "worker").
+ */
+void train_banner(FILE *f, const struct Options *o, const Model *m, const Dataset *train,
+                  const Dataset *test, const Device *dev, const char *note, int trainers,
+                  const char *each);
 
 #endif

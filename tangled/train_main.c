@@ -1,4 +1,4 @@
-#line 1308 "chapters/06-production.nw"
+#line 1312 "chapters/06-production.nw"
 /**
  * @file train_main.c
  * @brief The program train: every strategy of the book behind one command line (chapter 6).
@@ -51,32 +51,23 @@ static bool is(const Options *o, const char *name)
 {
     return strcmp(o->strategy, name) == 0;
 }
-#line 1369 "chapters/06-production.nw"
+#line 1373 "chapters/06-production.nw"
 static void banner(const Run *run, const Model *m, const Device *dev, const char *note,
                    int ranks, const char *transport)
 {
     const Options *o = &run->o;
     bool ps = is(o, "param_server"), dp = is(o, "data_parallel");
     int trainers = ps ? ranks - 1 : ranks;
-    char shape[128], n1[32], n2[32], n3[32], b1[32], b2[32];
-    model_describe(m, shape, sizeof shape);
+    char b1[32], b2[32];
     size_t bytes = m->n_params * sizeof(float);
     printf("%s: --strategy %s, %d %s\n", program_name(), o->strategy, ranks,
            dp ? "replicas in one process" : ranks == 1 ? "rank" : "ranks");
-    printf("  ranks    %d (%s%s%s)\n", ranks,
+    printf("  ranks    %d (%s%s)\n", ranks,
            dp ? "threads of one process"
            : strcmp(transport, "mpi") == 0 ? "MPI processes"
            : dev->kind == DEVICE_CPU ? "processes standing in for GPUs" : "GPUs",
-           ps ? ": rank 0 serves" : "", "");
-    printf("  device   %s: %s\n", note, dev->description);
-    printf("  model    %s, %s parameters (%s), ReLU, softmax cross-entropy\n", shape,
-           format_count(n1, (long long)m->n_params), format_bytes(b1, bytes));
-    printf("  data     %s: %s train, %s test, %dx%d, %d classes\n", run->train.source,
-           format_count(n2, run->train.n), format_count(n3, run->test.n), run->train.rows,
-           run->train.cols, run->train.classes);
-    printf("  training %d epochs, batch %d per rank (global %d), lr %g, %ld steps/epoch\n",
-           o->epochs, o->batch_size, o->batch_size * trainers, o->lr,
-           train_steps_per_epoch(run->train.n, o->batch_size, trainers));
+           ps ? ": rank 0 serves" : "");
+    train_banner(stdout, o, m, &run->train, &run->test, dev, note, trainers, "rank");
     if (ps)
         printf("  traffic  %s through the server per step\n",
                format_bytes(b2, 2 * (size_t)trainers * bytes));
@@ -85,9 +76,10 @@ static void banner(const Run *run, const Model *m, const Device *dev, const char
                format_bytes(b2, 2 * (size_t)(ranks - 1) * bytes));
     else if (ranks > 1)
         printf("  traffic  each rank sends %s per step (2(N-1)/N x %s)\n",
-               format_bytes(b2, (size_t)(2.0 * (ranks - 1) / ranks * (double)bytes)), b1);
+               format_bytes(b2, (size_t)(2.0 * (ranks - 1) / ranks * (double)bytes)),
+               format_bytes(b1, bytes));
 }
-#line 1412 "chapters/06-production.nw"
+#line 1408 "chapters/06-production.nw"
 static int train_rank(int rank, int size, void *arg, char *err)
 {
     Run *run = arg;
@@ -144,7 +136,7 @@ static int train_rank(int rank, int size, void *arg, char *err)
     if (rc)
         return -1;
     
-#line 1477 "chapters/06-production.nw"
+#line 1473 "chapters/06-production.nw"
 uint64_t hash = 0;
 launch_phase("comparing the replicas");
 if (host && replicas_agree(host, &m, &hash, err))
@@ -164,9 +156,9 @@ if (host && host->barrier(host, err)) /* the server speaks last */
     return -1;
 if (ps && rank == 0 && !o->quiet)
     ps_report(stdout, &rep);
-#line 1468 "chapters/06-production.nw"
+#line 1464 "chapters/06-production.nw"
     
-#line 1505 "chapters/06-production.nw"
+#line 1502 "chapters/06-production.nw"
 if (!single && !ps) {
     if (is(o, "ring"))
         ring_strategy_free(&rs);
@@ -175,13 +167,13 @@ if (!single && !ps) {
     else if (is(o, "nccl"))
         nccl_strategy_free(&cs);
 }
-#line 1469 "chapters/06-production.nw"
+#line 1465 "chapters/06-production.nw"
     model_free(&m);
     if (c)
         comm_close_rank(c, host);
     return 0;
 }
-#line 1521 "chapters/06-production.nw"
+#line 1518 "chapters/06-production.nw"
 /** Build one replica for data_parallel_run(). */
 static int build_replica(Model *m, void *arg, char *err)
 {
@@ -214,7 +206,7 @@ static int run_data_parallel(Run *run, char *err)
     model_free(&master);
     return 0;
 }
-#line 1562 "chapters/06-production.nw"
+#line 1559 "chapters/06-production.nw"
 /** Refuse what cannot run, in one line; 0 when the run may start. */
 static int check_strategy(Options *o)
 {
@@ -242,7 +234,7 @@ static int check_strategy(Options *o)
         why = "--strategy data_parallel drives CPU replicas from one process; this book's "
               "CUDA backend holds one GPU per process (use nccl or ring on GPUs)";
     } else if (is(o, "nccl")) {
-        int gpus = gpu_count();
+        int gpus = strcmp(o->device, "cpu") == 0 ? 0 : gpu_count();
         if (strcmp(o->device, "cpu") == 0)
             why = "--strategy nccl: NCCL moves GPU memory: drop --device cpu";
         else if (gpus < o->n_gpus) {
