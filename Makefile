@@ -103,7 +103,7 @@ CONFIG := $(CC) $(CFLAGS) | $(LDLIBS) | $(NVCC) $(NVCCFLAGS) | $(HAVE_CUDA)
 $(shell mkdir -p $(OBJ) && { echo '$(CONFIG)' | cmp -s - $(BUILD)/config || echo '$(CONFIG)' > $(BUILD)/config; })
 
 # ---------------------------------------------------------------- sources
-PROGRAMS   := mlp pingpong ps collectives ring train allreduce_bench
+PROGRAMS   := mlp pingpong ps collectives ring train allreduce_bench ckpt
 # A program's main is tangled/NAME.c, or tangled/NAME_main.c where NAME.c is a library file.
 main_of    = $(or $(wildcard tangled/$(1)_main.c),tangled/$(1).c)
 PROG_SRCS  := $(foreach p,$(PROGRAMS),$(call main_of,$(p)))
@@ -121,7 +121,7 @@ LIB        := $(BUILD)/libdps.a
 all: $(PROGRAMS)
 chapter0:
 	@echo "chapter 0 is prose only: make book"
-chapter1: mlp
+chapter1: mlp ckpt
 chapter2: pingpong
 chapter3: ps
 chapter4: collectives
@@ -209,11 +209,11 @@ check-tangle: deps-check
 	[ $$status = 0 ] && echo "tangle: tangled/ and kernels/ match the chapters"; exit $$status
 
 # ---------------------------------------------------------------- tests
-TEST_SRCS := $(sort $(foreach f,$(wildcard tests/ch*/*.c),$(if $(findstring /ex_,$(f)),,$(f))))
+TEST_SRCS := $(sort $(foreach f,$(wildcard tests/ch*/*.c tests/failure/*.c),$(if $(findstring /ex_,$(f)),,$(f))))
 TEST_BIN  := $(BUILD)/tests/book
 TEST_JOBS ?= 2
 
-$(TEST_BIN): $(TEST_SRCS) $(wildcard tests/*.h tests/ch*/*.h) $(LIB) $(BUILD)/config
+$(TEST_BIN): $(TEST_SRCS) $(wildcard tests/*.h tests/ch*/*.h tests/failure/*.h) $(LIB) $(BUILD)/config
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests $(TEST_SRCS) $(LIB) -o $@ -lcriterion $(LDLIBS)
 

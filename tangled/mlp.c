@@ -1,4 +1,4 @@
-#line 1900 "chapters/01-mlp.nw"
+#line 1919 "chapters/01-mlp.nw"
 /**
  * @file mlp.c
  * @brief The program mlp: one device trains an MLP (chapter 1).
@@ -8,6 +8,7 @@
 #include <string.h>
 #include <errno.h>
 
+#include "checkpoint.h"
 #include "data.h"
 #include "device.h"
 #include "model.h"
@@ -21,7 +22,8 @@ static const char *examples =
     "  ./mlp --epochs 3                        train on the synthetic set\n"
     "  ./mlp --hidden 256,128 --lr 0.1         two hidden layers\n"
     "  ./mlp --data data/mnist --epochs 10     MNIST (the four IDX files in data/mnist)\n"
-    "  ./mlp --device cpu --log mlp.csv        the CPU, with a CSV row per epoch\n";
+    "  ./mlp --device cpu --log mlp.csv        the CPU, with a CSV row per epoch\n"
+    "  ./mlp --checkpoint mlp.ckpt --resume    go on from the last finished epoch\n";
 
 /** Parse, load, build, train, report. */
 int main(int argc, char **argv)
@@ -39,12 +41,13 @@ int main(int argc, char **argv)
         return 0;
     }
     
-#line 1966 "chapters/01-mlp.nw"
+#line 1989 "chapters/01-mlp.nw"
 FILE *log = NULL;
 Dataset train, test;
-if (train_prepare(&o, 1, "", &train, &test, &log))
+Checkpoint resume;
+if (train_prepare(&o, 1, "", &train, &test, &log, &resume))
     return EXIT_USAGE;
-#line 1940 "chapters/01-mlp.nw"
+#line 1961 "chapters/01-mlp.nw"
     const Device *dev = device_open(o.device, 0, note, err);
     if (!dev)
         fatal("%s", err);
@@ -53,7 +56,7 @@ if (train_prepare(&o, 1, "", &train, &test, &log))
                    o.seed, err))
         fatal("%s", err);
     
-#line 2021 "chapters/01-mlp.nw"
+#line 2051 "chapters/01-mlp.nw"
 if (!o.quiet) {
     char shape[128], n1[32], n2[32], n3[32];
     model_describe(&m, shape, sizeof shape);
@@ -71,16 +74,18 @@ if (!o.quiet) {
         printf(" (last %ld samples dropped)", train.n - steps * o.batch_size);
     printf("\n");
 }
-#line 1948 "chapters/01-mlp.nw"
-    TrainConfig cfg = {o.batch_size, o.epochs, o.lr, o.seed, o.quiet, stdout, log};
+#line 1969 "chapters/01-mlp.nw"
+    TrainConfig cfg = {o.batch_size, o.epochs, o.lr, o.seed, o.quiet, stdout, log,
+                       o.checkpoint, o.resume ? &resume : NULL};
     TrainResult res;
     if (train_run(&cfg, &m, &train, &test, NULL, &res, err))
         fatal("%s", err);
     
-#line 2041 "chapters/01-mlp.nw"
+#line 2071 "chapters/01-mlp.nw"
 train_report_end(stdout, &res, o.quiet);
-#line 1953 "chapters/01-mlp.nw"
+#line 1975 "chapters/01-mlp.nw"
     model_free(&m);
+    checkpoint_free(&resume);
     data_free(&train);
     data_free(&test);
     if (log && fclose(log) != 0)

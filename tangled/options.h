@@ -34,10 +34,13 @@ enum OptionBit {
     OPT_STRATEGY   = 1u << 15, /**< --strategy: how ./train syncs gradients (chapter 6) */
     OPT_BUCKET     = 1u << 16, /**< --bucket_mb: the DDP-style bucket cap (chapter 6) */
     OPT_CSV        = 1u << 17, /**< --csv: where a benchmark writes its table (chapter 6) */
+    OPT_CHECKPOINT = 1u << 18, /**< --checkpoint: a file written after every epoch (app. B) */
+    OPT_RESUME     = 1u << 19, /**< --resume: go on from the --checkpoint file (app. B) */
 };
 
 /** The options of one-device training (chapter 1). */
 #define OPTS_TRAIN (OPT_BATCH_SIZE | OPT_EPOCHS | OPT_LR | OPT_HIDDEN | OPT_SEED | \
+                    OPT_CHECKPOINT | OPT_RESUME | \
                     OPT_DEVICE | OPT_DATA | OPT_TRAIN_SIZE | OPT_LOG | OPT_QUIET)
 
 /** The options of every program with several ranks (chapter 2 on). */
@@ -71,6 +74,8 @@ typedef struct Options {
     const char *strategy;   /**< --strategy: single, param_server, ring, ... */
     float bucket_mb;        /**< --bucket_mb: largest bucket of ring_bucketed, in MiB */
     const char *csv;        /**< --csv: a benchmark's table as CSV, or NULL */
+    const char *checkpoint; /**< --checkpoint: where to save after every epoch, or NULL */
+    bool resume;            /**< --resume: continue from --checkpoint */
     unsigned given;         /**< the OptionBits of the options on the command line */
     bool help;              /**< --help was given */
 } Options;

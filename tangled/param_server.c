@@ -128,7 +128,7 @@ void ps_worker(Strategy *s, Comm *c, Comm *host, Comm **state)
                     .sync_gradients = push, .sum_stats = sum_stats, .update = pull,
                     .state = state};
 }
-#line 505 "chapters/03-ps.nw"
+#line 510 "chapters/03-ps.nw"
 void ps_report(FILE *f, const PsReport *rep)
 {
     char in[32], out[32];

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "checkpoint.h"
 #include "comm.h"
 #include "data.h"
 #include "device.h"
@@ -35,9 +36,10 @@ typedef struct Run {
     Dataset test;       /**< test set */
     FILE *log;          /**< CSV log, written by worker 1 */
     ShmWorld *w;        /**< the shared world */
+    Checkpoint resume;  /**< with --resume, where the run goes on from (appendix B) */
 } Run;
 
-#line 400 "chapters/03-ps.nw"
+#line 403 "chapters/03-ps.nw"
 static int ps_rank(int rank, int size, void *arg, char *err)
 {
     Run *run = arg;
@@ -58,8 +60,9 @@ static int ps_rank(int rank, int size, void *arg, char *err)
         return -1;
     long steps = train_steps_per_epoch(run->train.n, o->batch_size, size - 1);
     PsReport rep;
-    if (rank == 0) {
-        if (ps_serve(c, host, &m, o->epochs, steps, o->lr, &rep, err))
+    if (rank == 0) { /* a resumed server starts from the checkpoint's weights */
+        if ((run->resume.params && checkpoint_restore(&run->resume, &m, err)) ||
+            ps_serve(c, host, &m, o->epochs - run->resume.epoch, steps, o->lr, &rep, err))
             return -1;
     } else {
         Strategy s;
@@ -67,7 +70,7 @@ static int ps_rank(int rank, int size, void *arg, char *err)
         ps_worker(&s, c, host, state);
         if (rank == 1 && !o->quiet)
             
-#line 450 "chapters/03-ps.nw"
+#line 455 "chapters/03-ps.nw"
 {
     char b1[32];
     printf("%s: a parameter server and %d workers\n", program_name(), size - 1);
@@ -78,28 +81,29 @@ static int ps_rank(int rank, int size, void *arg, char *err)
            "weights out\n", format_bytes(b1, 2 * (size_t)(size - 1) * m.n_params * 4),
            size - 1, size - 1);
 }
-#line 429 "chapters/03-ps.nw"
+#line 433 "chapters/03-ps.nw"
         TrainConfig cfg = {o->batch_size, o->epochs, o->lr, o->seed, o->quiet, stdout,
-                           rank == 1 ? run->log : NULL};
+                           rank == 1 ? run->log : NULL, o->checkpoint,
+                           o->resume ? &run->resume : NULL};
         TrainResult res;
         if (train_run(&cfg, &m, &run->train, &run->test, &s, &res, err))
             return -1;
         if (rank == 1)
             
-#line 518 "chapters/03-ps.nw"
+#line 523 "chapters/03-ps.nw"
 {
     train_report_end(stdout, &res, o->quiet);
     fflush(stdout);
 }
-#line 436 "chapters/03-ps.nw"
+#line 441 "chapters/03-ps.nw"
     }
     if (host->barrier(host, err)) /* the server speaks last, after worker 1 */
         return -1;
     if (rank == 0 && !o->quiet)
         
-#line 501 "chapters/03-ps.nw"
+#line 506 "chapters/03-ps.nw"
 ps_report(stdout, &rep);
-#line 441 "chapters/03-ps.nw"
+#line 446 "chapters/03-ps.nw"
     model_free(&m);
     if (host != c)
         host->close(host);
@@ -107,7 +111,7 @@ ps_report(stdout, &rep);
     return 0;
 }
 
-#line 354 "chapters/03-ps.nw"
+#line 356 "chapters/03-ps.nw"
 /** Parse, load, check, launch. */
 int main(int argc, char **argv)
 {
@@ -126,15 +130,16 @@ int main(int argc, char **argv)
         return 0;
     }
     
-#line 385 "chapters/03-ps.nw"
+#line 387 "chapters/03-ps.nw"
 if (o->n_gpus < 2) {
     fprintf(stderr, "%s: --n_gpus %d: a parameter server needs rank 0 as the server and at "
             "least one worker (--n_gpus 2 or more)\n", program_name(), o->n_gpus);
     return EXIT_USAGE;
 }
-if (train_prepare(o, o->n_gpus - 1, "workers", &run.train, &run.test, &run.log))
+if (train_prepare(o, o->n_gpus - 1, "workers", &run.train, &run.test, &run.log,
+                  &run.resume))
     return EXIT_USAGE;
-#line 372 "chapters/03-ps.nw"
+#line 374 "chapters/03-ps.nw"
     if (!(run.w = shm_world_create(o->n_gpus, 0, o->timeout, err)))
         fatal("%s", err);
     int rc = launch(o->n_gpus, ps_rank, &run, 0, err);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "checkpoint.h"
 #include "collectives.h"
 #include "comm.h"
 #include "comm_mpi.h"
@@ -40,9 +41,10 @@ typedef struct Run {
     Dataset test;       /**< test set */
     FILE *log;          /**< CSV log, written by rank 0 */
     ShmWorld *w;        /**< the shared world */
+    Checkpoint resume;  /**< with --resume, where the run goes on from (appendix B) */
 } Run;
 
-#line 582 "chapters/05-ag.nw"
+#line 584 "chapters/05-ag.nw"
 static int ring_rank(int rank, int size, void *arg, char *err)
 {
     Run *run = arg;
@@ -66,7 +68,7 @@ static int ring_rank(int rank, int size, void *arg, char *err)
     ring_strategy(&s, &st, c, host, m.n_params);
     if (rank == 0 && !o->quiet)
         
-#line 661 "chapters/05-ag.nw"
+#line 664 "chapters/05-ag.nw"
 {
     char b1[32], b2[32];
     printf("%s: data-parallel training over %d ranks, ring all-reduce\n", program_name(), size);
@@ -79,9 +81,10 @@ static int ring_rank(int rank, int size, void *arg, char *err)
            format_bytes(b2, (size_t)(2.0 * (size - 1) / size * (double)m.n_params * 4)),
            format_bytes(b1, m.n_params * 4));
 }
-#line 605 "chapters/05-ag.nw"
+#line 607 "chapters/05-ag.nw"
     TrainConfig cfg = {o->batch_size, o->epochs, o->lr, o->seed, o->quiet, stdout,
-                       rank == 0 ? run->log : NULL};
+                       rank == 0 ? run->log : NULL, o->checkpoint,
+                       o->resume ? &run->resume : NULL};
     TrainResult res;
     if (train_run(&cfg, &m, &run->train, &run->test, &s, &res, err))
         return -1;
@@ -102,7 +105,7 @@ static int ring_rank(int rank, int size, void *arg, char *err)
     return 0;
 }
 
-#line 538 "chapters/05-ag.nw"
+#line 540 "chapters/05-ag.nw"
 /** Parse, load, check, launch. */
 int main(int argc, char **argv)
 {
@@ -128,12 +131,12 @@ if (mpi_rank < 0)
     return EXIT_USAGE;
 if (mpi_rank != 0)
     o->log = NULL;
-#line 556 "chapters/05-ag.nw"
+#line 558 "chapters/05-ag.nw"
     
-#line 571 "chapters/05-ag.nw"
-if (train_prepare(o, o->n_gpus, "ranks", &run.train, &run.test, &run.log))
+#line 573 "chapters/05-ag.nw"
+if (train_prepare(o, o->n_gpus, "ranks", &run.train, &run.test, &run.log, &run.resume))
     return EXIT_USAGE;
-#line 557 "chapters/05-ag.nw"
+#line 559 "chapters/05-ag.nw"
     
 #line 381 "chapters/06-production.nw"
 if (mpi) {
@@ -142,7 +145,7 @@ if (mpi) {
         fatal("--log %s: %s", o->log, strerror(errno));
     return 0;
 }
-#line 558 "chapters/05-ag.nw"
+#line 560 "chapters/05-ag.nw"
     if (!(run.w = shm_world_create(o->n_gpus, 0, o->timeout, err)))
         fatal("%s", err);
     int rc = launch(o->n_gpus, ring_rank, &run, 0, err);

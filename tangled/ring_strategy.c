@@ -66,7 +66,7 @@ void ring_strategy_free(RingState *st)
 {
     st->c->dev->release(st->scratch);
 }
-#line 632 "chapters/05-ag.nw"
+#line 635 "chapters/05-ag.nw"
 /** FNV-1a: a 64-bit fingerprint of @p bytes bytes. */
 static uint64_t hash_bytes(const void *p, size_t bytes)
 {

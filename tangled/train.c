@@ -1,4 +1,4 @@
-#line 1718 "chapters/01-mlp.nw"
+#line 1720 "chapters/01-mlp.nw"
 /**
  * @file train.c
  * @brief The training loop.
@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checkpoint.h"
+#include "launch.h"
 #include "options.h"
 #include "rng.h"
 #include "util.h"
@@ -20,7 +22,7 @@ long train_steps_per_epoch(long n_train, int batch_size, int world)
     return n_train / ((long)batch_size * world);
 }
 
-#line 1874 "chapters/01-mlp.nw"
+#line 1893 "chapters/01-mlp.nw"
 void evaluate(Model *m, const Dataset *d, long lo, long hi, double *right)
 {
     const Device *dev = m->dev;
@@ -36,8 +38,34 @@ void evaluate(Model *m, const Dataset *d, long lo, long hi, double *right)
     *right += st[1];
     dev->zero(m->stats, 2 * sizeof(float));
 }
+#line 634 "chapters/A2-failure.nw"
+/** The generator that shuffles @p epoch: a resumed run's first from its checkpoint. */
+static void train_shuffle_rng(Rng *r, const TrainConfig *cfg, int epoch, int first)
+{
+    if (cfg->resume && epoch == first)
+        *r = cfg->resume->rng;
+    else
+        rng_seed(r, cfg->seed, STREAM_SHUFFLE + (uint64_t)epoch);
+}
 
-#line 1741 "chapters/01-mlp.nw"
+/** Save @p m after @p epoch into cfg->checkpoint (rank 0 of @p world ranks does this). */
+static int train_checkpoint(const TrainConfig *cfg, const Model *m, int world, long n_train,
+                            int epoch, char *err)
+{
+    Checkpoint ck = {.n_layers = m->n_layers, .epoch = epoch, .epochs = cfg->epochs,
+                     .seed = cfg->seed, .global_batch = (uint64_t)cfg->batch_size * world,
+                     .n_train = (uint64_t)n_train, .lr = cfg->lr, .n_params = m->n_params};
+    for (int l = 0; l <= m->n_layers; l++)
+        ck.width[l] = m->width[l];
+    rng_seed(&ck.rng, cfg->seed, STREAM_SHUFFLE + (uint64_t)epoch + 1);
+    ck.params = xcalloc(m->n_params, sizeof(float));
+    m->dev->download(ck.params, m->params, m->n_params * sizeof(float));
+    int rc = checkpoint_write(cfg->checkpoint, &ck, err);
+    free(ck.params);
+    return rc;
+}
+
+#line 1746 "chapters/01-mlp.nw"
 void train_report_end(FILE *f, const TrainResult *res, bool quiet)
 {
     if (quiet)
@@ -64,24 +92,36 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
     int32_t *perm = xcalloc((size_t)train->n, sizeof *perm);
     float *xb = xcalloc((size_t)b * (size_t)train->features, sizeof *xb);
     int32_t *yb = xcalloc((size_t)b, sizeof *yb);
-    int rc = 0;
-    for (int epoch = 1; epoch <= cfg->epochs && rc == 0; epoch++) {
+    int rc = 0, first = 1;
+    
+#line 666 "chapters/A2-failure.nw"
+if (cfg->resume) {
+    if (checkpoint_restore(cfg->resume, m, err))
+        rc = -1;
+    first = cfg->resume->epoch + 1;
+    if (rank == 0 && cfg->out && !cfg->quiet)
+        fprintf(cfg->out, "resume: %s holds epoch %d; training epochs %d to %d\n",
+                cfg->checkpoint, cfg->resume->epoch, first, cfg->epochs);
+}
+#line 1774 "chapters/01-mlp.nw"
+    for (int epoch = first; epoch <= cfg->epochs && rc == 0; epoch++) {
         
-#line 1781 "chapters/01-mlp.nw"
+#line 1796 "chapters/01-mlp.nw"
 for (long i = 0; i < train->n; i++)
     perm[i] = (int32_t)i;
 Rng r;
-rng_seed(&r, cfg->seed, STREAM_SHUFFLE + (uint64_t)epoch);
+train_shuffle_rng(&r, cfg, epoch, first);
 rng_shuffle(&r, perm, train->n);
-#line 1770 "chapters/01-mlp.nw"
+#line 1776 "chapters/01-mlp.nw"
         
-#line 1794 "chapters/01-mlp.nw"
+#line 1812 "chapters/01-mlp.nw"
 Progress bar;
 progress_begin(&bar, cfg->out ? cfg->out : stdout, cfg->quiet || !cfg->out || rank != 0,
                epoch, cfg->epochs, steps);
 dev->zero(m->stats, 2 * sizeof(float));
 double epoch_start = now_seconds(), t = epoch_start, t1;
 for (long step = 0; step < steps && rc == 0; step++) {
+    launch_phase("epoch %d, step %ld of %ld", epoch, step + 1, steps);
     const int32_t *mine = perm + step * global + (long)rank * b;
     for (int i = 0; i < b; i++) {
         memcpy(xb + (size_t)i * train->features, train->x + (size_t)mine[i] * train->features,
@@ -118,9 +158,9 @@ for (long step = 0; step < steps && rc == 0; step++) {
 }
 double train_seconds = now_seconds() - epoch_start;
 progress_end(&bar);
-#line 1771 "chapters/01-mlp.nw"
+#line 1777 "chapters/01-mlp.nw"
         
-#line 1843 "chapters/01-mlp.nw"
+#line 1862 "chapters/01-mlp.nw"
 if (rc == 0) {
     float st[2];
     dev->download(st, m->stats, sizeof st);
@@ -145,24 +185,30 @@ if (rc == 0) {
     if (rc == 0 && rank == 0 && cfg->log)
         report_csv_row(cfg->log, e);
 }
-#line 1772 "chapters/01-mlp.nw"
+#line 1778 "chapters/01-mlp.nw"
+        
+#line 685 "chapters/A2-failure.nw"
+if (rc == 0 && cfg->checkpoint && rank == 0) {
+    double t_ck = now_seconds();
+    launch_phase("writing the checkpoint of epoch %d", epoch);
+    if (train_checkpoint(cfg, m, world, train->n, epoch, err))
+        rc = -1;
+    timers_add(&res->timers, "checkpoint", now_seconds() - t_ck);
+}
+#line 1779 "chapters/01-mlp.nw"
     }
     free(perm);
     free(xb);
     free(yb);
     return rc;
 }
-#line 1989 "chapters/01-mlp.nw"
+#line 2016 "chapters/01-mlp.nw"
 int train_prepare(const struct Options *o, int ranks, const char *ranks_word, Dataset *train,
-                  Dataset *test, FILE **log)
+                  Dataset *test, FILE **log, struct Checkpoint *resume)
 {
     char err[ERR_LEN];
     *log = NULL;
-    if (o->log && !(*log = fopen(o->log, "w"))) {
-        fprintf(stderr, "%s: --log %s: cannot open: %s\n", program_name(), o->log,
-                strerror(errno));
-        return -1;
-    }
+    memset(resume, 0, sizeof *resume);
     if (data_load(o->data, o->train_size, o->seed, train, test, err)) {
         fprintf(stderr, "%s: %s\n", program_name(), err);
         return -1;
@@ -178,11 +224,45 @@ int train_prepare(const struct Options *o, int ranks, const char *ranks_word, Da
                     o->batch_size, ranks, ranks_word, train->n);
         return -1;
     }
-    if (*log)
-        report_csv_header(*log);
+    
+#line 702 "chapters/A2-failure.nw"
+if (o->resume && !o->checkpoint) {
+    fprintf(stderr, "%s: --resume needs --checkpoint FILE (the file to resume from)\n",
+            program_name());
+    return -1;
+}
+if (o->checkpoint && checkpoint_writable(o->checkpoint, err)) {
+    fprintf(stderr, "%s: --checkpoint: %s\n", program_name(), err);
+    return -1;
+}
+if (o->resume) {
+    Checkpoint want = {.n_layers = o->n_hidden + 1, .seed = o->seed,
+                       .global_batch = (uint64_t)global, .n_train = (uint64_t)train->n,
+                       .lr = o->lr, .epochs = o->epochs};
+    want.width[0] = train->features;
+    for (int l = 0; l < o->n_hidden; l++)
+        want.width[l + 1] = o->hidden[l];
+    want.width[o->n_hidden + 1] = train->classes;
+    if (checkpoint_load(o->checkpoint, resume, err) ||
+        checkpoint_match(resume, &want, o->checkpoint, err)) {
+        checkpoint_free(resume);
+        fprintf(stderr, "%s: %s%s\n", program_name(),
+                strncmp(err, "--resume", 8) == 0 ? "" : "--resume: ", err);
+        return -1;
+    }
+}
+#line 2038 "chapters/01-mlp.nw"
+    if (o->log && !(*log = fopen(o->log, o->resume ? "a" : "w"))) {
+        fprintf(stderr, "%s: --log %s: cannot open: %s\n", program_name(), o->log,
+                strerror(errno));
+        checkpoint_free(resume);
+        return -1;
+    }
+    if (*log && fseek(*log, 0, SEEK_END) == 0 && ftell(*log) == 0)
+        report_csv_header(*log); /* a resumed run appends to its log */
     return 0;
 }
-#line 479 "chapters/03-ps.nw"
+#line 484 "chapters/03-ps.nw"
 void train_banner(FILE *f, const struct Options *o, const Model *m, const Dataset *train,
                   const Dataset *test, const Device *dev, const char *note, int trainers,
                   const char *each)

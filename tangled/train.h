@@ -43,6 +43,8 @@ typedef struct TrainConfig {
     bool quiet;       /**< print nothing per epoch */
     FILE *out;        /**< where rank 0 prints (stdout), or NULL for nothing */
     FILE *log;        /**< CSV log, or NULL */
+    const char *checkpoint;         /**< write a checkpoint here after every epoch, or NULL */
+    const struct Checkpoint *resume; /**< continue from this checkpoint, or NULL */
 } TrainConfig;
 
 /** What a training run reports. */
@@ -67,14 +69,17 @@ void evaluate(Model *m, const Dataset *d, long lo, long hi, double *right);
 void train_report_end(FILE *f, const TrainResult *res, bool quiet);
 
 struct Options;
+struct Checkpoint;
 /**
- * Before training: open --log (and write the CSV header), load the data, and check that
- * a global batch of @p ranks x --batch_size samples fits in the training set
- * (@p ranks_word names the ranks in the message: "ranks", "workers"). Returns 0, or -1
- * after printing one line on stderr; the program then exits with EXIT_USAGE.
+ * Before training: load the data, check that a global batch of @p ranks x --batch_size
+ * samples fits in the training set (@p ranks_word names the ranks in the message:
+ * "ranks", "workers"), check --checkpoint and with --resume load it into @p resume
+ * (zeroed otherwise), and open --log (writing the CSV header unless resuming a log).
+ * Returns 0, or -1 after printing one line on stderr; the program then exits with
+ * EXIT_USAGE.
  */
 int train_prepare(const struct Options *o, int ranks, const char *ranks_word, Dataset *train,
-                  Dataset *test, FILE **log);
+                  Dataset *test, FILE **log, struct Checkpoint *resume);
 /**
  * Print the banner lines every multi-rank program shares: the device (@p note says how it
  * was chosen), the model, the data, and the training of @p trainers ranks of --batch_size

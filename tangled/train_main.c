@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "buckets.h"
+#include "checkpoint.h"
 #include "comm.h"
 #include "comm_mpi.h"
 #include "data.h"
@@ -44,6 +45,7 @@ typedef struct Run {
     Dataset test;       /**< test set */
     FILE *log;          /**< CSV log, written by the first trainer */
     ShmWorld *w;        /**< the shared world, or NULL under MPI or in one process */
+    Checkpoint resume;  /**< with --resume, where the run goes on from (appendix B) */
 } Run;
 
 /** Whether the run's strategy is @p name. */
@@ -51,7 +53,7 @@ static bool is(const Options *o, const char *name)
 {
     return strcmp(o->strategy, name) == 0;
 }
-#line 1373 "chapters/06-production.nw"
+#line 1375 "chapters/06-production.nw"
 static void banner(const Run *run, const Model *m, const Device *dev, const char *note,
                    int ranks, const char *transport)
 {
@@ -79,7 +81,7 @@ static void banner(const Run *run, const Model *m, const Device *dev, const char
                format_bytes(b2, (size_t)(2.0 * (ranks - 1) / ranks * (double)bytes)),
                format_bytes(b1, bytes));
 }
-#line 1408 "chapters/06-production.nw"
+#line 1410 "chapters/06-production.nw"
 static int train_rank(int rank, int size, void *arg, char *err)
 {
     Run *run = arg;
@@ -126,9 +128,14 @@ static int train_rank(int rank, int size, void *arg, char *err)
     TrainResult res;
     PsReport rep;
     TrainConfig cfg = {o->batch_size, o->epochs, o->lr, o->seed, o->quiet, stdout,
-                       rank == first ? run->log : NULL};
+                       rank == first ? run->log : NULL, o->checkpoint,
+                       o->resume ? &run->resume : NULL};
+    if (ps && rank == 0 && run->resume.params)
+        rc = checkpoint_restore(&run->resume, &m, err);
+    if (rc)
+        return -1;
     if (ps && rank == 0)
-        rc = ps_serve(c, host, &m, o->epochs,
+        rc = ps_serve(c, host, &m, o->epochs - run->resume.epoch,
                       train_steps_per_epoch(run->train.n, o->batch_size, size - 1), o->lr,
                       &rep, err);
     else
@@ -136,7 +143,7 @@ static int train_rank(int rank, int size, void *arg, char *err)
     if (rc)
         return -1;
     
-#line 1473 "chapters/06-production.nw"
+#line 1480 "chapters/06-production.nw"
 uint64_t hash = 0;
 launch_phase("comparing the replicas");
 if (host && replicas_agree(host, &m, &hash, err))
@@ -156,9 +163,9 @@ if (host && host->barrier(host, err)) /* the server speaks last */
     return -1;
 if (ps && rank == 0 && !o->quiet)
     ps_report(stdout, &rep);
-#line 1464 "chapters/06-production.nw"
+#line 1471 "chapters/06-production.nw"
     
-#line 1502 "chapters/06-production.nw"
+#line 1509 "chapters/06-production.nw"
 if (!single && !ps) {
     if (is(o, "ring"))
         ring_strategy_free(&rs);
@@ -167,13 +174,13 @@ if (!single && !ps) {
     else if (is(o, "nccl"))
         nccl_strategy_free(&cs);
 }
-#line 1465 "chapters/06-production.nw"
+#line 1472 "chapters/06-production.nw"
     model_free(&m);
     if (c)
         comm_close_rank(c, host);
     return 0;
 }
-#line 1518 "chapters/06-production.nw"
+#line 1525 "chapters/06-production.nw"
 /** Build one replica for data_parallel_run(). */
 static int build_replica(Model *m, void *arg, char *err)
 {
@@ -196,7 +203,8 @@ static int run_data_parallel(Run *run, char *err)
                o->n_gpus, "threads");
         model_free(&probe);
     }
-    TrainConfig cfg = {o->batch_size, o->epochs, o->lr, o->seed, o->quiet, stdout, run->log};
+    TrainConfig cfg = {o->batch_size, o->epochs, o->lr, o->seed, o->quiet, stdout, run->log,
+                       o->checkpoint, o->resume ? &run->resume : NULL};
     Model master;
     TrainResult res;
     if (data_parallel_run(&cfg, o->n_gpus, &run->train, &run->test, build_replica, run,
@@ -206,7 +214,7 @@ static int run_data_parallel(Run *run, char *err)
     model_free(&master);
     return 0;
 }
-#line 1559 "chapters/06-production.nw"
+#line 1567 "chapters/06-production.nw"
 /** Refuse what cannot run, in one line; 0 when the run may start. */
 static int check_strategy(Options *o)
 {
@@ -279,7 +287,7 @@ int main(int argc, char **argv)
         o->log = NULL;
     bool ps = is(o, "param_server");
     if (train_prepare(o, ps ? o->n_gpus - 1 : o->n_gpus, ps ? "workers" : "ranks", &run.train,
-                      &run.test, &run.log)) {
+                      &run.test, &run.log, &run.resume)) {
         if (mpi)
             comm_mpi_finalize();
         return EXIT_USAGE;
