@@ -8,6 +8,7 @@
 #   make test            drift check + Criterion tests (DEVICE=cpu|cuda)
 #   make book            book/book.pdf
 #   make docs            Doxygen HTML into build/docs, warnings are errors
+#   make faults          50 kill -9s of a random rank of ./ring and ./ps (FAULT_TRIALS=50)
 #   make bench           all-reduce tables, samples/s per strategy, ./mlp beside PyTorch:
 #                        CSV into book/data/ (BENCH_ITERS=20, BENCH_MAX=256M)
 #   make grade           exercise scores and results.json (CHAPTER=N for one chapter)
@@ -27,6 +28,13 @@ ifeq ($(NATIVE),1)
 CFLAGS_BASE += -march=native
 endif
 LDLIBS   := -lm -lpthread
+# SANITIZE=address,undefined: every C object, program and test built with those sanitizers
+# (the objects rebuild when it changes, like any flag); leaks are valgrind's (make memcheck).
+SANITIZE ?=
+ifneq ($(SANITIZE),)
+CFLAGS_BASE += -fsanitize=$(SANITIZE) -fno-sanitize-recover=all -fno-omit-frame-pointer
+SAN_ENV := ASAN_OPTIONS=detect_leaks=0:protect_shadow_gap=0:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
+endif
 DEVICE   ?= cpu
 
 CHAPTERS := $(sort $(wildcard chapters/*.nw))
@@ -115,7 +123,7 @@ endif
 LIB        := $(BUILD)/libdps.a
 
 .PHONY: all chapter0 chapter1 chapter2 chapter3 chapter4 chapter5 chapter6 tangle check-tangle test test-run deps deps-check \
-        book docs clean help grade manifest handout bench
+        book docs clean help grade manifest handout bench faults
 .DEFAULT_GOAL := all
 
 all: $(PROGRAMS)
@@ -222,15 +230,22 @@ test: check-tangle
 
 # The exercises first (students' started ones, then the proof that the tests can fail),
 # the book's tests last, so that Criterion's summary closes the run.
-GRADE_ENV = CC="$(CC)" CFLAGS="$(CFLAGS)" LDLIBS="$(LDLIBS)" LIB="$(LIB)" DPS_TEST_DEVICE=$(DEVICE)
+GRADE_ENV = CC="$(CC)" CFLAGS="$(CFLAGS)" LDLIBS="$(LDLIBS)" LIB="$(LIB)" DPS_TEST_DEVICE=$(DEVICE) $(SAN_ENV)
 
 test-run: $(PROGRAMS) $(TEST_BIN)
 	@status=0; echo "test: exercises"; \
 	 $(GRADE_ENV) tests/grade.sh test $(CHAPTER) || status=1; \
 	 $(GRADE_ENV) tests/grade.sh prove $(CHAPTER) || status=1; \
-	 echo "test: running the book's tests on DEVICE=$(DEVICE)"; \
-	 DPS_TEST_DEVICE=$(DEVICE) $(TEST_BIN) --timeout 120 -j$(TEST_JOBS) --short-filename || status=1; \
+	 echo "test: running the book's tests on DEVICE=$(DEVICE)$(if $(SANITIZE), with -fsanitize=$(SANITIZE))"; \
+	 DPS_TEST_DEVICE=$(DEVICE) $(SAN_ENV) $(TEST_BIN) --timeout 120 -j$(TEST_JOBS) --short-filename || status=1; \
 	 exit $$status
+
+# Appendix B's fault trials at full size: kill -9 of a random rank of a 4-rank ./ring or ./ps,
+# FAULT_TRIALS times (make test runs 6), with the slowest abort time and the leftovers.
+FAULT_TRIALS ?= 50
+faults: $(PROGRAMS) $(TEST_BIN)
+	@DPS_FAULT_TRIALS=$(FAULT_TRIALS) $(TEST_BIN) --filter 'failure_faults/*' --verbose=1 2>&1 \
+	  | grep -v -e '^\[SKIP\]' -e '^\[====\] Running' -e 'Criterion v'; exit $${PIPESTATUS[0]}
 
 # Speed, never inside make test: the tables, and CSV files for the book's plots.
 bench: $(PROGRAMS)
@@ -305,4 +320,4 @@ clean:
 	rm -rf $(BUILD) $(PROGRAMS) book/book.pdf results.json
 
 help:
-	@sed -n '2,19p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,20p' Makefile | sed 's/^# \{0,1\}//'

@@ -165,7 +165,7 @@ static void scale(size_t n, float a, float *x)
     scale_kernel<<<stride_blocks(n), THREADS>>>(n, a, x);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 1204 "chapters/02-shm.nw"
+#line 1210 "chapters/02-shm.nw"
 static void peer_copy(void *dst, const void *src, size_t bytes)
 {
     CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, 0));
@@ -202,7 +202,7 @@ static Device cuda = {
     DEVICE_CUDA, "cuda", "", 0, alloc, release, upload, download, copy, zero, sync,
     gemm, bias_act_forward, relu_backward, bias_backward, softmax_xent, axpy, scale,
     
-#line 1238 "chapters/02-shm.nw"
+#line 1244 "chapters/02-shm.nw"
 peer_copy, ipc_export, ipc_open, ipc_close,
 #line 1530 "chapters/01-mlp.nw"
 };

@@ -1,4 +1,4 @@
-#line 1322 "chapters/02-shm.nw"
+#line 1328 "chapters/02-shm.nw"
 /**
  * @file comm_shm.c
  * @brief The shared-memory transport: channels, doorbells, barrier, CUDA IPC.
@@ -29,7 +29,7 @@
 #define cpu_relax() atomic_signal_fence(memory_order_seq_cst)
 #endif
 
-#line 698 "chapters/02-shm.nw"
+#line 704 "chapters/02-shm.nw"
 /** Align to a cache line, so that counters written by different ranks do not share one. */
 #define LINE 64
 /** Copy @p n bytes; memcpy on the CPU, the device's peer_copy on a GPU. */
@@ -78,7 +78,7 @@ typedef struct ShmComm {
     void *dev_in[LAUNCH_MAX_RANKS];  /**< GPU ring of channel src -> me, by src (mine) */
     void *dev_out[LAUNCH_MAX_RANKS]; /**< GPU ring of channel me -> dst, by dst (opened) */
 } ShmComm;
-#line 461 "chapters/02-shm.nw"
+#line 467 "chapters/02-shm.nw"
 static void futex_wait(_Atomic uint32_t *word, uint32_t expected, double seconds)
 {
     struct timespec ts = {(time_t)seconds, (long)((seconds - (time_t)seconds) * 1e9)};
@@ -89,7 +89,7 @@ static void futex_wake(_Atomic uint32_t *word, int count)
 {
     syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, count, NULL, NULL, 0);
 }
-#line 646 "chapters/02-shm.nw"
+#line 652 "chapters/02-shm.nw"
 /** Bytes published at once: a quarter of the ring, so both sides copy at the same time. */
 static size_t piece(size_t cap) { return cap / 4; }
 
@@ -129,7 +129,7 @@ static size_t ring_pop(RingCtl *r, const unsigned char *base, size_t cap, unsign
     atomic_store_explicit(&r->head, head + (uint32_t)n, memory_order_release);
     return n;
 }
-#line 749 "chapters/02-shm.nw"
+#line 755 "chapters/02-shm.nw"
 static ChannelCtl *channel(ShmWorld *w, int src, int dst)
 {
     return (ChannelCtl *)((char *)w + w->ctl_at) + (size_t)src * w->size + dst;
@@ -189,7 +189,7 @@ void shm_world_destroy(ShmWorld *w)
     if (w)
         munmap(w, w->map_bytes);
 }
-#line 840 "chapters/02-shm.nw"
+#line 846 "chapters/02-shm.nw"
 static void ring_bell(ShmWorld *w, int rank)
 {
     Bell *b = &w->bell[rank];
@@ -228,7 +228,7 @@ static int wait_bell(ShmComm *c, uint32_t seen, double deadline)
     Bell *b = &c->w->bell[c->comm.rank];
     return wait_change(&b->seq, seen, &b->sleeping, c->spin, deadline);
 }
-#line 898 "chapters/02-shm.nw"
+#line 904 "chapters/02-shm.nw"
 /** The device-payload bit of a message header. */
 #define ON_DEVICE (1ull << 63)
 
@@ -257,7 +257,7 @@ static Transfer transfer(const ShmComm *c, int peer, const void *buf, size_t byt
         t.header[i] = (unsigned char)(h >> (8 * i));
     return t;
 }
-#line 933 "chapters/02-shm.nw"
+#line 939 "chapters/02-shm.nw"
 static size_t progress_send(ShmComm *c, Transfer *t)
 {
     ShmWorld *w = c->w;
@@ -285,7 +285,7 @@ static size_t progress_send(ShmComm *c, Transfer *t)
         ring_bell(w, t->peer);
     return moved;
 }
-#line 967 "chapters/02-shm.nw"
+#line 973 "chapters/02-shm.nw"
 static long progress_recv(ShmComm *c, Transfer *t, char *err)
 {
     ShmWorld *w = c->w;
@@ -297,7 +297,7 @@ static long progress_recv(ShmComm *c, Transfer *t, char *err)
         unsigned char got[8];
         k = ring_pop(&ch->host, ring, w->host_bytes, got, 8 - t->header_done, host_copy);
         
-#line 1001 "chapters/02-shm.nw"
+#line 1007 "chapters/02-shm.nw"
 if (memcmp(got, t->header + t->header_done, k) != 0) {
     memcpy(t->header + t->header_done, got, k);
     uint64_t h = 0;
@@ -311,7 +311,7 @@ if (memcmp(got, t->header + t->header_done, k) != 0) {
                      (unsigned long long)(h & ~ON_DEVICE), on_device(c) ? "device" : "host",
                      t->bytes);
 }
-#line 978 "chapters/02-shm.nw"
+#line 984 "chapters/02-shm.nw"
         t->header_done += k;
         moved += k;
     }
@@ -329,7 +329,7 @@ if (memcmp(got, t->header + t->header_done, k) != 0) {
         ring_bell(w, t->peer);
     return (long)moved;
 }
-#line 1030 "chapters/02-shm.nw"
+#line 1036 "chapters/02-shm.nw"
 static int timed_out(ShmComm *c, const Transfer *out, const Transfer *in, char *err)
 {
     const Transfer *t = !finished(in) ? in : out;
@@ -366,7 +366,7 @@ static int exchange(ShmComm *c, Transfer *out, Transfer *in, char *err)
     }
     return 0;
 }
-#line 1072 "chapters/02-shm.nw"
+#line 1078 "chapters/02-shm.nw"
 static int check_peer(const Comm *c, int peer, const char *what, char *err)
 {
     if (peer < 0 || peer >= c->size || peer == c->rank)
@@ -402,7 +402,7 @@ static int shm_sendrecv(Comm *comm, int to, const void *sbuf, size_t sbytes, int
     Transfer out = transfer(c, to, sbuf, sbytes), in = transfer(c, from, rbuf, rbytes);
     return exchange(c, &out, &in, err);
 }
-#line 1124 "chapters/02-shm.nw"
+#line 1130 "chapters/02-shm.nw"
 static int barrier_timed_out(ShmComm *c, uint32_t mine, char *err)
 {
     ShmWorld *w = c->w;
@@ -437,7 +437,7 @@ static int shm_barrier(Comm *comm, char *err)
         return barrier_timed_out(c, mine, err);
     return 0;
 }
-#line 1248 "chapters/02-shm.nw"
+#line 1254 "chapters/02-shm.nw"
 static int open_device_rings(ShmComm *c, char *err)
 {
     ShmWorld *w = c->w;
@@ -459,7 +459,7 @@ static int open_device_rings(ShmComm *c, char *err)
             return -1;
     return 0;
 }
-#line 1275 "chapters/02-shm.nw"
+#line 1281 "chapters/02-shm.nw"
 static void shm_close(Comm *comm)
 {
     ShmComm *c = (ShmComm *)comm;

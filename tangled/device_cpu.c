@@ -32,7 +32,7 @@ static void download(void *dst, const void *src, size_t bytes) { memcpy(dst, src
 static void copy(void *dst, const void *src, size_t bytes) { memmove(dst, src, bytes); }
 static void zero(void *p, size_t bytes) { memset(p, 0, bytes); }
 static void sync(void) {}
-#line 1200 "chapters/02-shm.nw"
+#line 1206 "chapters/02-shm.nw"
 static void peer_copy(void *dst, const void *src, size_t bytes) { memcpy(dst, src, bytes); }
 #line 1142 "chapters/01-mlp.nw"
 /** op(A)[i][p] of the stored A, inside gemm_plain(). */
@@ -135,7 +135,7 @@ static Device cpu = {
     .bias_backward = bias_backward, .softmax_xent = softmax_xent, .axpy = axpy,
     .scale = scale, .count = 1,
     
-#line 1196 "chapters/02-shm.nw"
+#line 1202 "chapters/02-shm.nw"
 .peer_copy = peer_copy,
 #line 1272 "chapters/01-mlp.nw"
 };

@@ -63,13 +63,16 @@ void launch_phase_of(int rank, char *buf, size_t len)
 }
 
 int launch_rank(void) { return self; }
-#line 215 "chapters/02-shm.nw"
+#line 218 "chapters/02-shm.nw"
 static void run_rank(int rank, int size, RankMain rank_main, void *arg, pid_t parent,
                      const sigset_t *mask)
 {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent)
         _exit(EXIT_RUNTIME);
+    char name[16];
+    snprintf(name, sizeof name, "%.10s:%d", program_name(), rank);
+    prctl(PR_SET_NAME, name);
     sigprocmask(SIG_SETMASK, mask, NULL);
     self = rank;
     launch_phase("running");
@@ -82,7 +85,7 @@ static void run_rank(int rank, int size, RankMain rank_main, void *arg, pid_t pa
     }
     _exit(0);
 }
-#line 250 "chapters/02-shm.nw"
+#line 256 "chapters/02-shm.nw"
 static void describe(int rank, int status, char *msg)
 {
     char phase[96];
@@ -113,7 +116,7 @@ static int supervise(pid_t *pids, int size, double limit_s, const sigset_t *chld
     char msg[ERR_LEN] = "";
     while (alive > 0) {
         
-#line 295 "chapters/02-shm.nw"
+#line 301 "chapters/02-shm.nw"
 int status;
 pid_t pid;
 while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
@@ -134,11 +137,11 @@ while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
 }
 if (pid < 0 && errno == ECHILD)
     break; /* no child left at all */
-#line 280 "chapters/02-shm.nw"
+#line 286 "chapters/02-shm.nw"
         if (alive == 0)
             break;
         
-#line 318 "chapters/02-shm.nw"
+#line 324 "chapters/02-shm.nw"
 double t = now_seconds();
 if (!failed && limit_s > 0 && t - start > limit_s) {
     int r = 0;
@@ -155,22 +158,22 @@ if (!failed && limit_s > 0 && t - start > limit_s) {
     signal_all(pids, size, SIGKILL);
     kill_at = INFINITY;
 }
-#line 283 "chapters/02-shm.nw"
+#line 289 "chapters/02-shm.nw"
         
-#line 337 "chapters/02-shm.nw"
+#line 343 "chapters/02-shm.nw"
 double wake = kill_at;
 if (!failed && limit_s > 0)
     wake = start + limit_s;
 double wait_s = isinf(wake) ? 1.0 : fmax(0.0, fmin(1.0, wake - t));
 struct timespec ts = {(time_t)wait_s, (long)((wait_s - (time_t)wait_s) * 1e9)};
 sigtimedwait(chld, NULL, &ts);
-#line 284 "chapters/02-shm.nw"
+#line 290 "chapters/02-shm.nw"
     }
     if (failed)
         return error_set(err, "%s", msg);
     return 0;
 }
-#line 350 "chapters/02-shm.nw"
+#line 356 "chapters/02-shm.nw"
 int launch(int size, RankMain rank_main, void *arg, double limit_s, char *err)
 {
     if (size < 1 || size > LAUNCH_MAX_RANKS)

@@ -1,4 +1,4 @@
-#line 1403 "chapters/02-shm.nw"
+#line 1409 "chapters/02-shm.nw"
 /**
  * @file pingpong.c
  * @brief The program pingpong: latency and bandwidth between ranks (chapter 2).
@@ -29,7 +29,7 @@ typedef struct Run {
     ShmWorld *w; /**< made before the fork */
 } Run;
 
-#line 1443 "chapters/02-shm.nw"
+#line 1449 "chapters/02-shm.nw"
 static unsigned char pattern(size_t i, size_t size)
 {
     return (unsigned char)((i * 2654435761u + size * 40503u) >> 7);
@@ -50,7 +50,7 @@ static long count_wrong(const Device *dev, unsigned char *host, const void *buf,
         wrong += host[i] != pattern(i, size);
     return wrong;
 }
-#line 1470 "chapters/02-shm.nw"
+#line 1476 "chapters/02-shm.nw"
 /** Times of one size, as rank 0 measured them. */
 typedef struct Row {
     double oneway;  /**< seconds: half the median round trip */
@@ -96,7 +96,7 @@ static int one_size(Comm *c, const Options *o, size_t size, unsigned char *host,
     row->both = median(times, o->iters);
     return 0;
 }
-#line 1522 "chapters/02-shm.nw"
+#line 1528 "chapters/02-shm.nw"
 static int rank_main(int rank, int size, void *arg, char *err)
 {
     Run *run = arg;
@@ -111,7 +111,7 @@ static int rank_main(int rank, int size, void *arg, char *err)
         return -1;
     if (rank == 0)
         
-#line 1608 "chapters/02-shm.nw"
+#line 1614 "chapters/02-shm.nw"
 {
     char lo[32], hi[32], chan[32];
     printf("# pingpong: %d ranks over shared memory (%s)\n", size,
@@ -129,7 +129,7 @@ static int rank_main(int rank, int size, void *arg, char *err)
                "one-way", "algbw", "sendrecv", "algbw", "#wrong", "(B)", "(us)", "(GB/s)",
                "(us)", "(GB/s)", "");
 }
-#line 1536 "chapters/02-shm.nw"
+#line 1542 "chapters/02-shm.nw"
     unsigned char *host = xcalloc(o->max_bytes ? o->max_bytes : 1, 1);
     void *sbuf = dev->alloc(o->max_bytes), *rbuf = dev->alloc(o->max_bytes);
     double *times = xcalloc((size_t)o->iters, sizeof *times);
@@ -142,7 +142,7 @@ static int rank_main(int rank, int size, void *arg, char *err)
                 return -1;
             if (rank == 0)
                 
-#line 1570 "chapters/02-shm.nw"
+#line 1576 "chapters/02-shm.nw"
 {
     char wrong[24];
     snprintf(wrong, sizeof wrong, "%ld", row.wrong);
@@ -157,13 +157,13 @@ static int rank_main(int rank, int size, void *arg, char *err)
     if (row.wrong)
         return error_set(err, "%ld of %zu bytes came back wrong", row.wrong, s);
 }
-#line 1548 "chapters/02-shm.nw"
+#line 1554 "chapters/02-shm.nw"
             if (s > o->max_bytes / o->step_factor)
                 break;
         }
     }
     
-#line 1587 "chapters/02-shm.nw"
+#line 1593 "chapters/02-shm.nw"
 launch_phase("barrier");
 if (c->barrier(c, err))
     return -1;
@@ -178,7 +178,7 @@ for (int i = 0; i < BARRIERS; i++)
 if (rank == 0)
     printf("# barrier: %d ranks, %.2f us (mean of %d)\n", size,
            (now_seconds() - t0) / BARRIERS * 1e6, BARRIERS);
-#line 1553 "chapters/02-shm.nw"
+#line 1559 "chapters/02-shm.nw"
     if (rank == 0 && last > o->min_bytes && beta > 0)
         printf("# alpha-beta fit: T(n) = %.2f us + n / (%.2f GB/s)\n", alpha * 1e6,
                1 / beta / 1e9);
@@ -189,7 +189,7 @@ if (rank == 0)
     c->close(c);
     return 0;
 }
-#line 1631 "chapters/02-shm.nw"
+#line 1637 "chapters/02-shm.nw"
 /** Parse, make the shared world, launch the ranks, report a failure. */
 int main(int argc, char **argv)
 {

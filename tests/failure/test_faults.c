@@ -1,0 +1,212 @@
+/* Appendix B: kill -9 of a random rank at a random moment of a 4-rank ./ring or ./ps run.
+ * Every run must end within 2 s of the kill, with a non-zero status and a message naming the
+ * dead rank; no rank may survive; nothing may be left in /dev/shm; the last checkpoint must
+ * be intact. DPS_FAULT_TRIALS sets the number of trials (default 6; `make faults` runs 50),
+ * DPS_FAULT_SEED the generator that picks the rank and the moment. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "checkpoint.h"
+#include "helpers.h"
+#include "rng.h"
+
+/* The names in /dev/shm, newline-separated, into @p buf. */
+static void shm_names(char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    DIR *d = opendir("/dev/shm");
+    if (!d)
+        return;
+    struct dirent *e;
+    size_t used = 0;
+    while ((e = readdir(d)))
+        if (e->d_name[0] != '.' && used + strlen(e->d_name) + 2 < cap)
+            used += (size_t)snprintf(buf + used, cap - used, "%s\n", e->d_name);
+    closedir(d);
+}
+
+/* Whether a live process maps or holds open /dev/shm/@p name (another test's MPI run, say). */
+static bool held(const char *name)
+{
+    char cmd[512], out[64] = "";
+    snprintf(cmd, sizeof cmd, "grep -ls '/dev/shm/%s' /proc/[0-9]*/maps 2>/dev/null | head -1; "
+             "ls -l /proc/[0-9]*/fd 2>/dev/null | grep -m1 '/dev/shm/%s'", name, name);
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return true;
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    pclose(p);
+    return n > 0;
+}
+
+/* The ranks of launcher @p parent: pid per rank, from /proc (their names are "prog:rank"). */
+static int ranks_of(pid_t parent, pid_t *pid, int max)
+{
+    int found = 0;
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        char p[300], stat[512];
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        snprintf(p, sizeof p, "/proc/%s/stat", e->d_name);
+        FILE *f = fopen(p, "r");
+        if (!f)
+            continue;
+        size_t n = fread(stat, 1, sizeof stat - 1, f);
+        fclose(f);
+        stat[n] = '\0';
+        /* pid (comm) state ppid ... ; comm may hold spaces, so parse from the last ')' */
+        char *open = strchr(stat, '('), *close = strrchr(stat, ')');
+        int ppid;
+        char state;
+        if (!open || !close || sscanf(close + 1, " %c %d", &state, &ppid) != 2 ||
+            ppid != parent || state == 'Z')
+            continue;
+        char *colon = memchr(open, ':', (size_t)(close - open));
+        int r = colon ? atoi(colon + 1) : -1;
+        if (r >= 0 && r < max) {
+            pid[r] = atoi(e->d_name);
+            found++;
+        }
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
+/* What one trial saw. */
+typedef struct Trial {
+    double abort_s;   /* from the kill to the launcher's exit */
+    int leftovers;    /* processes alive afterwards and unheld names left in /dev/shm */
+    bool checkpoint;  /* a checkpoint existed (and was intact) */
+    bool tmp;         /* FILE.tmp was left by a writer killed mid-write */
+} Trial;
+
+static void trial(const char *prog, const char *ckpt, Rng *g, Trial *t)
+{
+    char shm_before[8192], shm_after[8192];
+    shm_names(shm_before, sizeof shm_before);
+    unlink(ckpt);
+    char tmp[300];
+    snprintf(tmp, sizeof tmp, "%s.tmp", ckpt);
+    unlink(tmp);
+    int err[2];
+    cr_assert(pipe(err) == 0);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, err[1], 2);
+    posix_spawn_file_actions_addclose(&fa, err[0]);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    char *argv[] = {(char *)prog, "--n_gpus", "4", "--device", "cpu", "--train_size", "2048",
+                    "--batch_size", "16", "--epochs", "100000", "--checkpoint", (char *)ckpt,
+                    "--timeout", "30", NULL};
+    pid_t parent;
+    cr_assert(posix_spawn(&parent, prog, &fa, NULL, argv, environ) == 0);
+    posix_spawn_file_actions_destroy(&fa);
+    close(err[1]);
+    pid_t pid[4] = {0};
+    double t0 = now_seconds();
+    while (ranks_of(parent, pid, 4) < 4) { /* wait for all four ranks */
+        cr_assert(now_seconds() - t0 < 20, "%s: the ranks did not start", prog);
+        usleep(2000);
+    }
+    int victim = (int)rng_below(g, 4);
+    double moment = 1.5 * rng_uniform(g); /* 0 to 1.5 s into the run */
+    usleep((useconds_t)(moment * 1e6));
+    int st;
+    cr_assert(waitpid(parent, &st, WNOHANG) == 0, "%s ended before the kill", prog);
+    cr_assert(kill(pid[victim], SIGKILL) == 0, "kill rank %d: %s", victim, strerror(errno));
+    double killed = now_seconds();
+    pid_t w;
+    while ((w = waitpid(parent, &st, WNOHANG)) == 0 && now_seconds() - killed < 10)
+        usleep(500);
+    t->abort_s = now_seconds() - killed;
+    if (w == 0) { /* hung: clean up before failing */
+        kill(parent, SIGKILL);
+        for (int r = 0; r < 4; r++)
+            kill(pid[r], SIGKILL);
+        waitpid(parent, &st, 0);
+    }
+    char msg[4096];
+    drain(err[0], msg, sizeof msg);
+    close(err[0]);
+    cr_assert(w == parent, "%s: still running 10 s after rank %d was killed", prog, victim);
+    cr_expect(t->abort_s < 2.0, "%s: ended %.2f s after rank %d was killed", prog, t->abort_s,
+              victim);
+    cr_expect(WIFEXITED(st) && WEXITSTATUS(st) != 0, "%s: status %d after a rank died", prog, st);
+    char says[64];
+    snprintf(says, sizeof says, "rank %d was killed by signal 9", victim);
+    cr_expect(strstr(msg, says) && count_lines(msg) == 1, "%s: stderr '%s' does not say '%s'",
+              prog, msg, says);
+    /* no rank survives: each pid is gone, or belongs to someone else now */
+    t->leftovers = 0;
+    for (int r = 0; r < 4; r++) {
+        char p[64], comm[32] = "";
+        snprintf(p, sizeof p, "/proc/%d/comm", pid[r]);
+        FILE *f = fopen(p, "r");
+        if (f) {
+            if (fgets(comm, sizeof comm, f) && strchr(comm, ':'))
+                t->leftovers++;
+            fclose(f);
+        }
+    }
+    cr_expect(t->leftovers == 0, "%s: %d rank(s) survived", prog, t->leftovers);
+    /* nothing new in /dev/shm that no live process holds */
+    shm_names(shm_after, sizeof shm_after);
+    for (char *line = shm_after, *nl; (nl = strchr(line, '\n')); line = nl + 1) {
+        *nl = '\0';
+        char key[300];
+        snprintf(key, sizeof key, "%s\n", line);
+        if (!strstr(shm_before, key) && !held(line)) {
+            t->leftovers++;
+            cr_expect(0, "%s: /dev/shm/%s was left behind", prog, line);
+        }
+    }
+    /* the last checkpoint, if an epoch finished, is intact */
+    struct stat sb;
+    t->checkpoint = stat(ckpt, &sb) == 0;
+    t->tmp = stat(tmp, &sb) == 0;
+    if (t->checkpoint) {
+        Checkpoint ck;
+        char why[ERR_LEN];
+        cr_expect(checkpoint_load(ckpt, &ck, why) == 0, "%s: the last checkpoint: %s", prog, why);
+        checkpoint_free(&ck);
+    }
+}
+
+Test(failure_faults, kill_9_of_a_random_rank_ends_the_run_cleanly, .timeout = 600)
+{
+    const char *env = getenv("DPS_FAULT_TRIALS"), *seed = getenv("DPS_FAULT_SEED");
+    int trials = env ? atoi(env) : 6;
+    Rng g;
+    rng_seed(&g, seed ? strtoull(seed, NULL, 10) : 1, 77);
+    char dir[] = "/tmp/dps-fault-XXXXXX", ckpt[64];
+    cr_assert(mkdtemp(dir));
+    snprintf(ckpt, sizeof ckpt, "%s/run.ckpt", dir);
+    double slowest = 0, sum = 0;
+    int leftovers = 0, with_ckpt = 0, tmps = 0;
+    for (int i = 0; i < trials; i++) {
+        Trial t;
+        trial(i % 2 ? "./ps" : "./ring", ckpt, &g, &t);
+        slowest = t.abort_s > slowest ? t.abort_s : slowest;
+        sum += t.abort_s;
+        leftovers += t.leftovers;
+        with_ckpt += t.checkpoint;
+        tmps += t.tmp;
+    }
+    char tmp[80];
+    snprintf(tmp, sizeof tmp, "%s.tmp", ckpt);
+    unlink(tmp);
+    unlink(ckpt);
+    rmdir(dir);
+    cr_log_info("faults: %d trials (./ring and ./ps, 4 ranks, kill -9 of a random rank 0-1.5 s "
+                "in): slowest abort %.3f s, mean %.3f s; leftovers (processes, /dev/shm) %d; "
+                "checkpoints intact %d of %d (the others died before epoch 1 ended); "
+                "FILE.tmp left by a killed writer %d", trials, slowest, sum / trials, leftovers,
+                with_ckpt, trials, tmps);
+}
