@@ -9,6 +9,9 @@
 #   make book            book/book.pdf
 #   make docs            Doxygen HTML into build/docs, warnings are errors
 #   make faults          50 kill -9s of a random rank of ./ring and ./ps (FAULT_TRIALS=50)
+#   make memcheck        valgrind on short ./mlp and ./ring runs
+#   make fuzz            libFuzzer on the IDX, checkpoint and option parsers (FUZZ_SECONDS=30)
+#   make test SANITIZE=address,undefined    the tests with the sanitizers
 #   make bench           all-reduce tables, samples/s per strategy, ./mlp beside PyTorch:
 #                        CSV into book/data/ (BENCH_ITERS=20, BENCH_MAX=256M)
 #   make grade           exercise scores and results.json (CHAPTER=N for one chapter)
@@ -123,7 +126,7 @@ endif
 LIB        := $(BUILD)/libdps.a
 
 .PHONY: all chapter0 chapter1 chapter2 chapter3 chapter4 chapter5 chapter6 tangle check-tangle test test-run deps deps-check \
-        book docs clean help grade manifest handout bench faults
+        book docs clean help grade manifest handout bench faults memcheck fuzz
 .DEFAULT_GOAL := all
 
 all: $(PROGRAMS)
@@ -247,6 +250,53 @@ faults: $(PROGRAMS) $(TEST_BIN)
 	@DPS_FAULT_TRIALS=$(FAULT_TRIALS) $(TEST_BIN) --filter 'failure_faults/*' --verbose=1 2>&1 \
 	  | grep -v -e '^\[SKIP\]' -e '^\[====\] Running' -e 'Criterion v'; exit $${PIPESTATUS[0]}
 
+# valgrind memcheck on short runs of ./mlp and ./ring (and a resume): no error, no definite
+# leak. Built without -march=native (valgrind does not decode AVX-512) and without CUDA
+# (cuBLAS's loader trips valgrind before main, and these runs are on the CPU).
+MEMCHECK := valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+            --show-leak-kinds=definite
+memcheck:
+	@command -v valgrind >/dev/null || { echo "memcheck: valgrind missing: make deps" >&2; exit 1; }
+	@$(MAKE) --no-print-directory NATIVE=0 NO_CUDA=1 SANITIZE= mlp ring
+	@set -e; d=$$(mktemp -d); \
+	 echo "memcheck: ./mlp --epochs 1"; \
+	 $(MEMCHECK) ./mlp --device cpu --epochs 1 --train_size 512 --hidden 64 --quiet; \
+	 echo "memcheck: ./ring --n_gpus 2 --epochs 1 --checkpoint"; \
+	 $(MEMCHECK) ./ring --n_gpus 2 --device cpu --epochs 1 --train_size 512 --hidden 64 --quiet \
+	   --checkpoint $$d/run.ckpt; \
+	 echo "memcheck: ./mlp --resume of the ring's checkpoint (the same global batch)"; \
+	 $(MEMCHECK) ./mlp --device cpu --epochs 2 --train_size 512 --hidden 64 --batch_size 128 \
+	   --quiet --checkpoint $$d/run.ckpt --resume; \
+	 rm -rf $$d; echo "memcheck: valgrind found no error in ./mlp, ./ring and the resume"
+
+# libFuzzer on the IDX parsers, the checkpoint reader and the option parser, FUZZ_SECONDS
+# each, from the seeds and the kept regressions; a crash stops with its input in build/fuzz.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 30
+FUZZ_TARGETS := checkpoint idx options
+FUZZ_SRCS    := tangled/checkpoint.c tangled/data.c tangled/options.c tangled/util.c \
+                tangled/rng.c tangled/report.c
+fuzz:
+	@printf 'int LLVMFuzzerTestOneInput(const char *d, long n) { return d && n < 0; }\n' | \
+	  $(FUZZ_CC) -fsanitize=fuzzer -x c - -o /dev/null 2>/dev/null || \
+	  { echo "fuzz: $(FUZZ_CC) with libFuzzer is missing: make deps (clang)" >&2; exit 1; }
+	@mkdir -p $(BUILD)/fuzz
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  $(FUZZ_CC) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	    -D_GNU_SOURCE -Itangled -Itests/fuzz -DFUZZ_TARGET=fuzz_$$t tests/fuzz/fuzz.c \
+	    $(FUZZ_SRCS) -lm -o $(BUILD)/fuzz/$$t; \
+	  mkdir -p $(BUILD)/fuzz/$$t-corpus; \
+	  if ! $(BUILD)/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 \
+	       -artifact_prefix=$(BUILD)/fuzz/$$t- $(BUILD)/fuzz/$$t-corpus tests/fuzz/seeds/$$t \
+	       tests/fuzz/regressions/$$t > $(BUILD)/fuzz/$$t.log 2>&1; then \
+	    tail -30 $(BUILD)/fuzz/$$t.log; \
+	    echo "fuzz: $$t: failed; keep the input (build/fuzz/$$t-*) in tests/fuzz/regressions/$$t after the fix" >&2; \
+	    exit 1; \
+	  fi; \
+	  echo "fuzz: $$t: $$(grep -o 'Done [0-9]* runs in [0-9]* second(s)' $(BUILD)/fuzz/$$t.log), \
+	    $$(ls $(BUILD)/fuzz/$$t-corpus | wc -l) inputs in the corpus, no crash"; \
+	done
+
 # Speed, never inside make test: the tables, and CSV files for the book's plots.
 bench: $(PROGRAMS)
 	@bench/bench.sh
@@ -273,7 +323,7 @@ handout:
 # ---------------------------------------------------------------- dependencies
 DEB_PACKAGES := build-essential noweb libcriterion-dev doxygen texlive-latex-base \
                 texlive-latex-recommended texlive-pictures lmodern latexmk poppler-utils \
-                libopenblas-dev libopenmpi-dev openmpi-bin
+                libopenblas-dev libopenmpi-dev openmpi-bin valgrind clang
 
 deps:
 	@if [ "$$(id -u)" = 0 ]; then sudo=; elif command -v sudo >/dev/null; then sudo=sudo; \
@@ -320,4 +370,4 @@ clean:
 	rm -rf $(BUILD) $(PROGRAMS) book/book.pdf results.json
 
 help:
-	@sed -n '2,20p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,23p' Makefile | sed 's/^# \{0,1\}//'

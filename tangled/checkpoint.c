@@ -263,6 +263,8 @@ if (expect != n)
     return error_set(err, "%s is malformed: a model of these widths has %llu parameters, the "
                      "header says %llu", name, (unsigned long long)expect,
                      (unsigned long long)n);
+if (get32(buf + 92) != 0) /* found by the fuzzer: else two files would read the same */
+    return error_set(err, "%s is malformed: its reserved bytes 92-95 are not zero", name);
 uint32_t epoch = get32(buf + 56), epochs = get32(buf + 60);
 c.n_layers = (int)L;
 c.seed = get64(buf + 64);
@@ -317,7 +319,7 @@ void checkpoint_free(Checkpoint *ck)
     free(ck->params);
     memset(ck, 0, sizeof *ck);
 }
-#line 559 "chapters/A2-failure.nw"
+#line 561 "chapters/A2-failure.nw"
 int checkpoint_match(const Checkpoint *ck, const Checkpoint *want, const char *name,
                      char *err)
 {

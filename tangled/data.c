@@ -1,4 +1,4 @@
-#line 375 "chapters/01-mlp.nw"
+#line 373 "chapters/01-mlp.nw"
 /**
  * @file data.c
  * @brief The synthetic data set and the MNIST IDX loader.
@@ -17,7 +17,7 @@
 #include "rng.h"
 #include "util.h"
 
-#line 110 "chapters/01-mlp.nw"
+#line 120 "chapters/01-mlp.nw"
 #define SYN_LATENT 6    /**< d: dimension of the latent space */
 #define SYN_MODES 10    /**< blobs per class */
 #define SYN_SPREAD 0.25 /**< s: spread of a sample around its blob */
@@ -46,7 +46,7 @@ static void generator_init(Generator *g, uint64_t seed, int features)
     for (size_t i = 0; i < (size_t)features * SYN_LATENT; i++)
         g->proj[i] = rng_normal(&r);
 }
-#line 146 "chapters/01-mlp.nw"
+#line 156 "chapters/01-mlp.nw"
 static void generate(const Generator *g, uint64_t seed, int split, long i, float *x,
                      int32_t *y)
 {
@@ -79,7 +79,7 @@ static void synthetic(Dataset *d, const Generator *g, uint64_t seed, int split, 
     for (long i = 0; i < n; i++)
         generate(g, seed, split, i, d->x + (size_t)i * (size_t)d->features, &d->y[i]);
 }
-#line 193 "chapters/01-mlp.nw"
+#line 203 "chapters/01-mlp.nw"
 static uint32_t be32(const unsigned char *p)
 {
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
@@ -113,37 +113,25 @@ static int read_file(const char *path, unsigned char **buf, size_t *len, char *e
     }
     return 0;
 }
-#line 234 "chapters/01-mlp.nw"
-static int idx_images(const char *path, Dataset *d, char *err)
+#line 244 "chapters/01-mlp.nw"
+int idx_parse_images(const unsigned char *b, size_t len, const char *path, Dataset *d,
+                     char *err)
 {
-    unsigned char *b;
-    size_t len;
-    if (read_file(path, &b, &len, err))
-        return -1;
-    int rc = -1;
-    if (len < 16) {
-        error_set(err, "%s: truncated header: %zu bytes, an IDX image file starts with 16",
-                  path, len);
-        goto out;
-    }
+    if (len < 16)
+        return error_set(err, "%s: truncated header: %zu bytes, an IDX image file starts with "
+                         "16", path, len);
     uint32_t magic = be32(b), n = be32(b + 4), rows = be32(b + 8), cols = be32(b + 12);
-    if (magic != 0x00000803) {
-        error_set(err, "%s: bad magic number 0x%08x, expected 0x00000803 (images: unsigned "
-                  "bytes, 3 dimensions)%s", path, magic,
-                  magic == 0x00000801 ? "; this looks like a label file" : "");
-        goto out;
-    }
-    if (n == 0 || rows == 0 || cols == 0 || rows > 4096 || cols > 4096) {
-        error_set(err, "%s: bad dimensions %u x %u x %u", path, n, rows, cols);
-        goto out;
-    }
+    if (magic != 0x00000803)
+        return error_set(err, "%s: bad magic number 0x%08x, expected 0x00000803 (images: "
+                         "unsigned bytes, 3 dimensions)%s", path, magic,
+                         magic == 0x00000801 ? "; this looks like a label file" : "");
+    if (n == 0 || rows == 0 || cols == 0 || rows > 4096 || cols > 4096)
+        return error_set(err, "%s: bad dimensions %u x %u x %u", path, n, rows, cols);
     size_t need = 16 + (size_t)n * rows * cols;
-    if (len != need) {
-        error_set(err, "%s: %s: the header promises %u images of %ux%u (%zu bytes), the file "
-                  "has %zu bytes", path, len < need ? "truncated" : "trailing data", n, rows,
-                  cols, need, len);
-        goto out;
-    }
+    if (len != need)
+        return error_set(err, "%s: %s: the header promises %u images of %ux%u (%zu bytes), "
+                         "the file has %zu bytes", path, len < need ? "truncated" :
+                         "trailing data", n, rows, cols, need, len);
     d->n = n;
     d->rows = (int)rows;
     d->cols = (int)cols;
@@ -151,68 +139,62 @@ static int idx_images(const char *path, Dataset *d, char *err)
     d->x = xcalloc((size_t)n * rows * cols, sizeof(float));
     for (size_t i = 0; i < (size_t)n * rows * cols; i++)
         d->x[i] = b[16 + i] / 255.0f;
-    rc = 0;
-out:
-    free(b);
-    return rc;
+    return 0;
 }
 
-static int idx_labels(const char *path, Dataset *d, char *err)
+int idx_parse_labels(const unsigned char *b, size_t len, const char *path, Dataset *d,
+                     char *err)
+{
+    if (len < 8)
+        return error_set(err, "%s: truncated header: %zu bytes, an IDX label file starts with "
+                         "8", path, len);
+    uint32_t magic = be32(b), n = be32(b + 4);
+    if (magic != 0x00000801)
+        return error_set(err, "%s: bad magic number 0x%08x, expected 0x00000801 (labels: "
+                         "unsigned bytes, 1 dimension)%s", path, magic,
+                         magic == 0x00000803 ? "; this looks like an image file" : "");
+    if (len != 8 + (size_t)n)
+        return error_set(err, "%s: %s: the header promises %u labels (%zu bytes), the file "
+                         "has %zu bytes", path, len < 8 + (size_t)n ? "truncated" :
+                         "trailing data", n, 8 + (size_t)n, len);
+    if ((long)n != d->n)
+        return error_set(err, "%s: %u labels, but the image file has %ld images", path, n,
+                         d->n);
+    for (uint32_t i = 0; i < n; i++)
+        if (b[8 + i] >= N_CLASSES)
+            return error_set(err, "%s: label %u at index %u is not in 0..%d", path, b[8 + i],
+                             i, N_CLASSES - 1);
+    d->classes = N_CLASSES;
+    d->y = xcalloc(n ? n : 1, sizeof(int32_t));
+    for (uint32_t i = 0; i < n; i++)
+        d->y[i] = b[8 + i];
+    return 0;
+}
+#line 307 "chapters/01-mlp.nw"
+/** Read the file at @p path and hand its bytes to @p parse. */
+static int idx_file(int (*parse)(const unsigned char *, size_t, const char *, Dataset *,
+                                 char *),
+                    const char *path, Dataset *d, char *err)
 {
     unsigned char *b;
     size_t len;
     if (read_file(path, &b, &len, err))
         return -1;
-    int rc = -1;
-    if (len < 8) {
-        error_set(err, "%s: truncated header: %zu bytes, an IDX label file starts with 8", path,
-                  len);
-        goto out;
-    }
-    uint32_t magic = be32(b), n = be32(b + 4);
-    if (magic != 0x00000801) {
-        error_set(err, "%s: bad magic number 0x%08x, expected 0x00000801 (labels: unsigned "
-                  "bytes, 1 dimension)%s", path, magic,
-                  magic == 0x00000803 ? "; this looks like an image file" : "");
-        goto out;
-    }
-    if (len != 8 + (size_t)n) {
-        error_set(err,
-                  "%s: %s: the header promises %u labels (%zu bytes), the file has %zu bytes",
-                  path, len < 8 + (size_t)n ? "truncated" : "trailing data", n, 8 + (size_t)n,
-                      len);
-        goto out;
-    }
-    if ((long)n != d->n) {
-        error_set(err, "%s: %u labels, but the image file has %ld images", path, n, d->n);
-        goto out;
-    }
-    d->classes = N_CLASSES;
-    d->y = xcalloc(n, sizeof(int32_t));
-    for (uint32_t i = 0; i < n; i++) {
-        if (b[8 + i] >= N_CLASSES) {
-            error_set(err, "%s: label %u at index %u is not in 0..%d", path, b[8 + i], i,
-                      N_CLASSES - 1);
-            goto out;
-        }
-        d->y[i] = b[8 + i];
-    }
-    rc = 0;
-out:
+    int rc = parse(b, len, path, d, err);
     free(b);
     return rc;
 }
-#line 329 "chapters/01-mlp.nw"
+#line 327 "chapters/01-mlp.nw"
 static int idx_split(const char *dir, const char *images, const char *labels, Dataset *d,
                      char *err)
 {
     char path[PATH_MAX];
     memset(d, 0, sizeof *d);
     snprintf(path, sizeof path, "%s/%s", dir, images);
-    if (idx_images(path, d, err))
+    if (idx_file(idx_parse_images, path, d, err))
         return -1;
     snprintf(path, sizeof path, "%s/%s", dir, labels);
-    if (idx_labels(path, d, err)) {
+    if (idx_file(idx_parse_labels, path, d, err)) {
         data_free(d);
         return -1;
     }
@@ -242,7 +224,7 @@ static int idx_load(const char *dir, Dataset *train, Dataset *test, char *err)
     return 0;
 }
 
-#line 396 "chapters/01-mlp.nw"
+#line 394 "chapters/01-mlp.nw"
 int data_load(const char *source, long train_size, uint64_t seed, Dataset *train,
               Dataset *test, char *err)
 {

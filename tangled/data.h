@@ -5,6 +5,7 @@
 #ifndef DPS_DATA_H
 #define DPS_DATA_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /** A labelled data set held in host memory. */
@@ -35,5 +36,14 @@ int data_load(const char *source, long train_size, uint64_t seed, Dataset *train
               Dataset *test, char *err);
 /** Release what data_load() allocated. */
 void data_free(Dataset *d);
+/**
+ * Parse the IDX image file held in @p b[0..len) (@p name names it in messages) into
+ * @p d's n, rows, cols, features and x. Returns 0, or -1 with the reason in @p err.
+ */
+int idx_parse_images(const unsigned char *b, size_t len, const char *name, Dataset *d,
+                     char *err);
+/** Parse the IDX label file in @p b[0..len) into @p d->y, for the d->n images already read. */
+int idx_parse_labels(const unsigned char *b, size_t len, const char *name, Dataset *d,
+                     char *err);
 
 #endif

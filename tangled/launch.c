@@ -70,7 +70,7 @@ static void run_rank(int rank, int size, RankMain rank_main, void *arg, pid_t pa
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent)
         _exit(EXIT_RUNTIME);
-    char name[16];
+    char name[32]; /* the kernel keeps the first 15 characters */
     snprintf(name, sizeof name, "%.10s:%d", program_name(), rank);
     prctl(PR_SET_NAME, name);
     sigprocmask(SIG_SETMASK, mask, NULL);
