@@ -180,41 +180,31 @@ int checkpoint_write(const char *path, const Checkpoint *ck, char *err)
     sigaddset(&hold, SIGINT);
     sigaddset(&hold, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &hold, &old);
-    const char *step = "create";
+    const char *step = NULL, *what = tmp;
+    int e = 0;
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd >= 0) {
-        step = "write";
-        if (write_all(fd, buf, n) == 0) {
-            step = "fsync";
-            if (fsync(fd) == 0) {
-                step = "close";
-                int rc = close(fd);
-                fd = -1;
-                if (rc == 0) {
-                    step = "rename";
-                    if (rename(tmp, path) == 0) {
-                        step = "fsync the directory of";
-                        if (sync_dir(path) == 0)
-                            step = NULL;
-                    }
-                }
-            }
-        }
-    }
-    int e = errno;
-    if (fd >= 0)
-        close(fd);
-    if (step && strcmp(step, "fsync the directory of") != 0)
-        unlink(tmp);
+    if (fd < 0)
+        step = "create", e = errno;
+    else if (write_all(fd, buf, n) != 0)
+        step = "write", e = errno;
+    else if (fsync(fd) != 0)
+        step = "fsync", e = errno;
+    if (fd >= 0 && close(fd) != 0 && !step)
+        step = "close", e = errno;
+    if (!step && rename(tmp, path) != 0)
+        step = "rename", what = path, e = errno;
+    if (step)
+        unlink(tmp); /* whatever failed, the old checkpoint was not touched */
+    else if (sync_dir(path) != 0)
+        step = "fsync the directory of", what = path, e = errno;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     free(buf);
     if (step)
         return error_set(err, "checkpoint: cannot %s %s: %s (the last checkpoint, if any, is "
-                         "intact)", step, strcmp(step, "create") == 0 ? tmp : path,
-                         strerror(e));
+                         "intact)", step, what, strerror(e));
     return 0;
 }
-#line 437 "chapters/A2-failure.nw"
+#line 427 "chapters/A2-failure.nw"
 int checkpoint_parse(const unsigned char *buf, size_t len, const char *name, Checkpoint *ck,
                      char *err)
 {
@@ -245,7 +235,7 @@ int checkpoint_parse(const unsigned char *buf, size_t len, const char *name, Che
                          stored, computed);
     Checkpoint c = {0};
     
-#line 505 "chapters/A2-failure.nw"
+#line 495 "chapters/A2-failure.nw"
 uint32_t L = get32(buf + 12);
 if (L < 1 || L > MAX_LAYERS)
     return error_set(err, "%s is malformed: %u layers (1 to %d are possible)", name, L,
@@ -283,7 +273,7 @@ if (epoch < 1 || epoch > epochs || epochs > 1000000 || c.global_batch < 1 ||
                      (double)c.lr);
 c.epoch = (int)epoch;
 c.epochs = (int)epochs;
-#line 467 "chapters/A2-failure.nw"
+#line 457 "chapters/A2-failure.nw"
     c.params = xcalloc(n, sizeof(float));
     for (size_t i = 0; i < n; i++)
         c.params[i] = bits_float(get32(buf + CKPT_HEADER + 4 * i));
@@ -319,7 +309,7 @@ void checkpoint_free(Checkpoint *ck)
     free(ck->params);
     memset(ck, 0, sizeof *ck);
 }
-#line 561 "chapters/A2-failure.nw"
+#line 551 "chapters/A2-failure.nw"
 int checkpoint_match(const Checkpoint *ck, const Checkpoint *want, const char *name,
                      char *err)
 {

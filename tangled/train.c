@@ -38,7 +38,7 @@ void evaluate(Model *m, const Dataset *d, long lo, long hi, double *right)
     *right += st[1];
     dev->zero(m->stats, 2 * sizeof(float));
 }
-#line 636 "chapters/A2-failure.nw"
+#line 626 "chapters/A2-failure.nw"
 /** The generator that shuffles @p epoch: a resumed run's first from its checkpoint. */
 static void train_shuffle_rng(Rng *r, const TrainConfig *cfg, int epoch, int first)
 {
@@ -94,7 +94,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
     int32_t *yb = xcalloc((size_t)b, sizeof *yb);
     int rc = 0, first = 1;
     
-#line 668 "chapters/A2-failure.nw"
+#line 658 "chapters/A2-failure.nw"
 if (cfg->resume) {
     if (checkpoint_restore(cfg->resume, m, err))
         rc = -1;
@@ -187,7 +187,7 @@ if (rc == 0) {
 }
 #line 1776 "chapters/01-mlp.nw"
         
-#line 687 "chapters/A2-failure.nw"
+#line 677 "chapters/A2-failure.nw"
 if (rc == 0 && cfg->checkpoint && rank == 0) {
     double t_ck = now_seconds();
     launch_phase("writing the checkpoint of epoch %d", epoch);
@@ -225,7 +225,7 @@ int train_prepare(const struct Options *o, int ranks, const char *ranks_word, Da
         return -1;
     }
     
-#line 704 "chapters/A2-failure.nw"
+#line 694 "chapters/A2-failure.nw"
 if (o->resume && !o->checkpoint) {
     fprintf(stderr, "%s: --resume needs --checkpoint FILE (the file to resume from)\n",
             program_name());
