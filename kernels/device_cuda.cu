@@ -1,4 +1,4 @@
-#line 1304 "chapters/01-mlp.nw"
+#line 1295 "chapters/01-mlp.nw"
 /**
  * @file device_cuda.cu
  * @brief The CUDA device: the same table as the CPU's, on a GPU.
@@ -34,7 +34,7 @@ static unsigned blocks(size_t n) { return (unsigned)((n + THREADS - 1) / THREADS
 
 static cublasHandle_t handle; /* one per process, made by device_cuda_open() */
 
-#line 1351 "chapters/01-mlp.nw"
+#line 1342 "chapters/01-mlp.nw"
 static void *alloc(size_t bytes)
 {
     void *p = NULL;
@@ -58,7 +58,7 @@ static void copy(void *dst, const void *src, size_t bytes)
 }
 static void zero(void *p, size_t bytes) { CUDA_CHECK(cudaMemset(p, 0, bytes)); }
 static void sync(void) { CUDA_CHECK(cudaDeviceSynchronize()); }
-#line 1387 "chapters/01-mlp.nw"
+#line 1378 "chapters/01-mlp.nw"
 static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
                  const float *B, float beta, float *C)
 {
@@ -66,7 +66,7 @@ static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float
                              ta ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k, &alpha, B,
                              tb ? k : n, A, ta ? m : k, &beta, C, n));
 }
-#line 1424 "chapters/01-mlp.nw"
+#line 1415 "chapters/01-mlp.nw"
 /** One thread per element: add the column's bias, then ReLU. */
 __global__ void bias_act_forward_kernel(float *y, const float *bias, int rows, int cols,
                                         bool relu)
@@ -82,7 +82,7 @@ static void bias_act_forward(float *y, const float *bias, int rows, int cols, bo
                                                                        relu);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 1442 "chapters/01-mlp.nw"
+#line 1433 "chapters/01-mlp.nw"
 /** One thread per element: zero dy where the ReLU's output was not positive. */
 __global__ void relu_backward_kernel(float *dy, const float *y, size_t n)
 {
@@ -96,7 +96,7 @@ static void relu_backward(float *dy, const float *y, size_t n)
     relu_backward_kernel<<<blocks(n), THREADS>>>(dy, y, n);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 1458 "chapters/01-mlp.nw"
+#line 1449 "chapters/01-mlp.nw"
 /** One thread per column: sum dy down the column. */
 __global__ void bias_backward_kernel(float *dbias, const float *dy, int rows, int cols)
 {
@@ -114,7 +114,7 @@ static void bias_backward(float *dbias, const float *dy, int rows, int cols)
     bias_backward_kernel<<<blocks(cols), THREADS>>>(dbias, dy, rows, cols);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 950 "chapters/01-mlp.nw"
+#line 941 "chapters/01-mlp.nw"
 /** One thread per row: softmax_xent_row(), then add the counts atomically. */
 __global__ void softmax_xent_kernel(const float *logits, const int *labels, int rows,
                                     int cols, float *dlogits, float *stats)
@@ -135,7 +135,7 @@ static void softmax_xent(const float *logits, const int *labels, int rows, int c
     softmax_xent_kernel<<<blocks(rows), THREADS>>>(logits, labels, rows, cols, dlogits, stats);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 1481 "chapters/01-mlp.nw"
+#line 1472 "chapters/01-mlp.nw"
 /** Grid-stride y += a x. */
 __global__ void axpy_kernel(size_t n, float a, const float *x, float *y)
 {
@@ -197,14 +197,14 @@ static void *ipc_open(const void *handle, char *err)
 }
 
 static void ipc_close(void *p) { CUDA_CHECK(cudaIpcCloseMemHandle(p)); }
-#line 1524 "chapters/01-mlp.nw"
+#line 1515 "chapters/01-mlp.nw"
 static Device cuda = {
     DEVICE_CUDA, "cuda", "", 0, alloc, release, upload, download, copy, zero, sync,
     gemm, bias_act_forward, relu_backward, bias_backward, softmax_xent, axpy, scale,
     
 #line 1244 "chapters/02-shm.nw"
 peer_copy, ipc_export, ipc_open, ipc_close,
-#line 1528 "chapters/01-mlp.nw"
+#line 1519 "chapters/01-mlp.nw"
 };
 
 extern "C" const Device *device_cuda_open(int rank, char *why)

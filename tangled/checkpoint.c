@@ -235,7 +235,7 @@ int checkpoint_parse(const unsigned char *buf, size_t len, const char *name, Che
                          stored, computed);
     Checkpoint c = {0};
     
-#line 495 "chapters/A2-failure.nw"
+#line 484 "chapters/A2-failure.nw"
 uint32_t L = get32(buf + 12);
 if (L < 1 || L > MAX_LAYERS)
     return error_set(err, "%s is malformed: %u layers (1 to %d are possible)", name, L,
@@ -284,22 +284,11 @@ c.epochs = (int)epochs;
 int checkpoint_load(const char *path, Checkpoint *ck, char *err)
 {
     memset(ck, 0, sizeof *ck);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return error_set(err, "%s: cannot open: %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fclose(f);
-        return error_set(err, "%s: not a regular file", path);
-    }
-    size_t len = (size_t)st.st_size;
-    unsigned char *buf = xcalloc(len ? len : 1, 1);
-    size_t got = fread(buf, 1, len, f);
-    int e = errno;
-    fclose(f);
-    int rc = got == len ? checkpoint_parse(buf, len, path, ck, err)
-                        : error_set(err, "%s: read error after %zu of %zu bytes: %s", path, got,
-                                    len, strerror(e));
+    unsigned char *buf;
+    size_t len;
+    if (read_file(path, &buf, &len, err))
+        return -1;
+    int rc = checkpoint_parse(buf, len, path, ck, err);
     free(buf);
     return rc;
 }
@@ -309,21 +298,17 @@ void checkpoint_free(Checkpoint *ck)
     free(ck->params);
     memset(ck, 0, sizeof *ck);
 }
-#line 551 "chapters/A2-failure.nw"
+#line 540 "chapters/A2-failure.nw"
 int checkpoint_match(const Checkpoint *ck, const Checkpoint *want, const char *name,
                      char *err)
 {
-    char have[128] = "", need[128] = "";
+    char have[128], need[128];
     bool same = ck->n_layers == want->n_layers;
     for (int l = 0; same && l <= ck->n_layers; l++)
         same = ck->width[l] == want->width[l];
     if (!same) {
-        for (int l = 0; l <= ck->n_layers; l++)
-            snprintf(have + strlen(have), sizeof have - strlen(have), "%s%d", l ? "-" : "",
-                     ck->width[l]);
-        for (int l = 0; l <= want->n_layers; l++)
-            snprintf(need + strlen(need), sizeof need - strlen(need), "%s%d", l ? "-" : "",
-                     want->width[l]);
+        widths_describe(ck->width, ck->n_layers, have, sizeof have);
+        widths_describe(want->width, want->n_layers, need, sizeof need);
         return error_set(err, "--resume: %s holds a %s model, this run builds %s (give the "
                          "--hidden it was written with)", name, have, need);
     }
@@ -362,10 +347,8 @@ int checkpoint_restore(const Checkpoint *ck, Model *m, char *err)
 
 void checkpoint_describe(const Checkpoint *ck, char *buf, size_t len)
 {
-    char shape[128] = "", n1[32], n2[32];
-    for (int l = 0; l <= ck->n_layers; l++)
-        snprintf(shape + strlen(shape), sizeof shape - strlen(shape), "%s%d", l ? "-" : "",
-                 ck->width[l]);
+    char shape[128], n1[32], n2[32];
+    widths_describe(ck->width, ck->n_layers, shape, sizeof shape);
     snprintf(buf, len, "model %s (%s parameters), epoch %d of %d, seed %llu, global batch "
              "%llu, %s training samples, lr %g", shape,
              format_count(n1, (long long)ck->n_params), ck->epoch, ck->epochs,

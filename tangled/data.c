@@ -1,4 +1,4 @@
-#line 373 "chapters/01-mlp.nw"
+#line 357 "chapters/01-mlp.nw"
 /**
  * @file data.c
  * @brief The synthetic data set and the MNIST IDX loader.
@@ -85,35 +85,19 @@ static uint32_t be32(const unsigned char *p)
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-/* Read a whole file into memory. */
-static int read_file(const char *path, unsigned char **buf, size_t *len, char *err)
+/* Read a whole IDX file ([[read_file]] of Appendix A), pointing at a compressed copy. */
+static int read_idx(const char *path, unsigned char **buf, size_t *len, char *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        int e = errno;
-        char gz[PATH_MAX + 4];
-        snprintf(gz, sizeof gz, "%s.gz", path);
-        if (access(gz, R_OK) == 0)
-            return error_set(err, "%s: not found, but %s is: decompress it first (gunzip)",
-                             path, gz);
-        return error_set(err, "%s: cannot open: %s", path, strerror(e));
-    }
-    struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fclose(f);
-        return error_set(err, "%s: not a regular file", path);
-    }
-    *len = (size_t)st.st_size;
-    *buf = xcalloc(*len + 1, 1);
-    size_t got = fread(*buf, 1, *len, f);
-    fclose(f);
-    if (got != *len) {
-        free(*buf);
-        return error_set(err, "%s: read error after %zu of %zu bytes", path, got, *len);
-    }
-    return 0;
+    if (read_file(path, buf, len, err) == 0)
+        return 0;
+    char gz[PATH_MAX + 4];
+    snprintf(gz, sizeof gz, "%s.gz", path);
+    if (access(path, F_OK) != 0 && access(gz, R_OK) == 0)
+        return error_set(err, "%s: not found, but %s is: decompress it first (gunzip)", path,
+                         gz);
+    return -1;
 }
-#line 244 "chapters/01-mlp.nw"
+#line 228 "chapters/01-mlp.nw"
 int idx_parse_images(const unsigned char *b, size_t len, const char *path, Dataset *d,
                      char *err)
 {
@@ -170,7 +154,7 @@ int idx_parse_labels(const unsigned char *b, size_t len, const char *path, Datas
         d->y[i] = b[8 + i];
     return 0;
 }
-#line 307 "chapters/01-mlp.nw"
+#line 291 "chapters/01-mlp.nw"
 /** Read the file at @p path and hand its bytes to @p parse. */
 static int idx_file(int (*parse)(const unsigned char *, size_t, const char *, Dataset *,
                                  char *),
@@ -178,13 +162,13 @@ static int idx_file(int (*parse)(const unsigned char *, size_t, const char *, Da
 {
     unsigned char *b;
     size_t len;
-    if (read_file(path, &b, &len, err))
+    if (read_idx(path, &b, &len, err))
         return -1;
     int rc = parse(b, len, path, d, err);
     free(b);
     return rc;
 }
-#line 327 "chapters/01-mlp.nw"
+#line 311 "chapters/01-mlp.nw"
 static int idx_split(const char *dir, const char *images, const char *labels, Dataset *d,
                      char *err)
 {
@@ -224,7 +208,7 @@ static int idx_load(const char *dir, Dataset *train, Dataset *test, char *err)
     return 0;
 }
 
-#line 394 "chapters/01-mlp.nw"
+#line 378 "chapters/01-mlp.nw"
 int data_load(const char *source, long train_size, uint64_t seed, Dataset *train,
               Dataset *test, char *err)
 {

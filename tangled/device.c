@@ -1,4 +1,4 @@
-#line 1565 "chapters/01-mlp.nw"
+#line 1556 "chapters/01-mlp.nw"
 /**
  * @file device.c
  * @brief Choosing the device a user asked for.

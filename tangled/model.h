@@ -49,6 +49,8 @@ int model_init(Model *m, const Device *dev, int features, const int *hidden, int
 void model_free(Model *m);
 /** Write the shape as "784-128-10" into @p buf of @p len bytes. */
 void model_describe(const Model *m, char *buf, size_t len);
+/** Write @p n_layers + 1 widths as "784-128-10" into @p buf of @p len bytes. */
+void widths_describe(const int *width, int n_layers, char *buf, size_t len);
 /** Copy a batch of @p B samples (features and labels, host memory) to the device. */
 void model_set_batch(Model *m, const float *x, const int32_t *y, int B);
 /** Forward the batch in act[0]: logits land in act[n_layers]. */

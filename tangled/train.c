@@ -1,4 +1,4 @@
-#line 1718 "chapters/01-mlp.nw"
+#line 1709 "chapters/01-mlp.nw"
 /**
  * @file train.c
  * @brief The training loop.
@@ -22,7 +22,7 @@ long train_steps_per_epoch(long n_train, int batch_size, int world)
     return n_train / ((long)batch_size * world);
 }
 
-#line 1891 "chapters/01-mlp.nw"
+#line 1882 "chapters/01-mlp.nw"
 void evaluate(Model *m, const Dataset *d, long lo, long hi, double *right)
 {
     const Device *dev = m->dev;
@@ -38,7 +38,7 @@ void evaluate(Model *m, const Dataset *d, long lo, long hi, double *right)
     *right += st[1];
     dev->zero(m->stats, 2 * sizeof(float));
 }
-#line 626 "chapters/A2-failure.nw"
+#line 609 "chapters/A2-failure.nw"
 /** The generator that shuffles @p epoch: a resumed run's first from its checkpoint. */
 static void train_shuffle_rng(Rng *r, const TrainConfig *cfg, int epoch, int first)
 {
@@ -65,7 +65,7 @@ static int train_checkpoint(const TrainConfig *cfg, const Model *m, int world, l
     return rc;
 }
 
-#line 1744 "chapters/01-mlp.nw"
+#line 1735 "chapters/01-mlp.nw"
 void train_report_end(FILE *f, const TrainResult *res, bool quiet)
 {
     if (quiet)
@@ -94,7 +94,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
     int32_t *yb = xcalloc((size_t)b, sizeof *yb);
     int rc = 0, first = 1;
     
-#line 658 "chapters/A2-failure.nw"
+#line 641 "chapters/A2-failure.nw"
 if (cfg->resume) {
     if (checkpoint_restore(cfg->resume, m, err))
         rc = -1;
@@ -103,18 +103,18 @@ if (cfg->resume) {
         fprintf(cfg->out, "resume: %s holds epoch %d; training epochs %d to %d\n",
                 cfg->checkpoint, cfg->resume->epoch, first, cfg->epochs);
 }
-#line 1772 "chapters/01-mlp.nw"
+#line 1763 "chapters/01-mlp.nw"
     for (int epoch = first; epoch <= cfg->epochs && rc == 0; epoch++) {
         
-#line 1794 "chapters/01-mlp.nw"
+#line 1785 "chapters/01-mlp.nw"
 for (long i = 0; i < train->n; i++)
     perm[i] = (int32_t)i;
 Rng r;
 train_shuffle_rng(&r, cfg, epoch, first);
 rng_shuffle(&r, perm, train->n);
-#line 1774 "chapters/01-mlp.nw"
+#line 1765 "chapters/01-mlp.nw"
         
-#line 1810 "chapters/01-mlp.nw"
+#line 1801 "chapters/01-mlp.nw"
 Progress bar;
 progress_begin(&bar, cfg->out ? cfg->out : stdout, cfg->quiet || !cfg->out || rank != 0,
                epoch, cfg->epochs, steps);
@@ -158,9 +158,9 @@ for (long step = 0; step < steps && rc == 0; step++) {
 }
 double train_seconds = now_seconds() - epoch_start;
 progress_end(&bar);
-#line 1775 "chapters/01-mlp.nw"
+#line 1766 "chapters/01-mlp.nw"
         
-#line 1860 "chapters/01-mlp.nw"
+#line 1851 "chapters/01-mlp.nw"
 if (rc == 0) {
     float st[2];
     dev->download(st, m->stats, sizeof st);
@@ -185,9 +185,9 @@ if (rc == 0) {
     if (rc == 0 && rank == 0 && cfg->log)
         report_csv_row(cfg->log, e);
 }
-#line 1776 "chapters/01-mlp.nw"
+#line 1767 "chapters/01-mlp.nw"
         
-#line 677 "chapters/A2-failure.nw"
+#line 660 "chapters/A2-failure.nw"
 if (rc == 0 && cfg->checkpoint && rank == 0) {
     double t_ck = now_seconds();
     launch_phase("writing the checkpoint of epoch %d", epoch);
@@ -195,14 +195,14 @@ if (rc == 0 && cfg->checkpoint && rank == 0) {
         rc = -1;
     timers_add(&res->timers, "checkpoint", now_seconds() - t_ck);
 }
-#line 1777 "chapters/01-mlp.nw"
+#line 1768 "chapters/01-mlp.nw"
     }
     free(perm);
     free(xb);
     free(yb);
     return rc;
 }
-#line 2014 "chapters/01-mlp.nw"
+#line 2005 "chapters/01-mlp.nw"
 int train_prepare(const struct Options *o, int ranks, const char *ranks_word, Dataset *train,
                   Dataset *test, FILE **log, struct Checkpoint *resume)
 {
@@ -225,7 +225,7 @@ int train_prepare(const struct Options *o, int ranks, const char *ranks_word, Da
         return -1;
     }
     
-#line 694 "chapters/A2-failure.nw"
+#line 677 "chapters/A2-failure.nw"
 if (o->resume && !o->checkpoint) {
     fprintf(stderr, "%s: --resume needs --checkpoint FILE (the file to resume from)\n",
             program_name());
@@ -251,7 +251,7 @@ if (o->resume) {
         return -1;
     }
 }
-#line 2036 "chapters/01-mlp.nw"
+#line 2027 "chapters/01-mlp.nw"
     if (o->log && !(*log = fopen(o->log, o->resume ? "a" : "w"))) {
         fprintf(stderr, "%s: --log %s: cannot open: %s\n", program_name(), o->log,
                 strerror(errno));

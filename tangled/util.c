@@ -1,14 +1,16 @@
-#line 76 "chapters/A1-support.nw"
+#line 81 "chapters/A1-support.nw"
 /**
  * @file util.c
  * @brief Error reporting, allocation and the clock.
  */
 #include "util.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 static const char *progname = "dps";
@@ -56,4 +58,27 @@ double now_seconds(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int read_file(const char *path, unsigned char **buf, size_t *len, char *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return error_set(err, "%s: cannot open: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fclose(f);
+        return error_set(err, "%s: not a regular file", path);
+    }
+    *len = (size_t)st.st_size;
+    *buf = xcalloc(*len + 1, 1);
+    size_t got = fread(*buf, 1, *len, f);
+    int e = errno;
+    fclose(f);
+    if (got != *len) {
+        free(*buf);
+        return error_set(err, "%s: read error after %zu of %zu bytes: %s", path, got, *len,
+                         strerror(e));
+    }
+    return 0;
 }

@@ -32,6 +32,11 @@ int error_set(char *err, const char *fmt, ...);
 void *xcalloc(size_t count, size_t size);
 /** Seconds on a monotonic clock, for measuring intervals. */
 double now_seconds(void);
+/**
+ * Read the regular file at @p path whole into *buf (allocated, one zero byte past the end)
+ * and its length into *len. Returns 0, or -1 with "PATH: why" in @p err.
+ */
+int read_file(const char *path, unsigned char **buf, size_t *len, char *err);
 
 #ifdef __cplusplus
 }

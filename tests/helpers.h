@@ -118,4 +118,23 @@ static inline int table_rows(const char *out, size_t *last_size)
     return rows;
 }
 
+/* A refused command line: exit status 2, nothing on stdout, exactly one line on stderr that
+ * starts with the program's name ("./mlp" speaks as "mlp:") and says @p says. @p what names
+ * the case in failure messages. */
+static inline void expect_refused(char *const argv[], const char *says, const char *what)
+{
+    Run r;
+    run_program(argv, &r);
+    const char *slash = strrchr(argv[0], '/'), *name = slash ? slash + 1 : argv[0];
+    cr_expect(r.status == 2, "%s %s: exit status %d, expected 2 (stderr: %s)", argv[0], what,
+              r.status, r.err);
+    cr_expect(r.out[0] == '\0', "%s %s: printed on stdout: %.200s", argv[0], what, r.out);
+    cr_expect(count_lines(r.err) == 1, "%s %s: %d lines on stderr: %s", argv[0], what,
+              count_lines(r.err), r.err);
+    cr_expect(strncmp(r.err, name, strlen(name)) == 0 && r.err[strlen(name)] == ':',
+              "%s %s: the line does not start with '%s:': %s", argv[0], what, name, r.err);
+    cr_expect(strstr(r.err, says), "%s %s: stderr '%s' does not say '%s'", argv[0], what, r.err,
+              says);
+}
+
 #endif

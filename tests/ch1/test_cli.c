@@ -84,18 +84,11 @@ Test(ch1_cli, good_values_parse)
               "defaults changed: update the chapter and README");
 }
 
-/* The program itself: exit status 2, nothing on stdout, exactly one line on stderr. */
+/* The program itself: exit status 2, nothing on stdout, exactly one line on stderr that
+ * starts with "mlp: " (expect_refused in helpers.h). */
 static void expect_usage_error(const char *says, char *const argv[])
 {
-    Run r;
-    run_program(argv, &r);
-    cr_expect(r.status == 2, "%s ...: exit status %d, expected 2 (stderr: %s)", argv[1], r.status,
-              r.err);
-    cr_expect(r.out[0] == '\0', "%s ...: printed on stdout: %s", argv[1], r.out);
-    cr_expect(count_lines(r.err) == 1, "%s ...: %d lines on stderr, expected 1: %s", argv[1],
-              count_lines(r.err), r.err);
-    cr_expect(strncmp(r.err, "mlp: ", 5) == 0, "the line does not start with 'mlp: ': %s", r.err);
-    cr_expect(strstr(r.err, says), "stderr '%s' does not say '%s'", r.err, says);
+    expect_refused(argv, says, argv[1]);
 }
 
 Test(ch1_cli, the_program_exits_2_with_one_line)

@@ -48,24 +48,6 @@ static const struct {
 static const char *programs[] = {"./mlp", "./pingpong", "./ps", "./collectives", "./ring",
                                  "./train", "./allreduce_bench"};
 
-/* Exit status 2, nothing on stdout, one line on stderr that starts with the program's name
- * and says @p says. */
-static void expect_refused(char *const argv[], const char *says, const char *what)
-{
-    Run r;
-    run_program(argv, &r);
-    const char *name = argv[0] + 2;
-    cr_expect(r.status == 2, "%s %s: exit status %d, expected 2 (stderr: %s)", argv[0], what,
-              r.status, r.err);
-    cr_expect(r.out[0] == '\0', "%s %s: printed on stdout: %.200s", argv[0], what, r.out);
-    cr_expect(count_lines(r.err) == 1, "%s %s: %d lines on stderr: %s", argv[0], what,
-              count_lines(r.err), r.err);
-    cr_expect(strncmp(r.err, name, strlen(name)) == 0 && r.err[strlen(name)] == ':',
-              "%s %s: the line does not start with '%s:': %s", argv[0], what, name, r.err);
-    cr_expect(strstr(r.err, says), "%s %s: stderr '%s' does not say '%s'", argv[0], what, r.err,
-              says);
-}
-
 /* The flags a program's --help lists (one per line of its options section), as "--name". */
 static int flags_of(const char *program, char flags[][32])
 {
