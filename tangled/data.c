@@ -85,7 +85,7 @@ static uint32_t be32(const unsigned char *p)
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-/* Read a whole IDX file ([[read_file]] of Appendix A), pointing at a compressed copy. */
+/* Read a whole IDX file (read_file, Appendix A), pointing at a compressed copy if any. */
 static int read_idx(const char *path, unsigned char **buf, size_t *len, char *err)
 {
     if (read_file(path, buf, len, err) == 0)

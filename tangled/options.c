@@ -1,4 +1,4 @@
-#line 405 "chapters/A1-support.nw"
+#line 410 "chapters/A1-support.nw"
 /**
  * @file options.c
  * @brief A table-driven parser for the book's command line.
@@ -38,7 +38,7 @@ void options_defaults(Options *o)
     o->strategy = "ring";
     o->bucket_mb = 25;
 }
-#line 452 "chapters/A1-support.nw"
+#line 457 "chapters/A1-support.nw"
 /** The kinds of value an option takes. */
 typedef enum { ARG_INT, ARG_LONG, ARG_U64, ARG_FLOAT, ARG_STRING, ARG_CHOICE,
                ARG_WIDTHS, ARG_FLAG, ARG_BYTES } ArgKind;
@@ -61,7 +61,7 @@ typedef struct OptionSpec {
 #define AT(field) offsetof(Options, field)
 static const OptionSpec specs[] = {
     
-#line 480 "chapters/A1-support.nw"
+#line 485 "chapters/A1-support.nw"
 {"batch_size", OPT_BATCH_SIZE, ARG_INT, AT(batch_size), 1, 1 << 20, NULL, "N",
  "samples per step on each rank (default 64)", 0},
 {"epochs", OPT_EPOCHS, ARG_INT, AT(epochs), 1, 1000000, NULL, "N",
@@ -116,11 +116,11 @@ static const OptionSpec specs[] = {
  "save the weights after every epoch, atomically (FILE.tmp, then rename)", 0},
 {"resume", OPT_RESUME, ARG_FLAG, AT(resume), 0, 0, NULL, NULL,
  "go on from the --checkpoint FILE, after the last epoch it holds", 0},
-#line 474 "chapters/A1-support.nw"
+#line 479 "chapters/A1-support.nw"
 };
 /** Rows in the option table. */
 #define N_SPECS (sizeof specs / sizeof specs[0])
-#line 542 "chapters/A1-support.nw"
+#line 547 "chapters/A1-support.nw"
 static int parse_number(const OptionSpec *s, const char *v, double *out, char *err)
 {
     char *end = NULL;
@@ -150,7 +150,7 @@ static int parse_number(const OptionSpec *s, const char *v, double *out, char *e
     *out = x;
     return 0;
 }
-#line 580 "chapters/A1-support.nw"
+#line 585 "chapters/A1-support.nw"
 static int parse_bytes(const OptionSpec *s, const char *v, size_t *out, char *err)
 {
     char *end = NULL;
@@ -221,7 +221,7 @@ static int parse_widths(const OptionSpec *s, const char *v, Options *o, char *er
     o->n_hidden = n;
     return 0;
 }
-#line 656 "chapters/A1-support.nw"
+#line 661 "chapters/A1-support.nw"
 static int store(const OptionSpec *s, const char *v, Options *o, char *err)
 {
     char *field = (char *)o + s->offset;
@@ -270,7 +270,7 @@ static int store(const OptionSpec *s, const char *v, Options *o, char *err)
     }
     return error_set(err, "--%s: internal error: unknown kind", s->name);
 }
-#line 710 "chapters/A1-support.nw"
+#line 715 "chapters/A1-support.nw"
 static const OptionSpec *find(const char *name, size_t len, unsigned accepted)
 {
     for (size_t i = 0; i < N_SPECS; i++)
@@ -331,7 +331,7 @@ int options_parse(Options *o, int argc, char **argv, unsigned accepted, char *er
     }
     return 0;
 }
-#line 775 "chapters/A1-support.nw"
+#line 780 "chapters/A1-support.nw"
 void options_usage(FILE *f, const char *summary, unsigned accepted, const char *examples)
 {
     fprintf(f, "usage: %s [options]\n%s\n\noptions:\n", program_name(), summary);

@@ -1,4 +1,4 @@
-#line 216 "chapters/A1-support.nw"
+#line 221 "chapters/A1-support.nw"
 /**
  * @file rng.c
  * @brief xoshiro256** seeded by SplitMix64.
@@ -38,7 +38,7 @@ uint64_t rng_next(Rng *r)
     s[3] = rotl(s[3], 45);
     return result;
 }
-#line 262 "chapters/A1-support.nw"
+#line 267 "chapters/A1-support.nw"
 uint32_t rng_below(Rng *r, uint32_t n)
 {
     uint64_t m = (uint64_t)(uint32_t)(rng_next(r) >> 32) * n;
