@@ -275,7 +275,7 @@ FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 30
 FUZZ_TARGETS := checkpoint idx options
 FUZZ_SRCS    := tangled/checkpoint.c tangled/data.c tangled/options.c tangled/util.c \
-                tangled/rng.c tangled/report.c
+                tangled/rng.c tangled/report.c tangled/model.c
 fuzz:
 	@printf 'int LLVMFuzzerTestOneInput(const char *d, long n) { return d && n < 0; }\n' | \
 	  $(FUZZ_CC) -fsanitize=fuzzer -x c - -o /dev/null 2>/dev/null || \
