@@ -5,7 +5,8 @@
 #                        chapter3: ./ps, chapter4: ./collectives, chapter5: ./ring,
 #                        chapter6: ./train)
 #   make tangle          chapters/*.nw -> tangled/ and kernels/ (needs noweb)
-#   make test            drift check + Criterion tests (DEVICE=cpu|cuda)
+#   make test            drift check + Criterion tests (DEVICE=cpu|cuda; CHAPTER=N: chapter N only)
+#   make soak            the whole suite RUNS=20 times beside LOAD=2 busy processes
 #   make book            book/book.pdf
 #   make docs            Doxygen HTML into build/docs, warnings are errors
 #   make faults          50 kill -9s of a random rank of ./ring and ./ps (FAULT_TRIALS=50)
@@ -80,7 +81,7 @@ HAVE_NCCL := $(if $(HAVE_CUDA),$(if $(wildcard $(CUDA_HOME)/include/nccl.h /usr/
 
 # The GPU architecture: the card's own when one answers, Hopper (sm_90) otherwise.
 CUDA_ARCH ?= $(shell nvidia-smi -L >/dev/null 2>&1 && echo native || echo sm_90)
-NVCCFLAGS := -O3 -arch=$(CUDA_ARCH) -std=c++17 -Itangled -Xcompiler -Wall,-Wextra $(if $(WERROR),-Werror all-warnings) -MMD -MP
+NVCCFLAGS := -O3 -arch=$(CUDA_ARCH) -std=c++17 -Itangled -Xcompiler -Wall,-Wextra,-fPIC $(if $(WERROR),-Werror all-warnings) -MMD -MP
 
 CFLAGS := $(CFLAGS_BASE)
 ifeq ($(HAVE_BLAS),1)
@@ -91,13 +92,21 @@ ifeq ($(HAVE_MPI),1)
 CFLAGS += -DHAVE_MPI $(shell mpicc --showme:compile)
 LDLIBS := $(shell mpicc --showme:link) $(LDLIBS)
 endif
+# CUDA, cuBLAS and NCCL are not linked into the programs: they live in backends, shared
+# libraries in build/lib that a program loads with dlopen() when a run uses them (chapter 1,
+# "Loading CUDA only when it is used"). A program finds them through its run path; the
+# backends call back into the program (fatal, error_set), hence -rdynamic.
+BACKEND_DIR  := $(BUILD)/lib
+BACKENDS     :=
+BACKEND_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64
 ifeq ($(HAVE_CUDA),1)
-CFLAGS += -DHAVE_CUDA
-LDLIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas -lcudart -lstdc++ $(LDLIBS)
+CFLAGS   += -DHAVE_CUDA
+BACKENDS += $(BACKEND_DIR)/libdps_cuda.so
+LDLIBS   := -rdynamic -Wl,-rpath,$(CURDIR)/$(BACKEND_DIR) -ldl $(LDLIBS)
 endif
 ifeq ($(HAVE_NCCL),1)
-CFLAGS += -DHAVE_NCCL -I$(CUDA_HOME)/include
-LDLIBS := -lnccl $(LDLIBS)
+CFLAGS   += -DHAVE_NCCL
+BACKENDS += $(BACKEND_DIR)/libdps_nccl.so
 endif
 
 ifeq ($(MAKELEVEL),0)
@@ -118,15 +127,14 @@ PROGRAMS   := mlp pingpong ps collectives ring train allreduce_bench ckpt
 # A program's main is tangled/NAME.c, or tangled/NAME_main.c where NAME.c is a library file.
 main_of    = $(or $(wildcard tangled/$(1)_main.c),tangled/$(1).c)
 PROG_SRCS  := $(foreach p,$(PROGRAMS),$(call main_of,$(p)))
-LIB_SRCS   := $(filter-out $(PROG_SRCS),$(wildcard tangled/*.c))
+# The sources of the backends: not in the library, built into build/lib/libdps_*.so.
+BACKEND_SRCS := tangled/nccl_backend.c $(wildcard kernels/*.cu)
+LIB_SRCS   := $(filter-out $(PROG_SRCS) $(BACKEND_SRCS),$(wildcard tangled/*.c))
 LIB_OBJS   := $(patsubst tangled/%.c,$(OBJ)/%.o,$(LIB_SRCS))
-ifeq ($(HAVE_CUDA),1)
-LIB_OBJS   += $(patsubst kernels/%.cu,$(OBJ)/%.cu.o,$(wildcard kernels/*.cu))
-endif
 LIB        := $(BUILD)/libdps.a
 
 .PHONY: all chapter0 chapter1 chapter2 chapter3 chapter4 chapter5 chapter6 tangle check-tangle test test-run deps deps-check \
-        book docs clean help grade manifest handout bench faults memcheck fuzz
+        book docs clean help grade manifest handout bench faults memcheck fuzz soak
 .DEFAULT_GOAL := all
 
 all: $(PROGRAMS)
@@ -151,6 +159,14 @@ $(LIB): $(LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
+$(BACKEND_DIR)/libdps_cuda.so: $(patsubst kernels/%.cu,$(OBJ)/%.cu.o,$(wildcard kernels/*.cu))
+	@mkdir -p $(@D)
+	$(CC) -shared $^ -o $@ $(BACKEND_LIBS) -lcublas -lcudart -lstdc++
+
+$(BACKEND_DIR)/libdps_nccl.so: tangled/nccl_backend.c tangled/nccl_backend.h $(BUILD)/config
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fPIC -I$(CUDA_HOME)/include -shared $< -o $@ $(BACKEND_LIBS) -lnccl -lcudart
+
 # EXERCISES=1: every started exercise that replaces a book function is compiled under the
 # book function's name and linked before the library; the book's version is weak.
 ifeq ($(EXERCISES),1)
@@ -167,7 +183,7 @@ $(foreach e,$(EX_STARTED),$(eval $(call ex_rule,$(firstword $(subst :, ,$(e))),$
 endif
 
 define program_rule
-$(1): $(patsubst tangled/%.c,$(OBJ)/%.o,$(call main_of,$(1))) $$(EX_OBJS) $$(LIB)
+$(1): $(patsubst tangled/%.c,$(OBJ)/%.o,$(call main_of,$(1))) $$(EX_OBJS) $$(LIB) | $$(BACKENDS)
 	$$(CC) $$(CFLAGS) $$^ -o $$@ $$(LDLIBS)
 endef
 $(foreach p,$(PROGRAMS),$(eval $(call program_rule,$(p))))
@@ -220,13 +236,35 @@ check-tangle: deps-check
 	[ $$status = 0 ] && echo "tangle: tangled/ and kernels/ match the chapters"; exit $$status
 
 # ---------------------------------------------------------------- tests
-TEST_SRCS := $(sort $(foreach f,$(wildcard tests/ch*/*.c tests/failure/*.c),$(if $(findstring /ex_,$(f)),,$(f))))
-TEST_BIN  := $(BUILD)/tests/book
+# The book's tests of one directory (tests/chN, tests/failure), without the exercises' ex_*.c.
+book_tests = $(sort $(foreach f,$(wildcard $(1)/*.c),$(if $(findstring /ex_,$(f)),,$(f))))
+TEST_DIRS := $(sort $(wildcard tests/ch[0-9]*)) tests/failure
+TEST_SRCS := $(foreach d,$(TEST_DIRS),$(call book_tests,$(d)))
+TEST_HDRS := $(wildcard tests/*.h tests/ch*/*.h tests/failure/*.h)
 TEST_JOBS ?= 2
 
-$(TEST_BIN): $(TEST_SRCS) $(wildcard tests/*.h tests/ch*/*.h tests/failure/*.h) $(LIB) $(BUILD)/config
+# CHAPTER=N narrows make test to chapter N: its started exercises and its book tests, one
+# binary of their own (build/tests/chN); CHAPTER=B is appendix B (tests/failure).
+CHAPTER_DIR := $(if $(CHAPTER),$(if $(filter B b,$(CHAPTER)),tests/failure,tests/ch$(patsubst ch%,%,$(CHAPTER))))
+ifneq ($(CHAPTER_DIR),)
+ifeq ($(wildcard $(CHAPTER_DIR)/*.c),)
+$(error CHAPTER=$(CHAPTER): there is no $(CHAPTER_DIR); chapters with tests: $(patsubst tests/ch%,%,$(filter tests/ch%,$(TEST_DIRS))) and B)
+endif
+TEST_BIN := $(BUILD)/tests/$(notdir $(CHAPTER_DIR))
+else
+TEST_BIN := $(BUILD)/tests/book
+endif
+
+$(BUILD)/tests/book: $(TEST_SRCS) $(TEST_HDRS) $(LIB) $(BUILD)/config | $(BACKENDS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests $(TEST_SRCS) $(LIB) -o $@ -lcriterion $(LDLIBS)
+
+define chapter_tests_rule
+$(BUILD)/tests/$(notdir $(1)): $(call book_tests,$(1)) $(TEST_HDRS) $(LIB) $(BUILD)/config | $(BACKENDS)
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS) -Itests $(call book_tests,$(1)) $(LIB) -o $$@ -lcriterion $$(LDLIBS)
+endef
+$(foreach d,$(TEST_DIRS),$(eval $(call chapter_tests_rule,$(d))))
 
 test: check-tangle
 	@$(MAKE) --no-print-directory test-run
@@ -239,15 +277,23 @@ test-run: $(PROGRAMS) $(TEST_BIN)
 	@status=0; echo "test: exercises"; \
 	 $(GRADE_ENV) tests/grade.sh test $(CHAPTER) || status=1; \
 	 $(GRADE_ENV) tests/grade.sh prove $(CHAPTER) || status=1; \
-	 echo "test: running the book's tests on DEVICE=$(DEVICE)$(if $(SANITIZE), with -fsanitize=$(SANITIZE))"; \
+	 echo "test: running the book's tests$(if $(CHAPTER), of $(CHAPTER_DIR)) on DEVICE=$(DEVICE)$(if $(SANITIZE), with -fsanitize=$(SANITIZE))"; \
 	 DPS_TEST_DEVICE=$(DEVICE) $(SAN_ENV) $(TEST_BIN) --timeout 120 -j$(TEST_JOBS) --short-filename || status=1; \
 	 exit $$status
+
+# The whole suite RUNS times beside LOAD busy processes; per failing test, the runs it failed.
+RUNS ?= 20
+LOAD ?= 2
+soak: $(PROGRAMS) $(BUILD)/tests/book
+	@$(GRADE_ENV) tests/grade.sh prove
+	@RUNS=$(RUNS) LOAD=$(LOAD) TEST_JOBS=$(TEST_JOBS) DPS_TEST_DEVICE=$(DEVICE) $(SAN_ENV) \
+	  tests/soak.sh $(BUILD)/tests/book
 
 # Appendix B's fault trials at full size: kill -9 of a random rank of a 4-rank ./ring or ./ps,
 # FAULT_TRIALS times (make test runs 6), with the slowest abort time and the leftovers.
 FAULT_TRIALS ?= 50
-faults: $(PROGRAMS) $(TEST_BIN)
-	@DPS_FAULT_TRIALS=$(FAULT_TRIALS) $(TEST_BIN) --filter 'failure_faults/*' --verbose=1 2>&1 \
+faults: $(PROGRAMS) $(BUILD)/tests/failure
+	@DPS_FAULT_TRIALS=$(FAULT_TRIALS) $(BUILD)/tests/failure --filter 'failure_faults/*' --verbose=1 2>&1 \
 	  | grep -v -e '^\[SKIP\]' -e '^\[====\] Running' -e 'Criterion v'; exit $${PIPESTATUS[0]}
 
 # valgrind memcheck on short runs of ./mlp and ./ring (and a resume): no error, no definite
@@ -370,4 +416,4 @@ clean:
 	rm -rf $(BUILD) $(PROGRAMS) book/book.pdf results.json
 
 help:
-	@sed -n '2,23p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,24p' Makefile | sed 's/^# \{0,1\}//'

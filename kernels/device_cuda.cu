@@ -1,4 +1,4 @@
-#line 1295 "chapters/01-mlp.nw"
+#line 1310 "chapters/01-mlp.nw"
 /**
  * @file device_cuda.cu
  * @brief The CUDA device: the same table as the CPU's, on a GPU.
@@ -29,12 +29,9 @@
                   cublasGetStatusString(s_), #call);                                       \
     } while (0)
 
-enum { THREADS = 256 };
-static unsigned blocks(size_t n) { return (unsigned)((n + THREADS - 1) / THREADS); }
+static cublasHandle_t handle; /* one per process, made by device_cuda_backend_open() */
 
-static cublasHandle_t handle; /* one per process, made by device_cuda_open() */
-
-#line 1342 "chapters/01-mlp.nw"
+#line 1354 "chapters/01-mlp.nw"
 static void *alloc(size_t bytes)
 {
     void *p = NULL;
@@ -58,50 +55,51 @@ static void copy(void *dst, const void *src, size_t bytes)
 }
 static void zero(void *p, size_t bytes) { CUDA_CHECK(cudaMemset(p, 0, bytes)); }
 static void sync(void) { CUDA_CHECK(cudaDeviceSynchronize()); }
-#line 1378 "chapters/01-mlp.nw"
+#line 1397 "chapters/01-mlp.nw"
 static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
                  const float *B, float beta, float *C)
 {
-    CUBLAS_CHECK(cublasSgemm(handle, tb ? CUBLAS_OP_T : CUBLAS_OP_N,
-                             ta ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k, &alpha, B,
-                             tb ? k : n, A, ta ? m : k, &beta, C, n));
+    ColMajorGemm g = colmajor_gemm(ta, tb, m, n, k, A, B);
+    CUBLAS_CHECK(cublasSgemm(handle, g.transa ? CUBLAS_OP_T : CUBLAS_OP_N,
+                             g.transb ? CUBLAS_OP_T : CUBLAS_OP_N, g.m, g.n, g.k, &alpha,
+                             g.a, g.lda, g.b, g.ldb, &beta, C, g.ldc));
 }
-#line 1415 "chapters/01-mlp.nw"
+#line 1522 "chapters/01-mlp.nw"
 /** One thread per element: add the column's bias, then ReLU. */
 __global__ void bias_act_forward_kernel(float *y, const float *bias, int rows, int cols,
                                         bool relu)
 {
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    size_t i = thread_index(blockIdx.x, blockDim.x, threadIdx.x);
     if (i < (size_t)rows * cols)
-        y[i] = bias_act(y[i], bias[i % cols], relu);
+        y[i] = bias_act(y[i], bias[element_column(i, cols)], relu);
 }
 
 static void bias_act_forward(float *y, const float *bias, int rows, int cols, bool relu)
 {
-    bias_act_forward_kernel<<<blocks((size_t)rows * cols), THREADS>>>(y, bias, rows, cols,
-                                                                       relu);
+    bias_act_forward_kernel<<<grid_blocks((size_t)rows * cols), KERNEL_THREADS>>>(
+        y, bias, rows, cols, relu);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 1433 "chapters/01-mlp.nw"
+#line 1540 "chapters/01-mlp.nw"
 /** One thread per element: zero dy where the ReLU's output was not positive. */
 __global__ void relu_backward_kernel(float *dy, const float *y, size_t n)
 {
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    size_t i = thread_index(blockIdx.x, blockDim.x, threadIdx.x);
     if (i < n)
         dy[i] = relu_grad(dy[i], y[i]);
 }
 
 static void relu_backward(float *dy, const float *y, size_t n)
 {
-    relu_backward_kernel<<<blocks(n), THREADS>>>(dy, y, n);
+    relu_backward_kernel<<<grid_blocks(n), KERNEL_THREADS>>>(dy, y, n);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 1449 "chapters/01-mlp.nw"
+#line 1556 "chapters/01-mlp.nw"
 /** One thread per column: sum dy down the column. */
 __global__ void bias_backward_kernel(float *dbias, const float *dy, int rows, int cols)
 {
-    int j = blockIdx.x * blockDim.x + threadIdx.x;
-    if (j >= cols)
+    size_t j = thread_index(blockIdx.x, blockDim.x, threadIdx.x);
+    if (j >= (size_t)cols)
         return;
     float s = 0.0f;
     for (int i = 0; i < rows; i++)
@@ -111,16 +109,16 @@ __global__ void bias_backward_kernel(float *dbias, const float *dy, int rows, in
 
 static void bias_backward(float *dbias, const float *dy, int rows, int cols)
 {
-    bias_backward_kernel<<<blocks(cols), THREADS>>>(dbias, dy, rows, cols);
+    bias_backward_kernel<<<grid_blocks(cols), KERNEL_THREADS>>>(dbias, dy, rows, cols);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 941 "chapters/01-mlp.nw"
+#line 955 "chapters/01-mlp.nw"
 /** One thread per row: softmax_xent_row(), then add the counts atomically. */
 __global__ void softmax_xent_kernel(const float *logits, const int *labels, int rows,
                                     int cols, float *dlogits, float *stats)
 {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= rows)
+    size_t i = thread_index(blockIdx.x, blockDim.x, threadIdx.x);
+    if (i >= (size_t)rows)
         return;
     int ok;
     float loss = softmax_xent_row(logits + (size_t)i * cols, labels[i], cols,
@@ -132,37 +130,36 @@ __global__ void softmax_xent_kernel(const float *logits, const int *labels, int 
 static void softmax_xent(const float *logits, const int *labels, int rows, int cols,
                          float *dlogits, float *stats)
 {
-    softmax_xent_kernel<<<blocks(rows), THREADS>>>(logits, labels, rows, cols, dlogits, stats);
+    softmax_xent_kernel<<<grid_blocks(rows), KERNEL_THREADS>>>(logits, labels, rows, cols,
+                                                               dlogits, stats);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 1472 "chapters/01-mlp.nw"
+#line 1602 "chapters/01-mlp.nw"
 /** Grid-stride y += a x. */
 __global__ void axpy_kernel(size_t n, float a, const float *x, float *y)
 {
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x)
+    for (size_t i = thread_index(blockIdx.x, blockDim.x, threadIdx.x); i < n;
+         i += grid_stride(gridDim.x, blockDim.x))
         y[i] += a * x[i];
 }
 
 /** Grid-stride x *= a. */
 __global__ void scale_kernel(size_t n, float a, float *x)
 {
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x)
+    for (size_t i = thread_index(blockIdx.x, blockDim.x, threadIdx.x); i < n;
+         i += grid_stride(gridDim.x, blockDim.x))
         x[i] *= a;
 }
 
-static unsigned stride_blocks(size_t n) { return n ? (blocks(n) < 4096 ? blocks(n) : 4096) : 1; }
-
 static void axpy(size_t n, float a, const float *x, float *y)
 {
-    axpy_kernel<<<stride_blocks(n), THREADS>>>(n, a, x, y);
+    axpy_kernel<<<stride_blocks(n), KERNEL_THREADS>>>(n, a, x, y);
     CUDA_CHECK(cudaGetLastError());
 }
 
 static void scale(size_t n, float a, float *x)
 {
-    scale_kernel<<<stride_blocks(n), THREADS>>>(n, a, x);
+    scale_kernel<<<stride_blocks(n), KERNEL_THREADS>>>(n, a, x);
     CUDA_CHECK(cudaGetLastError());
 }
 #line 1210 "chapters/02-shm.nw"
@@ -197,17 +194,21 @@ static void *ipc_open(const void *handle, char *err)
 }
 
 static void ipc_close(void *p) { CUDA_CHECK(cudaIpcCloseMemHandle(p)); }
-#line 1515 "chapters/01-mlp.nw"
+#line 1691 "chapters/01-mlp.nw"
 static Device cuda = {
     DEVICE_CUDA, "cuda", "", 0, alloc, release, upload, download, copy, zero, sync,
     gemm, bias_act_forward, relu_backward, bias_backward, softmax_xent, axpy, scale,
     
 #line 1244 "chapters/02-shm.nw"
 peer_copy, ipc_export, ipc_open, ipc_close,
-#line 1519 "chapters/01-mlp.nw"
+#line 1695 "chapters/01-mlp.nw"
 };
 
-extern "C" const Device *device_cuda_open(int rank, char *why)
+/**
+ * The backend's entry point (DEVICE_CUDA_ENTRY), found by device_cuda_open() with dlsym():
+ * the CUDA device for GPU @p rank % count, or NULL with the reason in @p why.
+ */
+extern "C" const Device *device_cuda_backend_open(int rank, char *why)
 {
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);

@@ -1,4 +1,4 @@
-#line 730 "chapters/A2-failure.nw"
+#line 742 "chapters/A2-failure.nw"
 /**
  * @file ckpt.c
  * @brief The program ckpt: check checkpoints and say what they hold (appendix B).

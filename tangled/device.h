@@ -74,9 +74,18 @@ const Device *device_cpu(void);
 void device_cpu_threads(int threads);
 /**
  * The CUDA device for rank @p rank (GPU rank % count), or NULL with the reason
- * in @p why (ERR_LEN bytes) when no GPU answers. Call it after fork(), never before.
+ * in @p why (ERR_LEN bytes) when no GPU answers. The first call loads the CUDA
+ * backend (DEVICE_CUDA_BACKEND) with dlopen(). Call it after fork(), never before.
  */
 const Device *device_cuda_open(int rank, char *why);
+/** The shared library that holds the CUDA device, loaded on first use. */
+#define DEVICE_CUDA_BACKEND "libdps_cuda.so"
+/** The library of the CUDA driver: without it no GPU can answer. */
+#define DEVICE_CUDA_DRIVER "libcuda.so.1"
+/** The backend's one entry point: device_cuda_open() in the backend, by this name. */
+#define DEVICE_CUDA_ENTRY "device_cuda_backend_open"
+/** The type of DEVICE_CUDA_ENTRY. */
+typedef const Device *(*DeviceOpenFn)(int rank, char *why);
 /**
  * Open the device a user asked for: "cpu", "cuda" or "auto" (CUDA when a GPU
  * answers, else CPU). @p note receives one line saying what was chosen and why.

@@ -1,6 +1,7 @@
 /**
  * @file mlp_kernels.h
- * @brief The arithmetic both devices run: per row and per element, for gcc and nvcc alike.
+ * @brief The arithmetic both devices run: per row and per element, for gcc and nvcc alike;
+ * and how the GPU divides it (the cuBLAS arguments, the kernels' launch geometry).
  */
 #ifndef DPS_MLP_KERNELS_H
 #define DPS_MLP_KERNELS_H
@@ -49,5 +50,75 @@ static inline HOSTDEV float bias_act(float v, float b, bool relu)
 }
 /** The gradient @p dy passed through a ReLU whose output was @p y. */
 static inline HOSTDEV float relu_grad(float dy, float y) { return y > 0.0f ? dy : 0.0f; }
+/** A column-major sgemm, BLAS's or cuBLAS's: C = alpha op(a) op(b) + beta C. */
+typedef struct {
+    bool transa;    /**< transpose the first operand */
+    bool transb;    /**< transpose the second operand */
+    int m;          /**< rows of the column-major C */
+    int n;          /**< its columns */
+    int k;          /**< the inner dimension */
+    const float *a; /**< the first operand */
+    int lda;        /**< its leading dimension */
+    const float *b; /**< the second operand */
+    int ldb;        /**< its leading dimension */
+    int ldc;        /**< the leading dimension of C */
+} ColMajorGemm;
+/**
+ * The column-major sgemm that computes gemm_plain()'s row-major C = alpha op(A) op(B) +
+ * beta C (m x n, inner dimension k): its transpose C^T = op(B)^T op(A)^T, B first.
+ */
+static inline ColMajorGemm colmajor_gemm(bool ta, bool tb, int m, int n, int k,
+                                         const float *A, const float *B)
+{
+    ColMajorGemm g;
+    g.transa = tb;
+    g.transb = ta;
+    g.m = n;
+    g.n = m;
+    g.k = k;
+    g.a = B;
+    g.lda = tb ? k : n; /* B is stored k x n, or n x k when transposed */
+    g.b = A;
+    g.ldb = ta ? m : k; /* A is stored m x k, or k x m when transposed */
+    g.ldc = n;
+    return g;
+}
+/** Threads in a block of every kernel of the CUDA device. */
+enum { KERNEL_THREADS = 256 };
+
+/**
+ * Blocks of KERNEL_THREADS threads that give each of @p n items a thread: n / KERNEL_THREADS
+ * rounded up; at least one (CUDA refuses a launch of no blocks, even for no items), and past
+ * 2^32 - 1 blocks, 2^32 - 1, which CUDA refuses too, rather than a count wrapped to a small grid.
+ */
+static inline HOSTDEV unsigned grid_blocks(size_t n)
+{
+    size_t b = n / KERNEL_THREADS + (n % KERNEL_THREADS != 0);
+    return b == 0 ? 1u : b > 0xffffffffu ? 0xffffffffu : (unsigned)b;
+}
+
+/** The item of thread @p thread of block @p block, in blocks of @p threads: in 64 bits. */
+static inline HOSTDEV size_t thread_index(unsigned block, unsigned threads, unsigned thread)
+{
+    return (size_t)block * threads + thread;
+}
+
+/** The column of element @p i of a row-major matrix of @p cols columns. */
+static inline HOSTDEV int element_column(size_t i, int cols) { return (int)(i % (size_t)cols); }
+/** The most blocks a grid-stride kernel is launched with. */
+enum { STRIDE_BLOCKS_MAX = 4096 };
+
+/** Blocks for a grid-stride loop over @p n items: grid_blocks(n), at most STRIDE_BLOCKS_MAX. */
+static inline HOSTDEV unsigned stride_blocks(size_t n)
+{
+    unsigned b = grid_blocks(n);
+    return b < STRIDE_BLOCKS_MAX ? b : (unsigned)STRIDE_BLOCKS_MAX;
+}
+
+/** The step of a grid-stride loop: all threads of @p blocks blocks of @p threads, in 64 bits. */
+static inline HOSTDEV size_t grid_stride(unsigned blocks, unsigned threads)
+{
+    return (size_t)blocks * threads;
+}
 
 #endif

@@ -111,7 +111,7 @@ static const OptionSpec specs[] = {
  "also write the table as CSV, with the machine in its first line", 0},
 {"bucket_mb", OPT_BUCKET, ARG_FLOAT, AT(bucket_mb), 0.001, 4096, NULL, "MB",
  "ring_bucketed: largest bucket in MiB; the first holds at most 1 MiB (default 25)", 0},
-#line 708 "chapters/A2-failure.nw"
+#line 720 "chapters/A2-failure.nw"
 {"checkpoint", OPT_CHECKPOINT, ARG_STRING, AT(checkpoint), 0, 0, NULL, "FILE",
  "save the weights after every epoch, atomically (FILE.tmp, then rename)", 0},
 {"resume", OPT_RESUME, ARG_FLAG, AT(resume), 0, 0, NULL, NULL,

@@ -111,7 +111,7 @@ static int rank_main(int rank, int size, void *arg, char *err)
         return -1;
     if (rank == 0)
         
-#line 1614 "chapters/02-shm.nw"
+#line 1634 "chapters/02-shm.nw"
 {
     char lo[32], hi[32], chan[32];
     printf("# pingpong: %d ranks over shared memory (%s)\n", size,
@@ -142,7 +142,7 @@ static int rank_main(int rank, int size, void *arg, char *err)
                 return -1;
             if (rank == 0)
                 
-#line 1576 "chapters/02-shm.nw"
+#line 1575 "chapters/02-shm.nw"
 {
     char wrong[24];
     snprintf(wrong, sizeof wrong, "%ld", row.wrong);
@@ -163,7 +163,7 @@ static int rank_main(int rank, int size, void *arg, char *err)
         }
     }
     
-#line 1593 "chapters/02-shm.nw"
+#line 1613 "chapters/02-shm.nw"
 launch_phase("barrier");
 if (c->barrier(c, err))
     return -1;
@@ -179,9 +179,21 @@ if (rank == 0)
     printf("# barrier: %d ranks, %.2f us (mean of %d)\n", size,
            (now_seconds() - t0) / BARRIERS * 1e6, BARRIERS);
 #line 1559 "chapters/02-shm.nw"
-    if (rank == 0 && last > o->min_bytes && beta > 0)
+    if (rank == 0)
+        
+#line 1599 "chapters/02-shm.nw"
+{
+    if (last <= o->min_bytes)
+        printf("# alpha-beta fit: none (one size only: give -e larger than -b)\n");
+    else if (beta > 0)
         printf("# alpha-beta fit: T(n) = %.2f us + n / (%.2f GB/s)\n", alpha * 1e6,
                1 / beta / 1e9);
+    else
+        printf("# alpha-beta fit: unreliable (%zu B took %.2f us, no longer than %zu B's "
+               "%.2f us: a noisy run; try a larger -n)\n", last,
+               (alpha + beta * (double)(last - o->min_bytes)) * 1e6, o->min_bytes, alpha * 1e6);
+}
+#line 1561 "chapters/02-shm.nw"
     dev->release(sbuf);
     dev->release(rbuf);
     free(host);
@@ -189,7 +201,7 @@ if (rank == 0)
     c->close(c);
     return 0;
 }
-#line 1637 "chapters/02-shm.nw"
+#line 1657 "chapters/02-shm.nw"
 /** Parse, make the shared world, launch the ranks, report a failure. */
 int main(int argc, char **argv)
 {

@@ -5,19 +5,16 @@
  */
 #include "production.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "nccl_backend.h"
 #include "ring_strategy.h"
 #include "util.h"
-
-#ifdef HAVE_NCCL
-#include <cuda_runtime_api.h>
-#include <nccl.h>
-#endif
 
 static int native_sync(Strategy *s, Model *m, Timers *t, char *err)
 {
@@ -48,7 +45,7 @@ int native_strategy(Strategy *s, NativeState *st, Comm *c, Comm *host, char *err
                     .sync_gradients = native_sync, .sum_stats = native_stats, .state = st};
     return 0;
 }
-#line 1024 "chapters/06-production.nw"
+#line 1021 "chapters/06-production.nw"
 int gpu_count(void)
 {
     pid_t pid = fork();
@@ -63,61 +60,65 @@ int gpu_count(void)
     return WEXITSTATUS(status);
 }
 
-int nccl_all_reduce(NcclState *st, float *buf, size_t count, bool mean, char *err)
+#line 1164 "chapters/06-production.nw"
+/** NCCL's table, loaded the first time; NULL with the reason in @p err when it cannot be. */
+static const NcclOps *nccl_ops(char *err)
 {
 #ifndef HAVE_NCCL
-    (void)st, (void)buf, (void)count, (void)mean;
-    return error_set(err, "this build has no NCCL");
+    error_set(err, "NCCL: this build has no NCCL (it needs the CUDA toolkit with nccl.h)");
+    return NULL;
 #else
-    ncclResult_t r = ncclAllReduce(buf, buf, count, ncclFloat, mean ? ncclAvg : ncclSum,
-                                   (ncclComm_t)st->comm, (cudaStream_t)st->stream);
-    if (r != ncclSuccess)
-        return error_set(err, "ncclAllReduce: %s", ncclGetErrorString(r));
-    cudaError_t e = cudaStreamSynchronize((cudaStream_t)st->stream);
-    if (e != cudaSuccess)
-        return error_set(err, "ncclAllReduce: %s", cudaGetErrorString(e));
-    return 0;
+    void *lib = dlopen(NCCL_BACKEND, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        error_set(err, "NCCL could not be loaded (%.400s)", dlerror());
+        return NULL;
+    }
+    NcclOpsFn ops;
+    *(void **)&ops = dlsym(lib, NCCL_ENTRY);
+    if (!ops)
+        error_set(err, "%s has no %s", NCCL_BACKEND, NCCL_ENTRY);
+    return ops ? ops() : NULL;
 #endif
+}
+
+#line 1037 "chapters/06-production.nw"
+int nccl_all_reduce(NcclState *st, float *buf, size_t count, bool mean, char *err)
+{
+    const NcclOps *nccl = nccl_ops(err);
+    if (!nccl)
+        return -1;
+    return nccl->all_reduce(st->comm, st->stream, buf, count, mean, err);
 }
 
 int nccl_open(NcclState *st, Comm *host, const Device *dev, char *err)
 {
     memset(st, 0, sizeof *st);
-#ifndef HAVE_NCCL
-    (void)host, (void)dev;
-    return error_set(err, "NCCL: this build has no NCCL (it needs the CUDA toolkit with "
-                     "nccl.h)");
-#else
+    const NcclOps *nccl = nccl_ops(err);
+    if (!nccl)
+        return -1;
     if (dev->kind != DEVICE_CUDA)
         return error_set(err, "NCCL moves GPU memory, and the buffers are on the CPU: use "
                          "--device cuda");
     if (host->size > dev->count)
         return error_set(err, "NCCL: %d ranks on %d GPU%s: NCCL needs one GPU per rank",
                          host->size, dev->count, dev->count == 1 ? "" : "s");
-    ncclUniqueId id;
-    memset(&id, 0, sizeof id);
-    if (host->rank == 0) {
-        ncclResult_t r = ncclGetUniqueId(&id);
-        if (r != ncclSuccess)
-            return error_set(err, "ncclGetUniqueId: %s", ncclGetErrorString(r));
-        for (int q = 1; q < host->size; q++)
-            if (host->send(host, q, &id, sizeof id, err))
-                return -1;
-    } else if (host->recv(host, 0, &id, sizeof id, err)) {
+    
+#line 1103 "chapters/06-production.nw"
+unsigned char id[NCCL_ID_BYTES] = {0};
+if (host->rank == 0) {
+    if (nccl->unique_id(id, err))
         return -1;
-    }
-    ncclComm_t comm;
-    ncclResult_t r = ncclCommInitRank(&comm, host->size, id, host->rank);
-    if (r != ncclSuccess)
-        return error_set(err, "ncclCommInitRank: %s", ncclGetErrorString(r));
-    cudaStream_t stream;
-    if (cudaStreamCreate(&stream) != cudaSuccess)
-        return error_set(err, "cudaStreamCreate failed");
+    for (int q = 1; q < host->size; q++)
+        if (host->send(host, q, id, sizeof id, err))
+            return -1;
+} else if (host->recv(host, 0, id, sizeof id, err)) {
+    return -1;
+}
+#line 1058 "chapters/06-production.nw"
+    if (nccl->init(&st->comm, &st->stream, host->size, id, host->rank, err))
+        return -1;
     st->host = host;
-    st->comm = comm;
-    st->stream = stream;
     return 0;
-#endif
 }
 
 static int nccl_sync(Strategy *s, Model *m, Timers *t, char *err)
@@ -146,15 +147,13 @@ int nccl_strategy(Strategy *s, NcclState *st, Comm *host, const Device *dev, cha
 
 void nccl_strategy_free(NcclState *st)
 {
-#ifdef HAVE_NCCL
-    if (st->comm)
-        ncclCommDestroy((ncclComm_t)st->comm);
-    if (st->stream)
-        cudaStreamDestroy((cudaStream_t)st->stream);
-#endif
+    char err[ERR_LEN];
+    const NcclOps *nccl = st->comm ? nccl_ops(err) : NULL;
+    if (nccl)
+        nccl->close(st->comm, st->stream);
     memset(st, 0, sizeof *st);
 }
-#line 1153 "chapters/06-production.nw"
+#line 1279 "chapters/06-production.nw"
 /** Most figures dp_stats() sums (train_run sums 3). */
 #define DP_STATS 8
 
@@ -240,7 +239,7 @@ static void *dp_thread(void *arg)
     r->rc = train_run(&cfg, &r->sh->models[r->rank], r->train, r->test, &s, &r->res, r->err);
     return NULL;
 }
-#line 1246 "chapters/06-production.nw"
+#line 1372 "chapters/06-production.nw"
 int data_parallel_run(const TrainConfig *cfg, int replicas, const Dataset *train,
                       const Dataset *test,
                       int (*build)(Model *m, void *arg, char *err), void *build_arg,

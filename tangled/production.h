@@ -24,7 +24,7 @@ typedef struct NativeState {
  */
 int native_strategy(Strategy *s, NativeState *st, Comm *c, Comm *host, char *err);
 
-/** The NCCL strategy's data (NCCL's types stay inside production.c). */
+/** The NCCL strategy's data (NCCL's types stay inside nccl_backend.c). */
 typedef struct NcclState {
     Comm *host;   /**< exchanges NCCL's unique id, sums the epoch's figures */
     void *comm;   /**< ncclComm_t */

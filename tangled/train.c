@@ -1,4 +1,4 @@
-#line 1709 "chapters/01-mlp.nw"
+#line 1940 "chapters/01-mlp.nw"
 /**
  * @file train.c
  * @brief The training loop.
@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "checkpoint.h"
 #include "launch.h"
@@ -22,7 +23,7 @@ long train_steps_per_epoch(long n_train, int batch_size, int world)
     return n_train / ((long)batch_size * world);
 }
 
-#line 1882 "chapters/01-mlp.nw"
+#line 2114 "chapters/01-mlp.nw"
 void evaluate(Model *m, const Dataset *d, long lo, long hi, double *right)
 {
     const Device *dev = m->dev;
@@ -65,7 +66,7 @@ static int train_checkpoint(const TrainConfig *cfg, const Model *m, int world, l
     return rc;
 }
 
-#line 1735 "chapters/01-mlp.nw"
+#line 1967 "chapters/01-mlp.nw"
 void train_report_end(FILE *f, const TrainResult *res, bool quiet)
 {
     if (quiet)
@@ -103,18 +104,18 @@ if (cfg->resume) {
         fprintf(cfg->out, "resume: %s holds epoch %d; training epochs %d to %d\n",
                 cfg->checkpoint, cfg->resume->epoch, first, cfg->epochs);
 }
-#line 1763 "chapters/01-mlp.nw"
+#line 1995 "chapters/01-mlp.nw"
     for (int epoch = first; epoch <= cfg->epochs && rc == 0; epoch++) {
         
-#line 1785 "chapters/01-mlp.nw"
+#line 2017 "chapters/01-mlp.nw"
 for (long i = 0; i < train->n; i++)
     perm[i] = (int32_t)i;
 Rng r;
 train_shuffle_rng(&r, cfg, epoch, first);
 rng_shuffle(&r, perm, train->n);
-#line 1765 "chapters/01-mlp.nw"
+#line 1997 "chapters/01-mlp.nw"
         
-#line 1801 "chapters/01-mlp.nw"
+#line 2033 "chapters/01-mlp.nw"
 Progress bar;
 progress_begin(&bar, cfg->out ? cfg->out : stdout, cfg->quiet || !cfg->out || rank != 0,
                epoch, cfg->epochs, steps);
@@ -158,9 +159,9 @@ for (long step = 0; step < steps && rc == 0; step++) {
 }
 double train_seconds = now_seconds() - epoch_start;
 progress_end(&bar);
-#line 1766 "chapters/01-mlp.nw"
+#line 1998 "chapters/01-mlp.nw"
         
-#line 1851 "chapters/01-mlp.nw"
+#line 2083 "chapters/01-mlp.nw"
 if (rc == 0) {
     float st[2];
     dev->download(st, m->stats, sizeof st);
@@ -185,7 +186,7 @@ if (rc == 0) {
     if (rc == 0 && rank == 0 && cfg->log)
         report_csv_row(cfg->log, e);
 }
-#line 1767 "chapters/01-mlp.nw"
+#line 1999 "chapters/01-mlp.nw"
         
 #line 660 "chapters/A2-failure.nw"
 if (rc == 0 && cfg->checkpoint && rank == 0) {
@@ -195,35 +196,33 @@ if (rc == 0 && cfg->checkpoint && rank == 0) {
         rc = -1;
     timers_add(&res->timers, "checkpoint", now_seconds() - t_ck);
 }
-#line 1768 "chapters/01-mlp.nw"
+#line 2000 "chapters/01-mlp.nw"
     }
     free(perm);
     free(xb);
     free(yb);
     return rc;
 }
-#line 2005 "chapters/01-mlp.nw"
+#line 2237 "chapters/01-mlp.nw"
+/** Undo what train_prepare() did before it failed; returns -1. */
+static int prepare_failed(const struct Options *o, FILE **log, bool created,
+                          struct Checkpoint *resume)
+{
+    checkpoint_free(resume);
+    if (*log)
+        fclose(*log);
+    *log = NULL;
+    if (created)
+        unlink(o->log);
+    return -1;
+}
+#line 2252 "chapters/01-mlp.nw"
 int train_prepare(const struct Options *o, int ranks, const char *ranks_word, Dataset *train,
                   Dataset *test, FILE **log, struct Checkpoint *resume)
 {
     char err[ERR_LEN];
     *log = NULL;
     memset(resume, 0, sizeof *resume);
-    if (data_load(o->data, o->train_size, o->seed, train, test, err)) {
-        fprintf(stderr, "%s: %s\n", program_name(), err);
-        return -1;
-    }
-    long global = (long)o->batch_size * ranks;
-    if (global > train->n) {
-        if (ranks == 1)
-            fprintf(stderr, "%s: --batch_size %d is larger than the training set (%ld "
-                    "samples)\n", program_name(), o->batch_size, train->n);
-        else
-            fprintf(stderr, "%s: a global batch of %ld samples (--batch_size %d x %d %s) is "
-                    "larger than the training set (%ld samples)\n", program_name(), global,
-                    o->batch_size, ranks, ranks_word, train->n);
-        return -1;
-    }
     
 #line 677 "chapters/A2-failure.nw"
 if (o->resume && !o->checkpoint) {
@@ -235,6 +234,41 @@ if (o->checkpoint && checkpoint_writable(o->checkpoint, err)) {
     fprintf(stderr, "%s: --checkpoint: %s\n", program_name(), err);
     return -1;
 }
+#line 2259 "chapters/01-mlp.nw"
+    
+#line 689 "chapters/A2-failure.nw"
+if (o->resume && checkpoint_load(o->checkpoint, resume, err)) {
+    fprintf(stderr, "%s: --resume: %s\n", program_name(), err);
+    return -1;
+}
+#line 2260 "chapters/01-mlp.nw"
+    
+#line 2296 "chapters/01-mlp.nw"
+bool created = o->log && access(o->log, F_OK) != 0;
+if (o->log && !(*log = fopen(o->log, "a"))) {
+    fprintf(stderr, "%s: --log %s: cannot open: %s\n", program_name(), o->log,
+            strerror(errno));
+    checkpoint_free(resume);
+    return -1;
+}
+#line 2261 "chapters/01-mlp.nw"
+    if (data_load(o->data, o->train_size, o->seed, train, test, err)) {
+        fprintf(stderr, "%s: %s\n", program_name(), err);
+        return prepare_failed(o, log, created, resume);
+    }
+    long global = (long)o->batch_size * ranks;
+    if (global > train->n) {
+        if (ranks == 1)
+            fprintf(stderr, "%s: --batch_size %d is larger than the training set (%ld "
+                    "samples)\n", program_name(), o->batch_size, train->n);
+        else
+            fprintf(stderr, "%s: a global batch of %ld samples (--batch_size %d x %d %s) is "
+                    "larger than the training set (%ld samples)\n", program_name(), global,
+                    o->batch_size, ranks, ranks_word, train->n);
+        return prepare_failed(o, log, created, resume);
+    }
+    
+#line 700 "chapters/A2-failure.nw"
 if (o->resume) {
     Checkpoint want = {.n_layers = o->n_hidden + 1, .seed = o->seed,
                        .global_batch = (uint64_t)global, .n_train = (uint64_t)train->n,
@@ -243,20 +277,16 @@ if (o->resume) {
     for (int l = 0; l < o->n_hidden; l++)
         want.width[l + 1] = o->hidden[l];
     want.width[o->n_hidden + 1] = train->classes;
-    if (checkpoint_load(o->checkpoint, resume, err) ||
-        checkpoint_match(resume, &want, o->checkpoint, err)) {
-        checkpoint_free(resume);
+    if (checkpoint_match(resume, &want, o->checkpoint, err)) {
         fprintf(stderr, "%s: %s%s\n", program_name(),
                 strncmp(err, "--resume", 8) == 0 ? "" : "--resume: ", err);
-        return -1;
+        return prepare_failed(o, log, created, resume);
     }
 }
-#line 2027 "chapters/01-mlp.nw"
-    if (o->log && !(*log = fopen(o->log, o->resume ? "a" : "w"))) {
-        fprintf(stderr, "%s: --log %s: cannot open: %s\n", program_name(), o->log,
-                strerror(errno));
-        checkpoint_free(resume);
-        return -1;
+#line 2277 "chapters/01-mlp.nw"
+    if (*log && !o->resume && ftruncate(fileno(*log), 0) != 0) {
+        fprintf(stderr, "%s: --log %s: %s\n", program_name(), o->log, strerror(errno));
+        return prepare_failed(o, log, created, resume);
     }
     if (*log && fseek(*log, 0, SEEK_END) == 0 && ftell(*log) == 0)
         report_csv_header(*log); /* a resumed run appends to its log */

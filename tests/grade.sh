@@ -31,10 +31,16 @@ hash_of() { sha256sum "$1" | cut -c1-64; }
 started() { [ "$(hash_of "exercises/$1/$2.c")" != "$3" ]; }
 
 # Build the tests of exercise $1/$2 against source file $3 into $4; compiler output in $4.log.
+# A binary is rebuilt only when its key changes: the compiler and its flags, and the content
+# of every input (the tests, the exercise, the test headers, the book's headers and library).
 build() {
-    local ch=$1 name=$2 src=$3 bin=$4
+    local ch=$1 name=$2 src=$3 bin=$4 key
+    key=$({ echo "$CC $CFLAGS $LDLIBS $src"; cat tests/"$ch"/ex_"$name".c "$src" tests/*.h \
+            tests/"$ch"/*.h tangled/*.h "$LIB" 2>/dev/null; } | sha256sum | cut -c1-64)
+    [ -x "$bin" ] && [ "$(cat "$bin.key" 2>/dev/null)" = "$key" ] && return 0
+    rm -f "$bin.key"
     $CC $CFLAGS -Itests -Iexercises/"$ch" tests/"$ch"/ex_"$name".c "$src" "$LIB" \
-        -o "$bin" -lcriterion $LDLIBS >"$bin.log" 2>&1
+        -o "$bin" -lcriterion $LDLIBS >"$bin.log" 2>&1 && echo "$key" >"$bin.key"
 }
 
 # Run binary $1; sets passed, total, and failures (the failed tests' messages).

@@ -3,6 +3,8 @@
 #define DPS_TEST_HELPERS_H
 
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdbool.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,6 +137,42 @@ static inline void expect_refused(char *const argv[], const char *says, const ch
               "%s %s: the line does not start with '%s:': %s", argv[0], what, name, r.err);
     cr_expect(strstr(r.err, says), "%s %s: stderr '%s' does not say '%s'", argv[0], what, r.err,
               says);
+}
+
+/* Whether process @p pid (0: this one) maps, or holds open, a file in /dev/shm that still
+ * has its name there; if so, "what" names it. Only what a process of a test's own run maps or
+ * holds can be counted against that run: /dev/shm itself is shared with every other program
+ * on the machine. A file already unlinked ("(deleted)", like the arena Criterion's runner
+ * shares with its workers) cannot be left behind, so it does not count. */
+static inline bool names_in_dev_shm(pid_t pid, char *what, size_t cap)
+{
+    char path[300], line[1024];
+    snprintf(path, sizeof path, pid ? "/proc/%d/maps" : "/proc/self/maps", (int)pid);
+    FILE *f = fopen(path, "r");
+    while (f && fgets(line, sizeof line, f))
+        if (strstr(line, "/dev/shm/") && !strstr(line, "(deleted)")) {
+            snprintf(what, cap, "a mapping: %s", line);
+            fclose(f);
+            return true;
+        }
+    if (f)
+        fclose(f);
+    snprintf(path, sizeof path, pid ? "/proc/%d/fd" : "/proc/self/fd", (int)pid);
+    DIR *d = opendir(path);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        char fd[600], target[512];
+        snprintf(fd, sizeof fd, "%s/%s", path, e->d_name);
+        ssize_t n = readlink(fd, target, sizeof target - 1);
+        if (n > 0 && (target[n] = '\0', strncmp(target, "/dev/shm/", 9) == 0) &&
+            !strstr(target, "(deleted)")) {
+            snprintf(what, cap, "descriptor %s: %s", e->d_name, target);
+            closedir(d);
+            return true;
+        }
+    }
+    if (d)
+        closedir(d);
+    return false;
 }
 
 #endif
