@@ -205,15 +205,14 @@ static int silent(int rank, int size, void *arg, char *err)
     return c->recv(c, 0, buf, sizeof buf, err);
 }
 
-Test(comm, recv_from_a_silent_rank_times_out)
+/* The receive's own time-out ends the run (the message says so), long before the silent
+ * rank wakes (30 s) or the launcher's limit (600 s); the test's time-out (20 s) catches a hang. */
+Test(comm, recv_from_a_silent_rank_times_out, .timeout = 20)
 {
     char err[ERR_LEN];
-    double t0 = now_seconds();
-    cr_assert(run_ranks(2, 0, 0.5, silent, NULL, 20, err) != 0, "the run succeeded");
-    double t = now_seconds() - t0;
+    cr_assert(run_ranks(2, 0, 0.5, silent, NULL, 600, err) != 0, "the run succeeded");
     cr_assert(strstr(err, "rank 1") && strstr(err, "recv from rank 0 timed out after 0.5 s") &&
               strstr(err, "sleeping on purpose"), "message: %s", err);
-    cr_assert(t < 2.5, "took %.1f s", t);
 }
 
 /* Rank 2 never comes to the barrier: the others' barrier names it. */

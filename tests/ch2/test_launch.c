@@ -72,14 +72,14 @@ static int aborts(int rank, int size, void *arg, char *err)
     return c->recv(c, (rank + 1) % size, buf, sizeof buf, err);
 }
 
-Test(launch, a_rank_that_aborts_ends_the_run_within_2s)
+/* The peers would wait 600 s for the dead rank and so would the launcher's limit: the run
+ * ends because the launcher saw the death, or the test's own time-out (30 s) fails it. How
+ * fast it ends is Appendix B's measurement (make faults), never an assertion. */
+Test(launch, a_rank_that_aborts_ends_the_run, .timeout = 30)
 {
     char err[ERR_LEN];
     pid_t *pids = shared_zeroed(4 * sizeof *pids);
-    double t0 = now_seconds();
-    cr_assert(run_ranks(4, 0, 60, aborts, pids, 30, err) != 0, "the run succeeded");
-    double t = now_seconds() - t0;
-    cr_assert(t < 2.0, "the run took %.2f s to end", t);
+    cr_assert(run_ranks(4, 0, 600, aborts, pids, 600, err) != 0, "the run succeeded");
     cr_assert(strstr(err, "rank 2 was killed by signal 6") && strstr(err, "step 3 of the test"),
               "message: %s", err);
     for (int r = 0; r < 4; r++)
@@ -139,12 +139,12 @@ static int stuck(int rank, int size, void *arg, char *err)
     return 0;
 }
 
-Test(launch, a_time_limit_stops_a_stuck_rank)
+/* The limit, not a peer, ends the run: the message says so. A launcher that ignored the
+ * limit would hang, and the test's own time-out (30 s, 60 times the limit) would fail it. */
+Test(launch, a_time_limit_stops_a_stuck_rank, .timeout = 30)
 {
     char err[ERR_LEN];
-    double t0 = now_seconds();
     cr_assert(launch(2, stuck, NULL, 0.5, err) != 0);
-    cr_assert(now_seconds() - t0 < 2.5);
     cr_assert(strstr(err, "still running after the limit of 0.5 s") &&
               strstr(err, "rank 1 is in 'an endless loop'"), "message: %s", err);
 }

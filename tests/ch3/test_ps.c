@@ -108,7 +108,10 @@ Test(ps, many_steps_equal_one_device_with_the_global_batch)
         compare(N, 600, 10, 2);
 }
 
-Test(ps, a_dying_worker_ends_the_run_with_its_name)
+/* The peers would wait 600 s for a silent rank and the launcher's limit is as long: only the
+ * launcher seeing the death can end the run before the test's own time-out (30 s) fails it.
+ * How long the end took is never asserted (a loaded machine says nothing about the code). */
+Test(ps, a_dying_worker_ends_the_run_with_its_name, .timeout = 30)
 {
     load(600);
     setup.batch = 10;
@@ -116,9 +119,7 @@ Test(ps, a_dying_worker_ends_the_run_with_its_name)
     setup.die_after = 5;
     setup.out = shared_zeroed(1 << 20);
     char err[ERR_LEN];
-    double t0 = now_seconds();
-    cr_assert(run_ranks(4, 0, 60, ps_rank, NULL, 60, err) != 0, "the run succeeded");
-    cr_assert(now_seconds() - t0 < 5, "the run took %.1f s to end", now_seconds() - t0);
+    cr_assert(run_ranks(4, 0, 600, ps_rank, NULL, 600, err) != 0, "the run succeeded");
     cr_assert(strstr(err, "rank 2 was killed by signal 6") &&
               strstr(err, "pushing the gradient"), "message: %s", err);
 }

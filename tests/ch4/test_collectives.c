@@ -137,13 +137,12 @@ static int dying(int rank, int size, void *arg, char *err)
     return error_set(err, "rank %d finished all-reduces that a dead rank was part of", rank);
 }
 
-Test(collectives, a_rank_dying_mid_collective_ends_the_run)
+/* Peers and launcher would wait 600 s: only the launcher seeing the death ends the run before
+ * the test's own time-out (30 s) fails it. The time it took is not asserted. */
+Test(collectives, a_rank_dying_mid_collective_ends_the_run, .timeout = 30)
 {
     char err[ERR_LEN];
-    double t0 = now_seconds();
-    cr_assert(run_ranks(4, 0, 30, dying, NULL, 30, err) != 0, "the run succeeded");
-    double took = now_seconds() - t0;
-    cr_assert(took < 5, "the run took %.1f s to end", took);
+    cr_assert(run_ranks(4, 0, 600, dying, NULL, 600, err) != 0, "the run succeeded");
     cr_assert(strstr(err, "rank 2 was killed by signal 6") &&
               strstr(err, "share-reduce, step 2 of 3"), "message: %s", err);
 }

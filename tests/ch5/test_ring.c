@@ -160,7 +160,8 @@ Test(ring, many_steps_equal_one_device_and_replicas_stay_identical)
         compare(N, 600, 10, 2);
 }
 
-Test(ring, a_dying_rank_ends_the_run_with_its_name)
+/* As for the parameter server: peers and launcher would wait 600 s, the test 30. */
+Test(ring, a_dying_rank_ends_the_run_with_its_name, .timeout = 30)
 {
     load(600);
     setup.batch = 10;
@@ -168,9 +169,7 @@ Test(ring, a_dying_rank_ends_the_run_with_its_name)
     setup.die_at = 7; /* rank 1's 7th message: step 2's share-reduce at N = 4 */
     setup.out = shared_zeroed(1 << 20);
     char err[ERR_LEN];
-    double t0 = now_seconds();
-    cr_assert(run_ranks(4, 0, 60, ring_rank, NULL, 60, err) != 0, "the run succeeded");
-    cr_assert(now_seconds() - t0 < 5, "the run took %.1f s to end", now_seconds() - t0);
+    cr_assert(run_ranks(4, 0, 600, ring_rank, NULL, 600, err) != 0, "the run succeeded");
     cr_assert(strstr(err, "rank 1 was killed by signal 6") && strstr(err, "share-reduce"),
               "message: %s", err);
 }

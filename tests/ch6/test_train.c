@@ -220,16 +220,15 @@ Test(buckets, communication_starts_while_backward_runs)
     setup.hold = 0;
 }
 
-Test(buckets, a_dying_rank_ends_the_run_with_its_name)
+/* As in chapters 3 and 5: peers and launcher would wait 600 s, the test 30. */
+Test(buckets, a_dying_rank_ends_the_run_with_its_name, .timeout = 30)
 {
     load();
     setup.out = shared_zeroed(n_params() * sizeof(float));
     setup.cap = 1;
     setup.die_at = 9;
     char err[ERR_LEN];
-    double t0 = now_seconds();
-    cr_assert(run_ranks(3, 0, 60, bucket_rank, NULL, 60, err) != 0, "the run succeeded");
-    cr_assert(now_seconds() - t0 < 5, "the run took %.1f s to end", now_seconds() - t0);
+    cr_assert(run_ranks(3, 0, 600, bucket_rank, NULL, 600, err) != 0, "the run succeeded");
     cr_assert(strstr(err, "rank 1 was killed by signal 6"), "message: %s", err);
     setup.die_at = 0;
 }
@@ -276,12 +275,13 @@ static void trains_like_mlp(char **args, const char *batch)
     int k = 1;
     for (int i = 0; args[i]; i++)
         argv[k++] = args[i];
-    char *tail[] = {"--epochs", "2", "--quiet", "--device", "cpu", NULL};
+    /* a fifth of the default training set: the same comparison, five times sooner */
+    char *tail[] = {"--epochs", "2", "--train_size", "4096", "--quiet", "--device", "cpu", NULL};
     for (int i = 0; tail[i]; i++)
         argv[k++] = tail[i];
     argv[k] = NULL;
-    char *mlp[] = {"./mlp", "--batch_size", (char *)batch, "--epochs", "2", "--quiet",
-                   "--device", "cpu", NULL};
+    char *mlp[] = {"./mlp", "--batch_size", (char *)batch, "--epochs", "2", "--train_size",
+                   "4096", "--quiet", "--device", "cpu", NULL};
     run_program(argv, &a);
     run_program(mlp, &b);
     cr_assert(a.status == 0, "./train %s %s: exit %d: %s", args[0], args[1], a.status, a.err);
