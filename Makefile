@@ -94,7 +94,7 @@ LDLIBS := $(shell mpicc --showme:link) $(LDLIBS)
 endif
 # CUDA, cuBLAS and NCCL are not linked into the programs: they live in backends, shared
 # libraries in build/lib that a program loads with dlopen() when a run uses them (chapter 1,
-# "Loading CUDA only when it is used"). A program finds them through its run path; the
+# "Loading CUDA only when it is used"). A program finds them in DPS_BACKEND_DIR; the
 # backends call back into the program (fatal, error_set), hence -rdynamic.
 BACKEND_DIR  := $(BUILD)/lib
 BACKENDS     :=
@@ -102,7 +102,7 @@ BACKEND_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64
 ifeq ($(HAVE_CUDA),1)
 CFLAGS   += -DHAVE_CUDA
 BACKENDS += $(BACKEND_DIR)/libdps_cuda.so
-LDLIBS   := -rdynamic -Wl,-rpath,$(CURDIR)/$(BACKEND_DIR) -ldl $(LDLIBS)
+LDLIBS   := -rdynamic -ldl $(LDLIBS)
 endif
 ifeq ($(HAVE_NCCL),1)
 CFLAGS   += -DHAVE_NCCL
@@ -119,7 +119,7 @@ endif
 endif
 
 # Objects depend on the configuration, so NO_BLAS=1 or NO_CUDA=1 rebuilds what they change.
-CONFIG := $(CC) $(CFLAGS) | $(LDLIBS) | $(NVCC) $(NVCCFLAGS) | $(HAVE_CUDA)
+CONFIG := $(CC) $(CFLAGS) | $(LDLIBS) | $(NVCC) $(NVCCFLAGS) | $(HAVE_CUDA) | $(CURDIR)
 $(shell mkdir -p $(OBJ) && { echo '$(CONFIG)' | cmp -s - $(BUILD)/config || echo '$(CONFIG)' > $(BUILD)/config; })
 
 # ---------------------------------------------------------------- sources
@@ -154,6 +154,9 @@ $(OBJ)/%.o: tangled/%.c $(BUILD)/config
 $(OBJ)/%.cu.o: kernels/%.cu $(BUILD)/config
 	@mkdir -p $(@D)
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+
+# The one object that loads backends learns where they are.
+$(OBJ)/device.o: CFLAGS += $(if $(BACKENDS),-DDPS_BACKEND_DIR='"$(CURDIR)/$(BACKEND_DIR)"')
 
 $(LIB): $(LIB_OBJS)
 	@rm -f $@

@@ -1,4 +1,4 @@
-#line 1310 "chapters/01-mlp.nw"
+#line 1316 "chapters/01-mlp.nw"
 /**
  * @file device_cuda.cu
  * @brief The CUDA device: the same table as the CPU's, on a GPU.
@@ -31,7 +31,7 @@
 
 static cublasHandle_t handle; /* one per process, made by device_cuda_backend_open() */
 
-#line 1354 "chapters/01-mlp.nw"
+#line 1360 "chapters/01-mlp.nw"
 static void *alloc(size_t bytes)
 {
     void *p = NULL;
@@ -55,7 +55,7 @@ static void copy(void *dst, const void *src, size_t bytes)
 }
 static void zero(void *p, size_t bytes) { CUDA_CHECK(cudaMemset(p, 0, bytes)); }
 static void sync(void) { CUDA_CHECK(cudaDeviceSynchronize()); }
-#line 1397 "chapters/01-mlp.nw"
+#line 1403 "chapters/01-mlp.nw"
 static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
                  const float *B, float beta, float *C)
 {
@@ -64,7 +64,7 @@ static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float
                              g.transb ? CUBLAS_OP_T : CUBLAS_OP_N, g.m, g.n, g.k, &alpha,
                              g.a, g.lda, g.b, g.ldb, &beta, C, g.ldc));
 }
-#line 1522 "chapters/01-mlp.nw"
+#line 1528 "chapters/01-mlp.nw"
 /** One thread per element: add the column's bias, then ReLU. */
 __global__ void bias_act_forward_kernel(float *y, const float *bias, int rows, int cols,
                                         bool relu)
@@ -80,7 +80,7 @@ static void bias_act_forward(float *y, const float *bias, int rows, int cols, bo
         y, bias, rows, cols, relu);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 1540 "chapters/01-mlp.nw"
+#line 1546 "chapters/01-mlp.nw"
 /** One thread per element: zero dy where the ReLU's output was not positive. */
 __global__ void relu_backward_kernel(float *dy, const float *y, size_t n)
 {
@@ -94,7 +94,7 @@ static void relu_backward(float *dy, const float *y, size_t n)
     relu_backward_kernel<<<grid_blocks(n), KERNEL_THREADS>>>(dy, y, n);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 1556 "chapters/01-mlp.nw"
+#line 1562 "chapters/01-mlp.nw"
 /** One thread per column: sum dy down the column. */
 __global__ void bias_backward_kernel(float *dbias, const float *dy, int rows, int cols)
 {
@@ -112,7 +112,7 @@ static void bias_backward(float *dbias, const float *dy, int rows, int cols)
     bias_backward_kernel<<<grid_blocks(cols), KERNEL_THREADS>>>(dbias, dy, rows, cols);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 955 "chapters/01-mlp.nw"
+#line 961 "chapters/01-mlp.nw"
 /** One thread per row: softmax_xent_row(), then add the counts atomically. */
 __global__ void softmax_xent_kernel(const float *logits, const int *labels, int rows,
                                     int cols, float *dlogits, float *stats)
@@ -134,7 +134,7 @@ static void softmax_xent(const float *logits, const int *labels, int rows, int c
                                                                dlogits, stats);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 1602 "chapters/01-mlp.nw"
+#line 1608 "chapters/01-mlp.nw"
 /** Grid-stride y += a x. */
 __global__ void axpy_kernel(size_t n, float a, const float *x, float *y)
 {
@@ -194,14 +194,14 @@ static void *ipc_open(const void *handle, char *err)
 }
 
 static void ipc_close(void *p) { CUDA_CHECK(cudaIpcCloseMemHandle(p)); }
-#line 1691 "chapters/01-mlp.nw"
+#line 1697 "chapters/01-mlp.nw"
 static Device cuda = {
     DEVICE_CUDA, "cuda", "", 0, alloc, release, upload, download, copy, zero, sync,
     gemm, bias_act_forward, relu_backward, bias_backward, softmax_xent, axpy, scale,
     
 #line 1244 "chapters/02-shm.nw"
 peer_copy, ipc_export, ipc_open, ipc_close,
-#line 1695 "chapters/01-mlp.nw"
+#line 1701 "chapters/01-mlp.nw"
 };
 
 /**

@@ -1,4 +1,4 @@
-#line 1736 "chapters/01-mlp.nw"
+#line 1742 "chapters/01-mlp.nw"
 /**
  * @file device.c
  * @brief Choosing the device a user asked for; loading the CUDA backend when it is asked for.
@@ -6,11 +6,12 @@
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "device.h"
 #include "util.h"
 
-#line 1801 "chapters/01-mlp.nw"
+#line 1808 "chapters/01-mlp.nw"
 const Device *device_cuda_open(int rank, char *why)
 {
 #ifndef HAVE_CUDA
@@ -22,22 +23,38 @@ const Device *device_cuda_open(int rank, char *why)
         snprintf(why, ERR_LEN, "no CUDA driver on this machine (%.400s)", dlerror());
         return NULL;
     }
-    void *backend = dlopen(DEVICE_CUDA_BACKEND, RTLD_NOW | RTLD_LOCAL);
-    if (!backend) {
-        snprintf(why, ERR_LEN, "the CUDA backend could not be loaded (%.400s)", dlerror());
-        return NULL;
-    }
+    char err[ERR_LEN];
     DeviceOpenFn open_backend;
-    *(void **)&open_backend = dlsym(backend, DEVICE_CUDA_ENTRY);
+    *(void **)&open_backend = backend_entry(DEVICE_CUDA_BACKEND, DEVICE_CUDA_ENTRY, err);
     if (!open_backend) {
-        snprintf(why, ERR_LEN, "%s has no %s", DEVICE_CUDA_BACKEND, DEVICE_CUDA_ENTRY);
+        snprintf(why, ERR_LEN, "the CUDA backend could not be loaded (%.400s)", err);
         return NULL;
     }
     return open_backend(rank, why);
 #endif
 }
+#line 1839 "chapters/01-mlp.nw"
+void *backend_entry(const char *name, const char *entry, char *why)
+{
+    const char *file = name;
+#ifdef DPS_BACKEND_DIR
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", DPS_BACKEND_DIR, name);
+    if (access(path, F_OK) == 0)
+        file = path; /* there: what stops it loading is the news, not a search elsewhere */
+#endif
+    void *lib = dlopen(file, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        snprintf(why, ERR_LEN, "%.400s", dlerror());
+        return NULL;
+    }
+    void *fn = dlsym(lib, entry);
+    if (!fn)
+        snprintf(why, ERR_LEN, "%s has no %s", name, entry);
+    return fn;
+}
 
-#line 1749 "chapters/01-mlp.nw"
+#line 1756 "chapters/01-mlp.nw"
 const Device *device_open(const char *request, int rank, char *note, char *err)
 {
     char why[ERR_LEN];

@@ -87,6 +87,12 @@ const Device *device_cuda_open(int rank, char *why);
 /** The type of DEVICE_CUDA_ENTRY. */
 typedef const Device *(*DeviceOpenFn)(int rank, char *why);
 /**
+ * Load backend library @p name (e.g. DEVICE_CUDA_BACKEND) from the build's backend
+ * directory (DPS_BACKEND_DIR), or else wherever the dynamic loader finds it, and return
+ * its entry point @p entry; NULL with the reason in @p why (ERR_LEN bytes).
+ */
+void *backend_entry(const char *name, const char *entry, char *why);
+/**
  * Open the device a user asked for: "cpu", "cuda" or "auto" (CUDA when a GPU
  * answers, else CPU). @p note receives one line saying what was chosen and why.
  * Returns NULL with the reason in @p err when "cuda" was asked for and is unavailable.

@@ -1,4 +1,4 @@
-#line 1082 "chapters/01-mlp.nw"
+#line 1088 "chapters/01-mlp.nw"
 /**
  * @file device_cpu.c
  * @brief The CPU device: the readable reference of every kernel.
@@ -15,7 +15,7 @@
 #include "mlp_kernels.h"
 #include "util.h"
 
-#line 1113 "chapters/01-mlp.nw"
+#line 1119 "chapters/01-mlp.nw"
 static void *alloc(size_t bytes)
 {
     size_t rounded = (bytes + 63) / 64 * 64;
@@ -34,7 +34,7 @@ static void zero(void *p, size_t bytes) { memset(p, 0, bytes); }
 static void sync(void) {}
 #line 1206 "chapters/02-shm.nw"
 static void peer_copy(void *dst, const void *src, size_t bytes) { memcpy(dst, src, bytes); }
-#line 1146 "chapters/01-mlp.nw"
+#line 1152 "chapters/01-mlp.nw"
 /** op(A)[i][p] of the stored A, inside gemm_plain(). */
 #define AT(i, p) (ta ? A[(size_t)(p) * m + (i)] : A[(size_t)(i) * k + (p)])
 
@@ -64,7 +64,7 @@ void gemm_plain(bool ta, bool tb, int m, int n, int k, float alpha, const float 
     }
 #undef AT
 }
-#line 1182 "chapters/01-mlp.nw"
+#line 1188 "chapters/01-mlp.nw"
 static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
                  const float *B, float beta, float *C)
 {
@@ -75,7 +75,7 @@ static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float
     gemm_plain(ta, tb, m, n, k, alpha, A, B, beta, C);
 #endif
 }
-#line 1221 "chapters/01-mlp.nw"
+#line 1227 "chapters/01-mlp.nw"
 static void bias_act_forward(float *y, const float *bias, int rows, int cols, bool relu)
 {
     for (int i = 0; i < rows; i++) {
@@ -84,13 +84,13 @@ static void bias_act_forward(float *y, const float *bias, int rows, int cols, bo
             row[j] = bias_act(row[j], bias[j], relu);
     }
 }
-#line 1232 "chapters/01-mlp.nw"
+#line 1238 "chapters/01-mlp.nw"
 static void relu_backward(float *dy, const float *y, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         dy[i] = relu_grad(dy[i], y[i]);
 }
-#line 1240 "chapters/01-mlp.nw"
+#line 1246 "chapters/01-mlp.nw"
 static void bias_backward(float *dbias, const float *dy, int rows, int cols)
 {
     for (int j = 0; j < cols; j++)
@@ -99,7 +99,7 @@ static void bias_backward(float *dbias, const float *dy, int rows, int cols)
         for (int j = 0; j < cols; j++)
             dbias[j] += dy[(size_t)i * cols + j];
 }
-#line 913 "chapters/01-mlp.nw"
+#line 919 "chapters/01-mlp.nw"
 static void softmax_xent(const float *logits, const int *labels, int rows, int cols,
                          float *dlogits, float *stats)
 {
@@ -114,7 +114,7 @@ static void softmax_xent(const float *logits, const int *labels, int rows, int c
     stats[0] += (float)loss;
     stats[1] += (float)right;
 }
-#line 1251 "chapters/01-mlp.nw"
+#line 1257 "chapters/01-mlp.nw"
 static void axpy(size_t n, float a, const float *x, float *y)
 {
     for (size_t i = 0; i < n; i++)
@@ -126,7 +126,7 @@ static void scale(size_t n, float a, float *x)
     for (size_t i = 0; i < n; i++)
         x[i] *= a;
 }
-#line 1268 "chapters/01-mlp.nw"
+#line 1274 "chapters/01-mlp.nw"
 static Device cpu = {
     .kind = DEVICE_CPU, .name = "cpu",
     .alloc = alloc, .release = release, .upload = upload, .download = download,
@@ -137,7 +137,7 @@ static Device cpu = {
     
 #line 1202 "chapters/02-shm.nw"
 .peer_copy = peer_copy,
-#line 1276 "chapters/01-mlp.nw"
+#line 1282 "chapters/01-mlp.nw"
 };
 
 void device_cpu_threads(int threads)

@@ -1,4 +1,4 @@
-#line 624 "chapters/01-mlp.nw"
+#line 630 "chapters/01-mlp.nw"
 /**
  * @file model.c
  * @brief MLP forward, loss, backward and SGD on a Device.
@@ -32,7 +32,7 @@ int model_init(Model *m, const Device *dev, int features, const int *hidden, int
         m->width[l + 1] = hidden[l];
     m->width[m->n_layers] = classes;
     
-#line 664 "chapters/01-mlp.nw"
+#line 670 "chapters/01-mlp.nw"
 size_t offset = 0;
 for (int l = 0; l < m->n_layers; l++) {
     Layer *ly = &m->layer[l];
@@ -44,9 +44,9 @@ for (int l = 0; l < m->n_layers; l++) {
     offset += (size_t)ly->out;
 }
 m->n_params = offset;
-#line 657 "chapters/01-mlp.nw"
+#line 663 "chapters/01-mlp.nw"
     
-#line 683 "chapters/01-mlp.nw"
+#line 689 "chapters/01-mlp.nw"
 m->params = dev->alloc(m->n_params * sizeof(float));
 m->grads = dev->alloc(m->n_params * sizeof(float));
 for (int l = 0; l <= m->n_layers; l++) {
@@ -56,9 +56,9 @@ for (int l = 0; l <= m->n_layers; l++) {
 }
 m->labels = dev->alloc((size_t)max_batch * sizeof(int));
 m->stats = dev->alloc(2 * sizeof(float));
-#line 658 "chapters/01-mlp.nw"
+#line 664 "chapters/01-mlp.nw"
     
-#line 704 "chapters/01-mlp.nw"
+#line 710 "chapters/01-mlp.nw"
 float *host = xcalloc(m->n_params, sizeof(float));
 Rng r;
 rng_seed(&r, seed, STREAM_INIT);
@@ -72,10 +72,10 @@ for (int l = 0; l < m->n_layers; l++) {
 }
 dev->upload(m->params, host, m->n_params * sizeof(float));
 free(host);
-#line 659 "chapters/01-mlp.nw"
+#line 665 "chapters/01-mlp.nw"
     return 0;
 }
-#line 720 "chapters/01-mlp.nw"
+#line 726 "chapters/01-mlp.nw"
 void model_free(Model *m)
 {
     const Device *dev = m->dev;
@@ -105,7 +105,7 @@ void model_describe(const Model *m, char *buf, size_t len)
 {
     widths_describe(m->width, m->n_layers, buf, len);
 }
-#line 786 "chapters/01-mlp.nw"
+#line 792 "chapters/01-mlp.nw"
 void model_set_batch(Model *m, const float *x, const int32_t *y, int B)
 {
     m->dev->upload(m->act[0], x, (size_t)B * (size_t)m->width[0] * sizeof(float));
@@ -123,33 +123,33 @@ void model_forward(Model *m, int B)
                               l < m->n_layers - 1);
     }
 }
-#line 979 "chapters/01-mlp.nw"
+#line 985 "chapters/01-mlp.nw"
 void model_loss(Model *m, int B, bool backprop)
 {
     int L = m->n_layers;
     m->dev->softmax_xent(m->act[L], m->labels, B, m->width[L], backprop ? m->dact[L] : NULL,
                          m->stats);
 }
-#line 1012 "chapters/01-mlp.nw"
+#line 1018 "chapters/01-mlp.nw"
 void model_backward_layer(Model *m, int B, int l)
 {
     const Device *dev = m->dev;
     const Layer *ly = &m->layer[l];
     const float *delta = m->dact[l + 1]; /* B x out */
     
-#line 1044 "chapters/01-mlp.nw"
+#line 1050 "chapters/01-mlp.nw"
 dev->gemm(true, false, ly->in, ly->out, B, 1.0f, m->act[l], delta, 0.0f, m->grads + ly->w);
-#line 1018 "chapters/01-mlp.nw"
+#line 1024 "chapters/01-mlp.nw"
     
-#line 1048 "chapters/01-mlp.nw"
+#line 1054 "chapters/01-mlp.nw"
 dev->bias_backward(m->grads + ly->b, delta, B, ly->out);
-#line 1019 "chapters/01-mlp.nw"
+#line 1025 "chapters/01-mlp.nw"
     if (l > 0) {
         
-#line 1055 "chapters/01-mlp.nw"
+#line 1061 "chapters/01-mlp.nw"
 dev->gemm(false, true, B, ly->in, ly->out, 1.0f, delta, m->params + ly->w, 0.0f, m->dact[l]);
 dev->relu_backward(m->dact[l], m->act[l], (size_t)B * (size_t)ly->in);
-#line 1021 "chapters/01-mlp.nw"
+#line 1027 "chapters/01-mlp.nw"
     }
 }
 
@@ -158,7 +158,7 @@ void model_backward(Model *m, int B)
     for (int l = m->n_layers - 1; l >= 0; l--)
         model_backward_layer(m, B, l);
 }
-#line 1068 "chapters/01-mlp.nw"
+#line 1074 "chapters/01-mlp.nw"
 void model_sgd_step(Model *m, float lr)
 {
     m->dev->axpy(m->n_params, -lr, m->grads, m->params);

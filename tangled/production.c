@@ -5,7 +5,6 @@
  */
 #include "production.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +44,7 @@ int native_strategy(Strategy *s, NativeState *st, Comm *c, Comm *host, char *err
                     .sync_gradients = native_sync, .sum_stats = native_stats, .state = st};
     return 0;
 }
-#line 1021 "chapters/06-production.nw"
+#line 1020 "chapters/06-production.nw"
 int gpu_count(void)
 {
     pid_t pid = fork();
@@ -60,7 +59,7 @@ int gpu_count(void)
     return WEXITSTATUS(status);
 }
 
-#line 1164 "chapters/06-production.nw"
+#line 1163 "chapters/06-production.nw"
 /** NCCL's table, loaded the first time; NULL with the reason in @p err when it cannot be. */
 static const NcclOps *nccl_ops(char *err)
 {
@@ -68,20 +67,16 @@ static const NcclOps *nccl_ops(char *err)
     error_set(err, "NCCL: this build has no NCCL (it needs the CUDA toolkit with nccl.h)");
     return NULL;
 #else
-    void *lib = dlopen(NCCL_BACKEND, RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        error_set(err, "NCCL could not be loaded (%.400s)", dlerror());
-        return NULL;
-    }
+    char why[ERR_LEN];
     NcclOpsFn ops;
-    *(void **)&ops = dlsym(lib, NCCL_ENTRY);
+    *(void **)&ops = backend_entry(NCCL_BACKEND, NCCL_ENTRY, why);
     if (!ops)
-        error_set(err, "%s has no %s", NCCL_BACKEND, NCCL_ENTRY);
+        error_set(err, "NCCL could not be loaded (%.400s)", why);
     return ops ? ops() : NULL;
 #endif
 }
 
-#line 1037 "chapters/06-production.nw"
+#line 1036 "chapters/06-production.nw"
 int nccl_all_reduce(NcclState *st, float *buf, size_t count, bool mean, char *err)
 {
     const NcclOps *nccl = nccl_ops(err);
@@ -93,17 +88,17 @@ int nccl_all_reduce(NcclState *st, float *buf, size_t count, bool mean, char *er
 int nccl_open(NcclState *st, Comm *host, const Device *dev, char *err)
 {
     memset(st, 0, sizeof *st);
-    const NcclOps *nccl = nccl_ops(err);
-    if (!nccl)
-        return -1;
     if (dev->kind != DEVICE_CUDA)
         return error_set(err, "NCCL moves GPU memory, and the buffers are on the CPU: use "
                          "--device cuda");
     if (host->size > dev->count)
         return error_set(err, "NCCL: %d ranks on %d GPU%s: NCCL needs one GPU per rank",
                          host->size, dev->count, dev->count == 1 ? "" : "s");
+    const NcclOps *nccl = nccl_ops(err); /* loaded only now that it can be used */
+    if (!nccl)
+        return -1;
     
-#line 1103 "chapters/06-production.nw"
+#line 1102 "chapters/06-production.nw"
 unsigned char id[NCCL_ID_BYTES] = {0};
 if (host->rank == 0) {
     if (nccl->unique_id(id, err))
@@ -114,7 +109,7 @@ if (host->rank == 0) {
 } else if (host->recv(host, 0, id, sizeof id, err)) {
     return -1;
 }
-#line 1058 "chapters/06-production.nw"
+#line 1057 "chapters/06-production.nw"
     if (nccl->init(&st->comm, &st->stream, host->size, id, host->rank, err))
         return -1;
     st->host = host;
@@ -153,7 +148,7 @@ void nccl_strategy_free(NcclState *st)
         nccl->close(st->comm, st->stream);
     memset(st, 0, sizeof *st);
 }
-#line 1279 "chapters/06-production.nw"
+#line 1274 "chapters/06-production.nw"
 /** Most figures dp_stats() sums (train_run sums 3). */
 #define DP_STATS 8
 
@@ -239,7 +234,7 @@ static void *dp_thread(void *arg)
     r->rc = train_run(&cfg, &r->sh->models[r->rank], r->train, r->test, &s, &r->res, r->err);
     return NULL;
 }
-#line 1372 "chapters/06-production.nw"
+#line 1367 "chapters/06-production.nw"
 int data_parallel_run(const TrainConfig *cfg, int replicas, const Dataset *train,
                       const Dataset *test,
                       int (*build)(Model *m, void *arg, char *err), void *build_arg,

@@ -1,4 +1,4 @@
-#line 1940 "chapters/01-mlp.nw"
+#line 1972 "chapters/01-mlp.nw"
 /**
  * @file train.c
  * @brief The training loop.
@@ -23,7 +23,7 @@ long train_steps_per_epoch(long n_train, int batch_size, int world)
     return n_train / ((long)batch_size * world);
 }
 
-#line 2114 "chapters/01-mlp.nw"
+#line 2146 "chapters/01-mlp.nw"
 void evaluate(Model *m, const Dataset *d, long lo, long hi, double *right)
 {
     const Device *dev = m->dev;
@@ -66,7 +66,7 @@ static int train_checkpoint(const TrainConfig *cfg, const Model *m, int world, l
     return rc;
 }
 
-#line 1967 "chapters/01-mlp.nw"
+#line 1999 "chapters/01-mlp.nw"
 void train_report_end(FILE *f, const TrainResult *res, bool quiet)
 {
     if (quiet)
@@ -104,18 +104,18 @@ if (cfg->resume) {
         fprintf(cfg->out, "resume: %s holds epoch %d; training epochs %d to %d\n",
                 cfg->checkpoint, cfg->resume->epoch, first, cfg->epochs);
 }
-#line 1995 "chapters/01-mlp.nw"
+#line 2027 "chapters/01-mlp.nw"
     for (int epoch = first; epoch <= cfg->epochs && rc == 0; epoch++) {
         
-#line 2017 "chapters/01-mlp.nw"
+#line 2049 "chapters/01-mlp.nw"
 for (long i = 0; i < train->n; i++)
     perm[i] = (int32_t)i;
 Rng r;
 train_shuffle_rng(&r, cfg, epoch, first);
 rng_shuffle(&r, perm, train->n);
-#line 1997 "chapters/01-mlp.nw"
+#line 2029 "chapters/01-mlp.nw"
         
-#line 2033 "chapters/01-mlp.nw"
+#line 2065 "chapters/01-mlp.nw"
 Progress bar;
 progress_begin(&bar, cfg->out ? cfg->out : stdout, cfg->quiet || !cfg->out || rank != 0,
                epoch, cfg->epochs, steps);
@@ -159,9 +159,9 @@ for (long step = 0; step < steps && rc == 0; step++) {
 }
 double train_seconds = now_seconds() - epoch_start;
 progress_end(&bar);
-#line 1998 "chapters/01-mlp.nw"
+#line 2030 "chapters/01-mlp.nw"
         
-#line 2083 "chapters/01-mlp.nw"
+#line 2115 "chapters/01-mlp.nw"
 if (rc == 0) {
     float st[2];
     dev->download(st, m->stats, sizeof st);
@@ -186,7 +186,7 @@ if (rc == 0) {
     if (rc == 0 && rank == 0 && cfg->log)
         report_csv_row(cfg->log, e);
 }
-#line 1999 "chapters/01-mlp.nw"
+#line 2031 "chapters/01-mlp.nw"
         
 #line 660 "chapters/A2-failure.nw"
 if (rc == 0 && cfg->checkpoint && rank == 0) {
@@ -196,14 +196,14 @@ if (rc == 0 && cfg->checkpoint && rank == 0) {
         rc = -1;
     timers_add(&res->timers, "checkpoint", now_seconds() - t_ck);
 }
-#line 2000 "chapters/01-mlp.nw"
+#line 2032 "chapters/01-mlp.nw"
     }
     free(perm);
     free(xb);
     free(yb);
     return rc;
 }
-#line 2237 "chapters/01-mlp.nw"
+#line 2269 "chapters/01-mlp.nw"
 /** Undo what train_prepare() did before it failed; returns -1. */
 static int prepare_failed(const struct Options *o, FILE **log, bool created,
                           struct Checkpoint *resume)
@@ -216,7 +216,7 @@ static int prepare_failed(const struct Options *o, FILE **log, bool created,
         unlink(o->log);
     return -1;
 }
-#line 2252 "chapters/01-mlp.nw"
+#line 2284 "chapters/01-mlp.nw"
 int train_prepare(const struct Options *o, int ranks, const char *ranks_word, Dataset *train,
                   Dataset *test, FILE **log, struct Checkpoint *resume)
 {
@@ -234,16 +234,16 @@ if (o->checkpoint && checkpoint_writable(o->checkpoint, err)) {
     fprintf(stderr, "%s: --checkpoint: %s\n", program_name(), err);
     return -1;
 }
-#line 2259 "chapters/01-mlp.nw"
+#line 2291 "chapters/01-mlp.nw"
     
 #line 689 "chapters/A2-failure.nw"
 if (o->resume && checkpoint_load(o->checkpoint, resume, err)) {
     fprintf(stderr, "%s: --resume: %s\n", program_name(), err);
     return -1;
 }
-#line 2260 "chapters/01-mlp.nw"
+#line 2292 "chapters/01-mlp.nw"
     
-#line 2296 "chapters/01-mlp.nw"
+#line 2328 "chapters/01-mlp.nw"
 bool created = o->log && access(o->log, F_OK) != 0;
 if (o->log && !(*log = fopen(o->log, "a"))) {
     fprintf(stderr, "%s: --log %s: cannot open: %s\n", program_name(), o->log,
@@ -251,7 +251,7 @@ if (o->log && !(*log = fopen(o->log, "a"))) {
     checkpoint_free(resume);
     return -1;
 }
-#line 2261 "chapters/01-mlp.nw"
+#line 2293 "chapters/01-mlp.nw"
     if (data_load(o->data, o->train_size, o->seed, train, test, err)) {
         fprintf(stderr, "%s: %s\n", program_name(), err);
         return prepare_failed(o, log, created, resume);
@@ -283,7 +283,7 @@ if (o->resume) {
         return prepare_failed(o, log, created, resume);
     }
 }
-#line 2277 "chapters/01-mlp.nw"
+#line 2309 "chapters/01-mlp.nw"
     if (*log && !o->resume && ftruncate(fileno(*log), 0) != 0) {
         fprintf(stderr, "%s: --log %s: %s\n", program_name(), o->log, strerror(errno));
         return prepare_failed(o, log, created, resume);

@@ -32,6 +32,9 @@ Test(device_loading, help_refusals_and_cpu_runs_load_no_gpu_library)
     loads_no_gpu_library("./train --strategy nccl --n_gpus 0");
     loads_no_gpu_library("./ring --n_gpus 2 --device cpu --epochs 1 --train_size 512 --quiet");
     loads_no_gpu_library("./collectives --n_gpus 2 --device cpu -b 1K -e 4K -n 2 -w 1");
+    /* refused for want of a GPU before NCCL is loaded */
+    loads_no_gpu_library("./collectives --n_gpus 2 --device cpu --op nccl_all_reduce -b 1K "
+                         "-e 1K");
     loads_no_gpu_library("./pingpong --help");
 }
 
