@@ -27,7 +27,7 @@ for ((i = 0; i < load; i++)); do
     pids+=($!)
 done
 
-echo "soak: $runs runs of the suite with $load busy processes beside it ($(nproc) cores)"
+echo "soak: $runs run$([ "$runs" = 1 ] || echo s) of the suite with $load busy process$([ "$load" = 1 ] || echo es) beside it ($(nproc) cores)"
 solutions=(build/ex/solution-*)
 [ -e "${solutions[0]}" ] || solutions=()
 total_failed=0 total_tests=0
