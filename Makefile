@@ -31,7 +31,7 @@ CFLAGS_BASE := -std=c11 $(OPT) -g -Wall -Wextra $(WERROR) -D_GNU_SOURCE -Itangle
 ifeq ($(NATIVE),1)
 CFLAGS_BASE += -march=native
 endif
-LDLIBS   := -lm -lpthread
+LDLIBS   := -ldl -lm -lpthread
 # SANITIZE=address,undefined: every C object, program and test built with those sanitizers
 # (the objects rebuild when it changes, like any flag); leaks are valgrind's (make memcheck).
 SANITIZE ?=
@@ -102,7 +102,7 @@ BACKEND_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64
 ifeq ($(HAVE_CUDA),1)
 CFLAGS   += -DHAVE_CUDA
 BACKENDS += $(BACKEND_DIR)/libdps_cuda.so
-LDLIBS   := -rdynamic -ldl $(LDLIBS)
+LDLIBS   := -rdynamic $(LDLIBS)
 endif
 ifeq ($(HAVE_NCCL),1)
 CFLAGS   += -DHAVE_NCCL
@@ -191,7 +191,7 @@ $(1): $(patsubst tangled/%.c,$(OBJ)/%.o,$(call main_of,$(1))) $$(EX_OBJS) $$(LIB
 endef
 $(foreach p,$(PROGRAMS),$(eval $(call program_rule,$(p))))
 
--include $(wildcard $(OBJ)/*.d)
+-include $(wildcard $(OBJ)/*.d $(BACKEND_DIR)/*.d)
 
 # ---------------------------------------------------------------- literate pipeline
 # Every root chunk named [[file.c]], [[file.h]] or [[file.cu]] in any chapter is a
@@ -250,8 +250,10 @@ TEST_JOBS ?= 2
 # binary of their own (build/tests/chN); CHAPTER=B is appendix B (tests/failure).
 CHAPTER_DIR := $(if $(CHAPTER),$(if $(filter B b,$(CHAPTER)),tests/failure,tests/ch$(patsubst ch%,%,$(CHAPTER))))
 ifneq ($(CHAPTER_DIR),)
+ifneq ($(filter test test-run soak,$(MAKECMDGOALS)),)
 ifeq ($(wildcard $(CHAPTER_DIR)/*.c),)
 $(error CHAPTER=$(CHAPTER): there is no $(CHAPTER_DIR); chapters with tests: $(patsubst tests/ch%,%,$(filter tests/ch%,$(TEST_DIRS))) and B)
+endif
 endif
 TEST_BIN := $(BUILD)/tests/$(notdir $(CHAPTER_DIR))
 else

@@ -194,14 +194,14 @@ static void *ipc_open(const void *handle, char *err)
 }
 
 static void ipc_close(void *p) { CUDA_CHECK(cudaIpcCloseMemHandle(p)); }
-#line 1697 "chapters/01-mlp.nw"
+#line 1699 "chapters/01-mlp.nw"
 static Device cuda = {
     DEVICE_CUDA, "cuda", "", 0, alloc, release, upload, download, copy, zero, sync,
     gemm, bias_act_forward, relu_backward, bias_backward, softmax_xent, axpy, scale,
     
 #line 1244 "chapters/02-shm.nw"
 peer_copy, ipc_export, ipc_open, ipc_close,
-#line 1701 "chapters/01-mlp.nw"
+#line 1703 "chapters/01-mlp.nw"
 };
 
 /**

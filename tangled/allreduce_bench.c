@@ -1,4 +1,4 @@
-#line 1803 "chapters/06-production.nw"
+#line 1810 "chapters/06-production.nw"
 /**
  * @file allreduce_bench.c
  * @brief The program allreduce_bench: every all-reduce of the book, side by side (chapter 6).
@@ -47,7 +47,7 @@ typedef struct Column {
     double busbw[MAX_ROWS];  /**< GB/s */
     long wrong[MAX_ROWS];    /**< wrong elements */
 } Column;
-#line 1858 "chapters/06-production.nw"
+#line 1865 "chapters/06-production.nw"
 /** Run @p col's command and read its rows; on failure say why in col->why. */
 static void measure(Column *col)
 {
@@ -99,7 +99,7 @@ static double at(const Column *col, size_t size, int what)
             return what == 0 ? col->us[i] : what == 1 ? col->busbw[i] : (double)col->wrong[i];
     return NAN;
 }
-#line 1916 "chapters/06-production.nw"
+#line 1923 "chapters/06-production.nw"
 /** Append the common arguments of every contender to @p argv from index @p k. */
 static int common_args(char **argv, int k, const Options *o, char bufs[][32])
 {
@@ -141,7 +141,7 @@ static void machine(char *buf, size_t len)
     snprintf(buf, len, "%s, %ld cores, %s %s, %s", model, sysconf(_SC_NPROCESSORS_ONLN),
              u.sysname, u.release, day);
 }
-#line 1960 "chapters/06-production.nw"
+#line 1967 "chapters/06-production.nw"
 /** Parse, run every contender, print the table (and the CSV). */
 int main(int argc, char **argv)
 {
@@ -171,7 +171,7 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
     }
     
-#line 1995 "chapters/06-production.nw"
+#line 2002 "chapters/06-production.nw"
 char self[PATH_MAX], coll[PATH_MAX + 16], bufs[8][32];
 ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
 self[n > 0 ? n : 0] = '\0';
@@ -211,9 +211,9 @@ if (!comm_mpi_available() || system("command -v mpirun >/dev/null 2>&1") != 0)
 if (gpus < o.n_gpus)
     snprintf(col[NCCL].why, sizeof col[NCCL].why, "not run: %d rank%s, %d GPU%s (one per rank)",
              o.n_gpus, o.n_gpus == 1 ? "" : "s", gpus, gpus == 1 ? "" : "s");
-#line 1989 "chapters/06-production.nw"
+#line 1996 "chapters/06-production.nw"
     
-#line 2044 "chapters/06-production.nw"
+#line 2051 "chapters/06-production.nw"
 for (int k = 0; k < N_COLUMNS; k++)
     if (!col[k].why[0])
         measure(&col[k]);
@@ -269,6 +269,6 @@ for (int k = 0; k < N_COLUMNS; k++)
 if (csv && fclose(csv) != 0)
     fatal("--csv %s: %s", o.csv, strerror(errno));
 fflush(stdout);
-#line 1990 "chapters/06-production.nw"
+#line 1997 "chapters/06-production.nw"
     return status;
 }

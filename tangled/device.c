@@ -1,4 +1,4 @@
-#line 1742 "chapters/01-mlp.nw"
+#line 1744 "chapters/01-mlp.nw"
 /**
  * @file device.c
  * @brief Choosing the device a user asked for; loading the CUDA backend when it is asked for.
@@ -11,7 +11,7 @@
 #include "device.h"
 #include "util.h"
 
-#line 1808 "chapters/01-mlp.nw"
+#line 1811 "chapters/01-mlp.nw"
 const Device *device_cuda_open(int rank, char *why)
 {
 #ifndef HAVE_CUDA
@@ -33,7 +33,7 @@ const Device *device_cuda_open(int rank, char *why)
     return open_backend(rank, why);
 #endif
 }
-#line 1839 "chapters/01-mlp.nw"
+#line 1845 "chapters/01-mlp.nw"
 void *backend_entry(const char *name, const char *entry, char *why)
 {
     const char *file = name;
@@ -49,12 +49,14 @@ void *backend_entry(const char *name, const char *entry, char *why)
         return NULL;
     }
     void *fn = dlsym(lib, entry);
-    if (!fn)
+    if (!fn) {
         snprintf(why, ERR_LEN, "%s has no %s", name, entry);
+        dlclose(lib);
+    }
     return fn;
 }
 
-#line 1756 "chapters/01-mlp.nw"
+#line 1758 "chapters/01-mlp.nw"
 const Device *device_open(const char *request, int rank, char *note, char *err)
 {
     char why[ERR_LEN];

@@ -1,4 +1,4 @@
-#line 1184 "chapters/06-production.nw"
+#line 1191 "chapters/06-production.nw"
 /**
  * @file nccl_backend.c
  * @brief NCCL's calls behind a table: built into libdps_nccl.so, loaded by dlopen().
@@ -14,7 +14,7 @@
 _Static_assert(sizeof(ncclUniqueId) == NCCL_ID_BYTES, "NCCL's unique id size");
 /** @endcond */
 
-#line 1212 "chapters/06-production.nw"
+#line 1219 "chapters/06-production.nw"
 static int unique_id(unsigned char id[NCCL_ID_BYTES], char *err)
 {
     ncclResult_t r = ncclGetUniqueId((ncclUniqueId *)id);
@@ -40,7 +40,7 @@ static void close_comm(void *comm, void *stream)
     if (stream)
         cudaStreamDestroy((cudaStream_t)stream);
 }
-#line 1240 "chapters/06-production.nw"
+#line 1247 "chapters/06-production.nw"
 static int all_reduce(void *comm, void *stream, float *buf, size_t count, bool mean,
                       char *err)
 {
@@ -52,7 +52,7 @@ static int all_reduce(void *comm, void *stream, float *buf, size_t count, bool m
     return e == cudaSuccess ? 0 : error_set(err, "ncclAllReduce: %s", cudaGetErrorString(e));
 }
 
-#line 1202 "chapters/06-production.nw"
+#line 1209 "chapters/06-production.nw"
 /** The table, for dlsym(NCCL_ENTRY). */
 const NcclOps *nccl_backend_ops(void)
 {

@@ -59,21 +59,23 @@ int gpu_count(void)
     return WEXITSTATUS(status);
 }
 
-#line 1163 "chapters/06-production.nw"
+#line 1168 "chapters/06-production.nw"
+/** NCCL's table, once it is loaded: the one piece of state the loader keeps. */
+static const NcclOps *nccl_loaded;
+
 /** NCCL's table, loaded the first time; NULL with the reason in @p err when it cannot be. */
 static const NcclOps *nccl_ops(char *err)
 {
-#ifndef HAVE_NCCL
-    error_set(err, "NCCL: this build has no NCCL (it needs the CUDA toolkit with nccl.h)");
-    return NULL;
-#else
+    if (nccl_loaded)
+        return nccl_loaded;
     char why[ERR_LEN];
     NcclOpsFn ops;
     *(void **)&ops = backend_entry(NCCL_BACKEND, NCCL_ENTRY, why);
-    if (!ops)
+    if (!ops) {
         error_set(err, "NCCL could not be loaded (%.400s)", why);
-    return ops ? ops() : NULL;
-#endif
+        return NULL;
+    }
+    return nccl_loaded = ops();
 }
 
 #line 1036 "chapters/06-production.nw"
@@ -88,6 +90,9 @@ int nccl_all_reduce(NcclState *st, float *buf, size_t count, bool mean, char *er
 int nccl_open(NcclState *st, Comm *host, const Device *dev, char *err)
 {
     memset(st, 0, sizeof *st);
+#ifndef HAVE_NCCL
+    return error_set(err, "NCCL: this build has no NCCL (it needs the CUDA toolkit with nccl.h)");
+#endif
     if (dev->kind != DEVICE_CUDA)
         return error_set(err, "NCCL moves GPU memory, and the buffers are on the CPU: use "
                          "--device cuda");
@@ -98,7 +103,7 @@ int nccl_open(NcclState *st, Comm *host, const Device *dev, char *err)
     if (!nccl)
         return -1;
     
-#line 1102 "chapters/06-production.nw"
+#line 1105 "chapters/06-production.nw"
 unsigned char id[NCCL_ID_BYTES] = {0};
 if (host->rank == 0) {
     if (nccl->unique_id(id, err))
@@ -109,7 +114,7 @@ if (host->rank == 0) {
 } else if (host->recv(host, 0, id, sizeof id, err)) {
     return -1;
 }
-#line 1057 "chapters/06-production.nw"
+#line 1060 "chapters/06-production.nw"
     if (nccl->init(&st->comm, &st->stream, host->size, id, host->rank, err))
         return -1;
     st->host = host;
@@ -148,7 +153,7 @@ void nccl_strategy_free(NcclState *st)
         nccl->close(st->comm, st->stream);
     memset(st, 0, sizeof *st);
 }
-#line 1274 "chapters/06-production.nw"
+#line 1281 "chapters/06-production.nw"
 /** Most figures dp_stats() sums (train_run sums 3). */
 #define DP_STATS 8
 
@@ -234,7 +239,7 @@ static void *dp_thread(void *arg)
     r->rc = train_run(&cfg, &r->sh->models[r->rank], r->train, r->test, &s, &r->res, r->err);
     return NULL;
 }
-#line 1367 "chapters/06-production.nw"
+#line 1374 "chapters/06-production.nw"
 int data_parallel_run(const TrainConfig *cfg, int replicas, const Dataset *train,
                       const Dataset *test,
                       int (*build)(Model *m, void *arg, char *err), void *build_arg,

@@ -1,4 +1,4 @@
-#line 1972 "chapters/01-mlp.nw"
+#line 1980 "chapters/01-mlp.nw"
 /**
  * @file train.c
  * @brief The training loop.
@@ -7,7 +7,9 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "checkpoint.h"
@@ -23,7 +25,7 @@ long train_steps_per_epoch(long n_train, int batch_size, int world)
     return n_train / ((long)batch_size * world);
 }
 
-#line 2146 "chapters/01-mlp.nw"
+#line 2156 "chapters/01-mlp.nw"
 void evaluate(Model *m, const Dataset *d, long lo, long hi, double *right)
 {
     const Device *dev = m->dev;
@@ -66,7 +68,7 @@ static int train_checkpoint(const TrainConfig *cfg, const Model *m, int world, l
     return rc;
 }
 
-#line 1999 "chapters/01-mlp.nw"
+#line 2009 "chapters/01-mlp.nw"
 void train_report_end(FILE *f, const TrainResult *res, bool quiet)
 {
     if (quiet)
@@ -104,18 +106,18 @@ if (cfg->resume) {
         fprintf(cfg->out, "resume: %s holds epoch %d; training epochs %d to %d\n",
                 cfg->checkpoint, cfg->resume->epoch, first, cfg->epochs);
 }
-#line 2027 "chapters/01-mlp.nw"
+#line 2037 "chapters/01-mlp.nw"
     for (int epoch = first; epoch <= cfg->epochs && rc == 0; epoch++) {
         
-#line 2049 "chapters/01-mlp.nw"
+#line 2059 "chapters/01-mlp.nw"
 for (long i = 0; i < train->n; i++)
     perm[i] = (int32_t)i;
 Rng r;
 train_shuffle_rng(&r, cfg, epoch, first);
 rng_shuffle(&r, perm, train->n);
-#line 2029 "chapters/01-mlp.nw"
+#line 2039 "chapters/01-mlp.nw"
         
-#line 2065 "chapters/01-mlp.nw"
+#line 2075 "chapters/01-mlp.nw"
 Progress bar;
 progress_begin(&bar, cfg->out ? cfg->out : stdout, cfg->quiet || !cfg->out || rank != 0,
                epoch, cfg->epochs, steps);
@@ -159,9 +161,9 @@ for (long step = 0; step < steps && rc == 0; step++) {
 }
 double train_seconds = now_seconds() - epoch_start;
 progress_end(&bar);
-#line 2030 "chapters/01-mlp.nw"
+#line 2040 "chapters/01-mlp.nw"
         
-#line 2115 "chapters/01-mlp.nw"
+#line 2125 "chapters/01-mlp.nw"
 if (rc == 0) {
     float st[2];
     dev->download(st, m->stats, sizeof st);
@@ -186,7 +188,7 @@ if (rc == 0) {
     if (rc == 0 && rank == 0 && cfg->log)
         report_csv_row(cfg->log, e);
 }
-#line 2031 "chapters/01-mlp.nw"
+#line 2041 "chapters/01-mlp.nw"
         
 #line 660 "chapters/A2-failure.nw"
 if (rc == 0 && cfg->checkpoint && rank == 0) {
@@ -196,15 +198,15 @@ if (rc == 0 && cfg->checkpoint && rank == 0) {
         rc = -1;
     timers_add(&res->timers, "checkpoint", now_seconds() - t_ck);
 }
-#line 2032 "chapters/01-mlp.nw"
+#line 2042 "chapters/01-mlp.nw"
     }
     free(perm);
     free(xb);
     free(yb);
     return rc;
 }
-#line 2269 "chapters/01-mlp.nw"
-/** Undo what train_prepare() did before it failed; returns -1. */
+#line 2279 "chapters/01-mlp.nw"
+/** Undo what train_prepare() did to the log and the checkpoint before it failed; returns -1. */
 static int prepare_failed(const struct Options *o, FILE **log, bool created,
                           struct Checkpoint *resume)
 {
@@ -216,7 +218,28 @@ static int prepare_failed(const struct Options *o, FILE **log, bool created,
         unlink(o->log);
     return -1;
 }
-#line 2284 "chapters/01-mlp.nw"
+
+#line 2357 "chapters/01-mlp.nw"
+/** Open @p path for appending; *created says whether this call made the file. */
+static FILE *log_open(const char *path, bool *created)
+{
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL, 0644);
+    *created = fd >= 0;
+    if (fd < 0 && errno == EEXIST)
+        fd = open(path, O_WRONLY | O_APPEND);
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "a");
+    if (fd >= 0 && !f)
+        close(fd);
+    return f;
+}
+
+/** Whether @p f is a regular file (one that can be emptied). */
+static bool regular_file(FILE *f)
+{
+    struct stat st;
+    return fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
+}
+#line 2296 "chapters/01-mlp.nw"
 int train_prepare(const struct Options *o, int ranks, const char *ranks_word, Dataset *train,
                   Dataset *test, FILE **log, struct Checkpoint *resume)
 {
@@ -234,24 +257,24 @@ if (o->checkpoint && checkpoint_writable(o->checkpoint, err)) {
     fprintf(stderr, "%s: --checkpoint: %s\n", program_name(), err);
     return -1;
 }
-#line 2291 "chapters/01-mlp.nw"
+#line 2303 "chapters/01-mlp.nw"
     
 #line 689 "chapters/A2-failure.nw"
 if (o->resume && checkpoint_load(o->checkpoint, resume, err)) {
     fprintf(stderr, "%s: --resume: %s\n", program_name(), err);
     return -1;
 }
-#line 2292 "chapters/01-mlp.nw"
+#line 2304 "chapters/01-mlp.nw"
     
-#line 2328 "chapters/01-mlp.nw"
-bool created = o->log && access(o->log, F_OK) != 0;
-if (o->log && !(*log = fopen(o->log, "a"))) {
+#line 2341 "chapters/01-mlp.nw"
+bool created = false;
+if (o->log && !(*log = log_open(o->log, &created))) {
     fprintf(stderr, "%s: --log %s: cannot open: %s\n", program_name(), o->log,
             strerror(errno));
     checkpoint_free(resume);
     return -1;
 }
-#line 2293 "chapters/01-mlp.nw"
+#line 2305 "chapters/01-mlp.nw"
     if (data_load(o->data, o->train_size, o->seed, train, test, err)) {
         fprintf(stderr, "%s: %s\n", program_name(), err);
         return prepare_failed(o, log, created, resume);
@@ -283,12 +306,12 @@ if (o->resume) {
         return prepare_failed(o, log, created, resume);
     }
 }
-#line 2309 "chapters/01-mlp.nw"
-    if (*log && !o->resume && ftruncate(fileno(*log), 0) != 0) {
+#line 2321 "chapters/01-mlp.nw"
+    if (*log && !o->resume && regular_file(*log) && ftruncate(fileno(*log), 0) != 0) {
         fprintf(stderr, "%s: --log %s: %s\n", program_name(), o->log, strerror(errno));
         return prepare_failed(o, log, created, resume);
     }
-    if (*log && fseek(*log, 0, SEEK_END) == 0 && ftell(*log) == 0)
+    if (*log && (!regular_file(*log) || (fseek(*log, 0, SEEK_END) == 0 && ftell(*log) == 0)))
         report_csv_header(*log); /* a resumed run appends to its log */
     return 0;
 }

@@ -1,4 +1,4 @@
-#line 1433 "chapters/06-production.nw"
+#line 1440 "chapters/06-production.nw"
 /**
  * @file train_main.c
  * @brief The program train: every strategy of the book behind one command line (chapter 6).
@@ -53,7 +53,7 @@ static bool is(const Options *o, const char *name)
 {
     return strcmp(o->strategy, name) == 0;
 }
-#line 1496 "chapters/06-production.nw"
+#line 1503 "chapters/06-production.nw"
 static void banner(const Run *run, const Model *m, const Device *dev, const char *note,
                    int ranks, const char *transport)
 {
@@ -81,7 +81,7 @@ static void banner(const Run *run, const Model *m, const Device *dev, const char
                format_bytes(b2, (size_t)(2.0 * (ranks - 1) / ranks * (double)bytes)),
                format_bytes(b1, bytes));
 }
-#line 1531 "chapters/06-production.nw"
+#line 1538 "chapters/06-production.nw"
 static int train_rank(int rank, int size, void *arg, char *err)
 {
     Run *run = arg;
@@ -143,7 +143,7 @@ static int train_rank(int rank, int size, void *arg, char *err)
     if (rc)
         return -1;
     
-#line 1601 "chapters/06-production.nw"
+#line 1608 "chapters/06-production.nw"
 uint64_t hash = 0;
 launch_phase("comparing the replicas");
 if (host && replicas_agree(host, &m, &hash, err))
@@ -163,9 +163,9 @@ if (host && host->barrier(host, err)) /* the server speaks last */
     return -1;
 if (ps && rank == 0 && !o->quiet)
     ps_report(stdout, &rep);
-#line 1592 "chapters/06-production.nw"
+#line 1599 "chapters/06-production.nw"
     
-#line 1630 "chapters/06-production.nw"
+#line 1637 "chapters/06-production.nw"
 if (!single && !ps) {
     if (is(o, "ring"))
         ring_strategy_free(&rs);
@@ -174,13 +174,13 @@ if (!single && !ps) {
     else if (is(o, "nccl"))
         nccl_strategy_free(&cs);
 }
-#line 1593 "chapters/06-production.nw"
+#line 1600 "chapters/06-production.nw"
     model_free(&m);
     if (c)
         comm_close_rank(c, host);
     return 0;
 }
-#line 1646 "chapters/06-production.nw"
+#line 1653 "chapters/06-production.nw"
 /** Build one replica for data_parallel_run(). */
 static int build_replica(Model *m, void *arg, char *err)
 {
@@ -214,7 +214,7 @@ static int run_data_parallel(Run *run, char *err)
     model_free(&master);
     return 0;
 }
-#line 1688 "chapters/06-production.nw"
+#line 1695 "chapters/06-production.nw"
 /** Refuse what cannot run, in one line; 0 when the run may start. */
 static int check_strategy(Options *o)
 {

@@ -28,22 +28,32 @@ for ((i = 0; i < load; i++)); do
 done
 
 echo "soak: $runs run$([ "$runs" = 1 ] || echo s) of the suite with $load busy process$([ "$load" = 1 ] || echo es) beside it ($(nproc) cores)"
-solutions=(build/ex/solution-*)
-[ -e "${solutions[0]}" ] || solutions=()
+# The reference solutions' test binaries of the exercises in the MANIFEST (grade.sh prove
+# built them); nothing else in build/ex.
+solutions=()
+while read -r ch name _; do
+    [ -x "build/ex/solution-$ch-$name" ] && solutions+=("build/ex/solution-$ch-$name")
+done < <(grep -v '^#' exercises/MANIFEST | awk 'NF')
 total_failed=0 total_tests=0
+# Run test binary $1 with its TAP in $2; a binary that fails without a failing test in its
+# TAP (it crashed, or died before writing it) counts as one failure of the whole binary.
+run_one() {
+    local bin=$1 tap=$2 j=$3
+    rm -f "$tap"
+    "$bin" --tap="$tap" --timeout 120 -j"$j" >"${tap%.tap}.log" 2>&1
+    local status=$?
+    if [ $status != 0 ] && ! grep -q '^not ok ' "$tap" 2>/dev/null; then
+        echo "not ok - ${bin##*/}: exit status $status, no failing test named" >>"$tap"
+    fi
+}
 for ((r = 1; r <= runs; r++)); do
     t0=$(date +%s.%N)
-    "$book" --tap="$dir/run$r-book.tap" --timeout 120 -j"$jobs" >"$dir/run$r-book.log" 2>&1
+    run_one "$book" "$dir/run$r-book.tap" "$jobs"
     for s in "${solutions[@]}"; do
-        case $s in *.log | *.tap | *.out | *.key) continue ;; esac
-        "$s" --tap="$dir/run$r-${s##*/}.tap" --timeout 120 -j1 >/dev/null 2>&1
+        run_one "$s" "$dir/run$r-${s##*/}.tap" 1
     done
     tests=$(cat "$dir"/run"$r"-*.tap | grep -cE '^(not )?ok ')
     failed=$(cat "$dir"/run"$r"-*.tap | grep -c '^not ok ')
-    # a binary that died before writing its TAP counts as one failure of the whole binary
-    for t in "$dir"/run"$r"-*.tap; do
-        grep -qE '^(not )?ok ' "$t" || { failed=$((failed + 1)); echo "not ok - ${t##*/}: no test ran" >>"$t"; }
-    done
     total_tests=$((total_tests + tests))
     total_failed=$((total_failed + failed))
     printf 'soak: run %d/%d: %d tests, %d failed (%.0f s)\n' "$r" "$runs" "$tests" "$failed" \

@@ -188,19 +188,33 @@ Test(comm, ten_thousand_barriers_at_8_ranks)
 }
 
 /* Rank 0 never sends; rank 1's receive must end in an error naming rank 0 and its phase. */
+/* The silent rank names its phase, then raises *arg; the other starts its timed wait only
+ * then, so the message can name the phase however late the silent rank was scheduled. */
+static void announce(const char *phase, void *arg)
+{
+    launch_phase("%s", phase);
+    __atomic_store_n((int *)arg, 1, __ATOMIC_SEQ_CST);
+}
+
+static void await_announcement(void *arg)
+{
+    while (!__atomic_load_n((int *)arg, __ATOMIC_SEQ_CST))
+        usleep(1000);
+}
+
 static int silent(int rank, int size, void *arg, char *err)
 {
     (void)size;
-    (void)arg;
     Comm *c = rank_comm(rank, err);
     if (!c)
         return -1;
     if (rank == 0) {
-        launch_phase("sleeping on purpose");
+        announce("sleeping on purpose", arg);
         sleep(30);
         return 0;
     }
     char buf[8];
+    await_announcement(arg);
     launch_phase("waiting for rank 0");
     return c->recv(c, 0, buf, sizeof buf, err);
 }
@@ -210,7 +224,8 @@ static int silent(int rank, int size, void *arg, char *err)
 Test(comm, recv_from_a_silent_rank_times_out, .timeout = 20)
 {
     char err[ERR_LEN];
-    cr_assert(run_ranks(2, 0, 0.5, silent, NULL, 600, err) != 0, "the run succeeded");
+    cr_assert(run_ranks(2, 0, 0.5, silent, shared_zeroed(sizeof(int)), 600, err) != 0,
+              "the run succeeded");
     cr_assert(strstr(err, "rank 1") && strstr(err, "recv from rank 0 timed out after 0.5 s") &&
               strstr(err, "sleeping on purpose"), "message: %s", err);
 }
@@ -219,22 +234,23 @@ Test(comm, recv_from_a_silent_rank_times_out, .timeout = 20)
 static int absent(int rank, int size, void *arg, char *err)
 {
     (void)size;
-    (void)arg;
     Comm *c = rank_comm(rank, err);
     if (!c)
         return -1;
     if (rank == 2) {
-        launch_phase("elsewhere");
+        announce("elsewhere", arg);
         sleep(30);
         return 0;
     }
+    await_announcement(arg);
     return c->barrier(c, err);
 }
 
 Test(comm, barrier_names_the_rank_that_never_came)
 {
     char err[ERR_LEN];
-    cr_assert(run_ranks(3, 0, 0.5, absent, NULL, 20, err) != 0, "the run succeeded");
+    cr_assert(run_ranks(3, 0, 0.5, absent, shared_zeroed(sizeof(int)), 600, err) != 0,
+              "the run succeeded");
     cr_assert(strstr(err, "barrier timed out after 0.5 s waiting for rank(s) 2 ('elsewhere')"),
               "message: %s", err);
 }

@@ -61,7 +61,7 @@ static void check(int K, int workers, size_t n)
 {
     Case t = {K, workers, n};
     char err[ERR_LEN];
-    cr_assert(run_ranks(K + workers, 0, 5, rank_main, &t, 30, err) == 0,
+    cr_assert(run_ranks(K + workers, 0, 30, rank_main, &t, 60, err) == 0,
               "K = %d, %d worker(s), n = %zu: %s", K, workers, n, err);
 }
 

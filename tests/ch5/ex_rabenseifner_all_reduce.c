@@ -61,7 +61,7 @@ Test(ex_rabenseifner_all_reduce, one_two_four_eight_ranks)
 {
     for (int n = 1; n <= 8; n *= 2) {
         char err[ERR_LEN];
-        cr_assert(run_ranks(n, 0, 10, rank_main, NULL, 60, err) == 0, "N = %d: %s", n, err);
+        cr_assert(run_ranks(n, 0, 30, rank_main, NULL, 60, err) == 0, "N = %d: %s", n, err);
     }
 }
 
@@ -95,6 +95,6 @@ Test(ex_rabenseifner_all_reduce, other_rank_counts_are_refused)
     for (int i = 0; i < 3; i++) {
         int n = ns[i];
         char err[ERR_LEN];
-        cr_assert(run_ranks(n, 0, 5, refused, NULL, 30, err) == 0, "N = %d: %s", n, err);
+        cr_assert(run_ranks(n, 0, 30, refused, NULL, 60, err) == 0, "N = %d: %s", n, err);
     }
 }
