@@ -118,7 +118,7 @@ static int held_ready(Strategy *s, Model *m, int layer, char *err)
         while (__atomic_load_n(&h->w->sends, __ATOMIC_SEQ_CST) == 0 && now_seconds() - t0 < 10)
             usleep(100);
         if (__atomic_load_n(&h->w->sends, __ATOMIC_SEQ_CST) > 0)
-            ++*setup.early;
+            __atomic_add_fetch(setup.early, 1, __ATOMIC_SEQ_CST); /* ranks count at once */
         else
             return error_set(err, "bucket 0 was posted at layer %d but nothing was sent while "
                              "backward waited", layer);
