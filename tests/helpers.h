@@ -5,7 +5,11 @@
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <stdbool.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,24 +60,40 @@ static inline void drain(int fd, char *buf, size_t cap)
     buf[used] = '\0';
 }
 
-/* Run argv[0] with argv (posix_spawn: no fork inside the test process), capturing
- * stdout and stderr. stderr is read after stdout, so keep outputs under the pipe size. */
+/* Run argv[0] with argv, capturing stdout and stderr. The child is made to die with the test
+ * (PR_SET_PDEATHSIG), so that a test that fails or times out never leaves a program running
+ * to load the tests after it; between fork() and exec it only calls async-signal-safe
+ * functions and never returns into the test. stderr is read after stdout, so keep outputs
+ * under the pipe size. */
 static inline void run_program(char *const argv[], Run *r)
 {
     int out[2], err[2];
     cr_assert(pipe(out) == 0 && pipe(err) == 0, "pipe failed");
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-    posix_spawn_file_actions_adddup2(&fa, err[1], 2);
-    posix_spawn_file_actions_addclose(&fa, out[0]);
-    posix_spawn_file_actions_addclose(&fa, err[0]);
-    pid_t pid;
-    int rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
+    int exec_failed[2];
+    cr_assert(pipe2(exec_failed, O_CLOEXEC) == 0, "pipe failed");
+    pid_t test = getpid(), pid = fork();
+    cr_assert(pid >= 0, "fork: %s", strerror(errno));
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != test)
+            _exit(127);
+        dup2(out[1], 1);
+        dup2(err[1], 2);
+        close(out[0]);
+        close(err[0]);
+        execve(argv[0], argv, environ);
+        int e = errno;
+        ssize_t w = write(exec_failed[1], &e, sizeof e);
+        (void)w;
+        _exit(127);
+    }
     close(out[1]);
     close(err[1]);
-    cr_assert(rc == 0, "cannot run %s: %s (build it first: make)", argv[0], strerror(rc));
+    close(exec_failed[1]);
+    int e = 0;
+    ssize_t got = read(exec_failed[0], &e, sizeof e);
+    close(exec_failed[0]);
+    cr_assert(got <= 0, "cannot run %s: %s (build it first: make)", argv[0], strerror(e));
     drain(out[0], r->out, sizeof r->out);
     drain(err[0], r->err, sizeof r->err);
     close(out[0]);

@@ -53,7 +53,7 @@ Test(ex_barrier_dissemination, holds_at_1_to_8_ranks)
     for (int n = 1; n <= 8; n++) {
         Shared *s = shared_zeroed(sizeof *s);
         char err[ERR_LEN];
-        cr_assert(run_ranks(n, 0, 10, rounds, s, 60, err) == 0, "%d ranks: %s", n, err);
+        cr_assert(run_ranks(n, 0, 30, rounds, s, 60, err) == 0, "%d ranks: %s", n, err);
     }
 }
 
@@ -62,7 +62,7 @@ Test(ex_barrier_dissemination, sends_ceil_log2_n_messages_per_barrier)
     for (int n = 2; n <= 8; n++) {
         Shared *s = shared_zeroed(sizeof *s);
         char err[ERR_LEN];
-        cr_assert(run_ranks(n, 0, 10, rounds, s, 60, err) == 0, "%d ranks: %s", n, err);
+        cr_assert(run_ranks(n, 0, 30, rounds, s, 60, err) == 0, "%d ranks: %s", n, err);
         for (int r = 0; r < n; r++)
             cr_assert(s->sends[r] <= (long)ROUNDS * ceil_log2(n),
                       "%d ranks: rank %d sent %ld messages in %d barriers; at most %d each", n,

@@ -103,7 +103,7 @@ Test(ex_broadcast_tree, every_root_and_size_at_1_to_8_ranks)
     for (int n = 1; n <= 8; n++) {
         Shared *s = shared_zeroed(sizeof *s);
         char err[ERR_LEN];
-        cr_assert(run_ranks(n, CHANNEL, 10, broadcasts, s, 60, err) == 0, "%d ranks: %s", n,
+        cr_assert(run_ranks(n, CHANNEL, 30, broadcasts, s, 60, err) == 0, "%d ranks: %s", n,
                   err);
     }
 }
@@ -113,7 +113,7 @@ Test(ex_broadcast_tree, each_rank_receives_once_and_the_tree_is_ceil_log2_n_deep
     for (int n = 2; n <= 8; n++) {
         Shared *s = shared_zeroed(sizeof *s);
         char err[ERR_LEN];
-        cr_assert(run_ranks(n, CHANNEL, 10, broadcasts, s, 60, err) == 0, "%d ranks: %s", n,
+        cr_assert(run_ranks(n, CHANNEL, 30, broadcasts, s, 60, err) == 0, "%d ranks: %s", n,
                   err);
         long deepest = 0, sent = 0;
         for (int r = 0; r < n; r++) {

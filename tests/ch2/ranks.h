@@ -115,7 +115,8 @@ typedef struct Watched {
 
 static inline int watched_sent(Watched *w, int to, size_t bytes)
 {
-    if (++w->sends == w->die_at)
+    /* atomic: a communication thread may send while the rank's own thread reads */
+    if (__atomic_add_fetch(&w->sends, 1, __ATOMIC_SEQ_CST) == w->die_at)
         abort();
     w->bytes += bytes;
     w->bytes_to[to] += bytes;

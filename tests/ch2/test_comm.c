@@ -205,7 +205,7 @@ static void await_announcement(void *arg)
 static int silent(int rank, int size, void *arg, char *err)
 {
     (void)size;
-    Comm *c = rank_comm(rank, err);
+    Comm *c = comm_shm_open(test_world, rank, device_cpu(), err); /* the transport alone */
     if (!c)
         return -1;
     if (rank == 0) {
@@ -234,7 +234,7 @@ Test(comm, recv_from_a_silent_rank_times_out, .timeout = 20)
 static int absent(int rank, int size, void *arg, char *err)
 {
     (void)size;
-    Comm *c = rank_comm(rank, err);
+    Comm *c = comm_shm_open(test_world, rank, device_cpu(), err); /* the transport alone */
     if (!c)
         return -1;
     if (rank == 2) {
@@ -251,8 +251,9 @@ Test(comm, barrier_names_the_rank_that_never_came)
     char err[ERR_LEN];
     cr_assert(run_ranks(3, 0, 0.5, absent, shared_zeroed(sizeof(int)), 600, err) != 0,
               "the run succeeded");
-    cr_assert(strstr(err, "barrier timed out after 0.5 s waiting for rank(s) 2 ('elsewhere')"),
-              "message: %s", err);
+    /* rank 1 may be named too, if it came to the barrier more than 0.5 s after rank 0 */
+    cr_assert(strstr(err, "barrier timed out after 0.5 s waiting for rank(s) ") &&
+              strstr(err, "2 ('elsewhere')"), "message: %s", err);
 }
 
 /* Bad peers are refused with a message, not a crash or a hang. */
@@ -276,7 +277,7 @@ static int bad_peer(int rank, int size, void *arg, char *err)
 Test(comm, bad_peers_are_refused)
 {
     char err[ERR_LEN];
-    cr_assert(run_ranks(2, 0, 2, bad_peer, NULL, 20, err) == 0, "%s", err);
+    cr_assert(run_ranks(2, 0, 30, bad_peer, NULL, 60, err) == 0, "%s", err);
 }
 
 /* The channels and the barrier live in memory mapped before fork() without a name, so

@@ -58,13 +58,15 @@ Test(launch, impossible_sizes_are_refused)
 static int aborts(int rank, int size, void *arg, char *err)
 {
     pid_t *pids = arg;
-    pids[rank] = getpid();
+    __atomic_store_n(&pids[rank], getpid(), __ATOMIC_SEQ_CST);
     Comm *c = rank_comm(rank, err);
     if (!c)
         return -1;
     if (rank == 2) {
         launch_phase("step 3 of the test");
-        usleep(100000);
+        for (int r = 0; r < size; r++) /* every rank has written its pid: the test checks them */
+            while (!__atomic_load_n(&pids[r], __ATOMIC_SEQ_CST))
+                usleep(1000);
         abort();
     }
     char buf[8];
@@ -131,7 +133,7 @@ static int stuck(int rank, int size, void *arg, char *err)
     (void)size;
     (void)arg;
     (void)err;
-    if (rank == 1) {
+    if (rank == 0) { /* rank 0: named first whatever the others are doing */
         launch_phase("an endless loop");
         for (volatile int spin = 1; spin;)
             ;
@@ -147,7 +149,7 @@ Test(launch, a_time_limit_stops_a_stuck_rank, .timeout = 30)
     char err[ERR_LEN];
     cr_assert(launch(2, stuck, NULL, 2, err) != 0);
     cr_assert(strstr(err, "still running after the limit of 2 s") &&
-              strstr(err, "rank 1 is in 'an endless loop'"), "message: %s", err);
+              strstr(err, "rank 0 is in 'an endless loop'"), "message: %s", err);
 }
 
 /* If the launcher itself is killed, its ranks die with it (PR_SET_PDEATHSIG). The launcher
@@ -179,7 +181,7 @@ Test(launch, ranks_die_with_their_launcher)
     t0 = now_seconds();
     for (int r = 0; r < 3; r++) {
         cr_assert(pids[r] > 0, "rank %d never started", r);
-        while (!gone(pids[r]) && now_seconds() - t0 < 2)
+        while (!gone(pids[r]) && now_seconds() - t0 < 10) /* they sleep 30 s */
             usleep(1000);
         cr_assert(gone(pids[r]), "rank %d (pid %d) outlived its launcher", r, pids[r]);
     }

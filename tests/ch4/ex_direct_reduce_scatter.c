@@ -48,6 +48,6 @@ Test(ex_direct_reduce_scatter, one_to_six_ranks)
 {
     for (int n = 1; n <= 6; n++) {
         char err[ERR_LEN];
-        cr_assert(run_ranks(n, 0, 10, rank_main, NULL, 60, err) == 0, "N = %d: %s", n, err);
+        cr_assert(run_ranks(n, 0, 30, rank_main, NULL, 60, err) == 0, "N = %d: %s", n, err);
     }
 }

@@ -48,7 +48,7 @@ Test(ex_ring_reduce_scatter_bidir, one_to_six_ranks)
 {
     for (int n = 1; n <= 6; n++) {
         char err[ERR_LEN];
-        cr_assert(run_ranks(n, 0, 10, rank_main, NULL, 60, err) == 0, "N = %d: %s", n, err);
+        cr_assert(run_ranks(n, 0, 30, rank_main, NULL, 60, err) == 0, "N = %d: %s", n, err);
     }
 }
 
@@ -76,5 +76,5 @@ static int halves(int rank, int size, void *arg, char *err)
 Test(ex_ring_reduce_scatter_bidir, both_directions_every_step)
 {
     char err[ERR_LEN];
-    cr_assert(run_ranks(4, 0, 10, halves, NULL, 60, err) == 0, "%s", err);
+    cr_assert(run_ranks(4, 0, 30, halves, NULL, 60, err) == 0, "%s", err);
 }

@@ -166,6 +166,6 @@ static int disagree(int rank, int size, void *arg, char *err)
 Test(collectives, ranks_that_disagree_on_the_size_fail)
 {
     char err[ERR_LEN];
-    cr_assert(run_ranks(3, 0, 2, disagree, NULL, 30, err) != 0, "the run succeeded");
+    cr_assert(run_ranks(3, 0, 30, disagree, NULL, 60, err) != 0, "the run succeeded");
     cr_assert(strstr(err, "failed during 'share-"), "message: %s", err);
 }

@@ -57,6 +57,6 @@ Test(ex_naive_all_reduce, one_to_five_ranks)
 {
     for (int n = 1; n <= 5; n++) {
         char err[ERR_LEN];
-        cr_assert(run_ranks(n, 0, 10, rank_main, NULL, 60, err) == 0, "N = %d: %s", n, err);
+        cr_assert(run_ranks(n, 0, 30, rank_main, NULL, 60, err) == 0, "N = %d: %s", n, err);
     }
 }

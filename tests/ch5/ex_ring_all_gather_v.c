@@ -52,7 +52,7 @@ static int rank_main(int rank, int size, void *arg, char *err)
 static void check(Case k)
 {
     char err[ERR_LEN];
-    cr_assert(run_ranks(k.n, 0, 10, rank_main, &k, 60, err) == 0, "N = %d, counts %zu %zu "
+    cr_assert(run_ranks(k.n, 0, 30, rank_main, &k, 60, err) == 0, "N = %d, counts %zu %zu "
               "%zu %zu %zu: %s", k.n, k.counts[0], k.counts[1], k.counts[2], k.counts[3],
               k.counts[4], err);
 }

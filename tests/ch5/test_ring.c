@@ -201,7 +201,7 @@ Test(ring, figures_are_summed_in_rank_order)
 {
     for (int N = 1; N <= 5; N++) {
         char err[ERR_LEN];
-        cr_assert(run_ranks(N, 0, 10, sums, NULL, 30, err) == 0, "N = %d: %s", N, err);
+        cr_assert(run_ranks(N, 0, 30, sums, NULL, 60, err) == 0, "N = %d: %s", N, err);
     }
 }
 

@@ -100,7 +100,7 @@ static void reference(int batch, float *out)
 }
 
 /* Wraps the bucketed strategy's grads_ready: after the first bucket is posted, backward
- * waits (up to 10 s) until the communication thread has sent something. */
+ * waits (up to 30 s) until the communication thread has sent something. */
 typedef struct Held {
     Strategy inner;
     Watched *w;
@@ -115,7 +115,7 @@ static int held_ready(Strategy *s, Model *m, int layer, char *err)
         return -1;
     if (before == 0 && st->posted == 1 && layer > 0) {
         double t0 = now_seconds();
-        while (__atomic_load_n(&h->w->sends, __ATOMIC_SEQ_CST) == 0 && now_seconds() - t0 < 10)
+        while (__atomic_load_n(&h->w->sends, __ATOMIC_SEQ_CST) == 0 && now_seconds() - t0 < 30)
             usleep(100);
         if (__atomic_load_n(&h->w->sends, __ATOMIC_SEQ_CST) > 0)
             __atomic_add_fetch(setup.early, 1, __ATOMIC_SEQ_CST); /* ranks count at once */
@@ -128,8 +128,11 @@ static int held_ready(Strategy *s, Model *m, int layer, char *err)
 static int held_sync(Strategy *s, Model *m, Timers *t, char *err)
 {
     Held *h = s->state;
-    h->w->sends = 0;
-    return h->inner.sync_gradients(&h->inner, m, t, err);
+    /* once sync_gradients returns, the communication thread is idle: only then is the count
+     * of the next step's sends started from zero */
+    int rc = h->inner.sync_gradients(&h->inner, m, t, err);
+    __atomic_store_n(&h->w->sends, 0, __ATOMIC_SEQ_CST);
+    return rc;
 }
 static int held_sum(Strategy *s, double *v, int n, char *err)
 {
