@@ -195,13 +195,17 @@ static void *ipc_open(const void *handle, char *err)
 
 static void ipc_close(void *p) { CUDA_CHECK(cudaIpcCloseMemHandle(p)); }
 #line 1699 "chapters/01-mlp.nw"
-static Device cuda = {
-    DEVICE_CUDA, "cuda", "", 0, alloc, release, upload, download, copy, zero, sync,
-    gemm, bias_act_forward, relu_backward, bias_backward, softmax_xent, axpy, scale,
+static Device cuda = { /* every member, in Device's order, as C++ requires */
+    .kind = DEVICE_CUDA, .name = "cuda", .description = "", .count = 0,
+    .alloc = alloc, .release = release, .upload = upload, .download = download,
+    .copy = copy, .zero = zero, .sync = sync,
+    .gemm = gemm, .bias_act_forward = bias_act_forward, .relu_backward = relu_backward,
+    .bias_backward = bias_backward, .softmax_xent = softmax_xent, .axpy = axpy,
+    .scale = scale,
     
 #line 1244 "chapters/02-shm.nw"
-peer_copy, ipc_export, ipc_open, ipc_close,
-#line 1703 "chapters/01-mlp.nw"
+.peer_copy = peer_copy, .ipc_export = ipc_export, .ipc_open = ipc_open, .ipc_close = ipc_close,
+#line 1707 "chapters/01-mlp.nw"
 };
 
 /**

@@ -1,4 +1,4 @@
-#line 1744 "chapters/01-mlp.nw"
+#line 1748 "chapters/01-mlp.nw"
 /**
  * @file device.c
  * @brief Choosing the device a user asked for; loading the CUDA backend when it is asked for.
@@ -11,7 +11,7 @@
 #include "device.h"
 #include "util.h"
 
-#line 1811 "chapters/01-mlp.nw"
+#line 1815 "chapters/01-mlp.nw"
 const Device *device_cuda_open(int rank, char *why)
 {
 #ifndef HAVE_CUDA
@@ -33,7 +33,7 @@ const Device *device_cuda_open(int rank, char *why)
     return open_backend(rank, why);
 #endif
 }
-#line 1845 "chapters/01-mlp.nw"
+#line 1849 "chapters/01-mlp.nw"
 void *backend_entry(const char *name, const char *entry, char *why)
 {
     const char *file = name;
@@ -56,7 +56,7 @@ void *backend_entry(const char *name, const char *entry, char *why)
     return fn;
 }
 
-#line 1758 "chapters/01-mlp.nw"
+#line 1762 "chapters/01-mlp.nw"
 const Device *device_open(const char *request, int rank, char *note, char *err)
 {
     char why[ERR_LEN];
