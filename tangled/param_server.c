@@ -10,8 +10,8 @@
 #include "launch.h"
 #include "util.h"
 
-/** Figures summed after each epoch: train_run's loss, right answers, test right answers. */
-#define PS_STATS 3
+/** Most figures the server sums after each epoch: train_run()'s. */
+#define PS_STATS TRAIN_STATS
 
 #line 209 "chapters/03-ps.nw"
 /** The server's half of sum_stats: add the workers' vectors, send back the sum. */

@@ -154,8 +154,8 @@ void nccl_strategy_free(NcclState *st)
     memset(st, 0, sizeof *st);
 }
 #line 1281 "chapters/06-production.nw"
-/** Most figures dp_stats() sums (train_run sums 3). */
-#define DP_STATS 8
+/** Most figures dp_stats() sums: train_run()'s. */
+#define DP_STATS TRAIN_STATS
 
 /** What the replicas of one process share. */
 typedef struct DpShared {

@@ -13,6 +13,9 @@
 #include "model.h"
 #include "report.h"
 
+/** The figures train_run() sums over the ranks after each epoch with sum_stats(): the
+ * summed loss, the right answers on the training set, and those on the test set. */
+#define TRAIN_STATS 3
 /** How ranks make their gradients agree (see struct Strategy). */
 typedef struct Strategy Strategy;
 /** How ranks make their gradients agree. */
