@@ -260,16 +260,15 @@ else
 TEST_BIN := $(BUILD)/tests/book
 endif
 
-$(BUILD)/tests/book: $(TEST_SRCS) $(TEST_HDRS) $(LIB) $(BUILD)/config | $(BACKENDS)
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests $(TEST_SRCS) $(LIB) -o $@ -lcriterion $(LDLIBS)
-
-define chapter_tests_rule
-$(BUILD)/tests/$(notdir $(1)): $(call book_tests,$(1)) $(TEST_HDRS) $(LIB) $(BUILD)/config | $(BACKENDS)
+# $(call tests_rule,NAME,SOURCES): the test binary build/tests/NAME. "book" holds every
+# directory's tests; each directory also has a binary of its own for CHAPTER=N.
+define tests_rule
+$(BUILD)/tests/$(1): $(2) $(TEST_HDRS) $(LIB) $(BUILD)/config | $(BACKENDS)
 	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS) -Itests $(call book_tests,$(1)) $(LIB) -o $$@ -lcriterion $$(LDLIBS)
+	$$(CC) $$(CFLAGS) -Itests $(2) $(LIB) -o $$@ -lcriterion $$(LDLIBS)
 endef
-$(foreach d,$(TEST_DIRS),$(eval $(call chapter_tests_rule,$(d))))
+$(eval $(call tests_rule,book,$(TEST_SRCS)))
+$(foreach d,$(TEST_DIRS),$(eval $(call tests_rule,$(notdir $(d)),$(call book_tests,$(d)))))
 
 test: check-tangle
 	@$(MAKE) --no-print-directory test-run

@@ -11,7 +11,7 @@
 #include "device.h"
 #include "util.h"
 
-#line 1815 "chapters/01-mlp.nw"
+#line 1816 "chapters/01-mlp.nw"
 const Device *device_cuda_open(int rank, char *why)
 {
 #ifndef HAVE_CUDA
@@ -33,7 +33,7 @@ const Device *device_cuda_open(int rank, char *why)
     return open_backend(rank, why);
 #endif
 }
-#line 1849 "chapters/01-mlp.nw"
+#line 1850 "chapters/01-mlp.nw"
 void *backend_entry(const char *name, const char *entry, char *why)
 {
     const char *file = name;
@@ -56,7 +56,7 @@ void *backend_entry(const char *name, const char *entry, char *why)
     return fn;
 }
 
-#line 1762 "chapters/01-mlp.nw"
+#line 1763 "chapters/01-mlp.nw"
 const Device *device_open(const char *request, int rank, char *note, char *err)
 {
     char why[ERR_LEN];

@@ -1,4 +1,4 @@
-#line 2189 "chapters/01-mlp.nw"
+#line 2190 "chapters/01-mlp.nw"
 /**
  * @file mlp.c
  * @brief The program mlp: one device trains an MLP (chapter 1).
@@ -41,13 +41,13 @@ int main(int argc, char **argv)
         return 0;
     }
     
-#line 2259 "chapters/01-mlp.nw"
+#line 2260 "chapters/01-mlp.nw"
 FILE *log = NULL;
 Dataset train, test;
 Checkpoint resume;
 if (train_prepare(&o, 1, "", &train, &test, &log, &resume))
     return EXIT_USAGE;
-#line 2231 "chapters/01-mlp.nw"
+#line 2232 "chapters/01-mlp.nw"
     const Device *dev = device_open(o.device, 0, note, err);
     if (!dev)
         fatal("%s", err);
@@ -56,7 +56,7 @@ if (train_prepare(&o, 1, "", &train, &test, &log, &resume))
                    o.seed, err))
         fatal("%s", err);
     
-#line 2387 "chapters/01-mlp.nw"
+#line 2391 "chapters/01-mlp.nw"
 if (!o.quiet) {
     char shape[128], n1[32], n2[32], n3[32];
     model_describe(&m, shape, sizeof shape);
@@ -74,16 +74,16 @@ if (!o.quiet) {
         printf(" (last %ld samples dropped)", train.n - steps * o.batch_size);
     printf("\n");
 }
-#line 2239 "chapters/01-mlp.nw"
+#line 2240 "chapters/01-mlp.nw"
     TrainConfig cfg = {o.batch_size, o.epochs, o.lr, o.seed, o.quiet, stdout, log,
                        o.checkpoint, o.resume ? &resume : NULL};
     TrainResult res;
     if (train_run(&cfg, &m, &train, &test, NULL, &res, err))
         fatal("%s", err);
     
-#line 2407 "chapters/01-mlp.nw"
+#line 2411 "chapters/01-mlp.nw"
 train_report_end(stdout, &res, o.quiet);
-#line 2245 "chapters/01-mlp.nw"
+#line 2246 "chapters/01-mlp.nw"
     model_free(&m);
     checkpoint_free(&resume);
     data_free(&train);

@@ -1,4 +1,4 @@
-#line 1987 "chapters/01-mlp.nw"
+#line 1988 "chapters/01-mlp.nw"
 /**
  * @file train.c
  * @brief The training loop.
@@ -6,8 +6,8 @@
 #include "train.h"
 
 #include <errno.h>
-#include <stdlib.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -25,7 +25,7 @@ long train_steps_per_epoch(long n_train, int batch_size, int world)
     return n_train / ((long)batch_size * world);
 }
 
-#line 2163 "chapters/01-mlp.nw"
+#line 2164 "chapters/01-mlp.nw"
 void evaluate(Model *m, const Dataset *d, long lo, long hi, double *right)
 {
     const Device *dev = m->dev;
@@ -68,7 +68,7 @@ static int train_checkpoint(const TrainConfig *cfg, const Model *m, int world, l
     return rc;
 }
 
-#line 2016 "chapters/01-mlp.nw"
+#line 2017 "chapters/01-mlp.nw"
 void train_report_end(FILE *f, const TrainResult *res, bool quiet)
 {
     if (quiet)
@@ -106,18 +106,18 @@ if (cfg->resume) {
         fprintf(cfg->out, "resume: %s holds epoch %d; training epochs %d to %d\n",
                 cfg->checkpoint, cfg->resume->epoch, first, cfg->epochs);
 }
-#line 2044 "chapters/01-mlp.nw"
+#line 2045 "chapters/01-mlp.nw"
     for (int epoch = first; epoch <= cfg->epochs && rc == 0; epoch++) {
         
-#line 2066 "chapters/01-mlp.nw"
+#line 2067 "chapters/01-mlp.nw"
 for (long i = 0; i < train->n; i++)
     perm[i] = (int32_t)i;
 Rng r;
 train_shuffle_rng(&r, cfg, epoch, first);
 rng_shuffle(&r, perm, train->n);
-#line 2046 "chapters/01-mlp.nw"
+#line 2047 "chapters/01-mlp.nw"
         
-#line 2082 "chapters/01-mlp.nw"
+#line 2083 "chapters/01-mlp.nw"
 Progress bar;
 progress_begin(&bar, cfg->out ? cfg->out : stdout, cfg->quiet || !cfg->out || rank != 0,
                epoch, cfg->epochs, steps);
@@ -161,9 +161,9 @@ for (long step = 0; step < steps && rc == 0; step++) {
 }
 double train_seconds = now_seconds() - epoch_start;
 progress_end(&bar);
-#line 2047 "chapters/01-mlp.nw"
+#line 2048 "chapters/01-mlp.nw"
         
-#line 2132 "chapters/01-mlp.nw"
+#line 2133 "chapters/01-mlp.nw"
 if (rc == 0) {
     float st[2];
     dev->download(st, m->stats, sizeof st);
@@ -188,7 +188,7 @@ if (rc == 0) {
     if (rc == 0 && rank == 0 && cfg->log)
         report_csv_row(cfg->log, e);
 }
-#line 2048 "chapters/01-mlp.nw"
+#line 2049 "chapters/01-mlp.nw"
         
 #line 660 "chapters/A2-failure.nw"
 if (rc == 0 && cfg->checkpoint && rank == 0) {
@@ -198,14 +198,14 @@ if (rc == 0 && cfg->checkpoint && rank == 0) {
         rc = -1;
     timers_add(&res->timers, "checkpoint", now_seconds() - t_ck);
 }
-#line 2049 "chapters/01-mlp.nw"
+#line 2050 "chapters/01-mlp.nw"
     }
     free(perm);
     free(xb);
     free(yb);
     return rc;
 }
-#line 2286 "chapters/01-mlp.nw"
+#line 2287 "chapters/01-mlp.nw"
 /** Undo what train_prepare() did to the log and the checkpoint before it failed; returns -1. */
 static int prepare_failed(const struct Options *o, FILE **log, bool created,
                           struct Checkpoint *resume)
@@ -228,8 +228,13 @@ static FILE *log_open(const char *path, bool *created)
     if (fd < 0 && errno == EEXIST)
         fd = open(path, O_WRONLY | O_APPEND);
     FILE *f = fd < 0 ? NULL : fdopen(fd, "a");
-    if (fd >= 0 && !f)
+    if (fd >= 0 && !f) {
+        int e = errno;
         close(fd);
+        if (*created)
+            unlink(path);
+        errno = e;
+    }
     return f;
 }
 
@@ -239,7 +244,7 @@ static bool regular_file(FILE *f)
     struct stat st;
     return fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
 }
-#line 2303 "chapters/01-mlp.nw"
+#line 2304 "chapters/01-mlp.nw"
 int train_prepare(const struct Options *o, int ranks, const char *ranks_word, Dataset *train,
                   Dataset *test, FILE **log, struct Checkpoint *resume)
 {
@@ -257,24 +262,23 @@ if (o->checkpoint && checkpoint_writable(o->checkpoint, err)) {
     fprintf(stderr, "%s: --checkpoint: %s\n", program_name(), err);
     return -1;
 }
-#line 2310 "chapters/01-mlp.nw"
+#line 2311 "chapters/01-mlp.nw"
     
 #line 689 "chapters/A2-failure.nw"
 if (o->resume && checkpoint_load(o->checkpoint, resume, err)) {
     fprintf(stderr, "%s: --resume: %s\n", program_name(), err);
     return -1;
 }
-#line 2311 "chapters/01-mlp.nw"
+#line 2312 "chapters/01-mlp.nw"
     
-#line 2348 "chapters/01-mlp.nw"
+#line 2349 "chapters/01-mlp.nw"
 bool created = false;
 if (o->log && !(*log = log_open(o->log, &created))) {
     fprintf(stderr, "%s: --log %s: cannot open: %s\n", program_name(), o->log,
             strerror(errno));
-    checkpoint_free(resume);
-    return -1;
+    return prepare_failed(o, log, false, resume);
 }
-#line 2312 "chapters/01-mlp.nw"
+#line 2313 "chapters/01-mlp.nw"
     if (data_load(o->data, o->train_size, o->seed, train, test, err)) {
         fprintf(stderr, "%s: %s\n", program_name(), err);
         return prepare_failed(o, log, created, resume);
@@ -306,7 +310,7 @@ if (o->resume) {
         return prepare_failed(o, log, created, resume);
     }
 }
-#line 2328 "chapters/01-mlp.nw"
+#line 2329 "chapters/01-mlp.nw"
     if (*log && !o->resume && regular_file(*log) && ftruncate(fileno(*log), 0) != 0) {
         fprintf(stderr, "%s: --log %s: %s\n", program_name(), o->log, strerror(errno));
         return prepare_failed(o, log, created, resume);

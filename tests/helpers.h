@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,15 +59,14 @@ static inline void drain(int fd, char *buf, size_t cap)
     buf[used] = '\0';
 }
 
-/* Run argv[0] with argv, capturing stdout and stderr. The child is made to die with the test
+/* Start argv[0] with argv, its stdout on @p out_fd and its stderr on @p err_fd (both
+ * closed here), and return its pid. The child is made to die with the test
  * (PR_SET_PDEATHSIG), so that a test that fails or times out never leaves a program running
  * to load the tests after it; between fork() and exec it only calls async-signal-safe
- * functions and never returns into the test. stderr is read after stdout, so keep outputs
- * under the pipe size. */
-static inline void run_program(char *const argv[], Run *r)
+ * functions and never returns into the test. A program that cannot be started fails the
+ * test. */
+static inline pid_t spawn_dying_with_test(char *const argv[], int out_fd, int err_fd)
 {
-    int out[2], err[2];
-    cr_assert(pipe(out) == 0 && pipe(err) == 0, "pipe failed");
     int exec_failed[2];
     cr_assert(pipe2(exec_failed, O_CLOEXEC) == 0, "pipe failed");
     pid_t test = getpid(), pid = fork();
@@ -76,24 +74,32 @@ static inline void run_program(char *const argv[], Run *r)
     if (pid == 0) {
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != test)
-            _exit(127);
-        dup2(out[1], 1);
-        dup2(err[1], 2);
-        close(out[0]);
-        close(err[0]);
+            _exit(127); /* the test is already gone */
+        dup2(out_fd, 1);
+        dup2(err_fd, 2);
         execve(argv[0], argv, environ);
         int e = errno;
         ssize_t w = write(exec_failed[1], &e, sizeof e);
         (void)w;
         _exit(127);
     }
-    close(out[1]);
-    close(err[1]);
+    close(out_fd);
+    close(err_fd);
     close(exec_failed[1]);
     int e = 0;
     ssize_t got = read(exec_failed[0], &e, sizeof e);
     close(exec_failed[0]);
     cr_assert(got <= 0, "cannot run %s: %s (build it first: make)", argv[0], strerror(e));
+    return pid;
+}
+
+/* Run argv[0] with argv, capturing stdout and stderr. stderr is read after stdout, so keep
+ * outputs under the pipe size. */
+static inline void run_program(char *const argv[], Run *r)
+{
+    int out[2], err[2];
+    cr_assert(pipe2(out, O_CLOEXEC) == 0 && pipe2(err, O_CLOEXEC) == 0, "pipe failed");
+    pid_t pid = spawn_dying_with_test(argv, out[1], err[1]);
     drain(out[0], r->out, sizeof r->out);
     drain(err[0], r->err, sizeof r->err);
     close(out[0]);

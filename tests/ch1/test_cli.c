@@ -155,3 +155,35 @@ Test(ch1_cli, device_cuda_without_a_gpu_is_a_runtime_error)
     cr_assert(r.status == 1, "exit %d, expected 1: %s", r.status, r.err);
     cr_assert(count_lines(r.err) == 1 && strstr(r.err, "--device cuda: "), "stderr: %s", r.err);
 }
+
+/* A run refused after its log was opened (here: bad data) leaves an existing log as it was and
+ * removes a log it created; a log that is not a regular file is written to, header first. */
+Test(ch1_cli, a_refused_run_leaves_the_log_as_it_was, .timeout = 60)
+{
+    char dir[] = "/tmp/dps-log-XXXXXX", kept[64], made[64];
+    cr_assert(mkdtemp(dir));
+    snprintf(kept, sizeof kept, "%s/kept.csv", dir);
+    snprintf(made, sizeof made, "%s/made.csv", dir);
+    FILE *f = fopen(kept, "w");
+    cr_assert(f);
+    fputs("an earlier run's log\n", f);
+    fclose(f);
+    Run r;
+    run_program((char *[]){"./mlp", "--data", dir, "--log", kept, NULL}, &r);
+    cr_assert(r.status == 2, "exit %d: %s", r.status, r.err);
+    char back[64] = "";
+    f = fopen(kept, "r");
+    cr_assert(f && fgets(back, sizeof back, f), "the existing log is gone");
+    fclose(f);
+    cr_assert(strcmp(back, "an earlier run's log\n") == 0, "the existing log now holds '%s'",
+              back);
+    run_program((char *[]){"./mlp", "--data", dir, "--log", made, NULL}, &r);
+    cr_assert(r.status == 2, "exit %d: %s", r.status, r.err);
+    cr_assert(access(made, F_OK) != 0, "a refused run left the log it created");
+    run_program((char *[]){"./mlp", "--epochs", "1", "--train_size", "256", "--quiet",
+                           "--device", "cpu", "--log", "/dev/stdout", NULL}, &r);
+    cr_assert(r.status == 0, "--log /dev/stdout: exit %d: %s", r.status, r.err);
+    cr_assert(strncmp(r.out, "epoch,loss,", 11) == 0, "no CSV header first: %s", r.out);
+    unlink(kept);
+    rmdir(dir);
+}

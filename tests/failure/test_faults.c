@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -68,30 +67,15 @@ static void trial(const char *prog, const char *ckpt, Rng *g, Trial *t)
     snprintf(tmp, sizeof tmp, "%s.tmp", ckpt);
     unlink(tmp);
     int err[2];
-    cr_assert(pipe(err) == 0);
+    cr_assert(pipe2(err, O_CLOEXEC) == 0);
     char *argv[] = {(char *)prog, "--n_gpus", "4", "--device", "cpu", "--train_size", "2048",
                     "--batch_size", "16", "--epochs", "100000", "--checkpoint", (char *)ckpt,
                     "--timeout", "30", NULL};
-    /* The run would go on for an hour: it must die with this test, however the test ends (a
-     * failed assertion, its time-out), so the launcher is started with the kernel's promise
-     * to kill it when this process goes (PR_SET_PDEATHSIG; its ranks die with it). The child
-     * only execs, or _exits: it never returns into the test. */
-    int null = open("/dev/null", O_WRONLY);
+    /* The run would go on for an hour: it dies with this test, however the test ends (a failed
+     * assertion, its time-out); its ranks die with their launcher. */
+    int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
     cr_assert(null >= 0);
-    pid_t test = getpid(), parent = fork();
-    cr_assert(parent >= 0, "fork: %s", strerror(errno));
-    if (parent == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() != test)
-            _exit(127); /* the test is already gone */
-        dup2(null, 1);
-        dup2(err[1], 2);
-        close(err[0]);
-        execv(prog, argv);
-        _exit(127);
-    }
-    close(null);
-    close(err[1]);
+    pid_t parent = spawn_dying_with_test(argv, null, err[1]);
     pid_t pid[4] = {0};
     double t0 = now_seconds();
     while (ranks_of(parent, pid, 4) < 4) { /* wait for all four ranks */
