@@ -5,7 +5,7 @@
 #                        chapter3: ./ps, chapter4: ./collectives, chapter5: ./ring,
 #                        chapter6: ./train)
 #   make tangle          chapters/*.nw -> tangled/ and kernels/ (needs noweb)
-#   make test            drift check + Criterion tests (DEVICE=cpu|cuda; CHAPTER=N: chapter N only)
+#   make test            drift and layer checks + Criterion tests (DEVICE=cpu|cuda; CHAPTER=N: one)
 #   make soak            the whole suite RUNS=20 times beside LOAD=2 busy processes
 #   make book            book/book.pdf
 #   make docs            Doxygen HTML into build/docs, warnings are errors
@@ -133,7 +133,7 @@ LIB_SRCS   := $(filter-out $(PROG_SRCS) $(BACKEND_SRCS),$(wildcard tangled/*.c))
 LIB_OBJS   := $(patsubst tangled/%.c,$(OBJ)/%.o,$(LIB_SRCS))
 LIB        := $(BUILD)/libdps.a
 
-.PHONY: all chapter0 chapter1 chapter2 chapter3 chapter4 chapter5 chapter6 tangle check-tangle test test-run deps deps-check \
+.PHONY: all chapter0 chapter1 chapter2 chapter3 chapter4 chapter5 chapter6 tangle check-tangle check-layers test test-run deps deps-check \
         book docs clean help grade manifest handout bench faults memcheck fuzz soak
 .DEFAULT_GOAL := all
 
@@ -197,6 +197,9 @@ $(foreach p,$(PROGRAMS),$(eval $(call program_rule,$(p))))
 # Every root chunk named [[file.c]], [[file.h]] or [[file.cu]] in any chapter is a
 # file: .c and .h go to tangled/, .cu to kernels/. All chapters are tangled
 # together, so a later chapter may add to a chunk an earlier one started.
+# notangle keeps each chunk in the column of its use in the .nw, so the result is
+# formatted with the project's .clang-format (clang-format 14, pinned: another
+# version formats differently and the drift check would fail).
 # $(1) is the directory that receives tangled/ and kernels/.
 define tangle_into
 	set -e; mkdir -p $(1)/tangled $(1)/kernels; \
@@ -207,7 +210,8 @@ define tangle_into
 	    *.h)  dir=tangled; line= ;; \
 	    *) continue ;; \
 	  esac; \
-	  notangle $$line -R"[[$$root]]" $(CHAPTERS) > $(1)/$$dir/$$root.new; \
+	  notangle $$line -R"[[$$root]]" $(CHAPTERS) \
+	    | $(CLANG_FORMAT) --style=file:$(CURDIR)/.clang-format --assume-filename=$$root > $(1)/$$dir/$$root.new; \
 	  cpif $(1)/$$dir/$$root < $(1)/$$dir/$$root.new; rm -f $(1)/$$dir/$$root.new; \
 	  chmod 644 $(1)/$$dir/$$root; \
 	done; \
@@ -215,8 +219,11 @@ define tangle_into
 	if [ -n "$$unused" ]; then echo "tangle: chunks defined but never used: $$unused" >&2; exit 1; fi
 endef
 
+CLANG_FORMAT ?= clang-format-14
+
 tangle:
 	@command -v notangle >/dev/null || { echo "tangle: notangle not found: make deps" >&2; exit 1; }
+	@command -v $(CLANG_FORMAT) >/dev/null || { echo "tangle: $(CLANG_FORMAT) not found: make deps" >&2; exit 1; }
 	@$(call tangle_into,.)
 	@echo "tangle: $$(ls tangled kernels | grep -c '\.') files from $(words $(CHAPTERS)) chapters"
 
@@ -236,7 +243,8 @@ check-tangle: deps-check
 	    [ -e "$(BUILD)/tangle-check/$$g" ] || { echo "drift: $$g is not produced by any chapter" >&2; status=1; }; \
 	  done; \
 	done; \
-	[ $$status = 0 ] && echo "tangle: tangled/ and kernels/ match the chapters"; exit $$status
+	$(CLANG_FORMAT) --style=file:$(CURDIR)/.clang-format --dry-run -Werror tangled/*.[ch] kernels/*.cu || status=1; \
+	[ $$status = 0 ] && echo "tangle: tangled/ and kernels/ match the chapters and are formatted"; exit $$status
 
 # ---------------------------------------------------------------- tests
 # The book's tests of one directory (tests/chN, tests/failure), without the exercises' ex_*.c.
@@ -270,8 +278,12 @@ endef
 $(eval $(call tests_rule,book,$(TEST_SRCS)))
 $(foreach d,$(TEST_DIRS),$(eval $(call tests_rule,$(notdir $(d)),$(call book_tests,$(d)))))
 
-test: check-tangle
+test: check-tangle check-layers
 	@$(MAKE) --no-print-directory test-run
+
+# Every #include of the tangled code points down or across the layers of tests/layers.txt.
+check-layers:
+	@tests/check_layers.sh tests/layers.txt tangled kernels
 
 # The exercises first (students' started ones, then the proof that the tests can fail),
 # the book's tests last, so that Criterion's summary closes the run.
@@ -373,7 +385,7 @@ handout:
 # ---------------------------------------------------------------- dependencies
 DEB_PACKAGES := build-essential noweb libcriterion-dev doxygen texlive-latex-base \
                 texlive-latex-recommended texlive-pictures lmodern latexmk poppler-utils \
-                libopenblas-dev libopenmpi-dev openmpi-bin valgrind clang
+                libopenblas-dev libopenmpi-dev openmpi-bin valgrind clang clang-format-14
 
 deps:
 	@if [ "$$(id -u)" = 0 ]; then sudo=; elif command -v sudo >/dev/null; then sudo=sudo; \
@@ -382,9 +394,9 @@ deps:
 	 $$sudo apt-get update -qq && $$sudo apt-get install -y -qq $(DEB_PACKAGES) >/dev/null && \
 	 echo "deps: installed $(DEB_PACKAGES)"
 
-# What `make test` needs: noweb (drift check) and Criterion.
+# What `make test` needs: noweb and clang-format (drift check) and Criterion.
 deps-check:
-	@if ! command -v notangle >/dev/null || ! command -v cpif >/dev/null || \
+	@if ! command -v notangle >/dev/null || ! command -v cpif >/dev/null || ! command -v $(CLANG_FORMAT) >/dev/null || \
 	    ! printf '#include <criterion/criterion.h>\n' | $(CC) -E -x c - >/dev/null 2>&1; then \
 	   echo "test: noweb or Criterion missing: running make deps"; $(MAKE) --no-print-directory deps; fi
 

@@ -1,4 +1,4 @@
-#line 1316 "chapters/01-mlp.nw"
+#line 1317 "chapters/01-mlp.nw"
 /**
  * @file device_cuda.cu
  * @brief The CUDA device: the same table as the CPU's, on a GPU.
@@ -13,25 +13,25 @@
 #include "util.h"
 
 /** Stop with file, line and CUDA's message when @p call fails. */
-#define CUDA_CHECK(call)                                                                   \
-    do {                                                                                   \
-        cudaError_t e_ = (call);                                                           \
-        if (e_ != cudaSuccess)                                                             \
-            fatal("%s:%d: CUDA error: %s (%s)", __FILE__, __LINE__, cudaGetErrorString(e_), \
-                  #call);                                                                  \
+#define CUDA_CHECK(call)                                                                       \
+    do {                                                                                       \
+        cudaError_t e_ = (call);                                                               \
+        if (e_ != cudaSuccess)                                                                 \
+            fatal("%s:%d: CUDA error: %s (%s)", __FILE__, __LINE__, cudaGetErrorString(e_),    \
+                  #call);                                                                      \
     } while (0)
 /** Stop with file, line and cuBLAS's message when @p call fails. */
-#define CUBLAS_CHECK(call)                                                                 \
-    do {                                                                                   \
-        cublasStatus_t s_ = (call);                                                        \
-        if (s_ != CUBLAS_STATUS_SUCCESS)                                                   \
-            fatal("%s:%d: cuBLAS error: %s (%s)", __FILE__, __LINE__,                      \
-                  cublasGetStatusString(s_), #call);                                       \
+#define CUBLAS_CHECK(call)                                                                     \
+    do {                                                                                       \
+        cublasStatus_t s_ = (call);                                                            \
+        if (s_ != CUBLAS_STATUS_SUCCESS)                                                       \
+            fatal("%s:%d: cuBLAS error: %s (%s)", __FILE__, __LINE__,                          \
+                  cublasGetStatusString(s_), #call);                                           \
     } while (0)
 
 static cublasHandle_t handle; /* one per process, made by device_cuda_backend_open() */
 
-#line 1360 "chapters/01-mlp.nw"
+#line 1361 "chapters/01-mlp.nw"
 static void *alloc(size_t bytes)
 {
     void *p = NULL;
@@ -40,7 +40,10 @@ static void *alloc(size_t bytes)
     return p;
 }
 
-static void release(void *p) { CUDA_CHECK(cudaFree(p)); }
+static void release(void *p)
+{
+    CUDA_CHECK(cudaFree(p));
+}
 static void upload(void *dst, const void *src, size_t bytes)
 {
     CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
@@ -53,18 +56,24 @@ static void copy(void *dst, const void *src, size_t bytes)
 {
     CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice));
 }
-static void zero(void *p, size_t bytes) { CUDA_CHECK(cudaMemset(p, 0, bytes)); }
-static void sync(void) { CUDA_CHECK(cudaDeviceSynchronize()); }
-#line 1403 "chapters/01-mlp.nw"
+static void zero(void *p, size_t bytes)
+{
+    CUDA_CHECK(cudaMemset(p, 0, bytes));
+}
+static void sync(void)
+{
+    CUDA_CHECK(cudaDeviceSynchronize());
+}
+#line 1404 "chapters/01-mlp.nw"
 static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
                  const float *B, float beta, float *C)
 {
     ColMajorGemm g = colmajor_gemm(ta, tb, m, n, k, A, B);
     CUBLAS_CHECK(cublasSgemm(handle, g.transa ? CUBLAS_OP_T : CUBLAS_OP_N,
-                             g.transb ? CUBLAS_OP_T : CUBLAS_OP_N, g.m, g.n, g.k, &alpha,
-                             g.a, g.lda, g.b, g.ldb, &beta, C, g.ldc));
+                             g.transb ? CUBLAS_OP_T : CUBLAS_OP_N, g.m, g.n, g.k, &alpha, g.a,
+                             g.lda, g.b, g.ldb, &beta, C, g.ldc));
 }
-#line 1528 "chapters/01-mlp.nw"
+#line 1529 "chapters/01-mlp.nw"
 /** One thread per element: add the column's bias, then ReLU. */
 __global__ void bias_act_forward_kernel(float *y, const float *bias, int rows, int cols,
                                         bool relu)
@@ -76,11 +85,11 @@ __global__ void bias_act_forward_kernel(float *y, const float *bias, int rows, i
 
 static void bias_act_forward(float *y, const float *bias, int rows, int cols, bool relu)
 {
-    bias_act_forward_kernel<<<grid_blocks((size_t)rows * cols), KERNEL_THREADS>>>(
-        y, bias, rows, cols, relu);
+    bias_act_forward_kernel<<<grid_blocks((size_t)rows * cols), KERNEL_THREADS>>>(y, bias, rows,
+                                                                                  cols, relu);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 1546 "chapters/01-mlp.nw"
+#line 1547 "chapters/01-mlp.nw"
 /** One thread per element: zero dy where the ReLU's output was not positive. */
 __global__ void relu_backward_kernel(float *dy, const float *y, size_t n)
 {
@@ -94,7 +103,7 @@ static void relu_backward(float *dy, const float *y, size_t n)
     relu_backward_kernel<<<grid_blocks(n), KERNEL_THREADS>>>(dy, y, n);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 1562 "chapters/01-mlp.nw"
+#line 1563 "chapters/01-mlp.nw"
 /** One thread per column: sum dy down the column. */
 __global__ void bias_backward_kernel(float *dbias, const float *dy, int rows, int cols)
 {
@@ -112,10 +121,10 @@ static void bias_backward(float *dbias, const float *dy, int rows, int cols)
     bias_backward_kernel<<<grid_blocks(cols), KERNEL_THREADS>>>(dbias, dy, rows, cols);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 961 "chapters/01-mlp.nw"
+#line 962 "chapters/01-mlp.nw"
 /** One thread per row: softmax_xent_row(), then add the counts atomically. */
-__global__ void softmax_xent_kernel(const float *logits, const int *labels, int rows,
-                                    int cols, float *dlogits, float *stats)
+__global__ void softmax_xent_kernel(const float *logits, const int *labels, int rows, int cols,
+                                    float *dlogits, float *stats)
 {
     size_t i = thread_index(blockIdx.x, blockDim.x, threadIdx.x);
     if (i >= (size_t)rows)
@@ -134,7 +143,7 @@ static void softmax_xent(const float *logits, const int *labels, int rows, int c
                                                                dlogits, stats);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 1608 "chapters/01-mlp.nw"
+#line 1609 "chapters/01-mlp.nw"
 /** Grid-stride y += a x. */
 __global__ void axpy_kernel(size_t n, float a, const float *x, float *y)
 {
@@ -162,7 +171,7 @@ static void scale(size_t n, float a, float *x)
     scale_kernel<<<stride_blocks(n), KERNEL_THREADS>>>(n, a, x);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 1210 "chapters/02-shm.nw"
+#line 1211 "chapters/02-shm.nw"
 static void peer_copy(void *dst, const void *src, size_t bytes)
 {
     CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, 0));
@@ -193,19 +202,38 @@ static void *ipc_open(const void *handle, char *err)
     return p;
 }
 
-static void ipc_close(void *p) { CUDA_CHECK(cudaIpcCloseMemHandle(p)); }
-#line 1699 "chapters/01-mlp.nw"
-static Device cuda = { /* every member, in Device's order, as C++ requires */
-    .kind = DEVICE_CUDA, .name = "cuda", .description = "", .count = 0,
-    .alloc = alloc, .release = release, .upload = upload, .download = download,
-    .copy = copy, .zero = zero, .sync = sync,
-    .gemm = gemm, .bias_act_forward = bias_act_forward, .relu_backward = relu_backward,
-    .bias_backward = bias_backward, .softmax_xent = softmax_xent, .axpy = axpy,
+static void ipc_close(void *p)
+{
+    CUDA_CHECK(cudaIpcCloseMemHandle(p));
+}
+#line 1700 "chapters/01-mlp.nw"
+static Device cuda = {
+    /* every member, in Device's order, as C++ requires */
+    .kind = DEVICE_CUDA,
+    .name = "cuda",
+    .description = "",
+    .count = 0,
+    .alloc = alloc,
+    .release = release,
+    .upload = upload,
+    .download = download,
+    .copy = copy,
+    .zero = zero,
+    .sync = sync,
+    .gemm = gemm,
+    .bias_act_forward = bias_act_forward,
+    .relu_backward = relu_backward,
+    .bias_backward = bias_backward,
+    .softmax_xent = softmax_xent,
+    .axpy = axpy,
     .scale = scale,
-    
-#line 1244 "chapters/02-shm.nw"
-.peer_copy = peer_copy, .ipc_export = ipc_export, .ipc_open = ipc_open, .ipc_close = ipc_close,
-#line 1707 "chapters/01-mlp.nw"
+
+#line 1245 "chapters/02-shm.nw"
+    .peer_copy = peer_copy,
+    .ipc_export = ipc_export,
+    .ipc_open = ipc_open,
+    .ipc_close = ipc_close,
+#line 1708 "chapters/01-mlp.nw"
 };
 
 /**

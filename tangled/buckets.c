@@ -1,4 +1,4 @@
-#line 671 "chapters/06-production.nw"
+#line 605 "chapters/06-production.nw"
 /**
  * @file buckets.c
  * @brief DDP-style buckets: a communication thread all-reduces them during backward.
@@ -10,11 +10,12 @@
 
 #include "collectives.h"
 #include "launch.h"
+#include "report.h"
 #include "ring_strategy.h"
+#include "strategy.h"
 
-__attribute__((weak))
-int bucket_assign(const size_t *layer_floats, int n_layers, size_t cap, size_t first_cap,
-                  int *bucket_of)
+__attribute__((weak)) int bucket_assign(const size_t *layer_floats, int n_layers, size_t cap,
+                                        size_t first_cap, int *bucket_of)
 {
     int b = 0;
     size_t bytes = 0;
@@ -28,7 +29,7 @@ int bucket_assign(const size_t *layer_floats, int n_layers, size_t cap, size_t f
     }
     return n_layers > 0 ? b + 1 : 0;
 }
-#line 715 "chapters/06-production.nw"
+#line 651 "chapters/06-production.nw"
 /** The communication thread: all-reduce each posted bucket, in order, until stopped. */
 static void *communicate(void *arg)
 {
@@ -99,7 +100,7 @@ static int sum_stats(Strategy *s, double *v, int n, char *err)
 {
     return ring_sum_doubles(((BucketState *)s->state)->host, v, n, err);
 }
-#line 792 "chapters/06-production.nw"
+#line 728 "chapters/06-production.nw"
 int bucket_strategy(Strategy *s, BucketState *st, Comm *c, Comm *host, Model *m,
                     size_t cap_bytes, char *err)
 {
@@ -114,8 +115,7 @@ int bucket_strategy(Strategy *s, BucketState *st, Comm *c, Comm *host, Model *m,
     size_t first = cap_bytes < FIRST_BUCKET_BYTES ? cap_bytes : FIRST_BUCKET_BYTES;
     st->n = bucket_assign(floats, m->n_layers, cap_bytes, first, of);
     if (st->n < 1 || st->n > m->n_layers)
-        return error_set(err, "bucket_assign made %d buckets of %d layers", st->n,
-                         m->n_layers);
+        return error_set(err, "bucket_assign made %d buckets of %d layers", st->n, m->n_layers);
     size_t largest = 0;
     for (int k = 0; k < st->n; k++) {
         Bucket *b = &st->bucket[k];
@@ -128,8 +128,10 @@ int bucket_strategy(Strategy *s, BucketState *st, Comm *c, Comm *host, Model *m,
             b->hi = m->layer[l].b + (size_t)m->layer[l].out;
         }
         if (b->ready_at < 0 || (k > 0 && b->hi != st->bucket[k - 1].lo))
-            return error_set(err, "bucket_assign: bucket %d is not a run of layers below "
-                             "bucket %d's", k, k - 1);
+            return error_set(err,
+                             "bucket_assign: bucket %d is not a run of layers below "
+                             "bucket %d's",
+                             k, k - 1);
         if (b->hi - b->lo > largest)
             largest = b->hi - b->lo;
     }
@@ -140,9 +142,13 @@ int bucket_strategy(Strategy *s, BucketState *st, Comm *c, Comm *host, Model *m,
     pthread_cond_init(&st->cv, NULL);
     if (pthread_create(&st->thread, NULL, communicate, st) != 0)
         return error_set(err, "cannot start the communication thread");
-    *s = (Strategy){.name = "ring_bucketed", .rank = c->rank, .world = c->size,
-                    .sync_gradients = sync_gradients, .sum_stats = sum_stats,
-                    .grads_ready = grads_ready, .state = st};
+    *s = (Strategy){.name = "ring_bucketed",
+                    .rank = c->rank,
+                    .world = c->size,
+                    .sync_gradients = sync_gradients,
+                    .sum_stats = sum_stats,
+                    .grads_ready = grads_ready,
+                    .state = st};
     return 0;
 }
 
@@ -157,3 +163,43 @@ void bucket_strategy_free(BucketState *st)
     pthread_cond_destroy(&st->cv);
     st->c->dev->release(st->scratch);
 }
+
+#line 1525 "chapters/06-production.nw"
+static int bucketed_open(Strategy *s, const StrategyEnv *e, char *err)
+{
+    BucketState *st = xcalloc(1, sizeof *st);
+    if (bucket_strategy(s, st, e->c, e->host, e->m, e->bucket_bytes, err)) {
+        free(st);
+        return -1;
+    }
+    return 0;
+}
+
+static void bucketed_close(Strategy *s)
+{
+    bucket_strategy_free(s->state);
+    free(s->state);
+}
+
+static void bucketed_report(const Strategy *s, FILE *f)
+{
+    const BucketState *bs = s->state;
+    fprintf(f,
+            "overlap: %d bucket%s; all-reduces took %.3f s, %.3f s of it exposed: %.0f%% "
+            "hidden behind backward\n",
+            bs->n, bs->n == 1 ? "" : "s", bs->busy, bs->exposed,
+            bs->busy > 0 ? 100 * (1 - bs->exposed / bs->busy) : 0.0);
+}
+
+const StrategyDef strategy_ring_bucketed = {
+    .name = "ring_bucketed",
+    .title = "ring all-reduce in buckets during backward",
+    .trainer = "rank",
+    .shape = SHAPE_RANKS,
+    .needs = RUNS_OVER_MPI | USES_BUCKETS,
+    .min_ranks = 1,
+    .open = bucketed_open,
+    .close = bucketed_close,
+    .report = bucketed_report,
+    .traffic = ring_traffic,
+};

@@ -28,9 +28,9 @@ int bucket_assign(const size_t *layer_floats, int n_layers, size_t cap, size_t f
 
 /** One bucket: a slice of the flat gradient buffer. */
 typedef struct Bucket {
-    size_t lo;      /**< first float of the slice */
-    size_t hi;      /**< one past its last */
-    int ready_at;   /**< the layer whose gradients complete it (its lowest) */
+    size_t lo;    /**< first float of the slice */
+    size_t hi;    /**< one past its last */
+    int ready_at; /**< the layer whose gradients complete it (its lowest) */
 } Bucket;
 
 /** The bucketed strategy's data: the buckets, and the thread that all-reduces them. */

@@ -200,8 +200,10 @@ int checkpoint_write(const char *path, const Checkpoint *ck, char *err)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     free(buf);
     if (step)
-        return error_set(err, "checkpoint: cannot %s %s: %s (the last checkpoint, if any, is "
-                         "intact)", step, what, strerror(e));
+        return error_set(err,
+                         "checkpoint: cannot %s %s: %s (the last checkpoint, if any, is "
+                         "intact)",
+                         step, what, strerror(e));
     return 0;
 }
 #line 427 "chapters/A2-failure.nw"
@@ -223,8 +225,10 @@ int checkpoint_parse(const unsigned char *buf, size_t len, const char *name, Che
                          CKPT_HEADER);
     uint64_t n = get64(buf + 128), room = (len - CKPT_HEADER - 4) / 4;
     if (n > room)
-        return error_set(err, "%s is truncated: %zu bytes, but its header promises %llu "
-                         "parameters", name, len, (unsigned long long)n);
+        return error_set(err,
+                         "%s is truncated: %zu bytes, but its header promises %llu "
+                         "parameters",
+                         name, len, (unsigned long long)n);
     if (len != checkpoint_bytes((size_t)n))
         return error_set(err, "%s has %zu bytes, %zu more than its %llu parameters need", name,
                          len, len - checkpoint_bytes((size_t)n), (unsigned long long)n);
@@ -234,45 +238,47 @@ int checkpoint_parse(const unsigned char *buf, size_t len, const char *name, Che
         return error_set(err, "%s is damaged: its CRC-32 is %08x but its bytes give %08x", name,
                          stored, computed);
     Checkpoint c = {0};
-    
+
 #line 484 "chapters/A2-failure.nw"
-uint32_t L = get32(buf + 12);
-if (L < 1 || L > MAX_LAYERS)
-    return error_set(err, "%s is malformed: %u layers (1 to %d are possible)", name, L,
-                     MAX_LAYERS);
-uint64_t expect = 0;
-for (uint32_t l = 0; l <= MAX_LAYERS; l++) {
-    uint32_t w = get32(buf + 16 + 4 * l);
-    if ((l <= L && (w < 1 || w > (1u << 24))) || (l > L && w != 0))
-        return error_set(err, "%s is malformed: width %u of the model is %u", name, l, w);
-    c.width[l] = (int)w;
-    if (l >= 1 && l <= L)
-        expect += (uint64_t)c.width[l - 1] * w + w;
-}
-if (expect != n)
-    return error_set(err, "%s is malformed: a model of these widths has %llu parameters, the "
-                     "header says %llu", name, (unsigned long long)expect,
-                     (unsigned long long)n);
-if (get32(buf + 92) != 0) /* found by the fuzzer: else two files would read the same */
-    return error_set(err, "%s is malformed: its reserved bytes 92-95 are not zero", name);
-uint32_t epoch = get32(buf + 56), epochs = get32(buf + 60);
-c.n_layers = (int)L;
-c.seed = get64(buf + 64);
-c.global_batch = get64(buf + 72);
-c.n_train = get64(buf + 80);
-c.lr = bits_float(get32(buf + 88));
-for (int i = 0; i < 4; i++)
-    c.rng.s[i] = get64(buf + 96 + 8 * i);
-c.n_params = (size_t)n;
-if (epoch < 1 || epoch > epochs || epochs > 1000000 || c.global_batch < 1 ||
-    c.global_batch > c.n_train || !isfinite(c.lr) || c.lr <= 0 ||
-    (c.rng.s[0] | c.rng.s[1] | c.rng.s[2] | c.rng.s[3]) == 0)
-    return error_set(err, "%s is malformed: epoch %u of %u, global batch %llu of %llu "
-                     "samples, lr %g", name, epoch, epochs,
-                     (unsigned long long)c.global_batch, (unsigned long long)c.n_train,
-                     (double)c.lr);
-c.epoch = (int)epoch;
-c.epochs = (int)epochs;
+    uint32_t L = get32(buf + 12);
+    if (L < 1 || L > MAX_LAYERS)
+        return error_set(err, "%s is malformed: %u layers (1 to %d are possible)", name, L,
+                         MAX_LAYERS);
+    uint64_t expect = 0;
+    for (uint32_t l = 0; l <= MAX_LAYERS; l++) {
+        uint32_t w = get32(buf + 16 + 4 * l);
+        if ((l <= L && (w < 1 || w > (1u << 24))) || (l > L && w != 0))
+            return error_set(err, "%s is malformed: width %u of the model is %u", name, l, w);
+        c.width[l] = (int)w;
+        if (l >= 1 && l <= L)
+            expect += (uint64_t)c.width[l - 1] * w + w;
+    }
+    if (expect != n)
+        return error_set(err,
+                         "%s is malformed: a model of these widths has %llu parameters, the "
+                         "header says %llu",
+                         name, (unsigned long long)expect, (unsigned long long)n);
+    if (get32(buf + 92) != 0) /* found by the fuzzer: else two files would read the same */
+        return error_set(err, "%s is malformed: its reserved bytes 92-95 are not zero", name);
+    uint32_t epoch = get32(buf + 56), epochs = get32(buf + 60);
+    c.n_layers = (int)L;
+    c.seed = get64(buf + 64);
+    c.global_batch = get64(buf + 72);
+    c.n_train = get64(buf + 80);
+    c.lr = bits_float(get32(buf + 88));
+    for (int i = 0; i < 4; i++)
+        c.rng.s[i] = get64(buf + 96 + 8 * i);
+    c.n_params = (size_t)n;
+    if (epoch < 1 || epoch > epochs || epochs > 1000000 || c.global_batch < 1 ||
+        c.global_batch > c.n_train || !isfinite(c.lr) || c.lr <= 0 ||
+        (c.rng.s[0] | c.rng.s[1] | c.rng.s[2] | c.rng.s[3]) == 0)
+        return error_set(err,
+                         "%s is malformed: epoch %u of %u, global batch %llu of %llu "
+                         "samples, lr %g",
+                         name, epoch, epochs, (unsigned long long)c.global_batch,
+                         (unsigned long long)c.n_train, (double)c.lr);
+    c.epoch = (int)epoch;
+    c.epochs = (int)epochs;
 #line 457 "chapters/A2-failure.nw"
     c.params = xcalloc(n, sizeof(float));
     for (size_t i = 0; i < n; i++)
@@ -299,8 +305,7 @@ void checkpoint_free(Checkpoint *ck)
     memset(ck, 0, sizeof *ck);
 }
 #line 540 "chapters/A2-failure.nw"
-int checkpoint_match(const Checkpoint *ck, const Checkpoint *want, const char *name,
-                     char *err)
+int checkpoint_match(const Checkpoint *ck, const Checkpoint *want, const char *name, char *err)
 {
     char have[128], need[128];
     bool same = ck->n_layers == want->n_layers;
@@ -309,29 +314,36 @@ int checkpoint_match(const Checkpoint *ck, const Checkpoint *want, const char *n
     if (!same) {
         widths_describe(ck->width, ck->n_layers, have, sizeof have);
         widths_describe(want->width, want->n_layers, need, sizeof need);
-        return error_set(err, "--resume: %s holds a %s model, this run builds %s (give the "
-                         "--hidden it was written with)", name, have, need);
+        return error_set(err,
+                         "--resume: %s holds a %s model, this run builds %s (give the "
+                         "--hidden it was written with)",
+                         name, have, need);
     }
     if (ck->seed != want->seed)
-        return error_set(err, "--resume: %s was written with --seed %llu, this run has --seed "
-                         "%llu", name, (unsigned long long)ck->seed,
-                         (unsigned long long)want->seed);
+        return error_set(err,
+                         "--resume: %s was written with --seed %llu, this run has --seed "
+                         "%llu",
+                         name, (unsigned long long)ck->seed, (unsigned long long)want->seed);
     if (ck->n_train != want->n_train)
-        return error_set(err, "--resume: %s was written for %llu training samples, this run "
-                         "has %llu (--data, --train_size)", name,
-                         (unsigned long long)ck->n_train, (unsigned long long)want->n_train);
+        return error_set(err,
+                         "--resume: %s was written for %llu training samples, this run "
+                         "has %llu (--data, --train_size)",
+                         name, (unsigned long long)ck->n_train,
+                         (unsigned long long)want->n_train);
     if (ck->global_batch != want->global_batch)
-        return error_set(err, "--resume: %s was written with a global batch of %llu samples, "
-                         "this run's is %llu (--batch_size x ranks)", name,
-                         (unsigned long long)ck->global_batch,
+        return error_set(err,
+                         "--resume: %s was written with a global batch of %llu samples, "
+                         "this run's is %llu (--batch_size x ranks)",
+                         name, (unsigned long long)ck->global_batch,
                          (unsigned long long)want->global_batch);
     if (float_bits(ck->lr) != float_bits(want->lr))
         return error_set(err, "--resume: %s was written with --lr %g, this run has --lr %g",
                          name, (double)ck->lr, (double)want->lr);
     if (ck->epoch >= want->epochs)
-        return error_set(err, "--resume: %s already holds epoch %d, and this run asks for "
-                         "--epochs %d: nothing to resume (raise --epochs)", name, ck->epoch,
-                         want->epochs);
+        return error_set(err,
+                         "--resume: %s already holds epoch %d, and this run asks for "
+                         "--epochs %d: nothing to resume (raise --epochs)",
+                         name, ck->epoch, want->epochs);
     return 0;
 }
 
@@ -349,9 +361,10 @@ void checkpoint_describe(const Checkpoint *ck, char *buf, size_t len)
 {
     char shape[128], n1[32], n2[32];
     widths_describe(ck->width, ck->n_layers, shape, sizeof shape);
-    snprintf(buf, len, "model %s (%s parameters), epoch %d of %d, seed %llu, global batch "
-             "%llu, %s training samples, lr %g", shape,
-             format_count(n1, (long long)ck->n_params), ck->epoch, ck->epochs,
+    snprintf(buf, len,
+             "model %s (%s parameters), epoch %d of %d, seed %llu, global batch "
+             "%llu, %s training samples, lr %g",
+             shape, format_count(n1, (long long)ck->n_params), ck->epoch, ck->epochs,
              (unsigned long long)ck->seed, (unsigned long long)ck->global_batch,
              format_count(n2, (long long)ck->n_train), (double)ck->lr);
 }

@@ -58,8 +58,7 @@ int checkpoint_load(const char *path, Checkpoint *ck, char *err);
  * @p ck: the same model, seed, global batch, training set and learning rate, and epochs
  * left to train. Returns 0, or -1 with the difference in @p err.
  */
-int checkpoint_match(const Checkpoint *ck, const Checkpoint *want, const char *name,
-                     char *err);
+int checkpoint_match(const Checkpoint *ck, const Checkpoint *want, const char *name, char *err);
 /** Load @p ck's weights into @p m, whose shape must be ck's. Returns 0, or -1 with @p err. */
 int checkpoint_restore(const Checkpoint *ck, Model *m, char *err);
 /** One line describing @p ck: model, epoch, seed, batch, data, lr. */

@@ -1,4 +1,4 @@
-#line 742 "chapters/A2-failure.nw"
+#line 743 "chapters/A2-failure.nw"
 /**
  * @file ckpt.c
  * @brief The program ckpt: check checkpoints and say what they hold (appendix B).
@@ -15,9 +15,11 @@ int main(int argc, char **argv)
     set_program_name(argv[0]);
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         FILE *f = argc < 2 ? stderr : stdout;
-        fprintf(f, "usage: %s FILE...\nCheck checkpoints written by --checkpoint (magic, "
+        fprintf(f,
+                "usage: %s FILE...\nCheck checkpoints written by --checkpoint (magic, "
                 "version, length, CRC-32, fields) and print what each holds.\nExit status: 0 "
-                "when every file is good, 2 otherwise.\n", program_name());
+                "when every file is good, 2 otherwise.\n",
+                program_name());
         return argc < 2 ? EXIT_USAGE : 0;
     }
     int status = 0;

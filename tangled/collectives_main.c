@@ -12,12 +12,10 @@
 
 #include "collectives.h"
 #include "comm.h"
-#include "comm_mpi.h"
 #include "device.h"
-#include "launch.h"
-#include "options.h"
 #include "production.h"
 #include "report.h"
+#include "run.h"
 #include "util.h"
 
 static const char *summary =
@@ -38,8 +36,8 @@ static Comm *run_host;
  * when bus is 0 (a copy on each rank, no traffic between them).
  */
 typedef struct Op {
-    const char *name;  /**< as --op spells it */
-    int bus;           /**< 1: reduce-scatter, all-gather; 2: all-reduce; 0: a local copy */
+    const char *name; /**< as --op spells it */
+    int bus;          /**< 1: reduce-scatter, all-gather; 2: all-reduce; 0: a local copy */
     /** Fill rank @p r's host buffer of @p count elements of @p size ranks. */
     void (*fill)(int r, int size, float *x, size_t count);
     /** Run the collective on device buffer @p buf. */
@@ -48,7 +46,7 @@ typedef struct Op {
     long (*wrong)(int r, int size, const float *x, size_t count);
 } Op;
 
-#line 516 "chapters/04-rs.nw"
+#line 507 "chapters/04-rs.nw"
 static void fill_own(int r, int size, float *x, size_t count)
 {
     (void)size;
@@ -101,16 +99,18 @@ static int run_all_reduce(Comm *c, float *buf, size_t count, float *scratch, cha
 {
     return ring_all_reduce(c, buf, count, scratch, 1.0f, err);
 }
-#line 408 "chapters/06-production.nw"
+#line 349 "chapters/06-production.nw"
 static int run_native_all_reduce(Comm *c, float *buf, size_t count, float *scratch, char *err)
 {
     (void)scratch;
     if (!c->allreduce)
-        return error_set(err, "the %s transport has no all-reduce of its own: use "
-                         "--transport mpi under mpirun", c->name);
+        return error_set(err,
+                         "the %s transport has no all-reduce of its own: use "
+                         "--transport mpi under mpirun",
+                         c->name);
     return c->allreduce(c, buf, count, err);
 }
-#line 437 "chapters/06-production.nw"
+#line 378 "chapters/06-production.nw"
 /** A buffer of at least @p count floats on @p dev, kept from call to call. */
 static float *spare(const Device *dev, size_t count)
 {
@@ -170,51 +170,44 @@ static int run_nccl_all_reduce(Comm *c, float *buf, size_t count, float *scratch
     return nccl_all_reduce(&st, buf, count, false, err);
 }
 
-#line 497 "chapters/04-rs.nw"
+#line 495 "chapters/04-rs.nw"
 /** The rows of --op. */
 static const Op ops[] = {
     {"reduce_scatter", 1, fill_own, ring_reduce_scatter, wrong_reduce_scatter},
-    
+
 #line 309 "chapters/05-ag.nw"
-{"all_gather", 1, fill_chunk, run_all_gather, wrong_all_gather},
-{"all_reduce", 2, fill_own, run_all_reduce, wrong_all_reduce},
-#line 404 "chapters/06-production.nw"
-{"native_all_reduce", 2, fill_own, run_native_all_reduce, wrong_all_reduce},
-#line 422 "chapters/06-production.nw"
-{"ps_all_reduce", 2, fill_own, run_ps_all_reduce, wrong_all_reduce},
-{"memcpy", 0, fill_own, run_memcpy, wrong_memcpy},
-{"nccl_all_reduce", 2, fill_own, run_nccl_all_reduce, wrong_all_reduce},
-#line 501 "chapters/04-rs.nw"
+    {"all_gather", 1, fill_chunk, run_all_gather, wrong_all_gather},
+    {"all_reduce", 2, fill_own, run_all_reduce, wrong_all_reduce},
+#line 345 "chapters/06-production.nw"
+    {"native_all_reduce", 2, fill_own, run_native_all_reduce, wrong_all_reduce},
+#line 363 "chapters/06-production.nw"
+    {"ps_all_reduce", 2, fill_own, run_ps_all_reduce, wrong_all_reduce},
+    {"memcpy", 0, fill_own, run_memcpy, wrong_memcpy},
+    {"nccl_all_reduce", 2, fill_own, run_nccl_all_reduce, wrong_all_reduce},
+#line 499 "chapters/04-rs.nw"
 };
 
-/** What every rank needs: the options, the collective, the shared world. */
-typedef struct Run {
-    Options o;     /**< the command line */
-    const Op *op;  /**< the collective */
-    ShmWorld *w;   /**< made before the fork */
-} Run;
-
-#line 538 "chapters/04-rs.nw"
+#line 529 "chapters/04-rs.nw"
 /** Check and time @p count elements; the median seconds in *t, wrong elements in *wrong. */
-static int one_size(Comm *c, const Run *run, size_t count, float *host, float *buf,
-                    float *scratch, double *times, double *t, long *wrong, char *err)
+static int one_size(Comm *c, const Options *o, const Op *op, size_t count, float *host,
+                    float *buf, float *scratch, double *times, double *t, long *wrong,
+                    char *err)
 {
     const Device *dev = c->dev;
-    const Options *o = &run->o;
     *wrong = 0;
     if (o->check) {
-        run->op->fill(c->rank, c->size, host, count);
+        op->fill(c->rank, c->size, host, count);
         dev->upload(buf, host, count * sizeof(float));
-        if (run->op->run(c, buf, count, scratch, err))
+        if (op->run(c, buf, count, scratch, err))
             return -1;
         dev->download(host, buf, count * sizeof(float));
-        *wrong = run->op->wrong(c->rank, c->size, host, count);
+        *wrong = op->wrong(c->rank, c->size, host, count);
     }
     if (c->barrier(c, err))
         return -1;
     for (int i = -o->warmup; i < o->iters; i++) {
         double t0 = now_seconds();
-        if (run->op->run(c, buf, count, scratch, err))
+        if (op->run(c, buf, count, scratch, err))
             return -1;
         dev->sync();
         if (i >= 0)
@@ -223,41 +216,36 @@ static int one_size(Comm *c, const Run *run, size_t count, float *host, float *b
     *t = median(times, o->iters);
     return 0;
 }
-#line 575 "chapters/04-rs.nw"
-static int rank_main(int rank, int size, void *arg, char *err)
+#line 566 "chapters/04-rs.nw"
+static int collectives_rank(Rank *r, char *err)
 {
-    Run *run = arg;
-    const Options *o = &run->o;
-    char note[ERR_LEN];
-    launch_phase("opening the device");
-    const Device *dev = device_open(o->device, rank, note, err);
-    if (!dev)
-        return -1;
-    Comm *c, *host;
-    if (comm_open_rank(run->w, rank, dev, &c, &host, err))
-        return -1;
+    const Options *o = &r->run->o;
+    const Op *op = r->run->program;
+    const Device *dev = r->dev;
+    Comm *c = r->c, *host = r->host;
+    int rank = r->rank, size = r->size;
     run_host = host; /* for the collectives that need host messages (chapter 6) */
     if (rank == 0)
-        
-#line 630 "chapters/04-rs.nw"
-{
-    char lo[32], hi[32];
-    printf("# collectives: %s on %d ranks over %s\n", run->op->name, size,
-           strcmp(c->name, "mpi") == 0 ? "MPI"
-           : dev->kind == DEVICE_CPU   ? "shared memory (processes standing in for GPUs)"
-                                       : "shared memory (CUDA IPC)");
-    printf("# device %s: %s\n", note, dev->description);
-    printf("# sizes %s to %s, x%d; median of %d after %d warm-up; %s\n",
-           format_bytes(lo, o->min_bytes), format_bytes(hi, o->max_bytes), o->step_factor,
-           o->iters, o->warmup, o->check ? "every element checked" : "not checked");
-    printf("# busbw = %s\n#\n", run->op->bus == 2 ? "algbw x 2(N-1)/N"
-                                : run->op->bus == 1 ? "algbw x (N-1)/N" : "algbw");
-    printf("# %10s %12s %6s %10s %9s %9s %8s\n# %10s %12s %6s %10s %9s %9s %8s\n", "size",
-           "count", "type", "time", "algbw", "busbw", "#wrong", "(B)", "(elements)", "",
-           "(us)", "(GB/s)", "(GB/s)", "");
-    fflush(stdout);
-}
-#line 590 "chapters/04-rs.nw"
+#line 615 "chapters/04-rs.nw"
+    {
+        char lo[32], hi[32];
+        printf("# collectives: %s on %d ranks over %s\n", op->name, size,
+               strcmp(c->name, "mpi") == 0 ? "MPI"
+               : dev->kind == DEVICE_CPU   ? "shared memory (processes standing in for GPUs)"
+                                           : "shared memory (CUDA IPC)");
+        printf("# device %s: %s\n", r->note, dev->description);
+        printf("# sizes %s to %s, x%d; median of %d after %d warm-up; %s\n",
+               format_bytes(lo, o->min_bytes), format_bytes(hi, o->max_bytes), o->step_factor,
+               o->iters, o->warmup, o->check ? "every element checked" : "not checked");
+        printf("# busbw = %s\n#\n", op->bus == 2   ? "algbw x 2(N-1)/N"
+                                    : op->bus == 1 ? "algbw x (N-1)/N"
+                                                   : "algbw");
+        printf("# %10s %12s %6s %10s %9s %9s %8s\n# %10s %12s %6s %10s %9s %9s %8s\n", "size",
+               "count", "type", "time", "algbw", "busbw", "#wrong", "(B)", "(elements)", "",
+               "(us)", "(GB/s)", "(GB/s)", "");
+        fflush(stdout);
+    }
+#line 576 "chapters/04-rs.nw"
     size_t most = o->max_bytes / sizeof(float);
     float *hbuf = xcalloc(most + 1, sizeof(float));
     float *buf = dev->alloc((most + 1) * sizeof(float));
@@ -272,7 +260,7 @@ static int rank_main(int rank, int size, void *arg, char *err)
         last = count;
         double t;
         long wrong, w;
-        if (one_size(c, run, count, hbuf, buf, scratch, times, &t, &wrong, err))
+        if (one_size(c, o, op, count, hbuf, buf, scratch, times, &t, &wrong, err))
             return -1;
         if (rank != 0 && host->send(host, 0, &wrong, sizeof wrong, err))
             return -1;
@@ -282,22 +270,21 @@ static int rank_main(int rank, int size, void *arg, char *err)
             wrong += w;
         }
         if (rank == 0)
-            
-#line 650 "chapters/04-rs.nw"
-{
-    double bytes = (double)count * sizeof(float), algbw = bytes / t / 1e9;
-    double busbw = run->op->bus ? algbw * run->op->bus * (size - 1) / size : algbw;
-    char shown[24];
-    snprintf(shown, sizeof shown, "%ld", wrong);
-    printf("%12zu %12zu %6s %10.2f %9.3f %9.3f %8s\n", count * sizeof(float), count, "float",
-           t * 1e6, algbw, busbw, o->check ? shown : "N/A");
-    fflush(stdout);
-    bus_sum += busbw;
-    rows++;
-    if (wrong)
-        return error_set(err, "%s of %zu elements: %ld wrong", run->op->name, count, wrong);
-}
-#line 615 "chapters/04-rs.nw"
+#line 635 "chapters/04-rs.nw"
+        {
+            double bytes = (double)count * sizeof(float), algbw = bytes / t / 1e9;
+            double busbw = op->bus ? algbw * op->bus * (size - 1) / size : algbw;
+            char shown[24];
+            snprintf(shown, sizeof shown, "%ld", wrong);
+            printf("%12zu %12zu %6s %10.2f %9.3f %9.3f %8s\n", count * sizeof(float), count,
+                   "float", t * 1e6, algbw, busbw, o->check ? shown : "N/A");
+            fflush(stdout);
+            bus_sum += busbw;
+            rows++;
+            if (wrong)
+                return error_set(err, "%s of %zu elements: %ld wrong", op->name, count, wrong);
+        }
+#line 601 "chapters/04-rs.nw"
         if (s > o->max_bytes / o->step_factor)
             break;
     }
@@ -307,60 +294,44 @@ static int rank_main(int rank, int size, void *arg, char *err)
     dev->release(scratch);
     free(hbuf);
     free(times);
-    comm_close_rank(c, host);
     return 0;
 }
-#line 670 "chapters/04-rs.nw"
-/** Parse, make the shared world, launch the ranks, report a failure. */
+#line 655 "chapters/04-rs.nw"
+/** Parse, refuse what makes no sense, launch the ranks. */
 int main(int argc, char **argv)
 {
-    set_program_name(argv[0]);
-    char err[ERR_LEN];
     static Run run;
-    options_defaults(&run.o);
     unsigned accepted = OPTS_RANKS | OPT_BENCH | OPT_OP | OPT_TRANSPORT;
-    if (options_parse(&run.o, argc, argv, accepted, err)) {
-        fprintf(stderr, "%s: %s\n", program_name(), err);
-        return EXIT_USAGE;
-    }
-    if (run.o.help) {
-        options_usage(stdout, summary, accepted, examples);
-        return 0;
-    }
+    int status = run_parse(&run, argc, argv, accepted, summary, examples);
+    if (status != RUN_GO)
+        return status;
     if (run.o.min_bytes > run.o.max_bytes) {
         fprintf(stderr, "%s: -b %zu is larger than -e %zu\n", program_name(), run.o.min_bytes,
                 run.o.max_bytes);
         return EXIT_USAGE;
     }
+    const Op *op = NULL;
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
         if (strcmp(ops[i].name, run.o.op) == 0)
-            run.op = &ops[i];
-    if (!run.op) {
-        fprintf(stderr, "%s: --op %s: this program has no such collective\n",
-                program_name(), run.o.op);
+            op = &ops[i];
+    if (!op) {
+        fprintf(stderr, "%s: --op %s: this program has no such collective\n", program_name(),
+                run.o.op);
         return EXIT_USAGE;
     }
-    
-#line 498 "chapters/06-production.nw"
-if (strcmp(run.o.transport, "mpi") == 0) {
-    int rank = comm_mpi_start(&run.o);
-    if (rank < 0)
+    run.program = (void *)op;
+    if ((status = run_start(&run, false)) != RUN_GO)
+        return status;
+
+#line 439 "chapters/06-production.nw"
+    if (!run.mpi && strcmp(op->name, "native_all_reduce") == 0) {
+        fprintf(stderr,
+                "%s: --op native_all_reduce: the shared-memory transport has no "
+                "all-reduce of its own; run it under mpirun with --transport mpi\n",
+                program_name());
         return EXIT_USAGE;
-    comm_mpi_run(rank_main, &run, rank, run.o.n_gpus);
-    return 0;
-}
-if (strcmp(run.op->name, "native_all_reduce") == 0) {
-    fprintf(stderr, "%s: --op native_all_reduce: the shared-memory transport has no "
-            "all-reduce of its own; run it under mpirun with --transport mpi\n",
-            program_name());
-    return EXIT_USAGE;
-}
-#line 700 "chapters/04-rs.nw"
-    if (!(run.w = shm_world_create(run.o.n_gpus, 0, run.o.timeout, err)))
-        fatal("%s", err);
-    int rc = launch(run.o.n_gpus, rank_main, &run, 0, err);
-    shm_world_destroy(run.w);
-    if (rc)
-        fatal("%s", err);
-    return 0;
+    }
+#line 681 "chapters/04-rs.nw"
+    run_ranks(&run, collectives_rank);
+    return run_finish(&run);
 }

@@ -17,10 +17,10 @@ typedef struct Comm Comm;
  * communicator is unusable.
  */
 struct Comm {
-    const char *name;     /**< the transport: "shm", ... */
-    int rank;             /**< this rank, 0 .. size-1 */
-    int size;             /**< ranks in the communicator */
-    const Device *dev;    /**< where the buffers live */
+    const char *name;  /**< the transport: "shm", ... */
+    int rank;          /**< this rank, 0 .. size-1 */
+    int size;          /**< ranks in the communicator */
+    const Device *dev; /**< where the buffers live */
     /** Send @p bytes from @p buf to rank @p to. Returns once @p buf may be reused. */
     int (*send)(Comm *c, int to, const void *buf, size_t bytes, char *err);
     /** Receive exactly @p bytes from rank @p from into @p buf. */
@@ -37,7 +37,7 @@ struct Comm {
      * all ranks (MPI_Allreduce, ncclAllReduce; chapter 6), or NULL.
      */
     int (*allreduce)(Comm *c, float *buf, size_t count, char *err);
-    void *state;          /**< the transport's own data */
+    void *state; /**< the transport's own data */
 };
 
 /** The shared-memory world of a run: made before the fork, shared by every rank. */
@@ -68,5 +68,13 @@ Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err);
  * it only when it is not @p c. NULL with @p err.
  */
 Comm *comm_shm_host(Comm *c, char *err);
+/**
+ * Open rank @p rank's communicators: over the shared world @p w, or over MPI (chapter 6)
+ * when @p w is NULL. *host carries host memory beside *c (c itself on the CPU). 0, or -1
+ * with @p err.
+ */
+int comm_open_rank(ShmWorld *w, int rank, const Device *dev, Comm **c, Comm **host, char *err);
+/** Close what comm_open_rank() opened (collective). */
+void comm_close_rank(Comm *c, Comm *host);
 
 #endif

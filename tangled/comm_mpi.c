@@ -1,4 +1,4 @@
-#line 93 "chapters/06-production.nw"
+#line 89 "chapters/06-production.nw"
 /**
  * @file comm_mpi.c
  * @brief The MPI transport (chapter 6). Without MPI it only says so.
@@ -13,13 +13,16 @@
 #ifdef HAVE_MPI
 #include <mpi.h>
 
-#line 137 "chapters/06-production.nw"
+#line 133 "chapters/06-production.nw"
 /** Largest piece of a message, in bytes: an MPI count is an int. */
 #define MPI_PIECE ((size_t)1 << 30)
 /** The tag of our messages. */
 #define MPI_TAG_DPS 7
 
-static int pieces(size_t bytes) { return bytes ? (int)((bytes + MPI_PIECE - 1) / MPI_PIECE) : 1; }
+static int pieces(size_t bytes)
+{
+    return bytes ? (int)((bytes + MPI_PIECE - 1) / MPI_PIECE) : 1;
+}
 
 static size_t piece_len(size_t bytes, int k)
 {
@@ -104,8 +107,8 @@ static int mpi_allreduce(Comm *c, float *buf, size_t count, char *err)
     const size_t most = (size_t)1 << 28;
     for (size_t lo = 0; lo < count || lo == 0; lo += most) {
         size_t n = count - lo < most ? count - lo : most;
-        int rc = MPI_Allreduce(MPI_IN_PLACE, buf + lo, (int)n, MPI_FLOAT, MPI_SUM,
-                               MPI_COMM_WORLD);
+        int rc =
+            MPI_Allreduce(MPI_IN_PLACE, buf + lo, (int)n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
         if (rc != MPI_SUCCESS)
             return mpi_error(rc, "MPI_Allreduce with", -1, err);
         if (count == 0)
@@ -127,7 +130,10 @@ static void mpi_close(Comm *c)
     MPI_Finalize();
 }
 
-bool comm_mpi_available(void) { return true; }
+bool comm_mpi_available(void)
+{
+    return true;
+}
 
 int comm_mpi_init(int *rank, int *size, char *err)
 {
@@ -145,16 +151,23 @@ Comm *comm_mpi_open(const Device *dev, char *err)
 {
     if (dev->kind != DEVICE_CPU) {
         error_set(err, "--transport mpi carries host memory (this Open MPI is not "
-                  "CUDA-aware): use --device cpu");
+                       "CUDA-aware): use --device cpu");
         return NULL;
     }
     int rank, size;
     if (comm_mpi_init(&rank, &size, err))
         return NULL;
     Comm *c = xcalloc(1, sizeof *c);
-    *c = (Comm){.name = "mpi", .rank = rank, .size = size, .dev = dev, .send = mpi_send,
-                .recv = mpi_recv, .sendrecv = mpi_sendrecv, .barrier = mpi_barrier,
-                .close = mpi_close, .allreduce = mpi_allreduce};
+    *c = (Comm){.name = "mpi",
+                .rank = rank,
+                .size = size,
+                .dev = dev,
+                .send = mpi_send,
+                .recv = mpi_recv,
+                .sendrecv = mpi_sendrecv,
+                .barrier = mpi_barrier,
+                .close = mpi_close,
+                .allreduce = mpi_allreduce};
     return c;
 }
 
@@ -164,17 +177,23 @@ void comm_mpi_abort(int status)
     exit(status);
 }
 
-void comm_mpi_finalize(void) { MPI_Finalize(); }
-#line 108 "chapters/06-production.nw"
+void comm_mpi_finalize(void)
+{
+    MPI_Finalize();
+}
+#line 104 "chapters/06-production.nw"
 #else
-bool comm_mpi_available(void) { return false; }
+bool comm_mpi_available(void)
+{
+    return false;
+}
 
 int comm_mpi_init(int *rank, int *size, char *err)
 {
     *rank = 0;
     *size = 1;
     return error_set(err, "--transport mpi: this build has no MPI (install libopenmpi-dev "
-                     "openmpi-bin and rebuild, without NO_MPI=1)");
+                          "openmpi-bin and rebuild, without NO_MPI=1)");
 }
 
 Comm *comm_mpi_open(const Device *dev, char *err)
@@ -184,52 +203,12 @@ Comm *comm_mpi_open(const Device *dev, char *err)
     return NULL;
 }
 
-void comm_mpi_abort(int status) { exit(status); }
+void comm_mpi_abort(int status)
+{
+    exit(status);
+}
 
-void comm_mpi_finalize(void) {}
+void comm_mpi_finalize(void)
+{
+}
 #endif
-#line 322 "chapters/06-production.nw"
-int comm_mpi_start(Options *o)
-{
-    char err[ERR_LEN];
-    int rank, size;
-    if (comm_mpi_init(&rank, &size, err)) {
-        fprintf(stderr, "%s: %s\n", program_name(), err);
-        return -1;
-    }
-    if ((o->given & OPT_N_GPUS) && o->n_gpus != size) {
-        if (rank == 0)
-            fprintf(stderr, "%s: --n_gpus %d, but mpirun started %d process(es): give mpirun "
-                    "-np %d, or leave --n_gpus out\n", program_name(), o->n_gpus, size,
-                    o->n_gpus);
-        comm_mpi_finalize();
-        return -1;
-    }
-    o->n_gpus = size;
-    return rank;
-}
-
-void comm_mpi_run(RankMain fn, void *arg, int rank, int size)
-{
-    char err[ERR_LEN];
-    if (fn(rank, size, arg, err)) {
-        fprintf(stderr, "%s: rank %d: %s\n", program_name(), rank, err);
-        comm_mpi_abort(EXIT_FAILURE);
-    }
-}
-
-int comm_open_rank(ShmWorld *w, int rank, const Device *dev, Comm **c, Comm **host, char *err)
-{
-    *host = NULL;
-    *c = w ? comm_shm_open(w, rank, dev, err) : comm_mpi_open(dev, err);
-    if (*c)
-        *host = w ? comm_shm_host(*c, err) : *c;
-    return *host ? 0 : -1; /* on failure the rank ends: closing is collective, so don't */
-}
-
-void comm_close_rank(Comm *c, Comm *host)
-{
-    if (host != c)
-        host->close(host);
-    c->close(c);
-}

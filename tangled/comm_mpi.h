@@ -8,8 +8,6 @@
 #include <stdbool.h>
 
 #include "comm.h"
-#include "launch.h"
-#include "options.h"
 
 /** Whether this build has MPI (mpicc was found and NO_MPI=1 was not given). */
 bool comm_mpi_available(void);
@@ -27,22 +25,5 @@ Comm *comm_mpi_open(const Device *dev, char *err);
 void comm_mpi_abort(int status);
 /** Finalise MPI without a communicator (every rank, before a clean early exit). */
 void comm_mpi_finalize(void);
-
-/**
- * For a program under mpirun with --transport mpi: initialise MPI, refuse an explicit
- * --n_gpus that differs from the world's size, and set o->n_gpus to it. Returns this
- * process's rank, or -1 (the reason printed, MPI finalised) when the program must exit
- * with EXIT_USAGE.
- */
-int comm_mpi_start(Options *o);
-/** Run @p fn as rank @p rank of @p size; if it fails, print why and end the whole job. */
-void comm_mpi_run(RankMain fn, void *arg, int rank, int size);
-/**
- * Open rank @p rank's communicators: over the shared world @p w, or over MPI when @p w is
- * NULL. *host carries host memory beside *c (c itself on the CPU). 0, or -1 with @p err.
- */
-int comm_open_rank(ShmWorld *w, int rank, const Device *dev, Comm **c, Comm **host, char *err);
-/** Close what comm_open_rank() opened (collective). */
-void comm_close_rank(Comm *c, Comm *host);
 
 #endif

@@ -1,4 +1,4 @@
-#line 1328 "chapters/02-shm.nw"
+#line 1329 "chapters/02-shm.nw"
 /**
  * @file comm_shm.c
  * @brief The shared-memory transport: channels, doorbells, barrier, CUDA IPC.
@@ -29,7 +29,7 @@
 #define cpu_relax() atomic_signal_fence(memory_order_seq_cst)
 #endif
 
-#line 704 "chapters/02-shm.nw"
+#line 705 "chapters/02-shm.nw"
 /** Align to a cache line, so that counters written by different ranks do not share one. */
 #define LINE 64
 /** Copy @p n bytes; memcpy on the CPU, the device's peer_copy on a GPU. */
@@ -55,27 +55,27 @@ typedef struct Bell {
 
 /** Everything the ranks share. Followed in the mapping by channels, handles and rings. */
 struct ShmWorld {
-    int size;                  /**< ranks */
-    size_t host_bytes;         /**< capacity of each shared-memory ring */
-    size_t dev_bytes;          /**< capacity of each GPU ring */
-    double timeout;            /**< seconds before a wait gives up */
-    size_t map_bytes;          /**< size of the whole mapping */
-    size_t ctl_at;             /**< offset of the ChannelCtl array [src][dst] */
-    size_t ipc_at;             /**< offset of the IPC handles [src][dst] */
-    size_t ring_at;            /**< offset of the rings [src][dst] */
-    _Alignas(LINE) _Atomic uint32_t bar_arrived; /**< ranks in the current barrier */
-    _Alignas(LINE) _Atomic uint32_t bar_gen;     /**< barriers completed */
-    _Atomic uint32_t bar_sleepers;               /**< ranks asleep on bar_gen */
+    int size;          /**< ranks */
+    size_t host_bytes; /**< capacity of each shared-memory ring */
+    size_t dev_bytes;  /**< capacity of each GPU ring */
+    double timeout;    /**< seconds before a wait gives up */
+    size_t map_bytes;  /**< size of the whole mapping */
+    size_t ctl_at;     /**< offset of the ChannelCtl array [src][dst] */
+    size_t ipc_at;     /**< offset of the IPC handles [src][dst] */
+    size_t ring_at;    /**< offset of the rings [src][dst] */
+    _Alignas(LINE) _Atomic uint32_t bar_arrived;  /**< ranks in the current barrier */
+    _Alignas(LINE) _Atomic uint32_t bar_gen;      /**< barriers completed */
+    _Atomic uint32_t bar_sleepers;                /**< ranks asleep on bar_gen */
     _Atomic uint32_t bar_count[LAUNCH_MAX_RANKS]; /**< barriers each rank has entered */
-    Bell bell[LAUNCH_MAX_RANKS];                   /**< one doorbell per rank */
+    Bell bell[LAUNCH_MAX_RANKS];                  /**< one doorbell per rank */
 };
 
 /** What one rank keeps: the Comm it hands out, and where its rings are. */
 typedef struct ShmComm {
-    Comm comm;               /**< the interface; first, so a Comm * is a ShmComm * */
-    ShmWorld *w;             /**< the shared world */
-    int spin;                /**< polls before sleeping (0 when ranks outnumber cores) */
-    void *dev_in[LAUNCH_MAX_RANKS];  /**< GPU ring of channel src -> me, by src (mine) */
+    Comm comm;                      /**< the interface; first, so a Comm * is a ShmComm * */
+    ShmWorld *w;                    /**< the shared world */
+    int spin;                       /**< polls before sleeping (0 when ranks outnumber cores) */
+    void *dev_in[LAUNCH_MAX_RANKS]; /**< GPU ring of channel src -> me, by src (mine) */
     void *dev_out[LAUNCH_MAX_RANKS]; /**< GPU ring of channel me -> dst, by dst (opened) */
 } ShmComm;
 #line 467 "chapters/02-shm.nw"
@@ -89,9 +89,12 @@ static void futex_wake(_Atomic uint32_t *word, int count)
 {
     syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, count, NULL, NULL, 0);
 }
-#line 652 "chapters/02-shm.nw"
+#line 653 "chapters/02-shm.nw"
 /** Bytes published at once: a quarter of the ring, so both sides copy at the same time. */
-static size_t piece(size_t cap) { return cap / 4; }
+static size_t piece(size_t cap)
+{
+    return cap / 4;
+}
 
 /** Copy up to @p n bytes from @p src into the ring; returns how many went in. */
 static size_t ring_push(RingCtl *r, unsigned char *base, size_t cap, const unsigned char *src,
@@ -100,8 +103,10 @@ static size_t ring_push(RingCtl *r, unsigned char *base, size_t cap, const unsig
     uint32_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
     uint32_t head = atomic_load_explicit(&r->head, memory_order_acquire);
     size_t room = cap - (uint32_t)(tail - head);
-    if (n > room) n = room;
-    if (n > piece(cap)) n = piece(cap);
+    if (n > room)
+        n = room;
+    if (n > piece(cap))
+        n = piece(cap);
     if (n == 0)
         return 0;
     size_t at = tail & (cap - 1), first = n < cap - at ? n : cap - at;
@@ -119,7 +124,8 @@ static size_t ring_pop(RingCtl *r, const unsigned char *base, size_t cap, unsign
     uint32_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
     uint32_t tail = atomic_load_explicit(&r->tail, memory_order_acquire);
     size_t ready = (uint32_t)(tail - head);
-    if (n > ready) n = ready;
+    if (n > ready)
+        n = ready;
     if (n == 0)
         return 0;
     size_t at = head & (cap - 1), first = n < cap - at ? n : cap - at;
@@ -129,7 +135,7 @@ static size_t ring_pop(RingCtl *r, const unsigned char *base, size_t cap, unsign
     atomic_store_explicit(&r->head, head + (uint32_t)n, memory_order_release);
     return n;
 }
-#line 755 "chapters/02-shm.nw"
+#line 756 "chapters/02-shm.nw"
 static ChannelCtl *channel(ShmWorld *w, int src, int dst)
 {
     return (ChannelCtl *)((char *)w + w->ctl_at) + (size_t)src * w->size + dst;
@@ -145,7 +151,10 @@ static unsigned char *ipc_slot(ShmWorld *w, int src, int dst)
     return (unsigned char *)w + w->ipc_at + ((size_t)src * w->size + dst) * DEVICE_IPC_BYTES;
 }
 
-static size_t round_up(size_t n, size_t to) { return (n + to - 1) / to * to; }
+static size_t round_up(size_t n, size_t to)
+{
+    return (n + to - 1) / to * to;
+}
 
 ShmWorld *shm_world_create(int size, size_t channel_bytes, double timeout_s, char *err)
 {
@@ -189,7 +198,7 @@ void shm_world_destroy(ShmWorld *w)
     if (w)
         munmap(w, w->map_bytes);
 }
-#line 846 "chapters/02-shm.nw"
+#line 847 "chapters/02-shm.nw"
 static void ring_bell(ShmWorld *w, int rank)
 {
     Bell *b = &w->bell[rank];
@@ -228,26 +237,32 @@ static int wait_bell(ShmComm *c, uint32_t seen, double deadline)
     Bell *b = &c->w->bell[c->comm.rank];
     return wait_change(&b->seq, seen, &b->sleeping, c->spin, deadline);
 }
-#line 904 "chapters/02-shm.nw"
+#line 905 "chapters/02-shm.nw"
 /** The device-payload bit of a message header. */
 #define ON_DEVICE (1ull << 63)
 
 /** One message in flight. */
 typedef struct Transfer {
-    int peer;                 /**< the other rank */
-    unsigned char *buf;       /**< the payload, in the comm's device memory */
-    size_t bytes;             /**< payload length */
-    size_t done;              /**< payload bytes moved */
-    unsigned char header[8];  /**< length | ON_DEVICE, little-endian */
-    size_t header_done;       /**< header bytes moved */
+    int peer;                /**< the other rank */
+    unsigned char *buf;      /**< the payload, in the comm's device memory */
+    size_t bytes;            /**< payload length */
+    size_t done;             /**< payload bytes moved */
+    unsigned char header[8]; /**< length | ON_DEVICE, little-endian */
+    size_t header_done;      /**< header bytes moved */
 } Transfer;
 
-static bool on_device(const ShmComm *c) { return c->comm.dev->kind != DEVICE_CPU; }
+static bool on_device(const ShmComm *c)
+{
+    return c->comm.dev->kind != DEVICE_CPU;
+}
 static bool finished(const Transfer *t)
 {
     return !t || (t->header_done == 8 && t->done == t->bytes);
 }
-static void host_copy(void *dst, const void *src, size_t n) { memcpy(dst, src, n); }
+static void host_copy(void *dst, const void *src, size_t n)
+{
+    memcpy(dst, src, n);
+}
 
 static Transfer transfer(const ShmComm *c, int peer, const void *buf, size_t bytes)
 {
@@ -257,7 +272,7 @@ static Transfer transfer(const ShmComm *c, int peer, const void *buf, size_t byt
         t.header[i] = (unsigned char)(h >> (8 * i));
     return t;
 }
-#line 939 "chapters/02-shm.nw"
+#line 940 "chapters/02-shm.nw"
 static size_t progress_send(ShmComm *c, Transfer *t)
 {
     ShmWorld *w = c->w;
@@ -276,8 +291,8 @@ static size_t progress_send(ShmComm *c, Transfer *t)
             k = ring_push(&ch->dev, c->dev_out[t->peer], w->dev_bytes, t->buf + t->done,
                           t->bytes - t->done, c->comm.dev->peer_copy);
         else
-            k = ring_push(&ch->host, ring, w->host_bytes, t->buf + t->done,
-                          t->bytes - t->done, host_copy);
+            k = ring_push(&ch->host, ring, w->host_bytes, t->buf + t->done, t->bytes - t->done,
+                          host_copy);
         t->done += k;
         moved += k;
     }
@@ -285,7 +300,7 @@ static size_t progress_send(ShmComm *c, Transfer *t)
         ring_bell(w, t->peer);
     return moved;
 }
-#line 973 "chapters/02-shm.nw"
+#line 974 "chapters/02-shm.nw"
 static long progress_recv(ShmComm *c, Transfer *t, char *err)
 {
     ShmWorld *w = c->w;
@@ -296,22 +311,24 @@ static long progress_recv(ShmComm *c, Transfer *t, char *err)
     if (t->header_done < 8) {
         unsigned char got[8];
         k = ring_pop(&ch->host, ring, w->host_bytes, got, 8 - t->header_done, host_copy);
-        
-#line 1007 "chapters/02-shm.nw"
-if (memcmp(got, t->header + t->header_done, k) != 0) {
-    memcpy(t->header + t->header_done, got, k);
-    uint64_t h = 0;
-    for (size_t i = 0; i < t->header_done + k; i++)
-        h |= (uint64_t)t->header[i] << (8 * i);
-    if (t->header_done + k < 8)
-        return error_set(err, "recv from rank %d: the message header is corrupt", t->peer);
-    return error_set(err, "recv from rank %d: it sent a %s message of %llu bytes, "
-                     "this rank expected a %s message of %zu bytes", t->peer,
-                     (h & ON_DEVICE) ? "device" : "host",
-                     (unsigned long long)(h & ~ON_DEVICE), on_device(c) ? "device" : "host",
-                     t->bytes);
-}
-#line 984 "chapters/02-shm.nw"
+
+#line 1008 "chapters/02-shm.nw"
+        if (memcmp(got, t->header + t->header_done, k) != 0) {
+            memcpy(t->header + t->header_done, got, k);
+            uint64_t h = 0;
+            for (size_t i = 0; i < t->header_done + k; i++)
+                h |= (uint64_t)t->header[i] << (8 * i);
+            if (t->header_done + k < 8)
+                return error_set(err, "recv from rank %d: the message header is corrupt",
+                                 t->peer);
+            return error_set(err,
+                             "recv from rank %d: it sent a %s message of %llu bytes, "
+                             "this rank expected a %s message of %zu bytes",
+                             t->peer, (h & ON_DEVICE) ? "device" : "host",
+                             (unsigned long long)(h & ~ON_DEVICE),
+                             on_device(c) ? "device" : "host", t->bytes);
+        }
+#line 985 "chapters/02-shm.nw"
         t->header_done += k;
         moved += k;
     }
@@ -329,15 +346,17 @@ if (memcmp(got, t->header + t->header_done, k) != 0) {
         ring_bell(w, t->peer);
     return (long)moved;
 }
-#line 1036 "chapters/02-shm.nw"
+#line 1037 "chapters/02-shm.nw"
 static int timed_out(ShmComm *c, const Transfer *out, const Transfer *in, char *err)
 {
     const Transfer *t = !finished(in) ? in : out;
     char phase[96];
     launch_phase_of(t->peer, phase, sizeof phase);
-    return error_set(err, "%s rank %d timed out after %g s (%zu of %zu bytes moved; "
-                     "rank %d is in '%s')", t == in ? "recv from" : "send to", t->peer,
-                     c->w->timeout, t->done, t->bytes, t->peer, phase);
+    return error_set(err,
+                     "%s rank %d timed out after %g s (%zu of %zu bytes moved; "
+                     "rank %d is in '%s')",
+                     t == in ? "recv from" : "send to", t->peer, c->w->timeout, t->done,
+                     t->bytes, t->peer, phase);
 }
 
 static int exchange(ShmComm *c, Transfer *out, Transfer *in, char *err)
@@ -366,7 +385,7 @@ static int exchange(ShmComm *c, Transfer *out, Transfer *in, char *err)
     }
     return 0;
 }
-#line 1078 "chapters/02-shm.nw"
+#line 1079 "chapters/02-shm.nw"
 static int check_peer(const Comm *c, int peer, const char *what, char *err)
 {
     if (peer < 0 || peer >= c->size || peer == c->rank)
@@ -402,7 +421,7 @@ static int shm_sendrecv(Comm *comm, int to, const void *sbuf, size_t sbytes, int
     Transfer out = transfer(c, to, sbuf, sbytes), in = transfer(c, from, rbuf, rbytes);
     return exchange(c, &out, &in, err);
 }
-#line 1130 "chapters/02-shm.nw"
+#line 1131 "chapters/02-shm.nw"
 static int barrier_timed_out(ShmComm *c, uint32_t mine, char *err)
 {
     ShmWorld *w = c->w;
@@ -437,7 +456,7 @@ static int shm_barrier(Comm *comm, char *err)
         return barrier_timed_out(c, mine, err);
     return 0;
 }
-#line 1254 "chapters/02-shm.nw"
+#line 1255 "chapters/02-shm.nw"
 static int open_device_rings(ShmComm *c, char *err)
 {
     ShmWorld *w = c->w;
@@ -459,7 +478,7 @@ static int open_device_rings(ShmComm *c, char *err)
             return -1;
     return 0;
 }
-#line 1281 "chapters/02-shm.nw"
+#line 1282 "chapters/02-shm.nw"
 static void shm_close(Comm *comm)
 {
     ShmComm *c = (ShmComm *)comm;
@@ -483,9 +502,16 @@ Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
         return NULL;
     }
     ShmComm *c = xcalloc(1, sizeof *c);
-    c->comm = (Comm){.name = "shm", .rank = rank, .size = w->size, .dev = dev,
-                     .send = shm_send, .recv = shm_recv, .sendrecv = shm_sendrecv,
-                     .barrier = shm_barrier, .close = shm_close, .state = c};
+    c->comm = (Comm){.name = "shm",
+                     .rank = rank,
+                     .size = w->size,
+                     .dev = dev,
+                     .send = shm_send,
+                     .recv = shm_recv,
+                     .sendrecv = shm_sendrecv,
+                     .barrier = shm_barrier,
+                     .close = shm_close,
+                     .state = c};
     c->w = w;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     c->spin = w->size <= cores ? 20000 : 0;

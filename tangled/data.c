@@ -19,10 +19,10 @@
 
 #line 120 "chapters/01-mlp.nw"
 #define SYN_LATENT 6    /**< d: dimension of the latent space */
-#define SYN_MODES 10    /**< blobs per class */
+#define SYN_MODES  10   /**< blobs per class */
 #define SYN_SPREAD 0.25 /**< s: spread of a sample around its blob */
-#define SYN_GAIN 2.0    /**< g: gain before the sigmoid */
-#define SYN_NOISE 0.05  /**< standard deviation of the pixel noise */
+#define SYN_GAIN   2.0  /**< g: gain before the sigmoid */
+#define SYN_NOISE  0.05 /**< standard deviation of the pixel noise */
 
 /** The fixed part of the synthetic generator. */
 typedef struct Generator {
@@ -47,8 +47,7 @@ static void generator_init(Generator *g, uint64_t seed, int features)
         g->proj[i] = rng_normal(&r);
 }
 #line 156 "chapters/01-mlp.nw"
-static void generate(const Generator *g, uint64_t seed, int split, long i, float *x,
-                     int32_t *y)
+static void generate(const Generator *g, uint64_t seed, int split, long i, float *x, int32_t *y)
 {
     Rng r;
     rng_seed(&r, seed, ((uint64_t)split << 40) + (uint64_t)i);
@@ -102,20 +101,26 @@ int idx_parse_images(const unsigned char *b, size_t len, const char *path, Datas
                      char *err)
 {
     if (len < 16)
-        return error_set(err, "%s: truncated header: %zu bytes, an IDX image file starts with "
-                         "16", path, len);
+        return error_set(err,
+                         "%s: truncated header: %zu bytes, an IDX image file starts with "
+                         "16",
+                         path, len);
     uint32_t magic = be32(b), n = be32(b + 4), rows = be32(b + 8), cols = be32(b + 12);
     if (magic != 0x00000803)
-        return error_set(err, "%s: bad magic number 0x%08x, expected 0x00000803 (images: "
-                         "unsigned bytes, 3 dimensions)%s", path, magic,
+        return error_set(err,
+                         "%s: bad magic number 0x%08x, expected 0x00000803 (images: "
+                         "unsigned bytes, 3 dimensions)%s",
+                         path, magic,
                          magic == 0x00000801 ? "; this looks like a label file" : "");
     if (n == 0 || rows == 0 || cols == 0 || rows > 4096 || cols > 4096)
         return error_set(err, "%s: bad dimensions %u x %u x %u", path, n, rows, cols);
     size_t need = 16 + (size_t)n * rows * cols;
     if (len != need)
-        return error_set(err, "%s: %s: the header promises %u images of %ux%u (%zu bytes), "
-                         "the file has %zu bytes", path, len < need ? "truncated" :
-                         "trailing data", n, rows, cols, need, len);
+        return error_set(err,
+                         "%s: %s: the header promises %u images of %ux%u (%zu bytes), "
+                         "the file has %zu bytes",
+                         path, len < need ? "truncated" : "trailing data", n, rows, cols, need,
+                         len);
     d->n = n;
     d->rows = (int)rows;
     d->cols = (int)cols;
@@ -130,24 +135,30 @@ int idx_parse_labels(const unsigned char *b, size_t len, const char *path, Datas
                      char *err)
 {
     if (len < 8)
-        return error_set(err, "%s: truncated header: %zu bytes, an IDX label file starts with "
-                         "8", path, len);
+        return error_set(err,
+                         "%s: truncated header: %zu bytes, an IDX label file starts with "
+                         "8",
+                         path, len);
     uint32_t magic = be32(b), n = be32(b + 4);
     if (magic != 0x00000801)
-        return error_set(err, "%s: bad magic number 0x%08x, expected 0x00000801 (labels: "
-                         "unsigned bytes, 1 dimension)%s", path, magic,
+        return error_set(err,
+                         "%s: bad magic number 0x%08x, expected 0x00000801 (labels: "
+                         "unsigned bytes, 1 dimension)%s",
+                         path, magic,
                          magic == 0x00000803 ? "; this looks like an image file" : "");
     if (len != 8 + (size_t)n)
-        return error_set(err, "%s: %s: the header promises %u labels (%zu bytes), the file "
-                         "has %zu bytes", path, len < 8 + (size_t)n ? "truncated" :
-                         "trailing data", n, 8 + (size_t)n, len);
+        return error_set(err,
+                         "%s: %s: the header promises %u labels (%zu bytes), the file "
+                         "has %zu bytes",
+                         path, len < 8 + (size_t)n ? "truncated" : "trailing data", n,
+                         8 + (size_t)n, len);
     if ((long)n != d->n)
         return error_set(err, "%s: %u labels, but the image file has %ld images", path, n,
                          d->n);
     for (uint32_t i = 0; i < n; i++)
         if (b[8 + i] >= N_CLASSES)
-            return error_set(err, "%s: label %u at index %u is not in 0..%d", path, b[8 + i],
-                             i, N_CLASSES - 1);
+            return error_set(err, "%s: label %u at index %u is not in 0..%d", path, b[8 + i], i,
+                             N_CLASSES - 1);
     d->classes = N_CLASSES;
     d->y = xcalloc(n ? n : 1, sizeof(int32_t));
     for (uint32_t i = 0; i < n; i++)
@@ -209,8 +220,8 @@ static int idx_load(const char *dir, Dataset *train, Dataset *test, char *err)
 }
 
 #line 378 "chapters/01-mlp.nw"
-int data_load(const char *source, long train_size, uint64_t seed, Dataset *train,
-              Dataset *test, char *err)
+int data_load(const char *source, long train_size, uint64_t seed, Dataset *train, Dataset *test,
+              char *err)
 {
     memset(train, 0, sizeof *train);
     memset(test, 0, sizeof *test);

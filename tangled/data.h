@@ -32,8 +32,8 @@ typedef struct Dataset {
  * of MNIST IDX files), keeping the first @p train_size training samples (0: all).
  * Returns 0, or -1 with the reason in @p err (ERR_LEN bytes).
  */
-int data_load(const char *source, long train_size, uint64_t seed, Dataset *train,
-              Dataset *test, char *err);
+int data_load(const char *source, long train_size, uint64_t seed, Dataset *train, Dataset *test,
+              char *err);
 /** Release what data_load() allocated. */
 void data_free(Dataset *d);
 /**

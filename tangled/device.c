@@ -1,4 +1,4 @@
-#line 1748 "chapters/01-mlp.nw"
+#line 1749 "chapters/01-mlp.nw"
 /**
  * @file device.c
  * @brief Choosing the device a user asked for; loading the CUDA backend when it is asked for.
@@ -11,7 +11,7 @@
 #include "device.h"
 #include "util.h"
 
-#line 1816 "chapters/01-mlp.nw"
+#line 1817 "chapters/01-mlp.nw"
 const Device *device_cuda_open(int rank, char *why)
 {
 #ifndef HAVE_CUDA
@@ -33,7 +33,7 @@ const Device *device_cuda_open(int rank, char *why)
     return open_backend(rank, why);
 #endif
 }
-#line 1850 "chapters/01-mlp.nw"
+#line 1851 "chapters/01-mlp.nw"
 void *backend_entry(const char *name, const char *entry, char *why)
 {
     const char *file = name;
@@ -56,7 +56,7 @@ void *backend_entry(const char *name, const char *entry, char *why)
     return fn;
 }
 
-#line 1763 "chapters/01-mlp.nw"
+#line 1764 "chapters/01-mlp.nw"
 const Device *device_open(const char *request, int rank, char *note, char *err)
 {
     char why[ERR_LEN];
@@ -66,8 +66,8 @@ const Device *device_open(const char *request, int rank, char *note, char *err)
     }
     const Device *dev = device_cuda_open(rank, why);
     if (dev) {
-        snprintf(note, ERR_LEN, "cuda (%s)", strcmp(request,
-                 "auto") == 0 ? "auto: a GPU answered" : "as asked");
+        snprintf(note, ERR_LEN, "cuda (%s)",
+                 strcmp(request, "auto") == 0 ? "auto: a GPU answered" : "as asked");
         return dev;
     }
     if (strcmp(request, "cuda") == 0) {

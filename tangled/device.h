@@ -20,10 +20,10 @@ typedef enum DeviceKind { DEVICE_CPU, DEVICE_CUDA } DeviceKind;
 
 /** A device: memory and the kernels of the MLP. All pointers are device pointers. */
 typedef struct Device {
-    DeviceKind kind;        /**< CPU or CUDA */
-    const char *name;       /**< "cpu" or "cuda" */
-    char description[160];  /**< e.g. "cpu, OpenBLAS sgemm" */
-    int count;              /**< devices of this kind on the machine (GPUs; 1 for the CPU) */
+    DeviceKind kind;       /**< CPU or CUDA */
+    const char *name;      /**< "cpu" or "cuda" */
+    char description[160]; /**< e.g. "cpu, OpenBLAS sgemm" */
+    int count;             /**< devices of this kind on the machine (GPUs; 1 for the CPU) */
     /** Allocate @p bytes of zeroed device memory (fatal on failure). */
     void *(*alloc)(size_t bytes);
     /** Free memory from alloc(). */

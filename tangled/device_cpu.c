@@ -1,4 +1,4 @@
-#line 1088 "chapters/01-mlp.nw"
+#line 1089 "chapters/01-mlp.nw"
 /**
  * @file device_cpu.c
  * @brief The CPU device: the readable reference of every kernel.
@@ -15,7 +15,7 @@
 #include "mlp_kernels.h"
 #include "util.h"
 
-#line 1119 "chapters/01-mlp.nw"
+#line 1120 "chapters/01-mlp.nw"
 static void *alloc(size_t bytes)
 {
     size_t rounded = (bytes + 63) / 64 * 64;
@@ -26,17 +26,37 @@ static void *alloc(size_t bytes)
     return p;
 }
 
-static void release(void *p) { free(p); }
-static void upload(void *dst, const void *src, size_t bytes) { memcpy(dst, src, bytes); }
-static void download(void *dst, const void *src, size_t bytes) { memcpy(dst, src, bytes); }
-static void copy(void *dst, const void *src, size_t bytes) { memmove(dst, src, bytes); }
-static void zero(void *p, size_t bytes) { memset(p, 0, bytes); }
-static void sync(void) {}
-#line 1206 "chapters/02-shm.nw"
-static void peer_copy(void *dst, const void *src, size_t bytes) { memcpy(dst, src, bytes); }
-#line 1152 "chapters/01-mlp.nw"
+static void release(void *p)
+{
+    free(p);
+}
+static void upload(void *dst, const void *src, size_t bytes)
+{
+    memcpy(dst, src, bytes);
+}
+static void download(void *dst, const void *src, size_t bytes)
+{
+    memcpy(dst, src, bytes);
+}
+static void copy(void *dst, const void *src, size_t bytes)
+{
+    memmove(dst, src, bytes);
+}
+static void zero(void *p, size_t bytes)
+{
+    memset(p, 0, bytes);
+}
+static void sync(void)
+{
+}
+#line 1207 "chapters/02-shm.nw"
+static void peer_copy(void *dst, const void *src, size_t bytes)
+{
+    memcpy(dst, src, bytes);
+}
+#line 1153 "chapters/01-mlp.nw"
 /** op(A)[i][p] of the stored A, inside gemm_plain(). */
-#define AT(i, p) (ta ? A[(size_t)(p) * m + (i)] : A[(size_t)(i) * k + (p)])
+#define AT(i, p) (ta ? A[(size_t)(p)*m + (i)] : A[(size_t)(i)*k + (p)])
 
 __attribute__((weak)) /* an exercise may replace it: see the end of the chapter */
 void gemm_plain(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
@@ -64,7 +84,7 @@ void gemm_plain(bool ta, bool tb, int m, int n, int k, float alpha, const float 
     }
 #undef AT
 }
-#line 1188 "chapters/01-mlp.nw"
+#line 1189 "chapters/01-mlp.nw"
 static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
                  const float *B, float beta, float *C)
 {
@@ -75,7 +95,7 @@ static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float
     gemm_plain(ta, tb, m, n, k, alpha, A, B, beta, C);
 #endif
 }
-#line 1227 "chapters/01-mlp.nw"
+#line 1228 "chapters/01-mlp.nw"
 static void bias_act_forward(float *y, const float *bias, int rows, int cols, bool relu)
 {
     for (int i = 0; i < rows; i++) {
@@ -84,13 +104,13 @@ static void bias_act_forward(float *y, const float *bias, int rows, int cols, bo
             row[j] = bias_act(row[j], bias[j], relu);
     }
 }
-#line 1238 "chapters/01-mlp.nw"
+#line 1239 "chapters/01-mlp.nw"
 static void relu_backward(float *dy, const float *y, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         dy[i] = relu_grad(dy[i], y[i]);
 }
-#line 1246 "chapters/01-mlp.nw"
+#line 1247 "chapters/01-mlp.nw"
 static void bias_backward(float *dbias, const float *dy, int rows, int cols)
 {
     for (int j = 0; j < cols; j++)
@@ -99,7 +119,7 @@ static void bias_backward(float *dbias, const float *dy, int rows, int cols)
         for (int j = 0; j < cols; j++)
             dbias[j] += dy[(size_t)i * cols + j];
 }
-#line 919 "chapters/01-mlp.nw"
+#line 920 "chapters/01-mlp.nw"
 static void softmax_xent(const float *logits, const int *labels, int rows, int cols,
                          float *dlogits, float *stats)
 {
@@ -114,7 +134,7 @@ static void softmax_xent(const float *logits, const int *labels, int rows, int c
     stats[0] += (float)loss;
     stats[1] += (float)right;
 }
-#line 1257 "chapters/01-mlp.nw"
+#line 1258 "chapters/01-mlp.nw"
 static void axpy(size_t n, float a, const float *x, float *y)
 {
     for (size_t i = 0; i < n; i++)
@@ -126,18 +146,29 @@ static void scale(size_t n, float a, float *x)
     for (size_t i = 0; i < n; i++)
         x[i] *= a;
 }
-#line 1274 "chapters/01-mlp.nw"
+#line 1275 "chapters/01-mlp.nw"
 static Device cpu = {
-    .kind = DEVICE_CPU, .name = "cpu",
-    .alloc = alloc, .release = release, .upload = upload, .download = download,
-    .copy = copy, .zero = zero, .sync = sync,
-    .gemm = gemm, .bias_act_forward = bias_act_forward, .relu_backward = relu_backward,
-    .bias_backward = bias_backward, .softmax_xent = softmax_xent, .axpy = axpy,
-    .scale = scale, .count = 1,
-    
-#line 1202 "chapters/02-shm.nw"
-.peer_copy = peer_copy,
-#line 1282 "chapters/01-mlp.nw"
+    .kind = DEVICE_CPU,
+    .name = "cpu",
+    .alloc = alloc,
+    .release = release,
+    .upload = upload,
+    .download = download,
+    .copy = copy,
+    .zero = zero,
+    .sync = sync,
+    .gemm = gemm,
+    .bias_act_forward = bias_act_forward,
+    .relu_backward = relu_backward,
+    .bias_backward = bias_backward,
+    .softmax_xent = softmax_xent,
+    .axpy = axpy,
+    .scale = scale,
+    .count = 1,
+
+#line 1203 "chapters/02-shm.nw"
+    .peer_copy = peer_copy,
+#line 1283 "chapters/01-mlp.nw"
 };
 
 void device_cpu_threads(int threads)

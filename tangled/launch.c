@@ -31,12 +31,12 @@ typedef struct RankSlot {
 
 /** The board: a slot per rank, in memory shared by the parent and every rank. */
 typedef struct Board {
-    int size;            /**< ranks */
-    RankSlot slot[];     /**< one per rank */
+    int size;        /**< ranks */
+    RankSlot slot[]; /**< one per rank */
 } Board;
 
-static Board *board;     /* the current launch's board; NULL outside one */
-static int self = -1;    /* this process's rank; -1 in the parent */
+static Board *board;  /* the current launch's board; NULL outside one */
+static int self = -1; /* this process's rank; -1 in the parent */
 
 #line 176 "chapters/02-shm.nw"
 void launch_phase(const char *fmt, ...)
@@ -62,7 +62,10 @@ void launch_phase_of(int rank, char *buf, size_t len)
     buf[n] = '\0';
 }
 
-int launch_rank(void) { return self; }
+int launch_rank(void)
+{
+    return self;
+}
 #line 218 "chapters/02-shm.nw"
 static void run_rank(int rank, int size, RankMain rank_main, void *arg, pid_t parent,
                      const sigset_t *mask)
@@ -115,58 +118,59 @@ static int supervise(pid_t *pids, int size, double limit_s, const sigset_t *chld
     double start = now_seconds(), kill_at = INFINITY;
     char msg[ERR_LEN] = "";
     while (alive > 0) {
-        
 #line 301 "chapters/02-shm.nw"
-int status;
-pid_t pid;
-while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-    int r = 0;
-    while (r < size && pids[r] != pid)
-        r++;
-    if (r == size)
-        continue; /* not one of ours */
-    pids[r] = 0;
-    alive--;
-    bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    if (!ok && !failed) {
-        failed = 1;
-        describe(r, status, msg);
-        signal_all(pids, size, SIGTERM);
-        kill_at = now_seconds() + GRACE_SECONDS;
-    }
-}
-if (pid < 0 && errno == ECHILD)
-    break; /* no child left at all */
+        int status;
+        pid_t pid;
+        while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+            int r = 0;
+            while (r < size && pids[r] != pid)
+                r++;
+            if (r == size)
+                continue; /* not one of ours */
+            pids[r] = 0;
+            alive--;
+            bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+            if (!ok && !failed) {
+                failed = 1;
+                describe(r, status, msg);
+                signal_all(pids, size, SIGTERM);
+                kill_at = now_seconds() + GRACE_SECONDS;
+            }
+        }
+        if (pid < 0 && errno == ECHILD)
+            break; /* no child left at all */
 #line 286 "chapters/02-shm.nw"
         if (alive == 0)
             break;
-        
+
 #line 324 "chapters/02-shm.nw"
-double t = now_seconds();
-if (!failed && limit_s > 0 && t - start > limit_s) {
-    int r = 0;
-    while (r < size && pids[r] == 0)
-        r++;
-    char phase[96];
-    launch_phase_of(r, phase, sizeof phase);
-    snprintf(msg, sizeof msg, "%d rank(s) still running after the limit of %g s "
-             "(rank %d is in '%s')", alive, limit_s, r, phase);
-    failed = 1;
-    signal_all(pids, size, SIGTERM);
-    kill_at = t + GRACE_SECONDS;
-} else if (t >= kill_at) {
-    signal_all(pids, size, SIGKILL);
-    kill_at = INFINITY;
-}
+        double t = now_seconds();
+        if (!failed && limit_s > 0 && t - start > limit_s) {
+            int r = 0;
+            while (r < size && pids[r] == 0)
+                r++;
+            char phase[96];
+            launch_phase_of(r, phase, sizeof phase);
+            snprintf(msg, sizeof msg,
+                     "%d rank(s) still running after the limit of %g s "
+                     "(rank %d is in '%s')",
+                     alive, limit_s, r, phase);
+            failed = 1;
+            signal_all(pids, size, SIGTERM);
+            kill_at = t + GRACE_SECONDS;
+        } else if (t >= kill_at) {
+            signal_all(pids, size, SIGKILL);
+            kill_at = INFINITY;
+        }
 #line 289 "chapters/02-shm.nw"
-        
+
 #line 343 "chapters/02-shm.nw"
-double wake = kill_at;
-if (!failed && limit_s > 0)
-    wake = start + limit_s;
-double wait_s = isinf(wake) ? 1.0 : fmax(0.0, fmin(1.0, wake - t));
-struct timespec ts = {(time_t)wait_s, (long)((wait_s - (time_t)wait_s) * 1e9)};
-sigtimedwait(chld, NULL, &ts);
+        double wake = kill_at;
+        if (!failed && limit_s > 0)
+            wake = start + limit_s;
+        double wait_s = isinf(wake) ? 1.0 : fmax(0.0, fmin(1.0, wake - t));
+        struct timespec ts = {(time_t)wait_s, (long)((wait_s - (time_t)wait_s) * 1e9)};
+        sigtimedwait(chld, NULL, &ts);
 #line 290 "chapters/02-shm.nw"
     }
     if (failed)

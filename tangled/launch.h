@@ -25,8 +25,7 @@ typedef int (*RankMain)(int rank, int size, void *arg, char *err);
  */
 int launch(int size, RankMain rank_main, void *arg, double limit_s, char *err);
 /** In a rank: say what it is doing now ("recv from rank 1"), for messages about it. */
-__attribute__((format(printf, 1, 2)))
-void launch_phase(const char *fmt, ...);
+__attribute__((format(printf, 1, 2))) void launch_phase(const char *fmt, ...);
 /** Copy the phase of rank @p rank into @p buf (len bytes); "?" outside a launch. */
 void launch_phase_of(int rank, char *buf, size_t len);
 /** This process's rank, or -1 outside a launched rank. */

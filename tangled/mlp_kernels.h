@@ -49,7 +49,10 @@ static inline HOSTDEV float bias_act(float v, float b, bool relu)
     return relu && !(v > 0.0f) ? 0.0f : v;
 }
 /** The gradient @p dy passed through a ReLU whose output was @p y. */
-static inline HOSTDEV float relu_grad(float dy, float y) { return y > 0.0f ? dy : 0.0f; }
+static inline HOSTDEV float relu_grad(float dy, float y)
+{
+    return y > 0.0f ? dy : 0.0f;
+}
 /** A column-major sgemm, BLAS's or cuBLAS's: C = alpha op(a) op(b) + beta C. */
 typedef struct {
     bool transa;    /**< transpose the first operand */
@@ -67,8 +70,8 @@ typedef struct {
  * The column-major sgemm that computes gemm_plain()'s row-major C = alpha op(A) op(B) +
  * beta C (m x n, inner dimension k): its transpose C^T = op(B)^T op(A)^T, B first.
  */
-static inline ColMajorGemm colmajor_gemm(bool ta, bool tb, int m, int n, int k,
-                                         const float *A, const float *B)
+static inline ColMajorGemm colmajor_gemm(bool ta, bool tb, int m, int n, int k, const float *A,
+                                         const float *B)
 {
     ColMajorGemm g;
     g.transa = tb;
@@ -104,7 +107,10 @@ static inline HOSTDEV size_t thread_index(unsigned block, unsigned threads, unsi
 }
 
 /** The column of element @p i of a row-major matrix of @p cols columns. */
-static inline HOSTDEV int element_column(size_t i, int cols) { return (int)(i % (size_t)cols); }
+static inline HOSTDEV int element_column(size_t i, int cols)
+{
+    return (int)(i % (size_t)cols);
+}
 /** The most blocks a grid-stride kernel is launched with. */
 enum { STRIDE_BLOCKS_MAX = 4096 };
 

@@ -1,4 +1,4 @@
-#line 630 "chapters/01-mlp.nw"
+#line 631 "chapters/01-mlp.nw"
 /**
  * @file model.c
  * @brief MLP forward, loss, backward and SGD on a Device.
@@ -22,8 +22,8 @@ int model_init(Model *m, const Device *dev, int features, const int *hidden, int
     if (n_hidden < 0 || n_hidden > MAX_HIDDEN)
         return error_set(err, "model: %d hidden layers, at most %d", n_hidden, MAX_HIDDEN);
     if (features < 1 || classes < 2 || max_batch < 1)
-        return error_set(err, "model: bad shape (%d features, %d classes, batch %d)",
-                         features, classes, max_batch);
+        return error_set(err, "model: bad shape (%d features, %d classes, batch %d)", features,
+                         classes, max_batch);
     m->dev = dev;
     m->n_layers = n_hidden + 1;
     m->max_batch = max_batch;
@@ -31,51 +31,51 @@ int model_init(Model *m, const Device *dev, int features, const int *hidden, int
     for (int l = 0; l < n_hidden; l++)
         m->width[l + 1] = hidden[l];
     m->width[m->n_layers] = classes;
-    
-#line 670 "chapters/01-mlp.nw"
-size_t offset = 0;
-for (int l = 0; l < m->n_layers; l++) {
-    Layer *ly = &m->layer[l];
-    ly->in = m->width[l];
-    ly->out = m->width[l + 1];
-    ly->w = offset;
-    offset += (size_t)ly->in * (size_t)ly->out;
-    ly->b = offset;
-    offset += (size_t)ly->out;
-}
-m->n_params = offset;
-#line 663 "chapters/01-mlp.nw"
-    
-#line 689 "chapters/01-mlp.nw"
-m->params = dev->alloc(m->n_params * sizeof(float));
-m->grads = dev->alloc(m->n_params * sizeof(float));
-for (int l = 0; l <= m->n_layers; l++) {
-    size_t bytes = (size_t)max_batch * (size_t)m->width[l] * sizeof(float);
-    m->act[l] = dev->alloc(bytes);
-    m->dact[l] = l ? dev->alloc(bytes) : NULL;
-}
-m->labels = dev->alloc((size_t)max_batch * sizeof(int));
-m->stats = dev->alloc(2 * sizeof(float));
+
+#line 671 "chapters/01-mlp.nw"
+    size_t offset = 0;
+    for (int l = 0; l < m->n_layers; l++) {
+        Layer *ly = &m->layer[l];
+        ly->in = m->width[l];
+        ly->out = m->width[l + 1];
+        ly->w = offset;
+        offset += (size_t)ly->in * (size_t)ly->out;
+        ly->b = offset;
+        offset += (size_t)ly->out;
+    }
+    m->n_params = offset;
 #line 664 "chapters/01-mlp.nw"
-    
-#line 710 "chapters/01-mlp.nw"
-float *host = xcalloc(m->n_params, sizeof(float));
-Rng r;
-rng_seed(&r, seed, STREAM_INIT);
-for (int l = 0; l < m->n_layers; l++) {
-    const Layer *ly = &m->layer[l];
-    bool last = l == m->n_layers - 1;
-    double var = last ? 2.0 / (ly->in + ly->out) : 2.0 / ly->in;
-    float std = (float)sqrt(var);
-    for (size_t i = 0; i < (size_t)ly->in * (size_t)ly->out; i++)
-        host[ly->w + i] = std * rng_normal(&r);
-}
-dev->upload(m->params, host, m->n_params * sizeof(float));
-free(host);
+
+#line 690 "chapters/01-mlp.nw"
+    m->params = dev->alloc(m->n_params * sizeof(float));
+    m->grads = dev->alloc(m->n_params * sizeof(float));
+    for (int l = 0; l <= m->n_layers; l++) {
+        size_t bytes = (size_t)max_batch * (size_t)m->width[l] * sizeof(float);
+        m->act[l] = dev->alloc(bytes);
+        m->dact[l] = l ? dev->alloc(bytes) : NULL;
+    }
+    m->labels = dev->alloc((size_t)max_batch * sizeof(int));
+    m->stats = dev->alloc(2 * sizeof(float));
 #line 665 "chapters/01-mlp.nw"
+
+#line 711 "chapters/01-mlp.nw"
+    float *host = xcalloc(m->n_params, sizeof(float));
+    Rng r;
+    rng_seed(&r, seed, STREAM_INIT);
+    for (int l = 0; l < m->n_layers; l++) {
+        const Layer *ly = &m->layer[l];
+        bool last = l == m->n_layers - 1;
+        double var = last ? 2.0 / (ly->in + ly->out) : 2.0 / ly->in;
+        float std = (float)sqrt(var);
+        for (size_t i = 0; i < (size_t)ly->in * (size_t)ly->out; i++)
+            host[ly->w + i] = std * rng_normal(&r);
+    }
+    dev->upload(m->params, host, m->n_params * sizeof(float));
+    free(host);
+#line 666 "chapters/01-mlp.nw"
     return 0;
 }
-#line 726 "chapters/01-mlp.nw"
+#line 727 "chapters/01-mlp.nw"
 void model_free(Model *m)
 {
     const Device *dev = m->dev;
@@ -105,7 +105,7 @@ void model_describe(const Model *m, char *buf, size_t len)
 {
     widths_describe(m->width, m->n_layers, buf, len);
 }
-#line 792 "chapters/01-mlp.nw"
+#line 793 "chapters/01-mlp.nw"
 void model_set_batch(Model *m, const float *x, const int32_t *y, int B)
 {
     m->dev->upload(m->act[0], x, (size_t)B * (size_t)m->width[0] * sizeof(float));
@@ -123,33 +123,33 @@ void model_forward(Model *m, int B)
                               l < m->n_layers - 1);
     }
 }
-#line 985 "chapters/01-mlp.nw"
+#line 986 "chapters/01-mlp.nw"
 void model_loss(Model *m, int B, bool backprop)
 {
     int L = m->n_layers;
     m->dev->softmax_xent(m->act[L], m->labels, B, m->width[L], backprop ? m->dact[L] : NULL,
                          m->stats);
 }
-#line 1018 "chapters/01-mlp.nw"
+#line 1019 "chapters/01-mlp.nw"
 void model_backward_layer(Model *m, int B, int l)
 {
     const Device *dev = m->dev;
     const Layer *ly = &m->layer[l];
     const float *delta = m->dact[l + 1]; /* B x out */
-    
-#line 1050 "chapters/01-mlp.nw"
-dev->gemm(true, false, ly->in, ly->out, B, 1.0f, m->act[l], delta, 0.0f, m->grads + ly->w);
-#line 1024 "chapters/01-mlp.nw"
-    
-#line 1054 "chapters/01-mlp.nw"
-dev->bias_backward(m->grads + ly->b, delta, B, ly->out);
+
+#line 1051 "chapters/01-mlp.nw"
+    dev->gemm(true, false, ly->in, ly->out, B, 1.0f, m->act[l], delta, 0.0f, m->grads + ly->w);
 #line 1025 "chapters/01-mlp.nw"
+
+#line 1055 "chapters/01-mlp.nw"
+    dev->bias_backward(m->grads + ly->b, delta, B, ly->out);
+#line 1026 "chapters/01-mlp.nw"
     if (l > 0) {
-        
-#line 1061 "chapters/01-mlp.nw"
-dev->gemm(false, true, B, ly->in, ly->out, 1.0f, delta, m->params + ly->w, 0.0f, m->dact[l]);
-dev->relu_backward(m->dact[l], m->act[l], (size_t)B * (size_t)ly->in);
-#line 1027 "chapters/01-mlp.nw"
+#line 1062 "chapters/01-mlp.nw"
+        dev->gemm(false, true, B, ly->in, ly->out, 1.0f, delta, m->params + ly->w, 0.0f,
+                  m->dact[l]);
+        dev->relu_backward(m->dact[l], m->act[l], (size_t)B * (size_t)ly->in);
+#line 1028 "chapters/01-mlp.nw"
     }
 }
 
@@ -158,7 +158,7 @@ void model_backward(Model *m, int B)
     for (int l = m->n_layers - 1; l >= 0; l--)
         model_backward_layer(m, B, l);
 }
-#line 1074 "chapters/01-mlp.nw"
+#line 1075 "chapters/01-mlp.nw"
 void model_sgd_step(Model *m, float lr)
 {
     m->dev->axpy(m->n_params, -lr, m->grads, m->params);

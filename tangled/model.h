@@ -10,17 +10,18 @@
 #include <stdint.h>
 
 #include "device.h"
-#include "options.h"
 
+/** Most hidden layers a model may have (--hidden takes at most this many widths). */
+#define MAX_HIDDEN 8
 /** Most linear layers: the hidden ones and the output. */
 #define MAX_LAYERS (MAX_HIDDEN + 1)
 
 /** One linear layer: a view into the flat buffers. */
 typedef struct Layer {
-    int in;       /**< inputs: rows of the weight matrix */
-    int out;      /**< outputs: columns of the weight matrix */
-    size_t w;     /**< offset of the weights in params and grads */
-    size_t b;     /**< offset of the bias in params and grads */
+    int in;   /**< inputs: rows of the weight matrix */
+    int out;  /**< outputs: columns of the weight matrix */
+    size_t w; /**< offset of the weights in params and grads */
+    size_t b; /**< offset of the bias in params and grads */
 } Layer;
 
 /** An MLP on one device, with buffers for batches of up to max_batch samples. */

@@ -1,4 +1,4 @@
-#line 1191 "chapters/06-production.nw"
+#line 1151 "chapters/06-production.nw"
 /**
  * @file nccl_backend.c
  * @brief NCCL's calls behind a table: built into libdps_nccl.so, loaded by dlopen().
@@ -14,7 +14,7 @@
 _Static_assert(sizeof(ncclUniqueId) == NCCL_ID_BYTES, "NCCL's unique id size");
 /** @endcond */
 
-#line 1219 "chapters/06-production.nw"
+#line 1179 "chapters/06-production.nw"
 static int unique_id(unsigned char id[NCCL_ID_BYTES], char *err)
 {
     ncclResult_t r = ncclGetUniqueId((ncclUniqueId *)id);
@@ -40,9 +40,8 @@ static void close_comm(void *comm, void *stream)
     if (stream)
         cudaStreamDestroy((cudaStream_t)stream);
 }
-#line 1247 "chapters/06-production.nw"
-static int all_reduce(void *comm, void *stream, float *buf, size_t count, bool mean,
-                      char *err)
+#line 1207 "chapters/06-production.nw"
+static int all_reduce(void *comm, void *stream, float *buf, size_t count, bool mean, char *err)
 {
     ncclResult_t r = ncclAllReduce(buf, buf, count, ncclFloat, mean ? ncclAvg : ncclSum,
                                    (ncclComm_t)comm, (cudaStream_t)stream);
@@ -52,11 +51,11 @@ static int all_reduce(void *comm, void *stream, float *buf, size_t count, bool m
     return e == cudaSuccess ? 0 : error_set(err, "ncclAllReduce: %s", cudaGetErrorString(e));
 }
 
-#line 1209 "chapters/06-production.nw"
+#line 1169 "chapters/06-production.nw"
 /** The table, for dlsym(NCCL_ENTRY). */
 const NcclOps *nccl_backend_ops(void)
 {
-    static const NcclOps ops = {.unique_id = unique_id, .init = init,
-                                .all_reduce = all_reduce, .close = close_comm};
+    static const NcclOps ops = {
+        .unique_id = unique_id, .init = init, .all_reduce = all_reduce, .close = close_comm};
     return &ops;
 }

@@ -23,8 +23,7 @@ typedef struct NcclOps {
     int (*init)(void **comm, void **stream, int size, const unsigned char *id, int rank,
                 char *err);
     /** buf[0..count) = its sum (or mean) over the ranks, in place, waited for. */
-    int (*all_reduce)(void *comm, void *stream, float *buf, size_t count, bool mean,
-                      char *err);
+    int (*all_reduce)(void *comm, void *stream, float *buf, size_t count, bool mean, char *err);
     /** Free what init() made. */
     void (*close)(void *comm, void *stream);
 } NcclOps;

@@ -1,4 +1,4 @@
-#line 410 "chapters/A1-support.nw"
+#line 414 "chapters/A1-support.nw"
 /**
  * @file options.c
  * @brief A table-driven parser for the book's command line.
@@ -38,10 +38,19 @@ void options_defaults(Options *o)
     o->strategy = "ring";
     o->bucket_mb = 25;
 }
-#line 457 "chapters/A1-support.nw"
+#line 461 "chapters/A1-support.nw"
 /** The kinds of value an option takes. */
-typedef enum { ARG_INT, ARG_LONG, ARG_U64, ARG_FLOAT, ARG_STRING, ARG_CHOICE,
-               ARG_WIDTHS, ARG_FLAG, ARG_BYTES } ArgKind;
+typedef enum {
+    ARG_INT,
+    ARG_LONG,
+    ARG_U64,
+    ARG_FLOAT,
+    ARG_STRING,
+    ARG_CHOICE,
+    ARG_WIDTHS,
+    ARG_FLAG,
+    ARG_BYTES
+} ArgKind;
 
 /** One row of the option table. */
 typedef struct OptionSpec {
@@ -60,67 +69,81 @@ typedef struct OptionSpec {
 /** Offset of a field of Options, for the table. */
 #define AT(field) offsetof(Options, field)
 static const OptionSpec specs[] = {
-    
-#line 485 "chapters/A1-support.nw"
-{"batch_size", OPT_BATCH_SIZE, ARG_INT, AT(batch_size), 1, 1 << 20, NULL, "N",
- "samples per step on each rank (default 64)", 0},
-{"epochs", OPT_EPOCHS, ARG_INT, AT(epochs), 1, 1000000, NULL, "N",
- "passes over the training set (default 5)", 0},
-{"lr", OPT_LR, ARG_FLOAT, AT(lr), 1e-9, 1e3, NULL, "F",
- "SGD learning rate (default 0.05)", 0},
-{"hidden", OPT_HIDDEN, ARG_WIDTHS, AT(hidden), 1, 65536, NULL, "W[,W...]",
- "hidden layer widths, one per layer; 0: none (default 128)", 0},
-{"seed", OPT_SEED, ARG_U64, AT(seed), 0, 0, NULL, "N",
- "seed of data, initial weights and shuffles (default 1)", 0},
-{"device", OPT_DEVICE, ARG_CHOICE, AT(device), 0, 0, "auto|cpu|cuda", "D",
- "auto|cpu|cuda (default auto: CUDA when a GPU answers)", 0},
-{"data", OPT_DATA, ARG_STRING, AT(data), 0, 0, NULL, "SRC",
- "synthetic, or a directory of MNIST IDX files (default synthetic)", 0},
-{"train_size", OPT_TRAIN_SIZE, ARG_LONG, AT(train_size), 1, 100000000, NULL, "N",
- "training samples to use (default: synthetic 20000, IDX all)", 0},
-{"log", OPT_LOG, ARG_STRING, AT(log), 0, 0, NULL, "FILE.csv",
- "write the per-epoch figures as CSV", 0},
-{"quiet", OPT_QUIET, ARG_FLAG, AT(quiet), 0, 0, NULL, NULL,
- "print only the final line", 0},
-{"n_gpus", OPT_N_GPUS, ARG_INT, AT(n_gpus), 1, MAX_RANKS, NULL, "N",
- "ranks: GPUs, or on the CPU processes standing in for them (default 2)", 0},
-{"timeout", OPT_TIMEOUT, ARG_FLOAT, AT(timeout), 0.01, 86400, NULL, "S",
- "seconds a rank waits for a peer before it gives up (default 60)", 0},
-{"minbytes", OPT_BENCH, ARG_BYTES, AT(min_bytes), 0, 1ull << 32, NULL, "SIZE",
- "smallest message, e.g. 8, 4K, 1M (default 8)", 'b'},
-{"maxbytes", OPT_BENCH, ARG_BYTES, AT(max_bytes), 0, 1ull << 32, NULL, "SIZE",
- "largest message (default 256M)", 'e'},
-{"stepfactor", OPT_BENCH, ARG_INT, AT(step_factor), 2, 1024, NULL, "F",
- "each size is the previous one times F (default 2)", 'f'},
-{"iters", OPT_BENCH, ARG_INT, AT(iters), 1, 1000000, NULL, "N",
- "timed iterations per size; the median is shown (default 20)", 'n'},
-{"warmup_iters", OPT_BENCH, ARG_INT, AT(warmup), 0, 1000000, NULL, "N",
- "untimed iterations before them (default 5)", 'w'},
-{"check", OPT_BENCH, ARG_INT, AT(check), 0, 1, NULL, "0|1",
- "check every result (default 1)", 'c'},
-{"op", OPT_OP, ARG_CHOICE, AT(op), 0, 0,
- "reduce_scatter|all_gather|all_reduce|native_all_reduce|ps_all_reduce|memcpy|"
- "nccl_all_reduce", "OP",
- "the collective; native_all_reduce: the transport's own (default reduce_scatter)", 0},
-{"transport", OPT_TRANSPORT, ARG_CHOICE, AT(transport), 0, 0, "shm|mpi", "T",
- "shm: fork --n_gpus ranks here; mpi: one rank per process of mpirun (default shm)", 0},
-{"strategy", OPT_STRATEGY, ARG_CHOICE, AT(strategy), 0, 0,
- "single|param_server|ring|ring_bucketed|mpi|nccl|data_parallel", "S",
- "how the ranks agree on the gradients (default ring)", 0},
-{"csv", OPT_CSV, ARG_STRING, AT(csv), 0, 0, NULL, "FILE.csv",
- "also write the table as CSV, with the machine in its first line", 0},
-{"bucket_mb", OPT_BUCKET, ARG_FLOAT, AT(bucket_mb), 0.001, 4096, NULL, "MB",
- "ring_bucketed: largest bucket in MiB; the first holds at most 1 MiB (default 25)", 0},
-#line 720 "chapters/A2-failure.nw"
-{"checkpoint", OPT_CHECKPOINT, ARG_STRING, AT(checkpoint), 0, 0, NULL, "FILE",
- "save the weights after every epoch, atomically (FILE.tmp, then rename)", 0},
-{"resume", OPT_RESUME, ARG_FLAG, AT(resume), 0, 0, NULL, NULL,
- "go on from the --checkpoint FILE, after the last epoch it holds", 0},
-#line 479 "chapters/A1-support.nw"
+
+#line 489 "chapters/A1-support.nw"
+    {"batch_size", OPT_BATCH_SIZE, ARG_INT, AT(batch_size), 1, 1 << 20, NULL, "N",
+     "samples per step on each rank (default 64)", 0},
+    {"epochs", OPT_EPOCHS, ARG_INT, AT(epochs), 1, 1000000, NULL, "N",
+     "passes over the training set (default 5)", 0},
+    {"lr", OPT_LR, ARG_FLOAT, AT(lr), 1e-9, 1e3, NULL, "F", "SGD learning rate (default 0.05)",
+     0},
+    {"hidden", OPT_HIDDEN, ARG_WIDTHS, AT(hidden), 1, 65536, NULL, "W[,W...]",
+     "hidden layer widths, one per layer; 0: none (default 128)", 0},
+    {"seed", OPT_SEED, ARG_U64, AT(seed), 0, 0, NULL, "N",
+     "seed of data, initial weights and shuffles (default 1)", 0},
+    {"device", OPT_DEVICE, ARG_CHOICE, AT(device), 0, 0, "auto|cpu|cuda", "D",
+     "auto|cpu|cuda (default auto: CUDA when a GPU answers)", 0},
+    {"data", OPT_DATA, ARG_STRING, AT(data), 0, 0, NULL, "SRC",
+     "synthetic, or a directory of MNIST IDX files (default synthetic)", 0},
+    {"train_size", OPT_TRAIN_SIZE, ARG_LONG, AT(train_size), 1, 100000000, NULL, "N",
+     "training samples to use (default: synthetic 20000, IDX all)", 0},
+    {"log", OPT_LOG, ARG_STRING, AT(log), 0, 0, NULL, "FILE.csv",
+     "write the per-epoch figures as CSV", 0},
+    {"quiet", OPT_QUIET, ARG_FLAG, AT(quiet), 0, 0, NULL, NULL, "print only the final line", 0},
+    {"n_gpus", OPT_N_GPUS, ARG_INT, AT(n_gpus), 1, MAX_RANKS, NULL, "N",
+     "ranks: GPUs, or on the CPU processes standing in for them (default 2)", 0},
+    {"timeout", OPT_TIMEOUT, ARG_FLOAT, AT(timeout), 0.01, 86400, NULL, "S",
+     "seconds a rank waits for a peer before it gives up (default 60)", 0},
+    {"minbytes", OPT_BENCH, ARG_BYTES, AT(min_bytes), 0, 1ull << 32, NULL, "SIZE",
+     "smallest message, e.g. 8, 4K, 1M (default 8)", 'b'},
+    {"maxbytes", OPT_BENCH, ARG_BYTES, AT(max_bytes), 0, 1ull << 32, NULL, "SIZE",
+     "largest message (default 256M)", 'e'},
+    {"stepfactor", OPT_BENCH, ARG_INT, AT(step_factor), 2, 1024, NULL, "F",
+     "each size is the previous one times F (default 2)", 'f'},
+    {"iters", OPT_BENCH, ARG_INT, AT(iters), 1, 1000000, NULL, "N",
+     "timed iterations per size; the median is shown (default 20)", 'n'},
+    {"warmup_iters", OPT_BENCH, ARG_INT, AT(warmup), 0, 1000000, NULL, "N",
+     "untimed iterations before them (default 5)", 'w'},
+    {"check", OPT_BENCH, ARG_INT, AT(check), 0, 1, NULL, "0|1",
+     "check every result (default 1)", 'c'},
+    {"op", OPT_OP, ARG_CHOICE, AT(op), 0, 0,
+     "reduce_scatter|all_gather|all_reduce|native_all_reduce|ps_all_reduce|memcpy|"
+     "nccl_all_reduce",
+     "OP", "the collective; native_all_reduce: the transport's own (default reduce_scatter)",
+     0},
+    {"transport", OPT_TRANSPORT, ARG_CHOICE, AT(transport), 0, 0, "shm|mpi", "T",
+     "shm: fork --n_gpus ranks here; mpi: one rank per process of mpirun (default shm)", 0},
+    {"strategy", OPT_STRATEGY, ARG_CHOICE, AT(strategy), 0, 0, NULL, "S",
+     "how the ranks agree on the gradients (default ring)", 0},
+    {"csv", OPT_CSV, ARG_STRING, AT(csv), 0, 0, NULL, "FILE.csv",
+     "also write the table as CSV, with the machine in its first line", 0},
+    {"bucket_mb", OPT_BUCKET, ARG_FLOAT, AT(bucket_mb), 0.001, 4096, NULL, "MB",
+     "ring_bucketed: largest bucket in MiB; the first holds at most 1 MiB (default 25)", 0},
+#line 721 "chapters/A2-failure.nw"
+    {"checkpoint", OPT_CHECKPOINT, ARG_STRING, AT(checkpoint), 0, 0, NULL, "FILE",
+     "save the weights after every epoch, atomically (FILE.tmp, then rename)", 0},
+    {"resume", OPT_RESUME, ARG_FLAG, AT(resume), 0, 0, NULL, NULL,
+     "go on from the --checkpoint FILE, after the last epoch it holds", 0},
+#line 483 "chapters/A1-support.nw"
 };
 /** Rows in the option table. */
 #define N_SPECS (sizeof specs / sizeof specs[0])
-#line 547 "chapters/A1-support.nw"
+#line 550 "chapters/A1-support.nw"
+/** Choices handed in by options_set_choices(), by the option's bit number. */
+static const char *choices_given[32];
+
+void options_set_choices(unsigned bit, const char *choices)
+{
+    choices_given[__builtin_ctz(bit)] = choices;
+}
+
+/** The choices of an ARG_CHOICE option: its row's, or those handed in ("" if none). */
+static const char *choices_of(const OptionSpec *s)
+{
+    const char *c = s->choices ? s->choices : choices_given[__builtin_ctz(s->bit)];
+    return c ? c : "";
+}
+#line 572 "chapters/A1-support.nw"
 static int parse_number(const OptionSpec *s, const char *v, double *out, char *err)
 {
     char *end = NULL;
@@ -142,15 +165,15 @@ static int parse_number(const OptionSpec *s, const char *v, double *out, char *e
         return error_set(err, "--%s: '%s' is out of range", s->name, v);
     if (s->kind != ARG_U64 && (x < s->min || x > s->max)) {
         if (s->kind == ARG_FLOAT)
-            return error_set(err, "--%s: expected a number in [%g, %g], got '%s'",
-                             s->name, s->min, s->max, v);
-        return error_set(err, "--%s: expected an integer in [%.0f, %.0f], got '%s'",
-                         s->name, s->min, s->max, v);
+            return error_set(err, "--%s: expected a number in [%g, %g], got '%s'", s->name,
+                             s->min, s->max, v);
+        return error_set(err, "--%s: expected an integer in [%.0f, %.0f], got '%s'", s->name,
+                         s->min, s->max, v);
     }
     *out = x;
     return 0;
 }
-#line 585 "chapters/A1-support.nw"
+#line 610 "chapters/A1-support.nw"
 static int parse_bytes(const OptionSpec *s, const char *v, size_t *out, char *err)
 {
     char *end = NULL;
@@ -159,9 +182,21 @@ static int parse_bytes(const OptionSpec *s, const char *v, size_t *out, char *er
         return error_set(err, "--%s: expected a size like 8, 4K or 256M, got '%s'", s->name, v);
     unsigned long long n = strtoull(v, &end, 10), unit = 1;
     switch (*end) {
-    case 'K': case 'k': unit = 1ull << 10; end++; break;
-    case 'M': case 'm': unit = 1ull << 20; end++; break;
-    case 'G': case 'g': unit = 1ull << 30; end++; break;
+    case 'K':
+    case 'k':
+        unit = 1ull << 10;
+        end++;
+        break;
+    case 'M':
+    case 'm':
+        unit = 1ull << 20;
+        end++;
+        break;
+    case 'G':
+    case 'g':
+        unit = 1ull << 30;
+        end++;
+        break;
     }
     if (*end != '\0')
         return error_set(err, "--%s: expected a size like 8, 4K or 256M, got '%s'", s->name, v);
@@ -208,9 +243,9 @@ static int parse_widths(const OptionSpec *s, const char *v, Options *o, char *er
         memcpy(item, p, len);
         item[len] = '\0';
         double x;
-        if (parse_number(&(OptionSpec){.name = s->name, .kind = ARG_INT, .min = s->min,
-                         .max = s->max},
-                         item, &x, err))
+        if (parse_number(
+                &(OptionSpec){.name = s->name, .kind = ARG_INT, .min = s->min, .max = s->max},
+                item, &x, err))
             return -1;
         o->hidden[n++] = (int)x;
         p += len;
@@ -221,33 +256,33 @@ static int parse_widths(const OptionSpec *s, const char *v, Options *o, char *er
     o->n_hidden = n;
     return 0;
 }
-#line 661 "chapters/A1-support.nw"
+#line 686 "chapters/A1-support.nw"
 static int store(const OptionSpec *s, const char *v, Options *o, char *err)
 {
     char *field = (char *)o + s->offset;
     double x = 0;
     switch (s->kind) {
     case ARG_INT:
-        if (parse_number(s, v, &x, err)) return -1;
+        if (parse_number(s, v, &x, err))
+            return -1;
         *(int *)field = (int)x;
         return 0;
     case ARG_LONG:
-        if (parse_number(s, v, &x, err)) return -1;
+        if (parse_number(s, v, &x, err))
+            return -1;
         *(long *)field = (long)x;
         return 0;
     case ARG_FLOAT:
-        if (parse_number(s, v, &x, err)) return -1;
+        if (parse_number(s, v, &x, err))
+            return -1;
         *(float *)field = (float)x;
         return 0;
-    case ARG_U64:
-        return parse_u64(s, v, (uint64_t *)field, err);
-    case ARG_WIDTHS:
-        return parse_widths(s, v, o, err);
-    case ARG_BYTES:
-        return parse_bytes(s, v, (size_t *)field, err);
+    case ARG_U64: return parse_u64(s, v, (uint64_t *)field, err);
+    case ARG_WIDTHS: return parse_widths(s, v, o, err);
+    case ARG_BYTES: return parse_bytes(s, v, (size_t *)field, err);
     case ARG_CHOICE: {
         size_t len = strlen(v);
-        const char *c = s->choices;
+        const char *c = choices_of(s);
         while (c && *c) {
             size_t n = strcspn(c, "|");
             if (n == len && strncmp(c, v, n) == 0) {
@@ -256,7 +291,7 @@ static int store(const OptionSpec *s, const char *v, Options *o, char *err)
             }
             c += n + (c[n] == '|');
         }
-        return error_set(err, "--%s: expected one of %s, got '%s'", s->name, s->choices, v);
+        return error_set(err, "--%s: expected one of %s, got '%s'", s->name, choices_of(s), v);
     }
     case ARG_STRING:
         if (*v == '\0')
@@ -264,13 +299,11 @@ static int store(const OptionSpec *s, const char *v, Options *o, char *err)
                              s->metavar);
         *(const char **)field = v;
         return 0;
-    case ARG_FLAG:
-        *(bool *)field = true;
-        return 0;
+    case ARG_FLAG: *(bool *)field = true; return 0;
     }
     return error_set(err, "--%s: internal error: unknown kind", s->name);
 }
-#line 715 "chapters/A1-support.nw"
+#line 740 "chapters/A1-support.nw"
 static const OptionSpec *find(const char *name, size_t len, unsigned accepted)
 {
     for (size_t i = 0; i < N_SPECS; i++)
@@ -331,7 +364,7 @@ int options_parse(Options *o, int argc, char **argv, unsigned accepted, char *er
     }
     return 0;
 }
-#line 780 "chapters/A1-support.nw"
+#line 805 "chapters/A1-support.nw"
 void options_usage(FILE *f, const char *summary, unsigned accepted, const char *examples)
 {
     fprintf(f, "usage: %s [options]\n%s\n\noptions:\n", program_name(), summary);

@@ -9,44 +9,43 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "launch.h"
+#include "model.h"
 #include "util.h"
-
-/** Most hidden layers a model may have. */
-#define MAX_HIDDEN 8
 
 /** One bit per option; a program accepts the options whose bits it passes. */
 enum OptionBit {
     OPT_BATCH_SIZE = 1u << 0,
-    OPT_EPOCHS     = 1u << 1,
-    OPT_LR         = 1u << 2,
-    OPT_HIDDEN     = 1u << 3,
-    OPT_SEED       = 1u << 4,
-    OPT_DEVICE     = 1u << 5,
-    OPT_DATA       = 1u << 6,
+    OPT_EPOCHS = 1u << 1,
+    OPT_LR = 1u << 2,
+    OPT_HIDDEN = 1u << 3,
+    OPT_SEED = 1u << 4,
+    OPT_DEVICE = 1u << 5,
+    OPT_DATA = 1u << 6,
     OPT_TRAIN_SIZE = 1u << 7,
-    OPT_LOG        = 1u << 8,
-    OPT_QUIET      = 1u << 9,
-    OPT_N_GPUS     = 1u << 10,
-    OPT_TIMEOUT    = 1u << 11,
-    OPT_BENCH      = 1u << 12, /**< -b -e -f -n -w -c, the sizes and counts of nccl-tests */
-    OPT_OP         = 1u << 13, /**< --op: the collective of ./collectives */
-    OPT_TRANSPORT  = 1u << 14, /**< --transport: shm or mpi */
-    OPT_STRATEGY   = 1u << 15, /**< --strategy: how ./train syncs gradients (chapter 6) */
-    OPT_BUCKET     = 1u << 16, /**< --bucket_mb: the DDP-style bucket cap (chapter 6) */
-    OPT_CSV        = 1u << 17, /**< --csv: where a benchmark writes its table (chapter 6) */
+    OPT_LOG = 1u << 8,
+    OPT_QUIET = 1u << 9,
+    OPT_N_GPUS = 1u << 10,
+    OPT_TIMEOUT = 1u << 11,
+    OPT_BENCH = 1u << 12,      /**< -b -e -f -n -w -c, the sizes and counts of nccl-tests */
+    OPT_OP = 1u << 13,         /**< --op: the collective of ./collectives */
+    OPT_TRANSPORT = 1u << 14,  /**< --transport: shm or mpi */
+    OPT_STRATEGY = 1u << 15,   /**< --strategy: how ./train syncs gradients (chapter 6) */
+    OPT_BUCKET = 1u << 16,     /**< --bucket_mb: the DDP-style bucket cap (chapter 6) */
+    OPT_CSV = 1u << 17,        /**< --csv: where a benchmark writes its table (chapter 6) */
     OPT_CHECKPOINT = 1u << 18, /**< --checkpoint: a file written after every epoch (app. B) */
-    OPT_RESUME     = 1u << 19, /**< --resume: go on from the --checkpoint file (app. B) */
+    OPT_RESUME = 1u << 19,     /**< --resume: go on from the --checkpoint file (app. B) */
 };
 
 /** The options of one-device training (chapter 1). */
-#define OPTS_TRAIN (OPT_BATCH_SIZE | OPT_EPOCHS | OPT_LR | OPT_HIDDEN | OPT_SEED | \
-                    OPT_CHECKPOINT | OPT_RESUME | \
-                    OPT_DEVICE | OPT_DATA | OPT_TRAIN_SIZE | OPT_LOG | OPT_QUIET)
+#define OPTS_TRAIN                                                                             \
+    (OPT_BATCH_SIZE | OPT_EPOCHS | OPT_LR | OPT_HIDDEN | OPT_SEED | OPT_CHECKPOINT |           \
+     OPT_RESUME | OPT_DEVICE | OPT_DATA | OPT_TRAIN_SIZE | OPT_LOG | OPT_QUIET)
 
 /** The options of every program with several ranks (chapter 2 on). */
 #define OPTS_RANKS (OPT_N_GPUS | OPT_TIMEOUT | OPT_DEVICE)
-/** Most ranks a run may have. */
-#define MAX_RANKS 64
+/** Most ranks a run may have: as many as the launcher supervises. */
+#define MAX_RANKS LAUNCH_MAX_RANKS
 
 /** Parsed options, with their defaults filled by options_defaults(). */
 typedef struct Options {
@@ -89,5 +88,10 @@ void options_defaults(Options *o);
 int options_parse(Options *o, int argc, char **argv, unsigned accepted, char *err);
 /** Print the usage text for the options in @p accepted, then @p examples. */
 void options_usage(FILE *f, const char *summary, unsigned accepted, const char *examples);
+/**
+ * Give the option of bit @p bit (one whose table row has no choices) its choices, "a|b|c",
+ * before parsing: --strategy's come from the strategy table, which the options do not know.
+ */
+void options_set_choices(unsigned bit, const char *choices);
 
 #endif

@@ -1,19 +1,23 @@
-#line 287 "chapters/03-ps.nw"
+#line 288 "chapters/03-ps.nw"
 /**
  * @file param_server.c
  * @brief The parameter server's two roles.
  */
 #include "param_server.h"
 
+#include <stdlib.h>
 #include <string.h>
 
+#include "checkpoint.h"
 #include "launch.h"
+#include "report.h"
+#include "strategy.h"
 #include "util.h"
 
 /** Most figures the server sums after each epoch: train_run()'s. */
 #define PS_STATS TRAIN_STATS
 
-#line 209 "chapters/03-ps.nw"
+#line 210 "chapters/03-ps.nw"
 /** The server's half of sum_stats: add the workers' vectors, send back the sum. */
 static int sum_through_server(Comm *host, char *err)
 {
@@ -29,7 +33,7 @@ static int sum_through_server(Comm *host, char *err)
             return -1;
     return 0;
 }
-#line 152 "chapters/03-ps.nw"
+#line 153 "chapters/03-ps.nw"
 int ps_serve(Comm *c, Comm *host, Model *m, int epochs, long steps, float lr, PsReport *rep,
              char *err)
 {
@@ -41,35 +45,36 @@ int ps_serve(Comm *c, Comm *host, Model *m, int epochs, long steps, float lr, Ps
     for (int epoch = 1; epoch <= epochs; epoch++) {
         for (long step = 0; step < steps; step++) {
             launch_phase("epoch %d step %ld: waiting for gradients", epoch, step);
-            
-#line 176 "chapters/03-ps.nw"
-double t0 = now_seconds();
-dev->zero(m->grads, bytes);
-for (int w = 1; w <= workers; w++) {
-    if (c->recv(c, w, incoming, bytes, err))
-        return -1;
-    dev->axpy(P, 1.0f / workers, incoming, m->grads);
-}
-dev->sync();
-double t1 = now_seconds();
-rep->wait += t1 - t0;
-rep->bytes_in += (double)bytes * workers;
-#line 164 "chapters/03-ps.nw"
-            
-#line 190 "chapters/03-ps.nw"
-model_sgd_step(m, lr);
-dev->sync();
-double took = now_seconds() - t1;
-rep->update += took;
-launch_phase("epoch %d step %ld: sending the weights", epoch, step);
-t0 = now_seconds();
-for (int w = 1; w <= workers; w++)
-    if (host->send(host, w, &took, sizeof took, err) || c->send(c, w, m->params, bytes, err))
-        return -1;
-rep->send += now_seconds() - t0;
-rep->bytes_out += (double)bytes * workers;
-rep->steps++;
+
+#line 177 "chapters/03-ps.nw"
+            double t0 = now_seconds();
+            dev->zero(m->grads, bytes);
+            for (int w = 1; w <= workers; w++) {
+                if (c->recv(c, w, incoming, bytes, err))
+                    return -1;
+                dev->axpy(P, 1.0f / workers, incoming, m->grads);
+            }
+            dev->sync();
+            double t1 = now_seconds();
+            rep->wait += t1 - t0;
+            rep->bytes_in += (double)bytes * workers;
 #line 165 "chapters/03-ps.nw"
+
+#line 191 "chapters/03-ps.nw"
+            model_sgd_step(m, lr);
+            dev->sync();
+            double took = now_seconds() - t1;
+            rep->update += took;
+            launch_phase("epoch %d step %ld: sending the weights", epoch, step);
+            t0 = now_seconds();
+            for (int w = 1; w <= workers; w++)
+                if (host->send(host, w, &took, sizeof took, err) ||
+                    c->send(c, w, m->params, bytes, err))
+                    return -1;
+            rep->send += now_seconds() - t0;
+            rep->bytes_out += (double)bytes * workers;
+            rep->steps++;
+#line 166 "chapters/03-ps.nw"
         }
         launch_phase("epoch %d: summing the figures", epoch);
         if (sum_through_server(host, err))
@@ -78,7 +83,7 @@ rep->steps++;
     dev->release(incoming);
     return 0;
 }
-#line 235 "chapters/03-ps.nw"
+#line 236 "chapters/03-ps.nw"
 static int push(Strategy *s, Model *m, Timers *t, char *err)
 {
     Comm *c = ((Comm **)s->state)[0];
@@ -124,16 +129,85 @@ void ps_worker(Strategy *s, Comm *c, Comm *host, Comm **state)
 {
     state[0] = c;
     state[1] = host;
-    *s = (Strategy){.name = "param_server", .rank = c->rank - 1, .world = c->size - 1,
-                    .sync_gradients = push, .sum_stats = sum_stats, .update = pull,
+    *s = (Strategy){.name = "param_server",
+                    .rank = c->rank - 1,
+                    .world = c->size - 1,
+                    .sync_gradients = push,
+                    .sum_stats = sum_stats,
+                    .update = pull,
                     .state = state};
 }
-#line 510 "chapters/03-ps.nw"
+#line 442 "chapters/03-ps.nw"
+/** A rank's parameter-server state: the worker's two communicators come first. */
+typedef struct PsState {
+    Comm *pair[2]; /**< the communicator and the host one: a worker's Strategy.state */
+    PsReport rep;  /**< what the server measured */
+} PsState;
+
+static int ps_open(Strategy *s, const StrategyEnv *e, char *err)
+{
+    (void)err;
+    PsState *st = xcalloc(1, sizeof *st);
+    st->pair[0] = e->c;
+    st->pair[1] = e->host;
+    if (e->c->rank > 0)
+        ps_worker(s, e->c, e->host, st->pair);
+    else
+        *s = (Strategy){.name = "param_server", .rank = -1, .world = e->c->size - 1};
+    s->state = st;
+    return 0;
+}
+
+static void ps_close(Strategy *s)
+{
+    free(s->state);
+}
+
+#line 490 "chapters/03-ps.nw"
+static int ps_serve_all(Strategy *s, Model *m, const TrainConfig *cfg, long steps, char *err)
+{
+    PsState *st = s->state;
+    int done = cfg->resume ? cfg->resume->epoch : 0;
+    return ps_serve(st->pair[0], st->pair[1], m, cfg->epochs - done, steps, cfg->lr, &st->rep,
+                    err);
+}
+
+static void ps_print_report(const Strategy *s, FILE *f)
+{
+    ps_report(f, &((const PsState *)s->state)->rep);
+}
+
+static void ps_traffic(char *line, size_t len, int ranks, size_t bytes)
+{
+    char b[32];
+    snprintf(line, len,
+             "%s through the server per step: %d gradients in, %d copies of the "
+             "weights out",
+             format_bytes(b, 2 * (size_t)(ranks - 1) * bytes), ranks - 1, ranks - 1);
+}
+
+#line 469 "chapters/03-ps.nw"
+const StrategyDef strategy_ps = {
+    .name = "param_server",
+    .title = "a parameter server",
+    .trainer = "worker",
+    .shape = SHAPE_RANKS,
+    .servers = 1,
+    .min_ranks = 2,
+    .why_min = "rank 0 as the server and at least one worker",
+    .open = ps_open,
+    .close = ps_close,
+    .serve = ps_serve_all,
+    .report = ps_print_report,
+    .traffic = ps_traffic,
+};
+#line 775 "chapters/03-ps.nw"
 void ps_report(FILE *f, const PsReport *rep)
 {
     char in[32], out[32];
     double busy = rep->wait + rep->update + rep->send;
-    fprintf(f, "server: %s in, %s out per step (counted); of its time %.0f%% waiting for "
+    fprintf(f,
+            "server: %s in, %s out per step (counted); of its time %.0f%% waiting for "
             "gradients, %.0f%% updating, %.0f%% sending weights\n",
             format_bytes(in, (size_t)(rep->bytes_in / rep->steps)),
             format_bytes(out, (size_t)(rep->bytes_out / rep->steps)), 100 * rep->wait / busy,

@@ -1,4 +1,4 @@
-#line 1409 "chapters/02-shm.nw"
+#line 1692 "chapters/02-shm.nw"
 /**
  * @file pingpong.c
  * @brief The program pingpong: latency and bandwidth between ranks (chapter 2).
@@ -10,8 +10,8 @@
 #include "comm.h"
 #include "device.h"
 #include "launch.h"
-#include "options.h"
 #include "report.h"
+#include "run.h"
 #include "util.h"
 
 static const char *summary =
@@ -23,13 +23,7 @@ static const char *examples =
     "  ./pingpong --n_gpus 8 -e 1M              the barrier at 8 ranks\n"
     "  ./pingpong --device cuda                 GPU buffers through CUDA IPC\n";
 
-/** What every rank needs: the options and the shared world. */
-typedef struct Run {
-    Options o;   /**< the command line */
-    ShmWorld *w; /**< made before the fork */
-} Run;
-
-#line 1449 "chapters/02-shm.nw"
+#line 1726 "chapters/02-shm.nw"
 static unsigned char pattern(size_t i, size_t size)
 {
     return (unsigned char)((i * 2654435761u + size * 40503u) >> 7);
@@ -50,12 +44,12 @@ static long count_wrong(const Device *dev, unsigned char *host, const void *buf,
         wrong += host[i] != pattern(i, size);
     return wrong;
 }
-#line 1476 "chapters/02-shm.nw"
+#line 1753 "chapters/02-shm.nw"
 /** Times of one size, as rank 0 measured them. */
 typedef struct Row {
-    double oneway;  /**< seconds: half the median round trip */
-    double both;    /**< seconds: the median sendrecv */
-    long wrong;     /**< bytes that came back wrong */
+    double oneway; /**< seconds: half the median round trip */
+    double both;   /**< seconds: the median sendrecv */
+    long wrong;    /**< bytes that came back wrong */
 } Row;
 
 static int one_size(Comm *c, const Options *o, size_t size, unsigned char *host, void *sbuf,
@@ -96,40 +90,34 @@ static int one_size(Comm *c, const Options *o, size_t size, unsigned char *host,
     row->both = median(times, o->iters);
     return 0;
 }
-#line 1528 "chapters/02-shm.nw"
-static int rank_main(int rank, int size, void *arg, char *err)
+#line 1805 "chapters/02-shm.nw"
+static int pingpong_rank(Rank *r, char *err)
 {
-    Run *run = arg;
-    const Options *o = &run->o;
-    char note[ERR_LEN];
-    launch_phase("opening the device");
-    const Device *dev = device_open(o->device, rank, note, err);
-    if (!dev)
-        return -1;
-    Comm *c = comm_shm_open(run->w, rank, dev, err);
-    if (!c)
-        return -1;
+    const Options *o = &r->run->o;
+    const Device *dev = r->dev;
+    Comm *c = r->c;
+    int rank = r->rank, size = r->size;
     if (rank == 0)
-        
-#line 1634 "chapters/02-shm.nw"
-{
-    char lo[32], hi[32], chan[32];
-    printf("# pingpong: %d ranks over shared memory (%s)\n", size,
-           dev->kind == DEVICE_CPU ? "processes standing in for GPUs" : "CUDA IPC");
-    printf("# device %s: %s\n", note, dev->description);
-    if (dev->kind != DEVICE_CPU && size > dev->count)
-        printf("# %d ranks share %d GPU(s): messages between ranks on one GPU stay in its "
-               "memory\n", size, dev->count);
-    printf("# sizes %s to %s, x%d; %d iterations after %d warm-up; channel %s%s\n",
-           format_bytes(lo, o->min_bytes), format_bytes(hi, o->max_bytes), o->step_factor,
-           o->iters, o->warmup, format_bytes(chan, SHM_CHANNEL_BYTES),
-           o->check ? "; checked" : "");
-    if (size >= 2)
-        printf("#\n# %10s %10s %9s %10s %9s %8s\n# %10s %10s %9s %10s %9s %8s\n", "size",
-               "one-way", "algbw", "sendrecv", "algbw", "#wrong", "(B)", "(us)", "(GB/s)",
-               "(us)", "(GB/s)", "");
-}
-#line 1542 "chapters/02-shm.nw"
+#line 1904 "chapters/02-shm.nw"
+    {
+        char lo[32], hi[32], chan[32];
+        printf("# pingpong: %d ranks over shared memory (%s)\n", size,
+               dev->kind == DEVICE_CPU ? "processes standing in for GPUs" : "CUDA IPC");
+        printf("# device %s: %s\n", r->note, dev->description);
+        if (dev->kind != DEVICE_CPU && size > dev->count)
+            printf("# %d ranks share %d GPU(s): messages between ranks on one GPU stay in its "
+                   "memory\n",
+                   size, dev->count);
+        printf("# sizes %s to %s, x%d; %d iterations after %d warm-up; channel %s%s\n",
+               format_bytes(lo, o->min_bytes), format_bytes(hi, o->max_bytes), o->step_factor,
+               o->iters, o->warmup, format_bytes(chan, SHM_CHANNEL_BYTES),
+               o->check ? "; checked" : "");
+        if (size >= 2)
+            printf("#\n# %10s %10s %9s %10s %9s %8s\n# %10s %10s %9s %10s %9s %8s\n", "size",
+                   "one-way", "algbw", "sendrecv", "algbw", "#wrong", "(B)", "(us)", "(GB/s)",
+                   "(us)", "(GB/s)", "");
+    }
+#line 1813 "chapters/02-shm.nw"
     unsigned char *host = xcalloc(o->max_bytes ? o->max_bytes : 1, 1);
     void *sbuf = dev->alloc(o->max_bytes), *rbuf = dev->alloc(o->max_bytes);
     double *times = xcalloc((size_t)o->iters, sizeof *times);
@@ -141,86 +129,78 @@ static int rank_main(int rank, int size, void *arg, char *err)
             if (one_size(c, o, s, host, sbuf, rbuf, times, &row, err))
                 return -1;
             if (rank == 0)
-                
-#line 1575 "chapters/02-shm.nw"
-{
-    char wrong[24];
-    snprintf(wrong, sizeof wrong, "%ld", row.wrong);
-    printf("%12zu %10.2f %9.3f %10.2f %9.3f %8s\n", s, row.oneway * 1e6,
-           s / row.oneway / 1e9, row.both * 1e6, s / row.both / 1e9, o->check ? wrong : "N/A");
-    fflush(stdout);
-    if (s == o->min_bytes)
-        alpha = row.oneway;
-    else
-        beta = (row.oneway - alpha) / (double)(s - o->min_bytes);
-    last = s;
-    if (row.wrong)
-        return error_set(err, "%ld of %zu bytes came back wrong", row.wrong, s);
-}
-#line 1554 "chapters/02-shm.nw"
+#line 1845 "chapters/02-shm.nw"
+            {
+                char wrong[24];
+                snprintf(wrong, sizeof wrong, "%ld", row.wrong);
+                printf("%12zu %10.2f %9.3f %10.2f %9.3f %8s\n", s, row.oneway * 1e6,
+                       s / row.oneway / 1e9, row.both * 1e6, s / row.both / 1e9,
+                       o->check ? wrong : "N/A");
+                fflush(stdout);
+                if (s == o->min_bytes)
+                    alpha = row.oneway;
+                else
+                    beta = (row.oneway - alpha) / (double)(s - o->min_bytes);
+                last = s;
+                if (row.wrong)
+                    return error_set(err, "%ld of %zu bytes came back wrong", row.wrong, s);
+            }
+#line 1825 "chapters/02-shm.nw"
             if (s > o->max_bytes / o->step_factor)
                 break;
         }
     }
-    
-#line 1613 "chapters/02-shm.nw"
-launch_phase("barrier");
-if (c->barrier(c, err))
-    return -1;
-enum { BARRIERS = 1000 };
-for (int i = 0; i < 100; i++)
+
+#line 1883 "chapters/02-shm.nw"
+    launch_phase("barrier");
     if (c->barrier(c, err))
         return -1;
-double t0 = now_seconds();
-for (int i = 0; i < BARRIERS; i++)
-    if (c->barrier(c, err))
-        return -1;
-if (rank == 0)
-    printf("# barrier: %d ranks, %.2f us (mean of %d)\n", size,
-           (now_seconds() - t0) / BARRIERS * 1e6, BARRIERS);
-#line 1559 "chapters/02-shm.nw"
+    enum { BARRIERS = 1000 };
+    for (int i = 0; i < 100; i++)
+        if (c->barrier(c, err))
+            return -1;
+    double t0 = now_seconds();
+    for (int i = 0; i < BARRIERS; i++)
+        if (c->barrier(c, err))
+            return -1;
     if (rank == 0)
-        
-#line 1599 "chapters/02-shm.nw"
-{
-    if (last <= o->min_bytes)
-        printf("# alpha-beta fit: none (one size only: give -e larger than -b)\n");
-    else if (beta > 0)
-        printf("# alpha-beta fit: T(n) = %.2f us + n / (%.2f GB/s)\n", alpha * 1e6,
-               1 / beta / 1e9);
-    else
-        printf("# alpha-beta fit: unreliable (%zu B took %.2f us, no longer than %zu B's "
-               "%.2f us: a noisy run; try a larger -n)\n", last,
-               (alpha + beta * (double)(last - o->min_bytes)) * 1e6, o->min_bytes, alpha * 1e6);
-}
-#line 1561 "chapters/02-shm.nw"
+        printf("# barrier: %d ranks, %.2f us (mean of %d)\n", size,
+               (now_seconds() - t0) / BARRIERS * 1e6, BARRIERS);
+#line 1830 "chapters/02-shm.nw"
+    if (rank == 0)
+#line 1869 "chapters/02-shm.nw"
+    {
+        if (last <= o->min_bytes)
+            printf("# alpha-beta fit: none (one size only: give -e larger than -b)\n");
+        else if (beta > 0)
+            printf("# alpha-beta fit: T(n) = %.2f us + n / (%.2f GB/s)\n", alpha * 1e6,
+                   1 / beta / 1e9);
+        else
+            printf("# alpha-beta fit: unreliable (%zu B took %.2f us, no longer than %zu B's "
+                   "%.2f us: a noisy run; try a larger -n)\n",
+                   last, (alpha + beta * (double)(last - o->min_bytes)) * 1e6, o->min_bytes,
+                   alpha * 1e6);
+    }
+#line 1832 "chapters/02-shm.nw"
     dev->release(sbuf);
     dev->release(rbuf);
     free(host);
     free(times);
-    c->close(c);
     return 0;
 }
-#line 1657 "chapters/02-shm.nw"
-/** Parse, make the shared world, launch the ranks, report a failure. */
+#line 1927 "chapters/02-shm.nw"
+/** Parse, refuse what cannot work, launch the ranks. */
 int main(int argc, char **argv)
 {
-    set_program_name(argv[0]);
-    char err[ERR_LEN];
-    Run run;
-    options_defaults(&run.o);
-    unsigned accepted = OPTS_RANKS | OPT_BENCH;
-    if (options_parse(&run.o, argc, argv, accepted, err)) {
-        fprintf(stderr, "%s: %s\n", program_name(), err);
-        return EXIT_USAGE;
-    }
-    if (run.o.help) {
-        options_usage(stdout, summary, accepted, examples);
-        return 0;
-    }
-    if (run.o.n_gpus < 2) {
-        fprintf(stderr, "%s: --n_gpus %d: a ping-pong needs at least 2 ranks\n",
-                program_name(), run.o.n_gpus);
+    static Run run;
+    int status = run_parse(&run, argc, argv, OPTS_RANKS | OPT_BENCH, summary, examples);
+    if (status == RUN_GO)
+        status = run_start(&run, false);
+    if (status != RUN_GO)
+        return status;
+    if (run.ranks < 2) {
+        fprintf(stderr, "%s: --n_gpus %d: a ping-pong needs at least 2 ranks\n", program_name(),
+                run.ranks);
         return EXIT_USAGE;
     }
     if (run.o.min_bytes > run.o.max_bytes) {
@@ -228,11 +208,6 @@ int main(int argc, char **argv)
                 run.o.max_bytes);
         return EXIT_USAGE;
     }
-    if (!(run.w = shm_world_create(run.o.n_gpus, 0, run.o.timeout, err)))
-        fatal("%s", err);
-    int rc = launch(run.o.n_gpus, rank_main, &run, 0, err);
-    shm_world_destroy(run.w);
-    if (rc)
-        fatal("%s", err);
-    return 0;
+    run_ranks(&run, pingpong_rank);
+    return run_finish(&run);
 }

@@ -63,8 +63,7 @@ int gpu_count(void);
  * Returns 0, or -1 with @p err.
  */
 int data_parallel_run(const TrainConfig *cfg, int replicas, const Dataset *train,
-                      const Dataset *test,
-                      int (*build)(Model *m, void *arg, char *err), void *build_arg,
-                      Model *master, TrainResult *res, char *err);
+                      const Dataset *test, int (*build)(Model *m, void *arg, char *err),
+                      void *build_arg, Model *master, TrainResult *res, char *err);
 
 #endif

@@ -1,4 +1,4 @@
-#line 883 "chapters/A1-support.nw"
+#line 908 "chapters/A1-support.nw"
 /**
  * @file report.c
  * @brief What a training run prints.
@@ -43,7 +43,7 @@ void report_breakdown(FILE *f, const Timers *t)
                 total > 0 ? 100.0 * t->seconds[i] / total : 0.0);
     fprintf(f, "\n");
 }
-#line 934 "chapters/A1-support.nw"
+#line 959 "chapters/A1-support.nw"
 void progress_begin(Progress *p, FILE *f, bool quiet, int epoch, int epochs, long total)
 {
     p->f = f;
@@ -69,8 +69,8 @@ void progress_update(Progress *p, long done, long samples_per_step)
         bar[i] = i < fill ? '#' : '.';
     bar[WIDTH] = '\0';
     double rate = now > p->start ? (double)done * samples_per_step / (now - p->start) : 0;
-    fprintf(p->f, "\repoch %d/%d [%s] %ld/%ld steps  %.0f samples/s\033[K",
-            p->epoch, p->epochs, bar, done, p->total, rate);
+    fprintf(p->f, "\repoch %d/%d [%s] %ld/%ld steps  %.0f samples/s\033[K", p->epoch, p->epochs,
+            bar, done, p->total, rate);
     fflush(p->f);
 }
 
@@ -81,11 +81,12 @@ void progress_end(Progress *p)
         fflush(p->f);
     }
 }
-#line 977 "chapters/A1-support.nw"
+#line 1002 "chapters/A1-support.nw"
 void report_epoch(FILE *f, const EpochStats *e)
 {
-    fprintf(f, "epoch %*d/%d  loss %.4f  train_acc %6.2f%%  test_acc %6.2f%%  "
-               "%.2f s  %.0f samples/s  %.3f ms/step\n",
+    fprintf(f,
+            "epoch %*d/%d  loss %.4f  train_acc %6.2f%%  test_acc %6.2f%%  "
+            "%.2f s  %.0f samples/s  %.3f ms/step\n",
             e->epochs >= 10 ? 2 : 1, e->epoch, e->epochs, e->loss, 100 * e->train_acc,
             100 * e->test_acc, e->seconds, e->samples_per_s, e->step_ms);
     fflush(f);

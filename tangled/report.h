@@ -25,9 +25,9 @@ typedef struct EpochStats {
 
 /** Seconds spent in named phases ("compute", "update", ...). */
 typedef struct Timers {
-    int n;                           /**< phases in use */
-    const char *name[MAX_PHASES];    /**< their names, in order of first use */
-    double seconds[MAX_PHASES];      /**< their totals */
+    int n;                        /**< phases in use */
+    const char *name[MAX_PHASES]; /**< their names, in order of first use */
+    double seconds[MAX_PHASES];   /**< their totals */
 } Timers;
 
 /** Add @p seconds to the phase called @p name (a string literal), creating it. */
@@ -39,13 +39,13 @@ void report_breakdown(FILE *f, const Timers *t);
 
 /** A progress bar for one epoch; silent unless the stream is a terminal. */
 typedef struct Progress {
-    FILE *f;        /**< where to draw */
-    bool active;    /**< a terminal, and not quiet */
-    int epoch;      /**< the epoch drawn, 1-based */
-    int epochs;     /**< epochs in the run */
-    long total;     /**< steps in the epoch */
-    double start;   /**< when the epoch began (now_seconds) */
-    double last;    /**< when the bar was last drawn */
+    FILE *f;      /**< where to draw */
+    bool active;  /**< a terminal, and not quiet */
+    int epoch;    /**< the epoch drawn, 1-based */
+    int epochs;   /**< epochs in the run */
+    long total;   /**< steps in the epoch */
+    double start; /**< when the epoch began (now_seconds) */
+    double last;  /**< when the bar was last drawn */
 } Progress;
 
 /** Start a bar for @p total steps of epoch @p epoch of @p epochs. */

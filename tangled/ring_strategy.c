@@ -1,4 +1,4 @@
-#line 412 "chapters/05-ag.nw"
+#line 414 "chapters/05-ag.nw"
 /**
  * @file ring_strategy.c
  * @brief The ring all-reduce as a strategy of train_run (chapter 5).
@@ -9,8 +9,11 @@
 #include <string.h>
 
 #include "collectives.h"
+#include "report.h"
+#include "strategy.h"
 #include "util.h"
 
+#line 434 "chapters/05-ag.nw"
 static int sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
 {
     RingState *st = s->state;
@@ -57,16 +60,53 @@ void ring_strategy(Strategy *s, RingState *st, Comm *c, Comm *host, size_t n_par
     st->c = c;
     st->host = host;
     st->scratch = c->dev->alloc((chunk_max(n_params, c->size) + 1) * sizeof(float));
-    *s = (Strategy){.name = "ring", .rank = c->rank, .world = c->size,
-                    .sync_gradients = sync_gradients, .sum_stats = sum_stats,
-                    .update = NULL, .state = st};
+    *s = (Strategy){.name = "ring",
+                    .rank = c->rank,
+                    .world = c->size,
+                    .sync_gradients = sync_gradients,
+                    .sum_stats = sum_stats,
+                    .update = NULL,
+                    .state = st};
 }
 
 void ring_strategy_free(RingState *st)
 {
     st->c->dev->release(st->scratch);
 }
-#line 635 "chapters/05-ag.nw"
+#line 502 "chapters/05-ag.nw"
+static int ring_open(Strategy *s, const StrategyEnv *e, char *err)
+{
+    (void)err;
+    ring_strategy(s, xcalloc(1, sizeof(RingState)), e->c, e->host, e->m->n_params);
+    return 0;
+}
+
+static void ring_close(Strategy *s)
+{
+    ring_strategy_free(s->state);
+    free(s->state);
+}
+
+void ring_traffic(char *line, size_t len, int ranks, size_t bytes)
+{
+    char b1[32], b2[32];
+    snprintf(line, len, "each rank sends %s per step (2(N-1)/N x %s) to its neighbour",
+             format_bytes(b1, (size_t)(2.0 * (ranks - 1) / ranks * (double)bytes)),
+             format_bytes(b2, bytes));
+}
+
+const StrategyDef strategy_ring = {
+    .name = "ring",
+    .title = "ring all-reduce",
+    .trainer = "rank",
+    .shape = SHAPE_RANKS,
+    .needs = RUNS_OVER_MPI,
+    .min_ranks = 1,
+    .open = ring_open,
+    .close = ring_close,
+    .traffic = ring_traffic,
+};
+#line 579 "chapters/05-ag.nw"
 /** FNV-1a: a 64-bit fingerprint of @p bytes bytes. */
 static uint64_t hash_bytes(const void *p, size_t bytes)
 {

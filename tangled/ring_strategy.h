@@ -35,5 +35,7 @@ int ring_sum_doubles(Comm *host, double *v, int n, char *err);
  * naming a rank that differs.
  */
 int replicas_agree(Comm *host, const Model *m, uint64_t *hash, char *err);
+/** The banner's traffic line of an all-reduce that meets the ring's bound. */
+void ring_traffic(char *line, size_t len, int ranks, size_t bytes);
 
 #endif

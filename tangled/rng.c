@@ -23,7 +23,10 @@ void rng_seed(Rng *r, uint64_t seed, uint64_t stream)
         r->s[i] = splitmix64(&x);
 }
 
-static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+static uint64_t rotl(uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
 
 uint64_t rng_next(Rng *r)
 {
@@ -53,7 +56,10 @@ uint32_t rng_below(Rng *r, uint32_t n)
     return (uint32_t)(m >> 32);
 }
 
-float rng_uniform(Rng *r) { return (float)(rng_next(r) >> 40) * 0x1.0p-24f; }
+float rng_uniform(Rng *r)
+{
+    return (float)(rng_next(r) >> 40) * 0x1.0p-24f;
+}
 
 float rng_normal(Rng *r)
 {

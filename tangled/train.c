@@ -1,4 +1,4 @@
-#line 1988 "chapters/01-mlp.nw"
+#line 1990 "chapters/01-mlp.nw"
 /**
  * @file train.c
  * @brief The training loop.
@@ -13,8 +13,6 @@
 #include <unistd.h>
 
 #include "checkpoint.h"
-#include "launch.h"
-#include "options.h"
 #include "rng.h"
 #include "util.h"
 
@@ -25,7 +23,7 @@ long train_steps_per_epoch(long n_train, int batch_size, int world)
     return n_train / ((long)batch_size * world);
 }
 
-#line 2164 "chapters/01-mlp.nw"
+#line 2166 "chapters/01-mlp.nw"
 void evaluate(Model *m, const Dataset *d, long lo, long hi, double *right)
 {
     const Device *dev = m->dev;
@@ -55,9 +53,14 @@ static void train_shuffle_rng(Rng *r, const TrainConfig *cfg, int epoch, int fir
 static int train_checkpoint(const TrainConfig *cfg, const Model *m, int world, long n_train,
                             int epoch, char *err)
 {
-    Checkpoint ck = {.n_layers = m->n_layers, .epoch = epoch, .epochs = cfg->epochs,
-                     .seed = cfg->seed, .global_batch = (uint64_t)cfg->batch_size * world,
-                     .n_train = (uint64_t)n_train, .lr = cfg->lr, .n_params = m->n_params};
+    Checkpoint ck = {.n_layers = m->n_layers,
+                     .epoch = epoch,
+                     .epochs = cfg->epochs,
+                     .seed = cfg->seed,
+                     .global_batch = (uint64_t)cfg->batch_size * world,
+                     .n_train = (uint64_t)n_train,
+                     .lr = cfg->lr,
+                     .n_params = m->n_params};
     for (int l = 0; l <= m->n_layers; l++)
         ck.width[l] = m->width[l];
     rng_seed(&ck.rng, cfg->seed, STREAM_SHUFFLE + (uint64_t)epoch + 1);
@@ -85,8 +88,10 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
     const int b = cfg->batch_size, rank = s ? s->rank : 0, world = s ? s->world : 1;
     const long global = (long)b * world, steps = train_steps_per_epoch(train->n, b, world);
     if (steps < 1)
-        return error_set(err, "a global batch of %ld samples is larger than the training set "
-                         "(%ld samples)", global, train->n);
+        return error_set(err,
+                         "a global batch of %ld samples is larger than the training set "
+                         "(%ld samples)",
+                         global, train->n);
     if (b > m->max_batch)
         return error_set(err, "batch %d exceeds the model's buffers (%d)", b, m->max_batch);
     memset(res, 0, sizeof *res);
@@ -96,243 +101,114 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
     float *xb = xcalloc((size_t)b * (size_t)train->features, sizeof *xb);
     int32_t *yb = xcalloc((size_t)b, sizeof *yb);
     int rc = 0, first = 1;
-    
+
 #line 641 "chapters/A2-failure.nw"
-if (cfg->resume) {
-    if (checkpoint_restore(cfg->resume, m, err))
-        rc = -1;
-    first = cfg->resume->epoch + 1;
-    if (rank == 0 && cfg->out && !cfg->quiet)
-        fprintf(cfg->out, "resume: %s holds epoch %d; training epochs %d to %d\n",
-                cfg->checkpoint, cfg->resume->epoch, first, cfg->epochs);
-}
+    if (cfg->resume) {
+        if (checkpoint_restore(cfg->resume, m, err))
+            rc = -1;
+        first = cfg->resume->epoch + 1;
+        if (rank == 0 && cfg->out && !cfg->quiet)
+            fprintf(cfg->out, "resume: %s holds epoch %d; training epochs %d to %d\n",
+                    cfg->checkpoint, cfg->resume->epoch, first, cfg->epochs);
+    }
 #line 2045 "chapters/01-mlp.nw"
     for (int epoch = first; epoch <= cfg->epochs && rc == 0; epoch++) {
-        
 #line 2067 "chapters/01-mlp.nw"
-for (long i = 0; i < train->n; i++)
-    perm[i] = (int32_t)i;
-Rng r;
-train_shuffle_rng(&r, cfg, epoch, first);
-rng_shuffle(&r, perm, train->n);
+        for (long i = 0; i < train->n; i++)
+            perm[i] = (int32_t)i;
+        Rng r;
+        train_shuffle_rng(&r, cfg, epoch, first);
+        rng_shuffle(&r, perm, train->n);
 #line 2047 "chapters/01-mlp.nw"
-        
-#line 2083 "chapters/01-mlp.nw"
-Progress bar;
-progress_begin(&bar, cfg->out ? cfg->out : stdout, cfg->quiet || !cfg->out || rank != 0,
-               epoch, cfg->epochs, steps);
-dev->zero(m->stats, 2 * sizeof(float));
-double epoch_start = now_seconds(), t = epoch_start, t1;
-for (long step = 0; step < steps && rc == 0; step++) {
-    launch_phase("epoch %d, step %ld of %ld", epoch, step + 1, steps);
-    const int32_t *mine = perm + step * global + (long)rank * b;
-    for (int i = 0; i < b; i++) {
-        memcpy(xb + (size_t)i * train->features, train->x + (size_t)mine[i] * train->features,
-               (size_t)train->features * sizeof(float));
-        yb[i] = train->y[mine[i]];
-    }
-    model_set_batch(m, xb, yb, b);
-    dev->sync();
-    timers_add(&res->timers, "data", (t1 = now_seconds()) - t);
-    t = t1;
-    model_forward(m, b);
-    model_loss(m, b, true);
-    for (int l = m->n_layers - 1; l >= 0 && rc == 0; l--) {
-        model_backward_layer(m, b, l);
-        if (s && s->grads_ready && s->grads_ready(s, m, l, err))
-            rc = -1;
-    }
-    dev->sync();
-    timers_add(&res->timers, "compute", (t1 = now_seconds()) - t);
-    t = t1;
-    if (rc == 0 && s && s->sync_gradients && s->sync_gradients(s, m, &res->timers, err))
-        rc = -1;
-    t = now_seconds();
-    if (s && s->update) {
-        if (rc == 0 && s->update(s, m, cfg->lr, &res->timers, err))
-            rc = -1;
-    } else {
-        model_sgd_step(m, cfg->lr);
-        dev->sync();
-        timers_add(&res->timers, "update", now_seconds() - t);
-    }
-    t = now_seconds();
-    progress_update(&bar, step + 1, global);
-}
-double train_seconds = now_seconds() - epoch_start;
-progress_end(&bar);
+
+#line 2084 "chapters/01-mlp.nw"
+        Progress bar;
+        progress_begin(&bar, cfg->out ? cfg->out : stdout, cfg->quiet || !cfg->out || rank != 0,
+                       epoch, cfg->epochs, steps);
+        dev->zero(m->stats, 2 * sizeof(float));
+        double epoch_start = now_seconds(), t = epoch_start, t1;
+        for (long step = 0; step < steps && rc == 0; step++) {
+            if (cfg->phase)
+                cfg->phase("epoch %d, step %ld of %ld", epoch, step + 1, steps);
+            const int32_t *mine = perm + step * global + (long)rank * b;
+            for (int i = 0; i < b; i++) {
+                memcpy(xb + (size_t)i * train->features,
+                       train->x + (size_t)mine[i] * train->features,
+                       (size_t)train->features * sizeof(float));
+                yb[i] = train->y[mine[i]];
+            }
+            model_set_batch(m, xb, yb, b);
+            dev->sync();
+            timers_add(&res->timers, "data", (t1 = now_seconds()) - t);
+            t = t1;
+            model_forward(m, b);
+            model_loss(m, b, true);
+            for (int l = m->n_layers - 1; l >= 0 && rc == 0; l--) {
+                model_backward_layer(m, b, l);
+                if (s && s->grads_ready && s->grads_ready(s, m, l, err))
+                    rc = -1;
+            }
+            dev->sync();
+            timers_add(&res->timers, "compute", (t1 = now_seconds()) - t);
+            t = t1;
+            if (rc == 0 && s && s->sync_gradients && s->sync_gradients(s, m, &res->timers, err))
+                rc = -1;
+            t = now_seconds();
+            if (s && s->update) {
+                if (rc == 0 && s->update(s, m, cfg->lr, &res->timers, err))
+                    rc = -1;
+            } else {
+                model_sgd_step(m, cfg->lr);
+                dev->sync();
+                timers_add(&res->timers, "update", now_seconds() - t);
+            }
+            t = now_seconds();
+            progress_update(&bar, step + 1, global);
+        }
+        double train_seconds = now_seconds() - epoch_start;
+        progress_end(&bar);
 #line 2048 "chapters/01-mlp.nw"
-        
-#line 2133 "chapters/01-mlp.nw"
-if (rc == 0) {
-    float st[2];
-    dev->download(st, m->stats, sizeof st);
-    double t_eval = now_seconds();
-    double v[TRAIN_STATS] = {st[0], st[1], 0};
-    evaluate(m, test, test->n * rank / world, test->n * (rank + 1) / world, &v[2]);
-    timers_add(&res->timers, "eval", now_seconds() - t_eval);
-    if (s && s->sum_stats && s->sum_stats(s, v, TRAIN_STATS, err))
-        rc = -1;
-    double seen = (double)steps * global;
-    EpochStats *e = &res->last;
-    e->epoch = epoch;
-    e->epochs = cfg->epochs;
-    e->loss = v[0] / seen;
-    e->train_acc = v[1] / seen;
-    e->test_acc = test->n ? v[2] / test->n : 0;
-    e->seconds = train_seconds;
-    e->samples_per_s = seen / train_seconds;
-    e->step_ms = 1e3 * train_seconds / steps;
-    if (rc == 0 && rank == 0 && cfg->out && !cfg->quiet)
-        report_epoch(cfg->out, e);
-    if (rc == 0 && rank == 0 && cfg->log)
-        report_csv_row(cfg->log, e);
-}
+
+#line 2135 "chapters/01-mlp.nw"
+        if (rc == 0) {
+            float st[2];
+            dev->download(st, m->stats, sizeof st);
+            double t_eval = now_seconds();
+            double v[TRAIN_STATS] = {st[0], st[1], 0};
+            evaluate(m, test, test->n * rank / world, test->n * (rank + 1) / world, &v[2]);
+            timers_add(&res->timers, "eval", now_seconds() - t_eval);
+            if (s && s->sum_stats && s->sum_stats(s, v, TRAIN_STATS, err))
+                rc = -1;
+            double seen = (double)steps * global;
+            EpochStats *e = &res->last;
+            e->epoch = epoch;
+            e->epochs = cfg->epochs;
+            e->loss = v[0] / seen;
+            e->train_acc = v[1] / seen;
+            e->test_acc = test->n ? v[2] / test->n : 0;
+            e->seconds = train_seconds;
+            e->samples_per_s = seen / train_seconds;
+            e->step_ms = 1e3 * train_seconds / steps;
+            if (rc == 0 && rank == 0 && cfg->out && !cfg->quiet)
+                report_epoch(cfg->out, e);
+            if (rc == 0 && rank == 0 && cfg->log)
+                report_csv_row(cfg->log, e);
+        }
 #line 2049 "chapters/01-mlp.nw"
-        
+
 #line 660 "chapters/A2-failure.nw"
-if (rc == 0 && cfg->checkpoint && rank == 0) {
-    double t_ck = now_seconds();
-    launch_phase("writing the checkpoint of epoch %d", epoch);
-    if (train_checkpoint(cfg, m, world, train->n, epoch, err))
-        rc = -1;
-    timers_add(&res->timers, "checkpoint", now_seconds() - t_ck);
-}
+        if (rc == 0 && cfg->checkpoint && rank == 0) {
+            double t_ck = now_seconds();
+            if (cfg->phase)
+                cfg->phase("writing the checkpoint of epoch %d", epoch);
+            if (train_checkpoint(cfg, m, world, train->n, epoch, err))
+                rc = -1;
+            timers_add(&res->timers, "checkpoint", now_seconds() - t_ck);
+        }
 #line 2050 "chapters/01-mlp.nw"
     }
     free(perm);
     free(xb);
     free(yb);
     return rc;
-}
-#line 2287 "chapters/01-mlp.nw"
-/** Undo what train_prepare() did to the log and the checkpoint before it failed; returns -1. */
-static int prepare_failed(const struct Options *o, FILE **log, bool created,
-                          struct Checkpoint *resume)
-{
-    checkpoint_free(resume);
-    if (*log)
-        fclose(*log);
-    *log = NULL;
-    if (created)
-        unlink(o->log);
-    return -1;
-}
-
-#line 2364 "chapters/01-mlp.nw"
-/** Open @p path for appending; *created says whether this call made the file. */
-static FILE *log_open(const char *path, bool *created)
-{
-    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL, 0644);
-    *created = fd >= 0;
-    if (fd < 0 && errno == EEXIST)
-        fd = open(path, O_WRONLY | O_APPEND);
-    FILE *f = fd < 0 ? NULL : fdopen(fd, "a");
-    if (fd >= 0 && !f) {
-        int e = errno;
-        close(fd);
-        if (*created)
-            unlink(path);
-        errno = e;
-    }
-    return f;
-}
-
-/** Whether @p f is a regular file (one that can be emptied). */
-static bool regular_file(FILE *f)
-{
-    struct stat st;
-    return fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
-}
-#line 2304 "chapters/01-mlp.nw"
-int train_prepare(const struct Options *o, int ranks, const char *ranks_word, Dataset *train,
-                  Dataset *test, FILE **log, struct Checkpoint *resume)
-{
-    char err[ERR_LEN];
-    *log = NULL;
-    memset(resume, 0, sizeof *resume);
-    
-#line 677 "chapters/A2-failure.nw"
-if (o->resume && !o->checkpoint) {
-    fprintf(stderr, "%s: --resume needs --checkpoint FILE (the file to resume from)\n",
-            program_name());
-    return -1;
-}
-if (o->checkpoint && checkpoint_writable(o->checkpoint, err)) {
-    fprintf(stderr, "%s: --checkpoint: %s\n", program_name(), err);
-    return -1;
-}
-#line 2311 "chapters/01-mlp.nw"
-    
-#line 689 "chapters/A2-failure.nw"
-if (o->resume && checkpoint_load(o->checkpoint, resume, err)) {
-    fprintf(stderr, "%s: --resume: %s\n", program_name(), err);
-    return -1;
-}
-#line 2312 "chapters/01-mlp.nw"
-    
-#line 2349 "chapters/01-mlp.nw"
-bool created = false;
-if (o->log && !(*log = log_open(o->log, &created))) {
-    fprintf(stderr, "%s: --log %s: cannot open: %s\n", program_name(), o->log,
-            strerror(errno));
-    return prepare_failed(o, log, false, resume);
-}
-#line 2313 "chapters/01-mlp.nw"
-    if (data_load(o->data, o->train_size, o->seed, train, test, err)) {
-        fprintf(stderr, "%s: %s\n", program_name(), err);
-        return prepare_failed(o, log, created, resume);
-    }
-    long global = (long)o->batch_size * ranks;
-    if (global > train->n) {
-        if (ranks == 1)
-            fprintf(stderr, "%s: --batch_size %d is larger than the training set (%ld "
-                    "samples)\n", program_name(), o->batch_size, train->n);
-        else
-            fprintf(stderr, "%s: a global batch of %ld samples (--batch_size %d x %d %s) is "
-                    "larger than the training set (%ld samples)\n", program_name(), global,
-                    o->batch_size, ranks, ranks_word, train->n);
-        return prepare_failed(o, log, created, resume);
-    }
-    
-#line 700 "chapters/A2-failure.nw"
-if (o->resume) {
-    Checkpoint want = {.n_layers = o->n_hidden + 1, .seed = o->seed,
-                       .global_batch = (uint64_t)global, .n_train = (uint64_t)train->n,
-                       .lr = o->lr, .epochs = o->epochs};
-    want.width[0] = train->features;
-    for (int l = 0; l < o->n_hidden; l++)
-        want.width[l + 1] = o->hidden[l];
-    want.width[o->n_hidden + 1] = train->classes;
-    if (checkpoint_match(resume, &want, o->checkpoint, err)) {
-        fprintf(stderr, "%s: %s%s\n", program_name(),
-                strncmp(err, "--resume", 8) == 0 ? "" : "--resume: ", err);
-        return prepare_failed(o, log, created, resume);
-    }
-}
-#line 2329 "chapters/01-mlp.nw"
-    if (*log && !o->resume && regular_file(*log) && ftruncate(fileno(*log), 0) != 0) {
-        fprintf(stderr, "%s: --log %s: %s\n", program_name(), o->log, strerror(errno));
-        return prepare_failed(o, log, created, resume);
-    }
-    if (*log && (!regular_file(*log) || (fseek(*log, 0, SEEK_END) == 0 && ftell(*log) == 0)))
-        report_csv_header(*log); /* a resumed run appends to its log */
-    return 0;
-}
-#line 484 "chapters/03-ps.nw"
-void train_banner(FILE *f, const struct Options *o, const Model *m, const Dataset *train,
-                  const Dataset *test, const Device *dev, const char *note, int trainers,
-                  const char *each)
-{
-    char shape[128], n1[32], n2[32], n3[32], b1[32];
-    model_describe(m, shape, sizeof shape);
-    fprintf(f, "  device   %s: %s\n", note, dev->description);
-    fprintf(f, "  model    %s, %s parameters (%s), ReLU, softmax cross-entropy\n", shape,
-            format_count(n1, (long long)m->n_params), format_bytes(b1, m->n_params * 4));
-    fprintf(f, "  data     %s: %s train, %s test, %dx%d, %d classes\n", train->source,
-            format_count(n2, train->n), format_count(n3, test->n), train->rows, train->cols,
-            train->classes);
-    fprintf(f, "  training %d epochs, batch %d per %s (global %d), lr %g, %ld steps/epoch\n",
-            o->epochs, o->batch_size, each, o->batch_size * trainers, o->lr,
-            train_steps_per_epoch(train->n, o->batch_size, trainers));
 }

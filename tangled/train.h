@@ -34,28 +34,30 @@ struct Strategy {
      * are final (layers come last to first), or NULL.
      */
     int (*grads_ready)(Strategy *s, Model *m, int layer, char *err);
-    void *state;      /**< the strategy's own data */
+    void *state; /**< the strategy's own data */
 };
 
 /** What a training run is asked to do. */
 typedef struct TrainConfig {
-    int batch_size;   /**< b: samples per step on each rank */
-    int epochs;       /**< passes over the training set */
-    float lr;         /**< SGD learning rate */
-    uint64_t seed;    /**< seeds the shuffles */
-    bool quiet;       /**< print nothing per epoch */
-    FILE *out;        /**< where rank 0 prints (stdout), or NULL for nothing */
-    FILE *log;        /**< CSV log, or NULL */
-    const char *checkpoint;         /**< write a checkpoint here after every epoch, or NULL */
+    int batch_size;                  /**< b: samples per step on each rank */
+    int epochs;                      /**< passes over the training set */
+    float lr;                        /**< SGD learning rate */
+    uint64_t seed;                   /**< seeds the shuffles */
+    bool quiet;                      /**< print nothing per epoch */
+    FILE *out;                       /**< where rank 0 prints (stdout), or NULL for nothing */
+    FILE *log;                       /**< CSV log, or NULL */
+    const char *checkpoint;          /**< write a checkpoint here after every epoch, or NULL */
     const struct Checkpoint *resume; /**< continue from this checkpoint, or NULL */
+    /** Says what the loop is doing (a supervisor shows it when a rank dies), or NULL. */
+    void (*phase)(const char *fmt, ...);
 } TrainConfig;
 
 /** What a training run reports. */
 typedef struct TrainResult {
-    EpochStats last;  /**< the final epoch's figures */
-    Timers timers;    /**< time per phase, summed over the run */
-    long steps;       /**< steps per epoch */
-    long dropped;     /**< training samples left out of each epoch (last partial batch) */
+    EpochStats last; /**< the final epoch's figures */
+    Timers timers;   /**< time per phase, summed over the run */
+    long steps;      /**< steps per epoch */
+    long dropped;    /**< training samples left out of each epoch (last partial batch) */
 } TrainResult;
 
 /** Steps in one epoch: whole global batches of world * batch_size samples. */
@@ -70,26 +72,5 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
 void evaluate(Model *m, const Dataset *d, long lo, long hi, double *right);
 /** A run's last words: with @p quiet the one final line, otherwise the time breakdown. */
 void train_report_end(FILE *f, const TrainResult *res, bool quiet);
-
-struct Options;
-struct Checkpoint;
-/**
- * Before training: load the data, check that a global batch of @p ranks x --batch_size
- * samples fits in the training set (@p ranks_word names the ranks in the message:
- * "ranks", "workers"), check --checkpoint and with --resume load it into @p resume
- * (zeroed otherwise), and open --log (writing the CSV header unless resuming a log).
- * Returns 0, or -1 after printing one line on stderr; the program then exits with
- * EXIT_USAGE.
- */
-int train_prepare(const struct Options *o, int ranks, const char *ranks_word, Dataset *train,
-                  Dataset *test, FILE **log, struct Checkpoint *resume);
-/**
- * Print the banner lines every multi-rank program shares: the device (@p note says how it
- * was chosen), the model, the data, and the training of @p trainers ranks of --batch_size
- * samples each (@p each names one: "rank", "worker").
- */
-void train_banner(FILE *f, const struct Options *o, const Model *m, const Dataset *train,
-                  const Dataset *test, const Device *dev, const char *note, int trainers,
-                  const char *each);
 
 #endif

@@ -22,7 +22,10 @@ void set_program_name(const char *argv0)
         progname = slash ? slash + 1 : argv0;
 }
 
-const char *program_name(void) { return progname; }
+const char *program_name(void)
+{
+    return progname;
+}
 
 void fatal(const char *fmt, ...)
 {

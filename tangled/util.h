@@ -23,11 +23,9 @@ void set_program_name(const char *argv0);
 /** The name given to set_program_name(), or "dps". */
 const char *program_name(void);
 /** Print "program: message" on stderr and exit with EXIT_RUNTIME. */
-__attribute__((noreturn, format(printf, 1, 2)))
-void fatal(const char *fmt, ...);
+__attribute__((noreturn, format(printf, 1, 2))) void fatal(const char *fmt, ...);
 /** Format a message into @p err (ERR_LEN bytes) and return -1, for `return error_set(...)`. */
-__attribute__((format(printf, 2, 3)))
-int error_set(char *err, const char *fmt, ...);
+__attribute__((format(printf, 2, 3))) int error_set(char *err, const char *fmt, ...);
 /** calloc() that calls fatal() when memory runs out; never returns NULL. */
 void *xcalloc(size_t count, size_t size);
 /** Seconds on a monotonic clock, for measuring intervals. */

@@ -22,7 +22,7 @@ static inline void single_device_weights(const Dataset *train, const Dataset *te
     cr_assert(model_init(&m, dev, train->features, widths, 1, train->classes, batch, 7, err) ==
               0, "%s", err);
     cr_assert(m.n_params == n);
-    TrainConfig cfg = {batch, epochs, lr, 7, true, NULL, NULL, NULL, NULL};
+    TrainConfig cfg = {.batch_size = batch, .epochs = epochs, .lr = lr, .seed = 7, .quiet = true};
     TrainResult res;
     cr_assert(train_run(&cfg, &m, train, test, NULL, &res, err) == 0, "%s", err);
     dev->download(params, m.params, n * sizeof(float));

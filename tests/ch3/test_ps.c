@@ -56,7 +56,8 @@ static int ps_rank(int rank, int size, void *arg, char *err)
     Strategy s;
     Comm *state[2];
     ps_worker(&s, mine, host, state);
-    TrainConfig cfg = {setup.batch, setup.epochs, setup.lr, 7, true, NULL, NULL, NULL, NULL};
+    TrainConfig cfg = {.batch_size = setup.batch, .epochs = setup.epochs, .lr = setup.lr,
+                       .seed = 7, .quiet = true};
     TrainResult res;
     if (train_run(&cfg, &m, &setup.train, &setup.test, &s, &res, err))
         return -1;

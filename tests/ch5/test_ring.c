@@ -100,7 +100,8 @@ static int ring_rank(int rank, int size, void *arg, char *err)
     s.sync_gradients = checked_sync;
     s.sum_stats = checked_sum;
     s.state = &k;
-    TrainConfig cfg = {setup.batch, setup.epochs, setup.lr, 7, true, NULL, NULL, NULL, NULL};
+    TrainConfig cfg = {.batch_size = setup.batch, .epochs = setup.epochs, .lr = setup.lr,
+                       .seed = 7, .quiet = true};
     TrainResult res;
     if (train_run(&cfg, &m, &setup.train, &setup.test, &s, &res, err))
         return -1;

@@ -92,7 +92,8 @@ static void reference(int batch, float *out)
     Model m;
     cr_assert(model_init(&m, test_device(), setup.train.features, setup.hidden, 2,
                          setup.train.classes, batch, 7, err) == 0, "%s", err);
-    TrainConfig cfg = {batch, setup.epochs, setup.lr, 7, true, NULL, NULL, NULL, NULL};
+    TrainConfig cfg = {.batch_size = batch, .epochs = setup.epochs, .lr = setup.lr,
+                       .seed = 7, .quiet = true};
     TrainResult res;
     cr_assert(train_run(&cfg, &m, &setup.train, &setup.test, NULL, &res, err) == 0, "%s", err);
     m.dev->download(out, m.params, m.n_params * sizeof(float));
@@ -167,7 +168,8 @@ static int bucket_rank(int rank, int size, void *arg, char *err)
         s.sum_stats = held_sum;
         s.state = &h;
     }
-    TrainConfig cfg = {setup.batch, setup.epochs, setup.lr, 7, true, NULL, NULL, NULL, NULL};
+    TrainConfig cfg = {.batch_size = setup.batch, .epochs = setup.epochs, .lr = setup.lr,
+                       .seed = 7, .quiet = true};
     TrainResult res;
     if (train_run(&cfg, &m, &setup.train, &setup.test, &s, &res, err))
         return -1;
@@ -252,7 +254,8 @@ Test(data_parallel, n_replicas_equal_one_device)
     float *ref = xcalloc(n, sizeof *ref), *got = xcalloc(n, sizeof *got);
     for (int N = 1; N <= 4; N++) {
         reference(setup.batch * N, ref);
-        TrainConfig cfg = {setup.batch, setup.epochs, setup.lr, 7, true, NULL, NULL, NULL, NULL};
+        TrainConfig cfg = {.batch_size = setup.batch, .epochs = setup.epochs, .lr = setup.lr,
+                           .seed = 7, .quiet = true};
         Model master;
         TrainResult res;
         char err[ERR_LEN];

@@ -1,0 +1,76 @@
+#line 888 "chapters/06-production.nw"
+/**
+ * @file mpi_strategy.c
+ * @brief The transport's own all-reduce (MPI_Allreduce) as a strategy (chapter 6).
+ */
+#include "production.h"
+
+#include <stdlib.h>
+
+#include "ring_strategy.h"
+#include "strategy.h"
+#include "util.h"
+
+#line 905 "chapters/06-production.nw"
+static int native_sync(Strategy *s, Model *m, Timers *t, char *err)
+{
+    NativeState *st = s->state;
+    double t0 = now_seconds();
+    if (st->c->allreduce(st->c, m->grads, m->n_params, err))
+        return -1;
+    if (st->c->size > 1)
+        m->dev->scale(m->n_params, 1.0f / (float)st->c->size, m->grads);
+    m->dev->sync();
+    timers_add(t, "all-reduce", now_seconds() - t0);
+    return 0;
+}
+
+static int native_stats(Strategy *s, double *v, int n, char *err)
+{
+    return ring_sum_doubles(((NativeState *)s->state)->host, v, n, err);
+}
+
+int native_strategy(Strategy *s, NativeState *st, Comm *c, Comm *host, char *err)
+{
+    if (!c->allreduce)
+        return error_set(err,
+                         "the %s transport has no all-reduce of its own: --strategy mpi "
+                         "runs under mpirun with --transport mpi",
+                         c->name);
+    st->c = c;
+    st->host = host;
+    *s = (Strategy){.name = c->name,
+                    .rank = c->rank,
+                    .world = c->size,
+                    .sync_gradients = native_sync,
+                    .sum_stats = native_stats,
+                    .state = st};
+    return 0;
+}
+#line 1569 "chapters/06-production.nw"
+static int mpi_open(Strategy *s, const StrategyEnv *e, char *err)
+{
+    NativeState *st = xcalloc(1, sizeof *st);
+    if (native_strategy(s, st, e->c, e->host, err)) {
+        free(st);
+        return -1;
+    }
+    return 0;
+}
+
+static void mpi_close(Strategy *s)
+{
+    free(s->state);
+}
+
+const StrategyDef strategy_mpi = {
+    .name = "mpi",
+    .title = "MPI_Allreduce",
+    .trainer = "rank",
+    .shape = SHAPE_RANKS,
+    .needs = RUNS_OVER_MPI | NEEDS_MPI,
+    .min_ranks = 1,
+    .open = mpi_open,
+    .close = mpi_close,
+    .traffic = ring_traffic,
+};

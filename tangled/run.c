@@ -1,0 +1,490 @@
+#line 1653 "chapters/02-shm.nw"
+/**
+ * @file run.c
+ * @brief The run layer (chapters 1-3, 6).
+ */
+#include "run.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "comm_mpi.h"
+#include "launch.h"
+#include "report.h"
+#include "ring_strategy.h"
+#include "util.h"
+
+#line 2280 "chapters/01-mlp.nw"
+int run_prepare_training(Run *run, int trainers, const char *word)
+{
+    Options o = run->o; /* a copy: only rank 0 of an MPI run keeps the log */
+    if (run->mpi_rank != 0)
+        o.log = NULL;
+    if (train_prepare(&o, trainers, word, &run->train, &run->test, &run->log, &run->resume)) {
+        if (run->mpi)
+            comm_mpi_finalize();
+        return EXIT_USAGE;
+    }
+    return RUN_GO;
+}
+
+int run_model(const Run *run, const Device *dev, Model *m, char *err)
+{
+    const Options *o = &run->o;
+    return model_init(m, dev, run->train.features, o->hidden, o->n_hidden, run->train.classes,
+                      o->batch_size, o->seed, err);
+}
+
+TrainConfig run_train_config(const Run *run, bool reports)
+{
+    const Options *o = &run->o;
+    return (TrainConfig){
+        .batch_size = o->batch_size,
+        .epochs = o->epochs,
+        .lr = o->lr,
+        .seed = o->seed,
+        .quiet = o->quiet,
+        .out = stdout,
+        .log = reports ? run->log : NULL,
+        .checkpoint = o->checkpoint,
+        .resume = o->resume ? &run->resume : NULL,
+        .phase = launch_phase,
+    };
+}
+
+#line 2322 "chapters/01-mlp.nw"
+/** Undo what train_prepare() did to the log and the checkpoint before it failed; returns -1. */
+static int prepare_failed(const Options *o, FILE **log, bool created, Checkpoint *resume)
+{
+    checkpoint_free(resume);
+    if (*log)
+        fclose(*log);
+    *log = NULL;
+    if (created)
+        unlink(o->log);
+    return -1;
+}
+
+#line 2398 "chapters/01-mlp.nw"
+/** Open @p path for appending; *created says whether this call made the file. */
+static FILE *log_open(const char *path, bool *created)
+{
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_EXCL, 0644);
+    *created = fd >= 0;
+    if (fd < 0 && errno == EEXIST)
+        fd = open(path, O_WRONLY | O_APPEND);
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "a");
+    if (fd >= 0 && !f) {
+        int e = errno;
+        close(fd);
+        if (*created)
+            unlink(path);
+        errno = e;
+    }
+    return f;
+}
+
+/** Whether @p f is a regular file (one that can be emptied). */
+static bool regular_file(FILE *f)
+{
+    struct stat st;
+    return fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
+}
+#line 2338 "chapters/01-mlp.nw"
+int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *train,
+                  Dataset *test, FILE **log, Checkpoint *resume)
+{
+    char err[ERR_LEN];
+    *log = NULL;
+    memset(resume, 0, sizeof *resume);
+
+#line 678 "chapters/A2-failure.nw"
+    if (o->resume && !o->checkpoint) {
+        fprintf(stderr, "%s: --resume needs --checkpoint FILE (the file to resume from)\n",
+                program_name());
+        return -1;
+    }
+    if (o->checkpoint && checkpoint_writable(o->checkpoint, err)) {
+        fprintf(stderr, "%s: --checkpoint: %s\n", program_name(), err);
+        return -1;
+    }
+#line 2345 "chapters/01-mlp.nw"
+
+#line 690 "chapters/A2-failure.nw"
+    if (o->resume && checkpoint_load(o->checkpoint, resume, err)) {
+        fprintf(stderr, "%s: --resume: %s\n", program_name(), err);
+        return -1;
+    }
+#line 2346 "chapters/01-mlp.nw"
+
+#line 2383 "chapters/01-mlp.nw"
+    bool created = false;
+    if (o->log && !(*log = log_open(o->log, &created))) {
+        fprintf(stderr, "%s: --log %s: cannot open: %s\n", program_name(), o->log,
+                strerror(errno));
+        return prepare_failed(o, log, false, resume);
+    }
+#line 2347 "chapters/01-mlp.nw"
+    if (data_load(o->data, o->train_size, o->seed, train, test, err)) {
+        fprintf(stderr, "%s: %s\n", program_name(), err);
+        return prepare_failed(o, log, created, resume);
+    }
+    long global = (long)o->batch_size * ranks;
+    if (global > train->n) {
+        if (ranks == 1)
+            fprintf(stderr,
+                    "%s: --batch_size %d is larger than the training set (%ld "
+                    "samples)\n",
+                    program_name(), o->batch_size, train->n);
+        else
+            fprintf(stderr,
+                    "%s: a global batch of %ld samples (--batch_size %d x %d %s) is "
+                    "larger than the training set (%ld samples)\n",
+                    program_name(), global, o->batch_size, ranks, ranks_word, train->n);
+        return prepare_failed(o, log, created, resume);
+    }
+
+#line 701 "chapters/A2-failure.nw"
+    if (o->resume) {
+        Checkpoint want = {.n_layers = o->n_hidden + 1,
+                           .seed = o->seed,
+                           .global_batch = (uint64_t)global,
+                           .n_train = (uint64_t)train->n,
+                           .lr = o->lr,
+                           .epochs = o->epochs};
+        want.width[0] = train->features;
+        for (int l = 0; l < o->n_hidden; l++)
+            want.width[l + 1] = o->hidden[l];
+        want.width[o->n_hidden + 1] = train->classes;
+        if (checkpoint_match(resume, &want, o->checkpoint, err)) {
+            fprintf(stderr, "%s: %s%s\n", program_name(),
+                    strncmp(err, "--resume", 8) == 0 ? "" : "--resume: ", err);
+            return prepare_failed(o, log, created, resume);
+        }
+    }
+#line 2363 "chapters/01-mlp.nw"
+    if (*log && !o->resume && regular_file(*log) && ftruncate(fileno(*log), 0) != 0) {
+        fprintf(stderr, "%s: --log %s: %s\n", program_name(), o->log, strerror(errno));
+        return prepare_failed(o, log, created, resume);
+    }
+    if (*log && (!regular_file(*log) || (fseek(*log, 0, SEEK_END) == 0 && ftell(*log) == 0)))
+        report_csv_header(*log); /* a resumed run appends to its log */
+    return 0;
+}
+#line 1501 "chapters/02-shm.nw"
+int run_parse(Run *run, int argc, char **argv, unsigned accepted, const char *summary,
+              const char *examples)
+{
+    char err[ERR_LEN];
+    set_program_name(argv[0]);
+    options_defaults(&run->o);
+    if (options_parse(&run->o, argc, argv, accepted, err)) {
+        fprintf(stderr, "%s: %s\n", program_name(), err);
+        return EXIT_USAGE;
+    }
+    if (run->o.help) {
+        options_usage(stdout, summary, accepted, examples);
+        return 0;
+    }
+    return RUN_GO;
+}
+
+int run_start(Run *run, bool mpi)
+{
+    run->ranks = run->o.n_gpus;
+    run->mpi = mpi || strcmp(run->o.transport, "mpi") == 0;
+    run->mpi_rank = 0;
+    if (run->mpi)
+#line 301 "chapters/06-production.nw"
+    {
+        char err[ERR_LEN];
+        int size;
+        if (comm_mpi_init(&run->mpi_rank, &size, err)) {
+            fprintf(stderr, "%s: %s\n", program_name(), err);
+            return EXIT_USAGE;
+        }
+        if ((run->o.given & OPT_N_GPUS) && run->o.n_gpus != size) {
+            if (run->mpi_rank == 0)
+                fprintf(stderr,
+                        "%s: --n_gpus %d, but mpirun started %d process(es): give mpirun "
+                        "-np %d, or leave --n_gpus out\n",
+                        program_name(), run->o.n_gpus, size, run->o.n_gpus);
+            comm_mpi_finalize();
+            return EXIT_USAGE;
+        }
+        run->ranks = size;
+    }
+#line 1525 "chapters/02-shm.nw"
+    return RUN_GO;
+}
+#line 1535 "chapters/02-shm.nw"
+/** The prelude of every rank, then the program's body. */
+static int rank_main(int rank, int size, void *arg, char *err)
+{
+    Run *run = arg;
+    Rank r = {.rank = rank, .size = size, .run = run};
+    launch_phase("opening the device");
+    if (!(r.dev = device_open(run->o.device, rank, r.note, err)))
+        return -1;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN); /* the ranks share the machine's cores */
+    device_cpu_threads((int)(cores / size > 0 ? cores / size : 1));
+    if ((run->w || run->mpi) && comm_open_rank(run->w, rank, r.dev, &r.c, &r.host, err))
+        return -1;
+    if (run->body(&r, err))
+        return -1;
+    if (r.c)
+        comm_close_rank(r.c, r.host);
+    return 0;
+}
+#line 1559 "chapters/02-shm.nw"
+void run_ranks(Run *run, int (*body)(Rank *r, char *err))
+{
+    char err[ERR_LEN];
+    run->body = body;
+    if (run->mpi)
+#line 321 "chapters/06-production.nw"
+    {
+        if (rank_main(run->mpi_rank, run->ranks, run, err)) {
+            fprintf(stderr, "%s: rank %d: %s\n", program_name(), run->mpi_rank, err);
+            comm_mpi_abort(EXIT_FAILURE);
+        }
+        return;
+    }
+#line 1565 "chapters/02-shm.nw"
+    if (!(run->w = shm_world_create(run->ranks, 0, run->o.timeout, err)))
+        fatal("%s", err);
+    int rc = launch(run->ranks, rank_main, run, 0, err);
+    shm_world_destroy(run->w);
+    run->w = NULL;
+    if (rc)
+        fatal("%s", err);
+}
+
+int run_finish(Run *run)
+{
+    if (run->log && fclose(run->log) != 0)
+        fatal("--log %s: %s", run->o.log, strerror(errno));
+    run->log = NULL;
+    return 0;
+}
+#line 571 "chapters/03-ps.nw"
+/** SHAPE_ONE: rank 0 of 1, in this process. */
+static void run_one(Run *run, int (*body)(Rank *r, char *err))
+{
+    char err[ERR_LEN];
+    run->body = body;
+    if (rank_main(0, 1, run, err))
+        fatal("%s", err);
+}
+#line 722 "chapters/03-ps.nw"
+/** RUN_GO when run->strategy can run as asked; else EXIT_USAGE after one line. */
+static int check_strategy(const Run *run)
+{
+    const StrategyDef *def = run->strategy;
+    const Options *o = &run->o;
+    char why[ERR_LEN] = "";
+
+#line 1714 "chapters/06-production.nw"
+    bool given = o->given & OPT_TRANSPORT, over_mpi = strcmp(o->transport, "mpi") == 0;
+    char names[ERR_LEN / 4];
+    if ((def->needs & NEEDS_MPI) && given && !over_mpi) {
+        snprintf(why, sizeof why,
+                 "--strategy %s: %s needs the MPI transport (drop --transport "
+                 "shm, run under mpirun)",
+                 def->name, def->title);
+    } else if (given && over_mpi && !(def->needs & RUNS_OVER_MPI)) {
+        strategy_names(names, sizeof names, RUNS_OVER_MPI, ", ");
+        snprintf(why, sizeof why,
+                 "--strategy %s runs on this machine's shared memory; over "
+                 "--transport mpi use %s",
+                 def->name, names);
+    } else if (def->shape == SHAPE_ONE && (o->given & OPT_N_GPUS) && o->n_gpus != 1) {
+        snprintf(why, sizeof why, "--strategy %s trains on one device: drop --n_gpus or give 1",
+                 def->name);
+    } else if ((def->needs & CPU_ONLY) && strcmp(o->device, "cuda") == 0) {
+        snprintf(why, sizeof why,
+                 "--strategy %s drives CPU replicas from one process; this "
+                 "book's CUDA backend holds one GPU per process (use nccl or ring on GPUs)",
+                 def->name);
+    } else if (def->check) {
+        def->check(o->n_gpus, strcmp(o->device, "cpu") == 0, why, sizeof why);
+    }
+    if (!why[0] && (o->given & OPT_BUCKET) && !(def->needs & USES_BUCKETS)) {
+        strategy_names(names, sizeof names, USES_BUCKETS, ", ");
+        snprintf(why, sizeof why, "--bucket_mb sets the buckets of --strategy %s only", names);
+    }
+#line 729 "chapters/03-ps.nw"
+    if (!why[0] && o->n_gpus < def->min_ranks)
+        snprintf(why, sizeof why, "--n_gpus %d: %s needs %s (--n_gpus %d or more)", o->n_gpus,
+                 def->title, def->why_min, def->min_ranks);
+    if (why[0])
+        fprintf(stderr, "%s: %s\n", program_name(), why);
+    return why[0] ? EXIT_USAGE : RUN_GO;
+}
+#line 672 "chapters/03-ps.nw"
+static void run_banner(const Rank *r, const Model *m)
+{
+    const Run *run = r->run;
+    const StrategyDef *def = run->strategy;
+    char line[ERR_LEN];
+    printf("%s: %s, %d %s\n", program_name(), def->title, r->size,
+           r->size == 1 ? "rank" : "ranks");
+    printf("  ranks    %d (%s%s)\n", r->size,
+           def->shape == SHAPE_THREADS      ? "threads of one process"
+           : !r->c                          ? "one process"
+           : strcmp(r->c->name, "mpi") == 0 ? "MPI processes"
+           : r->dev->kind == DEVICE_CPU     ? "processes standing in for GPUs"
+                                            : "GPUs",
+           def->servers ? ": rank 0 serves" : "");
+    train_banner(stdout, &run->o, m, &run->train, &run->test, r->dev, r->note,
+                 r->size - def->servers, def->trainer);
+    if (def->traffic && r->size > 1) {
+        def->traffic(line, sizeof line, r->size, m->n_params * sizeof(float));
+        printf("  traffic  %s\n", line);
+    }
+}
+#line 699 "chapters/03-ps.nw"
+void train_banner(FILE *f, const Options *o, const Model *m, const Dataset *train,
+                  const Dataset *test, const Device *dev, const char *note, int trainers,
+                  const char *each)
+{
+    char shape[128], n1[32], n2[32], n3[32], b1[32];
+    model_describe(m, shape, sizeof shape);
+    fprintf(f, "  device   %s: %s\n", note, dev->description);
+    fprintf(f, "  model    %s, %s parameters (%s), ReLU, softmax cross-entropy\n", shape,
+            format_count(n1, (long long)m->n_params), format_bytes(b1, m->n_params * 4));
+    fprintf(f, "  data     %s: %s train, %s test, %dx%d, %d classes\n", train->source,
+            format_count(n2, train->n), format_count(n3, test->n), train->rows, train->cols,
+            train->classes);
+    fprintf(f, "  training %d epochs, batch %d per %s (global %d), lr %g, %ld steps/epoch\n",
+            o->epochs, o->batch_size, each, o->batch_size * trainers, o->lr,
+            train_steps_per_epoch(train->n, o->batch_size, trainers));
+}
+#line 644 "chapters/03-ps.nw"
+/** After training: compare the replicas, print the final figures (@p res: this rank's). */
+static int run_report(const Rank *r, const Strategy *s, const Model *m, const TrainResult *res,
+                      char *err)
+{
+    const Options *o = &r->run->o;
+    uint64_t hash = 0;
+    launch_phase("comparing the replicas");
+    if (r->host && replicas_agree(r->host, m, &hash, err))
+        return -1;
+    if (res) {
+        train_report_end(stdout, res, o->quiet);
+        if (!o->quiet && r->size > 1)
+            printf("replicas: the weights of all %d ranks are identical (hash %016llx)\n",
+                   r->size, (unsigned long long)hash);
+        fflush(stdout);
+    }
+    if (r->host && r->host->barrier(r->host, err)) /* the strategy's figures come last */
+        return -1;
+    if (r->rank == 0 && !o->quiet && r->run->strategy->report)
+        r->run->strategy->report(s, stdout);
+    return 0;
+}
+#line 624 "chapters/03-ps.nw"
+static int open_strategy(const Rank *r, Model *m, Strategy *s, char *err)
+{
+    const StrategyDef *def = r->run->strategy;
+    StrategyEnv env = {.c = r->c,
+                       .host = r->host,
+                       .m = m,
+                       .dev = r->dev,
+                       .bucket_bytes = (size_t)(r->run->o.bucket_mb * (1 << 20))};
+    return def->open ? def->open(s, &env, err) : 0;
+}
+
+static int serve(const Rank *r, Model *m, Strategy *s, const TrainConfig *cfg, char *err)
+{
+    const Run *run = r->run;
+    long steps = train_steps_per_epoch(run->train.n, run->o.batch_size,
+                                       r->size - run->strategy->servers);
+    if (run->resume.params && checkpoint_restore(&run->resume, m, err))
+        return -1;
+    return run->strategy->serve(s, m, cfg, steps, err);
+}
+
+#line 593 "chapters/03-ps.nw"
+static int train_rank(Rank *r, char *err)
+{
+    Run *run = r->run;
+    const StrategyDef *def = run->strategy;
+    bool speaks = r->rank == def->servers;
+    Model m;
+    Strategy s = {0};
+    if (run_model(run, r->dev, &m, err) || open_strategy(r, &m, &s, err))
+        return -1;
+    if (speaks && !run->o.quiet)
+        run_banner(r, &m);
+    TrainConfig cfg = run_train_config(run, speaks);
+    TrainResult res;
+    int rc = r->rank < def->servers ? serve(r, &m, &s, &cfg, err)
+                                    : train_run(&cfg, &m, &run->train, &run->test,
+                                                def->open ? &s : NULL, &res, err);
+    if (rc == 0)
+        rc = run_report(r, &s, &m, speaks ? &res : NULL, err);
+    if (def->close)
+        def->close(&s);
+    model_free(&m);
+    return rc;
+}
+#line 1674 "chapters/06-production.nw"
+/** Build one replica on the CPU, for a strategy that drives them all. */
+static int build_replica(Model *m, void *arg, char *err)
+{
+    return run_model(arg, device_cpu(), m, err);
+}
+
+/** SHAPE_THREADS: every replica in this process. */
+static void run_threads(Run *run)
+{
+    char err[ERR_LEN];
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    device_cpu_threads((int)(cores / run->ranks > 0 ? cores / run->ranks : 1));
+    if (!run->o.quiet) {
+        Rank r = {.size = run->ranks, .dev = device_cpu(), .run = run};
+        Model probe;
+        snprintf(r.note, sizeof r.note, "cpu (%s drives CPU replicas)", run->strategy->name);
+        if (build_replica(&probe, run, err))
+            fatal("%s", err);
+        run_banner(&r, &probe);
+        model_free(&probe);
+    }
+    TrainConfig cfg = run_train_config(run, true);
+    Model master;
+    TrainResult res;
+    if (run->strategy->threads(&cfg, run->ranks, &run->train, &run->test, build_replica, run,
+                               &master, &res, err))
+        fatal("%s", err);
+    train_report_end(stdout, &res, run->o.quiet);
+    model_free(&master);
+}
+
+#line 543 "chapters/03-ps.nw"
+int run_training(Run *run)
+{
+    const StrategyDef *def = run->strategy;
+    char word[32];
+    snprintf(word, sizeof word, "%ss", def->trainer);
+    int status = check_strategy(run);
+    if (status == RUN_GO)
+        status = run_start(run, def->needs & NEEDS_MPI);
+    if (status == RUN_GO && def->shape == SHAPE_ONE)
+        run->ranks = 1;
+    if (status == RUN_GO)
+        status = run_prepare_training(run, run->ranks - def->servers, word);
+    if (status != RUN_GO)
+        return status;
+    if (def->shape == SHAPE_THREADS)
+        run_threads(run);
+    else if (def->shape == SHAPE_ONE)
+        run_one(run, train_rank);
+    else
+        run_ranks(run, train_rank);
+    return run_finish(run);
+}
