@@ -1,4 +1,4 @@
-#line 605 "chapters/06-production.nw"
+#line 601 "chapters/06-production.nw"
 /**
  * @file buckets.c
  * @brief DDP-style buckets: a communication thread all-reduces them during backward.
@@ -29,7 +29,7 @@ __attribute__((weak)) int bucket_assign(const size_t *layer_floats, int n_layers
     }
     return n_layers > 0 ? b + 1 : 0;
 }
-#line 651 "chapters/06-production.nw"
+#line 647 "chapters/06-production.nw"
 /** The communication thread: all-reduce each posted bucket, in order, until stopped. */
 static void *communicate(void *arg)
 {
@@ -100,7 +100,7 @@ static int sum_stats(Strategy *s, double *v, int n, char *err)
 {
     return ring_sum_doubles(((BucketState *)s->state)->host, v, n, err);
 }
-#line 728 "chapters/06-production.nw"
+#line 724 "chapters/06-production.nw"
 int bucket_strategy(Strategy *s, BucketState *st, Comm *c, Comm *host, Model *m,
                     size_t cap_bytes, char *err)
 {
@@ -164,7 +164,7 @@ void bucket_strategy_free(BucketState *st)
     st->c->dev->release(st->scratch);
 }
 
-#line 1525 "chapters/06-production.nw"
+#line 1559 "chapters/06-production.nw"
 static int bucketed_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     BucketState *st = xcalloc(1, sizeof *st);

@@ -4,8 +4,6 @@
  * @brief The program collectives: run, check and time the ring's collectives
  * (chapters 4 and 5), in the conventions of nccl-tests.
  */
-#include <math.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +11,7 @@
 #include "collectives.h"
 #include "comm.h"
 #include "device.h"
-#include "production.h"
+#include "measure.h"
 #include "report.h"
 #include "run.h"
 #include "util.h"
@@ -28,205 +26,22 @@ static const char *examples =
     "  mpirun -np 2 ./collectives --transport mpi --op native_all_reduce\n"
     "                                                   MPI_Allreduce (chapter 6)\n";
 
-/** The host communicator of this rank, beside the one of the buffers. */
-static Comm *run_host;
-
-/**
- * One collective: fill, run, count wrong elements; busbw = algbw x bus x (N-1)/N, or algbw
- * when bus is 0 (a copy on each rank, no traffic between them).
- */
-typedef struct Op {
-    const char *name; /**< as --op spells it */
-    int bus;          /**< 1: reduce-scatter, all-gather; 2: all-reduce; 0: a local copy */
-    /** Fill rank @p r's host buffer of @p count elements of @p size ranks. */
-    void (*fill)(int r, int size, float *x, size_t count);
-    /** Run the collective on device buffer @p buf. */
-    int (*run)(Comm *c, float *buf, size_t count, float *scratch, char *err);
-    /** Count the elements of rank @p r's result @p x that are wrong. */
-    long (*wrong)(int r, int size, const float *x, size_t count);
-} Op;
-
-#line 507 "chapters/04-rs.nw"
-static void fill_own(int r, int size, float *x, size_t count)
-{
-    (void)size;
-    for (size_t i = 0; i < count; i++)
-        x[i] = collective_value(r, i);
-}
-
-static long wrong_reduce_scatter(int r, int size, const float *x, size_t count)
-{
-    long wrong = 0;
-    for (size_t i = chunk_start(count, size, r); i < chunk_start(count, size, r + 1); i++)
-        wrong += x[i] != collective_sum(size, i);
-    return wrong;
-}
-#line 314 "chapters/05-ag.nw"
-static void fill_chunk(int r, int size, float *x, size_t count)
-{
-    for (size_t i = 0; i < count; i++)
-        x[i] = NAN;
-    for (size_t i = chunk_start(count, size, r); i < chunk_start(count, size, r + 1); i++)
-        x[i] = collective_value(r, i);
-}
-
-static long wrong_all_gather(int r, int size, const float *x, size_t count)
-{
-    (void)r;
-    long wrong = 0;
-    for (int k = 0; k < size; k++)
-        for (size_t i = chunk_start(count, size, k); i < chunk_start(count, size, k + 1); i++)
-            wrong += x[i] != collective_value(k, i);
-    return wrong;
-}
-
-static long wrong_all_reduce(int r, int size, const float *x, size_t count)
-{
-    (void)r;
-    long wrong = 0;
-    for (size_t i = 0; i < count; i++)
-        wrong += x[i] != collective_sum(size, i);
-    return wrong;
-}
-
-static int run_all_gather(Comm *c, float *buf, size_t count, float *scratch, char *err)
-{
-    (void)scratch;
-    return ring_all_gather(c, buf, count, sizeof(float), err);
-}
-
-static int run_all_reduce(Comm *c, float *buf, size_t count, float *scratch, char *err)
-{
-    return ring_all_reduce(c, buf, count, scratch, 1.0f, err);
-}
-#line 349 "chapters/06-production.nw"
-static int run_native_all_reduce(Comm *c, float *buf, size_t count, float *scratch, char *err)
-{
-    (void)scratch;
-    if (!c->allreduce)
-        return error_set(err,
-                         "the %s transport has no all-reduce of its own: use "
-                         "--transport mpi under mpirun",
-                         c->name);
-    return c->allreduce(c, buf, count, err);
-}
-#line 378 "chapters/06-production.nw"
-/** A buffer of at least @p count floats on @p dev, kept from call to call. */
-static float *spare(const Device *dev, size_t count)
-{
-    static float *buf;
-    static size_t cap;
-    if (count > cap) {
-        if (buf)
-            dev->release(buf);
-        buf = dev->alloc((count + 1) * sizeof *buf);
-        cap = count;
-    }
-    return buf;
-}
-
-static int run_ps_all_reduce(Comm *c, float *buf, size_t count, float *scratch, char *err)
-{
-    (void)scratch;
-    size_t bytes = count * sizeof *buf;
-    if (c->rank != 0)
-        return c->send(c, 0, buf, bytes, err) || c->recv(c, 0, buf, bytes, err) ? -1 : 0;
-    float *in = spare(c->dev, count);
-    for (int q = 1; q < c->size; q++) {
-        if (c->recv(c, q, in, bytes, err))
-            return -1;
-        c->dev->axpy(count, 1.0f, in, buf);
-    }
-    for (int q = 1; q < c->size; q++)
-        if (c->send(c, q, buf, bytes, err))
-            return -1;
-    return 0;
-}
-
-static int run_memcpy(Comm *c, float *buf, size_t count, float *scratch, char *err)
-{
-    (void)scratch, (void)err;
-    c->dev->copy(spare(c->dev, count), buf, count * sizeof *buf);
-    return 0;
-}
-
-static long wrong_memcpy(int r, int size, const float *x, size_t count)
-{
-    (void)size;
-    long wrong = 0;
-    for (size_t i = 0; i < count; i++)
-        wrong += x[i] != collective_value(r, i);
-    return wrong;
-}
-
-static int run_nccl_all_reduce(Comm *c, float *buf, size_t count, float *scratch, char *err)
-{
-    (void)scratch;
-    static NcclState st;
-    static bool open;
-    if (!open && nccl_open(&st, run_host, c->dev, err))
-        return -1;
-    open = true;
-    return nccl_all_reduce(&st, buf, count, false, err);
-}
-
-#line 495 "chapters/04-rs.nw"
-/** The rows of --op. */
-static const Op ops[] = {
-    {"reduce_scatter", 1, fill_own, ring_reduce_scatter, wrong_reduce_scatter},
-
-#line 309 "chapters/05-ag.nw"
-    {"all_gather", 1, fill_chunk, run_all_gather, wrong_all_gather},
-    {"all_reduce", 2, fill_own, run_all_reduce, wrong_all_reduce},
-#line 345 "chapters/06-production.nw"
-    {"native_all_reduce", 2, fill_own, run_native_all_reduce, wrong_all_reduce},
-#line 363 "chapters/06-production.nw"
-    {"ps_all_reduce", 2, fill_own, run_ps_all_reduce, wrong_all_reduce},
-    {"memcpy", 0, fill_own, run_memcpy, wrong_memcpy},
-    {"nccl_all_reduce", 2, fill_own, run_nccl_all_reduce, wrong_all_reduce},
-#line 499 "chapters/04-rs.nw"
-};
-
-#line 529 "chapters/04-rs.nw"
-/** Check and time @p count elements; the median seconds in *t, wrong elements in *wrong. */
-static int one_size(Comm *c, const Options *o, const Op *op, size_t count, float *host,
-                    float *buf, float *scratch, double *times, double *t, long *wrong,
-                    char *err)
-{
-    const Device *dev = c->dev;
-    *wrong = 0;
-    if (o->check) {
-        op->fill(c->rank, c->size, host, count);
-        dev->upload(buf, host, count * sizeof(float));
-        if (op->run(c, buf, count, scratch, err))
-            return -1;
-        dev->download(host, buf, count * sizeof(float));
-        *wrong = op->wrong(c->rank, c->size, host, count);
-    }
-    if (c->barrier(c, err))
-        return -1;
-    for (int i = -o->warmup; i < o->iters; i++) {
-        double t0 = now_seconds();
-        if (op->run(c, buf, count, scratch, err))
-            return -1;
-        dev->sync();
-        if (i >= 0)
-            times[i] = now_seconds() - t0;
-    }
-    *t = median(times, o->iters);
-    return 0;
-}
-#line 566 "chapters/04-rs.nw"
+#line 602 "chapters/04-rs.nw"
 static int collectives_rank(Rank *r, char *err)
 {
     const Options *o = &r->run->o;
     const Op *op = r->run->program;
     const Device *dev = r->dev;
-    Comm *c = r->c, *host = r->host;
+    Comm *host = r->host, *c = op->nccl ? comm_nccl_open(r->c, host, err) : r->c;
+    if (!c)
+        return -1;
     int rank = r->rank, size = r->size;
-    run_host = host; /* for the collectives that need host messages (chapter 6) */
+    Timing tm = {.warmup = o->warmup,
+                 .iters = o->iters,
+                 .check =
+                     o->check}; /* for the collectives that need host messages (chapter 6) */
     if (rank == 0)
-#line 615 "chapters/04-rs.nw"
+#line 655 "chapters/04-rs.nw"
     {
         char lo[32], hi[32];
         printf("# collectives: %s on %d ranks over %s\n", op->name, size,
@@ -245,7 +60,7 @@ static int collectives_rank(Rank *r, char *err)
                "(us)", "(GB/s)", "(GB/s)", "");
         fflush(stdout);
     }
-#line 576 "chapters/04-rs.nw"
+#line 614 "chapters/04-rs.nw"
     size_t most = o->max_bytes / sizeof(float);
     float *hbuf = xcalloc(most + 1, sizeof(float));
     float *buf = dev->alloc((most + 1) * sizeof(float));
@@ -260,7 +75,7 @@ static int collectives_rank(Rank *r, char *err)
         last = count;
         double t;
         long wrong, w;
-        if (one_size(c, o, op, count, hbuf, buf, scratch, times, &t, &wrong, err))
+        if (op_measure(c, &tm, op, count, hbuf, buf, scratch, times, &t, &wrong, err))
             return -1;
         if (rank != 0 && host->send(host, 0, &wrong, sizeof wrong, err))
             return -1;
@@ -270,7 +85,7 @@ static int collectives_rank(Rank *r, char *err)
             wrong += w;
         }
         if (rank == 0)
-#line 635 "chapters/04-rs.nw"
+#line 675 "chapters/04-rs.nw"
         {
             double bytes = (double)count * sizeof(float), algbw = bytes / t / 1e9;
             double busbw = op->bus ? algbw * op->bus * (size - 1) / size : algbw;
@@ -284,7 +99,7 @@ static int collectives_rank(Rank *r, char *err)
             if (wrong)
                 return error_set(err, "%s of %zu elements: %ld wrong", op->name, count, wrong);
         }
-#line 601 "chapters/04-rs.nw"
+#line 639 "chapters/04-rs.nw"
         if (s > o->max_bytes / o->step_factor)
             break;
     }
@@ -294,14 +109,17 @@ static int collectives_rank(Rank *r, char *err)
     dev->release(scratch);
     free(hbuf);
     free(times);
+    if (c != r->c)
+        c->close(c);
     return 0;
 }
-#line 655 "chapters/04-rs.nw"
+#line 695 "chapters/04-rs.nw"
 /** Parse, refuse what makes no sense, launch the ranks. */
 int main(int argc, char **argv)
 {
     static Run run;
     unsigned accepted = OPTS_RANKS | OPT_BENCH | OPT_OP | OPT_TRANSPORT;
+    options_set_choices(OPT_OP, op_names());
     int status = run_parse(&run, argc, argv, accepted, summary, examples);
     if (status != RUN_GO)
         return status;
@@ -310,20 +128,12 @@ int main(int argc, char **argv)
                 run.o.max_bytes);
         return EXIT_USAGE;
     }
-    const Op *op = NULL;
-    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
-        if (strcmp(ops[i].name, run.o.op) == 0)
-            op = &ops[i];
-    if (!op) {
-        fprintf(stderr, "%s: --op %s: this program has no such collective\n", program_name(),
-                run.o.op);
-        return EXIT_USAGE;
-    }
+    const Op *op = op_find(run.o.op); /* the parser took only the table's names */
     run.program = (void *)op;
     if ((status = run_start(&run, false)) != RUN_GO)
         return status;
 
-#line 439 "chapters/06-production.nw"
+#line 435 "chapters/06-production.nw"
     if (!run.mpi && strcmp(op->name, "native_all_reduce") == 0) {
         fprintf(stderr,
                 "%s: --op native_all_reduce: the shared-memory transport has no "
@@ -331,7 +141,7 @@ int main(int argc, char **argv)
                 program_name());
         return EXIT_USAGE;
     }
-#line 681 "chapters/04-rs.nw"
+#line 714 "chapters/04-rs.nw"
     run_ranks(&run, collectives_rank);
     return run_finish(&run);
 }

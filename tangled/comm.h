@@ -76,5 +76,12 @@ Comm *comm_shm_host(Comm *c, char *err);
 int comm_open_rank(ShmWorld *w, int rank, const Device *dev, Comm **c, Comm **host, char *err);
 /** Close what comm_open_rank() opened (collective). */
 void comm_close_rank(Comm *c, Comm *host);
+/**
+ * NCCL's communicator beside @p c (a collective call over @p host, which carries NCCL's id):
+ * its allreduce() is ncclAllReduce; send, recv, sendrecv and barrier go through @p c, which
+ * must outlive it. NULL with @p err: no NCCL in this build, buffers not on a GPU, or more
+ * ranks than GPUs. Its close() leaves @p c open.
+ */
+Comm *comm_nccl_open(Comm *c, Comm *host, char *err);
 
 #endif

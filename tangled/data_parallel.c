@@ -1,4 +1,4 @@
-#line 1241 "chapters/06-production.nw"
+#line 1275 "chapters/06-production.nw"
 /**
  * @file data_parallel.c
  * @brief One process driving every replica, as torch.nn.DataParallel (chapter 6).
@@ -14,7 +14,7 @@
 #include "strategy.h"
 #include "util.h"
 
-#line 1262 "chapters/06-production.nw"
+#line 1296 "chapters/06-production.nw"
 /** Most figures dp_stats() sums: train_run()'s. */
 #define DP_STATS TRAIN_STATS
 
@@ -104,7 +104,7 @@ static void *dp_thread(void *arg)
     r->rc = train_run(&cfg, &r->sh->models[r->rank], r->train, r->test, &s, &r->res, r->err);
     return NULL;
 }
-#line 1355 "chapters/06-production.nw"
+#line 1389 "chapters/06-production.nw"
 int data_parallel_run(const TrainConfig *cfg, int replicas, const Dataset *train,
                       const Dataset *test, int (*build)(Model *m, void *arg, char *err),
                       void *build_arg, Model *master, TrainResult *res, char *err)
@@ -144,7 +144,7 @@ int data_parallel_run(const TrainConfig *cfg, int replicas, const Dataset *train
     free(th);
     return rc;
 }
-#line 1650 "chapters/06-production.nw"
+#line 1689 "chapters/06-production.nw"
 static void dp_traffic(char *line, size_t len, int ranks, size_t bytes)
 {
     char b[32];

@@ -1,4 +1,4 @@
-#line 888 "chapters/06-production.nw"
+#line 860 "chapters/06-production.nw"
 /**
  * @file mpi_strategy.c
  * @brief The transport's own all-reduce (MPI_Allreduce) as a strategy (chapter 6).
@@ -11,7 +11,7 @@
 #include "strategy.h"
 #include "util.h"
 
-#line 905 "chapters/06-production.nw"
+#line 877 "chapters/06-production.nw"
 static int native_sync(Strategy *s, Model *m, Timers *t, char *err)
 {
     NativeState *st = s->state;
@@ -47,7 +47,7 @@ int native_strategy(Strategy *s, NativeState *st, Comm *c, Comm *host, char *err
                     .state = st};
     return 0;
 }
-#line 1569 "chapters/06-production.nw"
+#line 1603 "chapters/06-production.nw"
 static int mpi_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     NativeState *st = xcalloc(1, sizeof *st);

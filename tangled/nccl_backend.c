@@ -1,4 +1,4 @@
-#line 1151 "chapters/06-production.nw"
+#line 1185 "chapters/06-production.nw"
 /**
  * @file nccl_backend.c
  * @brief NCCL's calls behind a table: built into libdps_nccl.so, loaded by dlopen().
@@ -14,7 +14,7 @@
 _Static_assert(sizeof(ncclUniqueId) == NCCL_ID_BYTES, "NCCL's unique id size");
 /** @endcond */
 
-#line 1179 "chapters/06-production.nw"
+#line 1213 "chapters/06-production.nw"
 static int unique_id(unsigned char id[NCCL_ID_BYTES], char *err)
 {
     ncclResult_t r = ncclGetUniqueId((ncclUniqueId *)id);
@@ -40,7 +40,7 @@ static void close_comm(void *comm, void *stream)
     if (stream)
         cudaStreamDestroy((cudaStream_t)stream);
 }
-#line 1207 "chapters/06-production.nw"
+#line 1241 "chapters/06-production.nw"
 static int all_reduce(void *comm, void *stream, float *buf, size_t count, bool mean, char *err)
 {
     ncclResult_t r = ncclAllReduce(buf, buf, count, ncclFloat, mean ? ncclAvg : ncclSum,
@@ -51,7 +51,7 @@ static int all_reduce(void *comm, void *stream, float *buf, size_t count, bool m
     return e == cudaSuccess ? 0 : error_set(err, "ncclAllReduce: %s", cudaGetErrorString(e));
 }
 
-#line 1169 "chapters/06-production.nw"
+#line 1203 "chapters/06-production.nw"
 /** The table, for dlsym(NCCL_ENTRY). */
 const NcclOps *nccl_backend_ops(void)
 {

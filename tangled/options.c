@@ -106,11 +106,8 @@ static const OptionSpec specs[] = {
      "untimed iterations before them (default 5)", 'w'},
     {"check", OPT_BENCH, ARG_INT, AT(check), 0, 1, NULL, "0|1",
      "check every result (default 1)", 'c'},
-    {"op", OPT_OP, ARG_CHOICE, AT(op), 0, 0,
-     "reduce_scatter|all_gather|all_reduce|native_all_reduce|ps_all_reduce|memcpy|"
-     "nccl_all_reduce",
-     "OP", "the collective; native_all_reduce: the transport's own (default reduce_scatter)",
-     0},
+    {"op", OPT_OP, ARG_CHOICE, AT(op), 0, 0, NULL, "OP",
+     "the collective; native_all_reduce: the transport's own (default reduce_scatter)", 0},
     {"transport", OPT_TRANSPORT, ARG_CHOICE, AT(transport), 0, 0, "shm|mpi", "T",
      "shm: fork --n_gpus ranks here; mpi: one rank per process of mpirun (default shm)", 0},
     {"strategy", OPT_STRATEGY, ARG_CHOICE, AT(strategy), 0, 0, NULL, "S",
@@ -128,7 +125,7 @@ static const OptionSpec specs[] = {
 };
 /** Rows in the option table. */
 #define N_SPECS (sizeof specs / sizeof specs[0])
-#line 550 "chapters/A1-support.nw"
+#line 548 "chapters/A1-support.nw"
 /** Choices handed in by options_set_choices(), by the option's bit number. */
 static const char *choices_given[32];
 
@@ -143,7 +140,7 @@ static const char *choices_of(const OptionSpec *s)
     const char *c = s->choices ? s->choices : choices_given[__builtin_ctz(s->bit)];
     return c ? c : "";
 }
-#line 572 "chapters/A1-support.nw"
+#line 570 "chapters/A1-support.nw"
 static int parse_number(const OptionSpec *s, const char *v, double *out, char *err)
 {
     char *end = NULL;
@@ -173,7 +170,7 @@ static int parse_number(const OptionSpec *s, const char *v, double *out, char *e
     *out = x;
     return 0;
 }
-#line 610 "chapters/A1-support.nw"
+#line 608 "chapters/A1-support.nw"
 static int parse_bytes(const OptionSpec *s, const char *v, size_t *out, char *err)
 {
     char *end = NULL;
@@ -256,7 +253,7 @@ static int parse_widths(const OptionSpec *s, const char *v, Options *o, char *er
     o->n_hidden = n;
     return 0;
 }
-#line 686 "chapters/A1-support.nw"
+#line 684 "chapters/A1-support.nw"
 static int store(const OptionSpec *s, const char *v, Options *o, char *err)
 {
     char *field = (char *)o + s->offset;
@@ -303,7 +300,7 @@ static int store(const OptionSpec *s, const char *v, Options *o, char *err)
     }
     return error_set(err, "--%s: internal error: unknown kind", s->name);
 }
-#line 740 "chapters/A1-support.nw"
+#line 738 "chapters/A1-support.nw"
 static const OptionSpec *find(const char *name, size_t len, unsigned accepted)
 {
     for (size_t i = 0; i < N_SPECS; i++)
@@ -364,7 +361,7 @@ int options_parse(Options *o, int argc, char **argv, unsigned accepted, char *er
     }
     return 0;
 }
-#line 805 "chapters/A1-support.nw"
+#line 803 "chapters/A1-support.nw"
 void options_usage(FILE *f, const char *summary, unsigned accepted, const char *examples)
 {
     fprintf(f, "usage: %s [options]\n%s\n\noptions:\n", program_name(), summary);

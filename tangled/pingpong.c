@@ -1,4 +1,4 @@
-#line 1692 "chapters/02-shm.nw"
+#line 1693 "chapters/02-shm.nw"
 /**
  * @file pingpong.c
  * @brief The program pingpong: latency and bandwidth between ranks (chapter 2).
@@ -10,6 +10,7 @@
 #include "comm.h"
 #include "device.h"
 #include "launch.h"
+#include "measure.h"
 #include "report.h"
 #include "run.h"
 #include "util.h"
@@ -23,82 +24,16 @@ static const char *examples =
     "  ./pingpong --n_gpus 8 -e 1M              the barrier at 8 ranks\n"
     "  ./pingpong --device cuda                 GPU buffers through CUDA IPC\n";
 
-#line 1726 "chapters/02-shm.nw"
-static unsigned char pattern(size_t i, size_t size)
-{
-    return (unsigned char)((i * 2654435761u + size * 40503u) >> 7);
-}
-
-static void fill(const Device *dev, unsigned char *host, void *buf, size_t size)
-{
-    for (size_t i = 0; i < size; i++)
-        host[i] = pattern(i, size);
-    dev->upload(buf, host, size);
-}
-
-static long count_wrong(const Device *dev, unsigned char *host, const void *buf, size_t size)
-{
-    dev->download(host, buf, size);
-    long wrong = 0;
-    for (size_t i = 0; i < size; i++)
-        wrong += host[i] != pattern(i, size);
-    return wrong;
-}
-#line 1753 "chapters/02-shm.nw"
-/** Times of one size, as rank 0 measured them. */
-typedef struct Row {
-    double oneway; /**< seconds: half the median round trip */
-    double both;   /**< seconds: the median sendrecv */
-    long wrong;    /**< bytes that came back wrong */
-} Row;
-
-static int one_size(Comm *c, const Options *o, size_t size, unsigned char *host, void *sbuf,
-                    void *rbuf, double *times, Row *row, char *err)
-{
-    const Device *dev = c->dev;
-    int me = c->rank, peer = 1 - me;
-    row->wrong = 0;
-    if (o->check) {
-        launch_phase("checking %zu B", size);
-        if (me == 0) {
-            fill(dev, host, sbuf, size);
-            if (c->send(c, 1, sbuf, size, err) || c->recv(c, 1, rbuf, size, err))
-                return -1;
-            row->wrong = count_wrong(dev, host, rbuf, size);
-        } else if (c->recv(c, 0, rbuf, size, err) || c->send(c, 0, rbuf, size, err)) {
-            return -1;
-        }
-    }
-    launch_phase("pingpong %zu B", size);
-    for (int i = -o->warmup; i < o->iters; i++) {
-        double t0 = now_seconds();
-        if (me == 0 ? c->send(c, 1, sbuf, size, err) || c->recv(c, 1, rbuf, size, err)
-                    : c->recv(c, 0, rbuf, size, err) || c->send(c, 0, rbuf, size, err))
-            return -1;
-        if (i >= 0)
-            times[i] = (now_seconds() - t0) / 2;
-    }
-    row->oneway = median(times, o->iters);
-    launch_phase("sendrecv %zu B", size);
-    for (int i = -o->warmup; i < o->iters; i++) {
-        double t0 = now_seconds();
-        if (c->sendrecv(c, peer, sbuf, size, peer, rbuf, size, err))
-            return -1;
-        if (i >= 0)
-            times[i] = now_seconds() - t0;
-    }
-    row->both = median(times, o->iters);
-    return 0;
-}
-#line 1805 "chapters/02-shm.nw"
+#line 1869 "chapters/02-shm.nw"
 static int pingpong_rank(Rank *r, char *err)
 {
     const Options *o = &r->run->o;
     const Device *dev = r->dev;
     Comm *c = r->c;
     int rank = r->rank, size = r->size;
+    Timing tm = {.warmup = o->warmup, .iters = o->iters, .check = o->check};
     if (rank == 0)
-#line 1904 "chapters/02-shm.nw"
+#line 1969 "chapters/02-shm.nw"
     {
         char lo[32], hi[32], chan[32];
         printf("# pingpong: %d ranks over shared memory (%s)\n", size,
@@ -117,7 +52,7 @@ static int pingpong_rank(Rank *r, char *err)
                    "one-way", "algbw", "sendrecv", "algbw", "#wrong", "(B)", "(us)", "(GB/s)",
                    "(us)", "(GB/s)", "");
     }
-#line 1813 "chapters/02-shm.nw"
+#line 1878 "chapters/02-shm.nw"
     unsigned char *host = xcalloc(o->max_bytes ? o->max_bytes : 1, 1);
     void *sbuf = dev->alloc(o->max_bytes), *rbuf = dev->alloc(o->max_bytes);
     double *times = xcalloc((size_t)o->iters, sizeof *times);
@@ -125,11 +60,11 @@ static int pingpong_rank(Rank *r, char *err)
     size_t last = 0;
     if (rank < 2) {
         for (size_t s = o->min_bytes; s <= o->max_bytes; s = s ? s * o->step_factor : 1) {
-            Row row;
-            if (one_size(c, o, s, host, sbuf, rbuf, times, &row, err))
+            PingRow row;
+            if (pingpong_size(c, &tm, s, host, sbuf, rbuf, times, &row, err))
                 return -1;
             if (rank == 0)
-#line 1845 "chapters/02-shm.nw"
+#line 1910 "chapters/02-shm.nw"
             {
                 char wrong[24];
                 snprintf(wrong, sizeof wrong, "%ld", row.wrong);
@@ -145,13 +80,13 @@ static int pingpong_rank(Rank *r, char *err)
                 if (row.wrong)
                     return error_set(err, "%ld of %zu bytes came back wrong", row.wrong, s);
             }
-#line 1825 "chapters/02-shm.nw"
+#line 1890 "chapters/02-shm.nw"
             if (s > o->max_bytes / o->step_factor)
                 break;
         }
     }
 
-#line 1883 "chapters/02-shm.nw"
+#line 1948 "chapters/02-shm.nw"
     launch_phase("barrier");
     if (c->barrier(c, err))
         return -1;
@@ -166,9 +101,9 @@ static int pingpong_rank(Rank *r, char *err)
     if (rank == 0)
         printf("# barrier: %d ranks, %.2f us (mean of %d)\n", size,
                (now_seconds() - t0) / BARRIERS * 1e6, BARRIERS);
-#line 1830 "chapters/02-shm.nw"
+#line 1895 "chapters/02-shm.nw"
     if (rank == 0)
-#line 1869 "chapters/02-shm.nw"
+#line 1934 "chapters/02-shm.nw"
     {
         if (last <= o->min_bytes)
             printf("# alpha-beta fit: none (one size only: give -e larger than -b)\n");
@@ -181,14 +116,14 @@ static int pingpong_rank(Rank *r, char *err)
                    last, (alpha + beta * (double)(last - o->min_bytes)) * 1e6, o->min_bytes,
                    alpha * 1e6);
     }
-#line 1832 "chapters/02-shm.nw"
+#line 1897 "chapters/02-shm.nw"
     dev->release(sbuf);
     dev->release(rbuf);
     free(host);
     free(times);
     return 0;
 }
-#line 1927 "chapters/02-shm.nw"
+#line 1992 "chapters/02-shm.nw"
 /** Parse, refuse what cannot work, launch the ranks. */
 int main(int argc, char **argv)
 {

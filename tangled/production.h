@@ -1,6 +1,7 @@
 /**
  * @file production.h
- * @brief The production strategies: MPI_Allreduce, NCCL, and DataParallel-style (chapter 6).
+ * @brief What the production strategies' files offer beside their rows: the transport's own
+ *        all-reduce as a strategy, the GPU count, DataParallel's run (chapter 6).
  */
 #ifndef DPS_PRODUCTION_H
 #define DPS_PRODUCTION_H
@@ -24,31 +25,6 @@ typedef struct NativeState {
  */
 int native_strategy(Strategy *s, NativeState *st, Comm *c, Comm *host, char *err);
 
-/** The NCCL strategy's data (NCCL's types stay inside nccl_backend.c). */
-typedef struct NcclState {
-    Comm *host;   /**< exchanges NCCL's unique id, sums the epoch's figures */
-    void *comm;   /**< ncclComm_t */
-    void *stream; /**< cudaStream_t: NCCL's stream */
-} NcclState;
-
-/**
- * Set NCCL up for the ranks of @p host, one GPU each (a collective call): rank 0 makes the
- * unique id and sends it to the others over @p host. Returns 0, or -1 with @p err: no NCCL
- * in this build, buffers not on a GPU, or more ranks than GPUs.
- */
-int nccl_open(NcclState *st, Comm *host, const Device *dev, char *err);
-/**
- * Replace buf[0..count) (GPU memory) by its sum over the ranks, or its mean when @p mean,
- * with ncclAllReduce, and wait for it. Returns 0, or -1 with @p err.
- */
-int nccl_all_reduce(NcclState *st, float *buf, size_t count, bool mean, char *err);
-/**
- * Make @p s the strategy that averages the gradients with ncclAllReduce(ncclAvg), after
- * nccl_open(). Returns 0, or -1 with @p err.
- */
-int nccl_strategy(Strategy *s, NcclState *st, Comm *host, const Device *dev, char *err);
-/** Free what nccl_strategy() set up. */
-void nccl_strategy_free(NcclState *st);
 /**
  * The GPUs on this machine, counted in a child process so that this one never touches
  * CUDA before it forks; 0 when none answers or the build has no CUDA.

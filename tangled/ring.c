@@ -1,4 +1,4 @@
-#line 546 "chapters/05-ag.nw"
+#line 548 "chapters/05-ag.nw"
 /**
  * @file ring.c
  * @brief The program ring: data-parallel training with the ring all-reduce (chapter 5).

@@ -1,4 +1,4 @@
-#line 414 "chapters/05-ag.nw"
+#line 416 "chapters/05-ag.nw"
 /**
  * @file ring_strategy.c
  * @brief The ring all-reduce as a strategy of train_run (chapter 5).
@@ -13,7 +13,7 @@
 #include "strategy.h"
 #include "util.h"
 
-#line 434 "chapters/05-ag.nw"
+#line 436 "chapters/05-ag.nw"
 static int sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
 {
     RingState *st = s->state;
@@ -73,7 +73,7 @@ void ring_strategy_free(RingState *st)
 {
     st->c->dev->release(st->scratch);
 }
-#line 502 "chapters/05-ag.nw"
+#line 504 "chapters/05-ag.nw"
 static int ring_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     (void)err;
@@ -106,7 +106,7 @@ const StrategyDef strategy_ring = {
     .close = ring_close,
     .traffic = ring_traffic,
 };
-#line 579 "chapters/05-ag.nw"
+#line 581 "chapters/05-ag.nw"
 /** FNV-1a: a 64-bit fingerprint of @p bytes bytes. */
 static uint64_t hash_bytes(const void *p, size_t bytes)
 {

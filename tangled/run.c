@@ -1,4 +1,4 @@
-#line 1653 "chapters/02-shm.nw"
+#line 1654 "chapters/02-shm.nw"
 /**
  * @file run.c
  * @brief The run layer (chapters 1-3, 6).
@@ -175,7 +175,7 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
         report_csv_header(*log); /* a resumed run appends to its log */
     return 0;
 }
-#line 1501 "chapters/02-shm.nw"
+#line 1502 "chapters/02-shm.nw"
 int run_parse(Run *run, int argc, char **argv, unsigned accepted, const char *summary,
               const char *examples)
 {
@@ -218,10 +218,10 @@ int run_start(Run *run, bool mpi)
         }
         run->ranks = size;
     }
-#line 1525 "chapters/02-shm.nw"
+#line 1526 "chapters/02-shm.nw"
     return RUN_GO;
 }
-#line 1535 "chapters/02-shm.nw"
+#line 1536 "chapters/02-shm.nw"
 /** The prelude of every rank, then the program's body. */
 static int rank_main(int rank, int size, void *arg, char *err)
 {
@@ -240,7 +240,7 @@ static int rank_main(int rank, int size, void *arg, char *err)
         comm_close_rank(r.c, r.host);
     return 0;
 }
-#line 1559 "chapters/02-shm.nw"
+#line 1560 "chapters/02-shm.nw"
 void run_ranks(Run *run, int (*body)(Rank *r, char *err))
 {
     char err[ERR_LEN];
@@ -254,7 +254,7 @@ void run_ranks(Run *run, int (*body)(Rank *r, char *err))
         }
         return;
     }
-#line 1565 "chapters/02-shm.nw"
+#line 1566 "chapters/02-shm.nw"
     if (!(run->w = shm_world_create(run->ranks, 0, run->o.timeout, err)))
         fatal("%s", err);
     int rc = launch(run->ranks, rank_main, run, 0, err);
@@ -288,7 +288,7 @@ static int check_strategy(const Run *run)
     const Options *o = &run->o;
     char why[ERR_LEN] = "";
 
-#line 1714 "chapters/06-production.nw"
+#line 1753 "chapters/06-production.nw"
     bool given = o->given & OPT_TRANSPORT, over_mpi = strcmp(o->transport, "mpi") == 0;
     char names[ERR_LEN / 4];
     if ((def->needs & NEEDS_MPI) && given && !over_mpi) {
@@ -433,7 +433,7 @@ static int train_rank(Rank *r, char *err)
     model_free(&m);
     return rc;
 }
-#line 1674 "chapters/06-production.nw"
+#line 1713 "chapters/06-production.nw"
 /** Build one replica on the CPU, for a strategy that drives them all. */
 static int build_replica(Model *m, void *arg, char *err)
 {

@@ -1,4 +1,4 @@
-#line 1744 "chapters/06-production.nw"
+#line 1783 "chapters/06-production.nw"
 /**
  * @file train_main.c
  * @brief The program train: every strategy of the book behind one command line (chapter 6).

@@ -1,0 +1,130 @@
+#line 950 "chapters/06-production.nw"
+/**
+ * @file comm_nccl.c
+ * @brief NCCL as a transport: a communicator whose all-reduce is NCCL's (chapter 6).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm.h"
+#include "nccl_backend.h"
+#include "util.h"
+
+#line 1162 "chapters/06-production.nw"
+/** NCCL's table, once it is loaded: the one piece of state the loader keeps. */
+static const NcclOps *nccl_loaded;
+
+/** NCCL's table, loaded the first time; NULL with the reason in @p err when it cannot be. */
+static const NcclOps *nccl_ops(char *err)
+{
+    if (nccl_loaded)
+        return nccl_loaded;
+    char why[ERR_LEN];
+    NcclOpsFn ops;
+    *(void **)&ops = backend_entry(NCCL_BACKEND, NCCL_ENTRY, why);
+    if (!ops) {
+        error_set(err, "NCCL could not be loaded (%.400s)", why);
+        return NULL;
+    }
+    return nccl_loaded = ops();
+}
+#line 967 "chapters/06-production.nw"
+/** NCCL's communicator: the Comm callers see comes first. */
+typedef struct NcclComm {
+    Comm comm;    /**< what the callers see */
+    Comm *inner;  /**< the rank's communicator: messages and the barrier */
+    void *nccl;   /**< ncclComm_t */
+    void *stream; /**< cudaStream_t: NCCL's stream */
+} NcclComm;
+
+static int nccl_allreduce(Comm *c, float *buf, size_t count, char *err)
+{
+    NcclComm *n = (NcclComm *)c;
+    const NcclOps *nccl = nccl_ops(err);
+    return nccl ? nccl->all_reduce(n->nccl, n->stream, buf, count, false, err) : -1;
+}
+
+static int nccl_send(Comm *c, int to, const void *buf, size_t bytes, char *err)
+{
+    Comm *in = ((NcclComm *)c)->inner;
+    return in->send(in, to, buf, bytes, err);
+}
+
+static int nccl_recv(Comm *c, int from, void *buf, size_t bytes, char *err)
+{
+    Comm *in = ((NcclComm *)c)->inner;
+    return in->recv(in, from, buf, bytes, err);
+}
+
+static int nccl_sendrecv(Comm *c, int to, const void *sbuf, size_t sbytes, int from, void *rbuf,
+                         size_t rbytes, char *err)
+{
+    Comm *in = ((NcclComm *)c)->inner;
+    return in->sendrecv(in, to, sbuf, sbytes, from, rbuf, rbytes, err);
+}
+
+static int nccl_barrier(Comm *c, char *err)
+{
+    Comm *in = ((NcclComm *)c)->inner;
+    return in->barrier(in, err);
+}
+
+static void nccl_close(Comm *c)
+{
+    NcclComm *n = (NcclComm *)c;
+    char err[ERR_LEN];
+    const NcclOps *nccl = nccl_ops(err);
+    if (nccl)
+        nccl->close(n->nccl, n->stream);
+    free(n);
+}
+#line 1023 "chapters/06-production.nw"
+Comm *comm_nccl_open(Comm *c, Comm *host, char *err)
+{
+    const Device *dev = c->dev;
+    if (dev->kind != DEVICE_CUDA)
+        return error_set(err, "NCCL moves GPU memory, and the buffers are on the CPU: use "
+                              "--device cuda"),
+               NULL;
+    if (host->size > dev->count)
+        return error_set(err, "NCCL: %d ranks on %d GPU%s: NCCL needs one GPU per rank",
+                         host->size, dev->count, dev->count == 1 ? "" : "s"),
+               NULL;
+    const NcclOps *nccl = nccl_ops(err); /* loaded only now that it can be used */
+    if (!nccl)
+        return NULL;
+    NcclComm *n = xcalloc(1, sizeof *n);
+
+#line 1096 "chapters/06-production.nw"
+    unsigned char id[NCCL_ID_BYTES] = {0};
+    int sent = 0;
+    if (host->rank == 0) {
+        sent = nccl->unique_id(id, err);
+        for (int q = 1; sent == 0 && q < host->size; q++)
+            sent = host->send(host, q, id, sizeof id, err);
+    } else {
+        sent = host->recv(host, 0, id, sizeof id, err);
+    }
+    if (sent) {
+        free(n);
+        return NULL;
+    }
+#line 1037 "chapters/06-production.nw"
+    if (nccl->init(&n->nccl, &n->stream, host->size, id, host->rank, err)) {
+        free(n);
+        return NULL;
+    }
+    n->inner = c;
+    n->comm = (Comm){.name = "nccl",
+                     .rank = c->rank,
+                     .size = c->size,
+                     .dev = dev,
+                     .send = nccl_send,
+                     .recv = nccl_recv,
+                     .sendrecv = nccl_sendrecv,
+                     .barrier = nccl_barrier,
+                     .close = nccl_close,
+                     .allreduce = nccl_allreduce,
+                     .state = n};
+    return &n->comm;
+}
