@@ -1,4 +1,4 @@
-#line 743 "chapters/A2-failure.nw"
+#line 744 "chapters/A2-failure.nw"
 /**
  * @file ckpt.c
  * @brief The program ckpt: check checkpoints and say what they hold (appendix B).

@@ -1,4 +1,4 @@
-#line 1330 "chapters/02-shm.nw"
+#line 1332 "chapters/02-shm.nw"
 /**
  * @file comm_shm.c
  * @brief The shared-memory transport: channels, doorbells, barrier, CUDA IPC.
@@ -29,7 +29,7 @@
 #define cpu_relax() atomic_signal_fence(memory_order_seq_cst)
 #endif
 
-#line 706 "chapters/02-shm.nw"
+#line 708 "chapters/02-shm.nw"
 /** Align to a cache line, so that counters written by different ranks do not share one. */
 #define LINE 64
 /** Copy @p n bytes; memcpy on the CPU, the device's peer_copy on a GPU. */
@@ -78,10 +78,11 @@ typedef struct ShmComm {
     void *dev_in[LAUNCH_MAX_RANKS]; /**< GPU ring of channel src -> me, by src (mine) */
     void *dev_out[LAUNCH_MAX_RANKS]; /**< GPU ring of channel me -> dst, by dst (opened) */
 } ShmComm;
-#line 467 "chapters/02-shm.nw"
+#line 468 "chapters/02-shm.nw"
 static void futex_wait(_Atomic uint32_t *word, uint32_t expected, double seconds)
 {
-    struct timespec ts = {(time_t)seconds, (long)((seconds - (time_t)seconds) * 1e9)};
+    struct timespec ts = {.tv_sec = (time_t)seconds,
+                          .tv_nsec = (long)((seconds - (time_t)seconds) * 1e9)};
     syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT, expected, &ts, NULL, 0);
 }
 
@@ -89,7 +90,7 @@ static void futex_wake(_Atomic uint32_t *word, int count)
 {
     syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, count, NULL, NULL, 0);
 }
-#line 654 "chapters/02-shm.nw"
+#line 656 "chapters/02-shm.nw"
 /** Bytes published at once: a quarter of the ring, so both sides copy at the same time. */
 static size_t piece(size_t cap)
 {
@@ -135,7 +136,7 @@ static size_t ring_pop(RingCtl *r, const unsigned char *base, size_t cap, unsign
     atomic_store_explicit(&r->head, head + (uint32_t)n, memory_order_release);
     return n;
 }
-#line 757 "chapters/02-shm.nw"
+#line 759 "chapters/02-shm.nw"
 static ChannelCtl *channel(ShmWorld *w, int src, int dst)
 {
     return (ChannelCtl *)((char *)w + w->ctl_at) + (size_t)src * w->size + dst;
@@ -198,7 +199,7 @@ void shm_world_destroy(ShmWorld *w)
     if (w)
         munmap(w, w->map_bytes);
 }
-#line 848 "chapters/02-shm.nw"
+#line 850 "chapters/02-shm.nw"
 static void ring_bell(ShmWorld *w, int rank)
 {
     Bell *b = &w->bell[rank];
@@ -237,7 +238,7 @@ static int wait_bell(ShmComm *c, uint32_t seen, double deadline)
     Bell *b = &c->w->bell[c->comm.rank];
     return wait_change(&b->seq, seen, &b->sleeping, c->spin, deadline);
 }
-#line 906 "chapters/02-shm.nw"
+#line 908 "chapters/02-shm.nw"
 /** The device-payload bit of a message header. */
 #define ON_DEVICE (1ull << 63)
 
@@ -272,7 +273,7 @@ static Transfer transfer(const ShmComm *c, int peer, const void *buf, size_t byt
         t.header[i] = (unsigned char)(h >> (8 * i));
     return t;
 }
-#line 941 "chapters/02-shm.nw"
+#line 943 "chapters/02-shm.nw"
 static size_t progress_send(ShmComm *c, Transfer *t)
 {
     ShmWorld *w = c->w;
@@ -300,7 +301,7 @@ static size_t progress_send(ShmComm *c, Transfer *t)
         ring_bell(w, t->peer);
     return moved;
 }
-#line 975 "chapters/02-shm.nw"
+#line 977 "chapters/02-shm.nw"
 static long progress_recv(ShmComm *c, Transfer *t, char *err)
 {
     ShmWorld *w = c->w;
@@ -312,7 +313,7 @@ static long progress_recv(ShmComm *c, Transfer *t, char *err)
         unsigned char got[8];
         k = ring_pop(&ch->host, ring, w->host_bytes, got, 8 - t->header_done, host_copy);
 
-#line 1009 "chapters/02-shm.nw"
+#line 1011 "chapters/02-shm.nw"
         if (memcmp(got, t->header + t->header_done, k) != 0) {
             memcpy(t->header + t->header_done, got, k);
             uint64_t h = 0;
@@ -328,7 +329,7 @@ static long progress_recv(ShmComm *c, Transfer *t, char *err)
                              (unsigned long long)(h & ~ON_DEVICE),
                              on_device(c) ? "device" : "host", t->bytes);
         }
-#line 986 "chapters/02-shm.nw"
+#line 988 "chapters/02-shm.nw"
         t->header_done += k;
         moved += k;
     }
@@ -346,7 +347,7 @@ static long progress_recv(ShmComm *c, Transfer *t, char *err)
         ring_bell(w, t->peer);
     return (long)moved;
 }
-#line 1038 "chapters/02-shm.nw"
+#line 1040 "chapters/02-shm.nw"
 static int timed_out(ShmComm *c, const Transfer *out, const Transfer *in, char *err)
 {
     const Transfer *t = !finished(in) ? in : out;
@@ -385,7 +386,7 @@ static int exchange(ShmComm *c, Transfer *out, Transfer *in, char *err)
     }
     return 0;
 }
-#line 1080 "chapters/02-shm.nw"
+#line 1082 "chapters/02-shm.nw"
 static int check_peer(const Comm *c, int peer, const char *what, char *err)
 {
     if (peer < 0 || peer >= c->size || peer == c->rank)
@@ -421,7 +422,7 @@ static int shm_sendrecv(Comm *comm, int to, const void *sbuf, size_t sbytes, int
     Transfer out = transfer(c, to, sbuf, sbytes), in = transfer(c, from, rbuf, rbytes);
     return exchange(c, &out, &in, err);
 }
-#line 1132 "chapters/02-shm.nw"
+#line 1134 "chapters/02-shm.nw"
 static int barrier_timed_out(ShmComm *c, uint32_t mine, char *err)
 {
     ShmWorld *w = c->w;
@@ -456,7 +457,7 @@ static int shm_barrier(Comm *comm, char *err)
         return barrier_timed_out(c, mine, err);
     return 0;
 }
-#line 1256 "chapters/02-shm.nw"
+#line 1258 "chapters/02-shm.nw"
 static int open_device_rings(ShmComm *c, char *err)
 {
     ShmWorld *w = c->w;
@@ -478,7 +479,7 @@ static int open_device_rings(ShmComm *c, char *err)
             return -1;
     return 0;
 }
-#line 1283 "chapters/02-shm.nw"
+#line 1285 "chapters/02-shm.nw"
 static void shm_close(Comm *comm)
 {
     ShmComm *c = (ShmComm *)comm;

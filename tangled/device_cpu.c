@@ -49,7 +49,7 @@ static void zero(void *p, size_t bytes)
 static void sync(void)
 {
 }
-#line 1208 "chapters/02-shm.nw"
+#line 1210 "chapters/02-shm.nw"
 static void peer_copy(void *dst, const void *src, size_t bytes)
 {
     memcpy(dst, src, bytes);
@@ -166,7 +166,7 @@ static Device cpu = {
     .scale = scale,
     .count = 1,
 
-#line 1204 "chapters/02-shm.nw"
+#line 1206 "chapters/02-shm.nw"
     .peer_copy = peer_copy,
 #line 1283 "chapters/01-mlp.nw"
 };

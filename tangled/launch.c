@@ -169,7 +169,8 @@ static int supervise(pid_t *pids, int size, double limit_s, const sigset_t *chld
         if (!failed && limit_s > 0)
             wake = start + limit_s;
         double wait_s = isinf(wake) ? 1.0 : fmax(0.0, fmin(1.0, wake - t));
-        struct timespec ts = {(time_t)wait_s, (long)((wait_s - (time_t)wait_s) * 1e9)};
+        struct timespec ts = {.tv_sec = (time_t)wait_s,
+                              .tv_nsec = (long)((wait_s - (time_t)wait_s) * 1e9)};
         sigtimedwait(chld, NULL, &ts);
 #line 290 "chapters/02-shm.nw"
     }
@@ -177,7 +178,7 @@ static int supervise(pid_t *pids, int size, double limit_s, const sigset_t *chld
         return error_set(err, "%s", msg);
     return 0;
 }
-#line 356 "chapters/02-shm.nw"
+#line 357 "chapters/02-shm.nw"
 int launch(int size, RankMain rank_main, void *arg, double limit_s, char *err)
 {
     if (size < 1 || size > LAUNCH_MAX_RANKS)

@@ -66,66 +66,200 @@ typedef struct OptionSpec {
     char short_name;     /**< a one-letter alias (-b), or 0 */
 } OptionSpec;
 
-/** Offset of a field of Options, for the table. */
-#define AT(field) offsetof(Options, field)
+/** The offset of a field of Options, as the table's .offset. */
+#define AT(field) .offset = offsetof(Options, field)
 static const OptionSpec specs[] = {
 
 #line 489 "chapters/A1-support.nw"
-    {"batch_size", OPT_BATCH_SIZE, ARG_INT, AT(batch_size), 1, 1 << 20, NULL, "N",
-     "samples per step on each rank (default 64)", 0},
-    {"epochs", OPT_EPOCHS, ARG_INT, AT(epochs), 1, 1000000, NULL, "N",
-     "passes over the training set (default 5)", 0},
-    {"lr", OPT_LR, ARG_FLOAT, AT(lr), 1e-9, 1e3, NULL, "F", "SGD learning rate (default 0.05)",
-     0},
-    {"hidden", OPT_HIDDEN, ARG_WIDTHS, AT(hidden), 1, 65536, NULL, "W[,W...]",
-     "hidden layer widths, one per layer; 0: none (default 128)", 0},
-    {"seed", OPT_SEED, ARG_U64, AT(seed), 0, 0, NULL, "N",
-     "seed of data, initial weights and shuffles (default 1)", 0},
-    {"device", OPT_DEVICE, ARG_CHOICE, AT(device), 0, 0, "auto|cpu|cuda", "D",
-     "auto|cpu|cuda (default auto: CUDA when a GPU answers)", 0},
-    {"data", OPT_DATA, ARG_STRING, AT(data), 0, 0, NULL, "SRC",
-     "synthetic, or a directory of MNIST IDX files (default synthetic)", 0},
-    {"train_size", OPT_TRAIN_SIZE, ARG_LONG, AT(train_size), 1, 100000000, NULL, "N",
-     "training samples to use (default: synthetic 20000, IDX all)", 0},
-    {"log", OPT_LOG, ARG_STRING, AT(log), 0, 0, NULL, "FILE.csv",
-     "write the per-epoch figures as CSV", 0},
-    {"quiet", OPT_QUIET, ARG_FLAG, AT(quiet), 0, 0, NULL, NULL, "print only the final line", 0},
-    {"n_gpus", OPT_N_GPUS, ARG_INT, AT(n_gpus), 1, MAX_RANKS, NULL, "N",
-     "ranks: GPUs, or on the CPU processes standing in for them (default 2)", 0},
-    {"timeout", OPT_TIMEOUT, ARG_FLOAT, AT(timeout), 0.01, 86400, NULL, "S",
-     "seconds a rank waits for a peer before it gives up (default 60)", 0},
-    {"minbytes", OPT_BENCH, ARG_BYTES, AT(min_bytes), 0, 1ull << 32, NULL, "SIZE",
-     "smallest message, e.g. 8, 4K, 1M (default 8)", 'b'},
-    {"maxbytes", OPT_BENCH, ARG_BYTES, AT(max_bytes), 0, 1ull << 32, NULL, "SIZE",
-     "largest message (default 256M)", 'e'},
-    {"stepfactor", OPT_BENCH, ARG_INT, AT(step_factor), 2, 1024, NULL, "F",
-     "each size is the previous one times F (default 2)", 'f'},
-    {"iters", OPT_BENCH, ARG_INT, AT(iters), 1, 1000000, NULL, "N",
-     "timed iterations per size; the median is shown (default 20)", 'n'},
-    {"warmup_iters", OPT_BENCH, ARG_INT, AT(warmup), 0, 1000000, NULL, "N",
-     "untimed iterations before them (default 5)", 'w'},
-    {"check", OPT_BENCH, ARG_INT, AT(check), 0, 1, NULL, "0|1",
-     "check every result (default 1)", 'c'},
-    {"op", OPT_OP, ARG_CHOICE, AT(op), 0, 0, NULL, "OP",
-     "the collective; native_all_reduce: the transport's own (default reduce_scatter)", 0},
-    {"transport", OPT_TRANSPORT, ARG_CHOICE, AT(transport), 0, 0, "shm|mpi", "T",
-     "shm: fork --n_gpus ranks here; mpi: one rank per process of mpirun (default shm)", 0},
-    {"strategy", OPT_STRATEGY, ARG_CHOICE, AT(strategy), 0, 0, NULL, "S",
-     "how the ranks agree on the gradients (default ring)", 0},
-    {"csv", OPT_CSV, ARG_STRING, AT(csv), 0, 0, NULL, "FILE.csv",
-     "also write the table as CSV, with the machine in its first line", 0},
-    {"bucket_mb", OPT_BUCKET, ARG_FLOAT, AT(bucket_mb), 0.001, 4096, NULL, "MB",
-     "ring_bucketed: largest bucket in MiB; the first holds at most 1 MiB (default 25)", 0},
+    {.name = "batch_size",
+     .bit = OPT_BATCH_SIZE,
+     .kind = ARG_INT,
+     AT(batch_size),
+     .min = 1,
+     .max = 1 << 20,
+     .metavar = "N",
+     .help = "samples per step on each rank (default 64)"},
+    {.name = "epochs",
+     .bit = OPT_EPOCHS,
+     .kind = ARG_INT,
+     AT(epochs),
+     .min = 1,
+     .max = 1000000,
+     .metavar = "N",
+     .help = "passes over the training set (default 5)"},
+    {.name = "lr",
+     .bit = OPT_LR,
+     .kind = ARG_FLOAT,
+     AT(lr),
+     .min = 1e-9,
+     .max = 1e3,
+     .metavar = "F",
+     .help = "SGD learning rate (default 0.05)"},
+    {.name = "hidden",
+     .bit = OPT_HIDDEN,
+     .kind = ARG_WIDTHS,
+     AT(hidden),
+     .min = 1,
+     .max = 65536,
+     .metavar = "W[,W...]",
+     .help = "hidden layer widths, one per layer; 0: none (default 128)"},
+    {.name = "seed",
+     .bit = OPT_SEED,
+     .kind = ARG_U64,
+     AT(seed),
+     .metavar = "N",
+     .help = "seed of data, initial weights and shuffles (default 1)"},
+    {.name = "device",
+     .bit = OPT_DEVICE,
+     .kind = ARG_CHOICE,
+     AT(device),
+     .choices = "auto|cpu|cuda",
+     .metavar = "D",
+     .help = "auto|cpu|cuda (default auto: CUDA when a GPU answers)"},
+    {.name = "data",
+     .bit = OPT_DATA,
+     .kind = ARG_STRING,
+     AT(data),
+     .metavar = "SRC",
+     .help = "synthetic, or a directory of MNIST IDX files (default synthetic)"},
+    {.name = "train_size",
+     .bit = OPT_TRAIN_SIZE,
+     .kind = ARG_LONG,
+     AT(train_size),
+     .min = 1,
+     .max = 100000000,
+     .metavar = "N",
+     .help = "training samples to use (default: synthetic 20000, IDX all)"},
+    {.name = "log",
+     .bit = OPT_LOG,
+     .kind = ARG_STRING,
+     AT(log),
+     .metavar = "FILE.csv",
+     .help = "write the per-epoch figures as CSV"},
+    {.name = "quiet",
+     .bit = OPT_QUIET,
+     .kind = ARG_FLAG,
+     AT(quiet),
+     .help = "print only the final line"},
+    {.name = "n_gpus",
+     .bit = OPT_N_GPUS,
+     .kind = ARG_INT,
+     AT(n_gpus),
+     .min = 1,
+     .max = MAX_RANKS,
+     .metavar = "N",
+     .help = "ranks: GPUs, or on the CPU processes standing in for them (default 2)"},
+    {.name = "timeout",
+     .bit = OPT_TIMEOUT,
+     .kind = ARG_FLOAT,
+     AT(timeout),
+     .min = 0.01,
+     .max = 86400,
+     .metavar = "S",
+     .help = "seconds a rank waits for a peer before it gives up (default 60)"},
+    {.name = "minbytes",
+     .bit = OPT_BENCH,
+     .kind = ARG_BYTES,
+     AT(min_bytes),
+     .max = 1ull << 32,
+     .metavar = "SIZE",
+     .help = "smallest message, e.g. 8, 4K, 1M (default 8)",
+     .short_name = 'b'},
+    {.name = "maxbytes",
+     .bit = OPT_BENCH,
+     .kind = ARG_BYTES,
+     AT(max_bytes),
+     .max = 1ull << 32,
+     .metavar = "SIZE",
+     .help = "largest message (default 256M)",
+     .short_name = 'e'},
+    {.name = "stepfactor",
+     .bit = OPT_BENCH,
+     .kind = ARG_INT,
+     AT(step_factor),
+     .min = 2,
+     .max = 1024,
+     .metavar = "F",
+     .help = "each size is the previous one times F (default 2)",
+     .short_name = 'f'},
+    {.name = "iters",
+     .bit = OPT_BENCH,
+     .kind = ARG_INT,
+     AT(iters),
+     .min = 1,
+     .max = 1000000,
+     .metavar = "N",
+     .help = "timed iterations per size; the median is shown (default 20)",
+     .short_name = 'n'},
+    {.name = "warmup_iters",
+     .bit = OPT_BENCH,
+     .kind = ARG_INT,
+     AT(warmup),
+     .max = 1000000,
+     .metavar = "N",
+     .help = "untimed iterations before them (default 5)",
+     .short_name = 'w'},
+    {.name = "check",
+     .bit = OPT_BENCH,
+     .kind = ARG_INT,
+     AT(check),
+     .max = 1,
+     .metavar = "0|1",
+     .help = "check every result (default 1)",
+     .short_name = 'c'},
+    {.name = "op",
+     .bit = OPT_OP,
+     .kind = ARG_CHOICE,
+     AT(op),
+     .metavar = "OP",
+     .help = "the collective; native_all_reduce: the transport's own (default reduce_scatter)"},
+    {.name = "transport",
+     .bit = OPT_TRANSPORT,
+     .kind = ARG_CHOICE,
+     AT(transport),
+     .choices = "shm|mpi",
+     .metavar = "T",
+     .help =
+         "shm: fork --n_gpus ranks here; mpi: one rank per process of mpirun (default shm)"},
+    {.name = "strategy",
+     .bit = OPT_STRATEGY,
+     .kind = ARG_CHOICE,
+     AT(strategy),
+     .metavar = "S",
+     .help = "how the ranks agree on the gradients (default ring)"},
+    {.name = "csv",
+     .bit = OPT_CSV,
+     .kind = ARG_STRING,
+     AT(csv),
+     .metavar = "FILE.csv",
+     .help = "also write the table as CSV, with the machine in its first line"},
+    {.name = "bucket_mb",
+     .bit = OPT_BUCKET,
+     .kind = ARG_FLOAT,
+     AT(bucket_mb),
+     .min = 0.001,
+     .max = 4096,
+     .metavar = "MB",
+     .help =
+         "ring_bucketed: largest bucket in MiB; the first holds at most 1 MiB (default 25)"},
 #line 721 "chapters/A2-failure.nw"
-    {"checkpoint", OPT_CHECKPOINT, ARG_STRING, AT(checkpoint), 0, 0, NULL, "FILE",
-     "save the weights after every epoch, atomically (FILE.tmp, then rename)", 0},
-    {"resume", OPT_RESUME, ARG_FLAG, AT(resume), 0, 0, NULL, NULL,
-     "go on from the --checkpoint FILE, after the last epoch it holds", 0},
+    {.name = "checkpoint",
+     .bit = OPT_CHECKPOINT,
+     .kind = ARG_STRING,
+     AT(checkpoint),
+     .metavar = "FILE",
+     .help = "save the weights after every epoch, atomically (FILE.tmp, then "
+             "rename)"},
+    {.name = "resume",
+     .bit = OPT_RESUME,
+     .kind = ARG_FLAG,
+     AT(resume),
+     .help = "go on from the --checkpoint FILE, after the last epoch it holds"},
 #line 483 "chapters/A1-support.nw"
 };
 /** Rows in the option table. */
 #define N_SPECS (sizeof specs / sizeof specs[0])
-#line 548 "chapters/A1-support.nw"
+#line 557 "chapters/A1-support.nw"
 /** Choices handed in by options_set_choices(), by the option's bit number. */
 static const char *choices_given[32];
 
@@ -140,7 +274,7 @@ static const char *choices_of(const OptionSpec *s)
     const char *c = s->choices ? s->choices : choices_given[__builtin_ctz(s->bit)];
     return c ? c : "";
 }
-#line 570 "chapters/A1-support.nw"
+#line 579 "chapters/A1-support.nw"
 static int parse_number(const OptionSpec *s, const char *v, double *out, char *err)
 {
     char *end = NULL;
@@ -170,7 +304,7 @@ static int parse_number(const OptionSpec *s, const char *v, double *out, char *e
     *out = x;
     return 0;
 }
-#line 608 "chapters/A1-support.nw"
+#line 617 "chapters/A1-support.nw"
 static int parse_bytes(const OptionSpec *s, const char *v, size_t *out, char *err)
 {
     char *end = NULL;
@@ -253,7 +387,7 @@ static int parse_widths(const OptionSpec *s, const char *v, Options *o, char *er
     o->n_hidden = n;
     return 0;
 }
-#line 684 "chapters/A1-support.nw"
+#line 693 "chapters/A1-support.nw"
 static int store(const OptionSpec *s, const char *v, Options *o, char *err)
 {
     char *field = (char *)o + s->offset;
@@ -300,7 +434,7 @@ static int store(const OptionSpec *s, const char *v, Options *o, char *err)
     }
     return error_set(err, "--%s: internal error: unknown kind", s->name);
 }
-#line 738 "chapters/A1-support.nw"
+#line 747 "chapters/A1-support.nw"
 static const OptionSpec *find(const char *name, size_t len, unsigned accepted)
 {
     for (size_t i = 0; i < N_SPECS; i++)
@@ -361,7 +495,7 @@ int options_parse(Options *o, int argc, char **argv, unsigned accepted, char *er
     }
     return 0;
 }
-#line 803 "chapters/A1-support.nw"
+#line 812 "chapters/A1-support.nw"
 void options_usage(FILE *f, const char *summary, unsigned accepted, const char *examples)
 {
     fprintf(f, "usage: %s [options]\n%s\n\noptions:\n", program_name(), summary);

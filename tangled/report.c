@@ -1,4 +1,4 @@
-#line 906 "chapters/A1-support.nw"
+#line 915 "chapters/A1-support.nw"
 /**
  * @file report.c
  * @brief What a training run prints.
@@ -43,7 +43,7 @@ void report_breakdown(FILE *f, const Timers *t)
                 total > 0 ? 100.0 * t->seconds[i] / total : 0.0);
     fprintf(f, "\n");
 }
-#line 957 "chapters/A1-support.nw"
+#line 966 "chapters/A1-support.nw"
 void progress_begin(Progress *p, FILE *f, bool quiet, int epoch, int epochs, long total)
 {
     p->f = f;
@@ -81,7 +81,7 @@ void progress_end(Progress *p)
         fflush(p->f);
     }
 }
-#line 1000 "chapters/A1-support.nw"
+#line 1009 "chapters/A1-support.nw"
 void report_epoch(FILE *f, const EpochStats *e)
 {
     fprintf(f,
