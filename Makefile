@@ -27,7 +27,12 @@ CC       ?= gcc
 NATIVE   ?= 1
 OPT      ?= -O3
 WERROR   ?= -Werror
-CFLAGS_BASE := -std=c11 $(OPT) -g -Wall -Wextra $(WERROR) -D_GNU_SOURCE -Itangled -MMD -MP
+# The library's folders, one per layer, bottom first (tests/layers.txt); every one is on
+# the include path, so a file includes "comm.h", and the layer check reads the folders.
+LAYERS   := $(shell awk 'NF && $$1 !~ /^[[:punct:]]/ {print $$1}' tests/layers.txt)
+SRC_DIRS := $(addprefix tangled/,$(LAYERS))
+INCLUDES := $(addprefix -I,$(SRC_DIRS))
+CFLAGS_BASE := -std=c11 $(OPT) -g -Wall -Wextra $(WERROR) -D_GNU_SOURCE $(INCLUDES) -MMD -MP
 ifeq ($(NATIVE),1)
 CFLAGS_BASE += -march=native
 endif
@@ -81,7 +86,7 @@ HAVE_NCCL := $(if $(HAVE_CUDA),$(if $(wildcard $(CUDA_HOME)/include/nccl.h /usr/
 
 # The GPU architecture: the card's own when one answers, Hopper (sm_90) otherwise.
 CUDA_ARCH ?= $(shell nvidia-smi -L >/dev/null 2>&1 && echo native || echo sm_90)
-NVCCFLAGS := -O3 -arch=$(CUDA_ARCH) -std=c++17 -Itangled -Xcompiler -Wall,-Wextra,-fPIC $(if $(WERROR),-Werror all-warnings) -MMD -MP
+NVCCFLAGS := -O3 -arch=$(CUDA_ARCH) -std=c++17 $(INCLUDES) -Xcompiler -Wall,-Wextra,-fPIC $(if $(WERROR),-Werror all-warnings) -MMD -MP
 
 CFLAGS := $(CFLAGS_BASE)
 ifeq ($(HAVE_BLAS),1)
@@ -124,12 +129,12 @@ $(shell mkdir -p $(OBJ) && { echo '$(CONFIG)' | cmp -s - $(BUILD)/config || echo
 
 # ---------------------------------------------------------------- sources
 PROGRAMS   := mlp pingpong ps collectives ring train allreduce_bench ckpt
-# A program's main is tangled/NAME.c, or tangled/NAME_main.c where NAME.c is a library file.
-main_of    = $(or $(wildcard tangled/$(1)_main.c),tangled/$(1).c)
+# A program's main is tangled/programs/NAME_main.c.
+main_of    = tangled/programs/$(1)_main.c
 PROG_SRCS  := $(foreach p,$(PROGRAMS),$(call main_of,$(p)))
 # The sources of the backends: not in the library, built into build/lib/libdps_*.so.
-BACKEND_SRCS := tangled/nccl_backend.c $(wildcard kernels/*.cu)
-LIB_SRCS   := $(filter-out $(PROG_SRCS) $(BACKEND_SRCS),$(wildcard tangled/*.c))
+BACKEND_SRCS := tangled/comm/nccl_backend.c $(wildcard kernels/*.cu)
+LIB_SRCS   := $(filter-out $(PROG_SRCS) $(BACKEND_SRCS),$(wildcard $(addsuffix /*.c,$(SRC_DIRS))))
 LIB_OBJS   := $(patsubst tangled/%.c,$(OBJ)/%.o,$(LIB_SRCS))
 LIB        := $(BUILD)/libdps.a
 
@@ -156,7 +161,7 @@ $(OBJ)/%.cu.o: kernels/%.cu $(BUILD)/config
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
 
 # The one object that loads backends learns where they are.
-$(OBJ)/device.o: CFLAGS += $(if $(BACKENDS),-DDPS_BACKEND_DIR='"$(CURDIR)/$(BACKEND_DIR)"')
+$(OBJ)/device/device.o: CFLAGS += $(if $(BACKENDS),-DDPS_BACKEND_DIR='"$(CURDIR)/$(BACKEND_DIR)"')
 
 $(LIB): $(LIB_OBJS)
 	@rm -f $@
@@ -166,7 +171,7 @@ $(BACKEND_DIR)/libdps_cuda.so: $(patsubst kernels/%.cu,$(OBJ)/%.cu.o,$(wildcard 
 	@mkdir -p $(@D)
 	$(CC) -shared $^ -o $@ $(BACKEND_LIBS) -lcublas -lcudart -lstdc++
 
-$(BACKEND_DIR)/libdps_nccl.so: tangled/nccl_backend.c tangled/nccl_backend.h $(BUILD)/config
+$(BACKEND_DIR)/libdps_nccl.so: tangled/comm/nccl_backend.c tangled/comm/nccl_backend.h $(BUILD)/config
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -fPIC -I$(CUDA_HOME)/include -shared $< -o $@ $(BACKEND_LIBS) -lnccl -lcudart
 
@@ -191,11 +196,12 @@ $(1): $(patsubst tangled/%.c,$(OBJ)/%.o,$(call main_of,$(1))) $$(EX_OBJS) $$(LIB
 endef
 $(foreach p,$(PROGRAMS),$(eval $(call program_rule,$(p))))
 
--include $(wildcard $(OBJ)/*.d $(BACKEND_DIR)/*.d)
+-include $(wildcard $(OBJ)/*.d $(OBJ)/*/*.d $(BACKEND_DIR)/*.d)
 
 # ---------------------------------------------------------------- literate pipeline
 # Every root chunk named [[file.c]], [[file.h]] or [[file.cu]] in any chapter is a
-# file: .c and .h go to tangled/, .cu to kernels/. All chapters are tangled
+# file: .c and .h go to tangled/ (named with their layer's folder, [[comm/comm.c]]), .cu to
+# kernels/. All chapters are tangled
 # together, so a later chapter may add to a chunk an earlier one started.
 # notangle keeps each chunk in the column of its use in the .nw, so the result is
 # formatted with the project's .clang-format (clang-format 14, pinned: another
@@ -210,6 +216,7 @@ define tangle_into
 	    *.h)  dir=tangled; line= ;; \
 	    *) continue ;; \
 	  esac; \
+	  mkdir -p $$(dirname $(1)/$$dir/$$root); \
 	  notangle $$line -R"[[$$root]]" $(CHAPTERS) \
 	    | $(CLANG_FORMAT) --style=file:$(CURDIR)/.clang-format --assume-filename=$$root > $(1)/$$dir/$$root.new; \
 	  cpif $(1)/$$dir/$$root < $(1)/$$dir/$$root.new; rm -f $(1)/$$dir/$$root.new; \
@@ -225,7 +232,7 @@ tangle:
 	@command -v notangle >/dev/null || { echo "tangle: notangle not found: make deps" >&2; exit 1; }
 	@command -v $(CLANG_FORMAT) >/dev/null || { echo "tangle: $(CLANG_FORMAT) not found: make deps" >&2; exit 1; }
 	@$(call tangle_into,.)
-	@echo "tangle: $$(ls tangled kernels | grep -c '\.') files from $(words $(CHAPTERS)) chapters"
+	@echo "tangle: $$(find tangled kernels -type f | grep -c '\.') files from $(words $(CHAPTERS)) chapters"
 
 # Fail, naming the file, when tangled/ or kernels/ differ from a fresh tangle.
 check-tangle: deps-check
@@ -233,17 +240,18 @@ check-tangle: deps-check
 	@$(call tangle_into,$(BUILD)/tangle-check)
 	@status=0; \
 	for d in tangled kernels; do \
-	  for f in $(BUILD)/tangle-check/$$d/*; do \
-	    [ -e "$$f" ] || continue; g=$$d/$${f##*/}; \
+	  for f in $$(find $(BUILD)/tangle-check/$$d -type f); do \
+	    g=$${f#$(BUILD)/tangle-check/}; \
 	    if [ ! -e "$$g" ]; then echo "drift: $$g is missing: run make tangle and commit it" >&2; status=1; \
 	    elif ! cmp -s "$$f" "$$g"; then echo "drift: $$g differs from what chapters/*.nw say: edit the chapter, run make tangle, commit both" >&2; status=1; fi; \
 	  done; \
-	  for g in $$d/*; do \
-	    [ -e "$$g" ] || continue; \
+	  for g in $$(find $$d -type f); do \
 	    [ -e "$(BUILD)/tangle-check/$$g" ] || { echo "drift: $$g is not produced by any chapter" >&2; status=1; }; \
 	  done; \
 	done; \
-	$(CLANG_FORMAT) --style=file:$(CURDIR)/.clang-format --dry-run -Werror tangled/*.[ch] kernels/*.cu || status=1; \
+	tests/file_map.sh | cmp -s - <(sed -n '/^<!-- file map -->$$/,/^<!-- end -->$$/p' README.md | sed '1d;$$d') || \
+	  { echo "drift: README.md's map of the code is not tests/file_map.sh's: paste its output" >&2; status=1; }; \
+	$(CLANG_FORMAT) --style=file:$(CURDIR)/.clang-format --dry-run -Werror $$(find tangled kernels -name '*.[ch]' -o -name '*.cu') || status=1; \
 	[ $$status = 0 ] && echo "tangle: tangled/ and kernels/ match the chapters and are formatted"; exit $$status
 
 # ---------------------------------------------------------------- tests
@@ -283,7 +291,7 @@ test: check-tangle check-layers
 
 # Every #include of the tangled code points down or across the layers of tests/layers.txt.
 check-layers:
-	@tests/check_layers.sh tests/layers.txt tangled kernels
+	@tests/check_layers.sh tests/layers.txt tangled
 
 # The exercises first (students' started ones, then the proof that the tests can fail),
 # the book's tests last, so that Criterion's summary closes the run.
@@ -336,8 +344,9 @@ memcheck:
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 30
 FUZZ_TARGETS := checkpoint idx options
-FUZZ_SRCS    := tangled/checkpoint.c tangled/data.c tangled/options.c tangled/util.c \
-                tangled/rng.c tangled/report.c tangled/model.c
+FUZZ_SRCS    := tangled/model/checkpoint.c tangled/model/data.c tangled/run/options.c \
+                tangled/support/util.c tangled/support/rng.c tangled/support/report.c \
+                tangled/model/model.c
 fuzz:
 	@printf 'int LLVMFuzzerTestOneInput(const char *d, long n) { return d && n < 0; }\n' | \
 	  $(FUZZ_CC) -fsanitize=fuzzer -x c - -o /dev/null 2>/dev/null || \
@@ -345,7 +354,7 @@ fuzz:
 	@mkdir -p $(BUILD)/fuzz
 	@set -e; for t in $(FUZZ_TARGETS); do \
 	  $(FUZZ_CC) -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	    -D_GNU_SOURCE -Itangled -Itests/fuzz -DFUZZ_TARGET=fuzz_$$t tests/fuzz/fuzz.c \
+	    -D_GNU_SOURCE $(INCLUDES) -Itests/fuzz -DFUZZ_TARGET=fuzz_$$t tests/fuzz/fuzz.c \
 	    $(FUZZ_SRCS) -lm -o $(BUILD)/fuzz/$$t; \
 	  mkdir -p $(BUILD)/fuzz/$$t-corpus; \
 	  if ! $(BUILD)/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=10 \
@@ -407,15 +416,15 @@ BOOK_DIR := $(BUILD)/book
 extract = awk 'index($$0, "$(1)") == 1 {on = 1} on && !/^\#line/ {print} on && /^}/ {exit}' $(2) > $(BOOK_DIR)/$(3); \
 	test -s $(BOOK_DIR)/$(3) || { echo "book: no match for $(1) in $(2)" >&2; exit 1; }
 
-book: $(CHAPTERS) tangled/device_cpu.c kernels/device_cuda.cu book/book.tex book/style.tex
+book: $(CHAPTERS) tangled/device/device_cpu.c kernels/device_cuda.cu book/book.tex book/style.tex
 	@command -v noweave >/dev/null && command -v latexmk >/dev/null || { echo "book: noweave or latexmk missing: make deps" >&2; exit 1; }
 	@mkdir -p $(BOOK_DIR)
 	noweave -n -delay -filter 'awk -f book/cdefs.awk' -index $(CHAPTERS) > $(BOOK_DIR)/chapters.tex
 	cp book/book.tex book/style.tex $(BOOK_DIR)/
 	@# The side-by-side figures of chapter 1 show the tangled code itself, so they cannot drift.
-	$(call extract,static void softmax_xent,tangled/device_cpu.c,side-cpu-softmax.c)
+	$(call extract,static void softmax_xent,tangled/device/device_cpu.c,side-cpu-softmax.c)
 	$(call extract,__global__ void softmax_xent_kernel,kernels/device_cuda.cu,side-cuda-softmax.cu)
-	$(call extract,static void bias_act_forward,tangled/device_cpu.c,side-cpu-bias.c)
+	$(call extract,static void bias_act_forward,tangled/device/device_cpu.c,side-cpu-bias.c)
 	$(call extract,__global__ void bias_act_forward_kernel,kernels/device_cuda.cu,side-cuda-bias.cu)
 	cd $(BOOK_DIR) && TEXINPUTS=$(CURDIR)/book//: latexmk -pdf -e '$$max_repeat=9' -interaction=nonstopmode -halt-on-error book.tex >latexmk.log 2>&1 \
 	  || { tail -40 latexmk.log; exit 1; }

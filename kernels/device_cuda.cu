@@ -171,7 +171,7 @@ static void scale(size_t n, float a, float *x)
     scale_kernel<<<stride_blocks(n), KERNEL_THREADS>>>(n, a, x);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 1212 "chapters/02-shm.nw"
+#line 1214 "chapters/02-shm.nw"
 static void peer_copy(void *dst, const void *src, size_t bytes)
 {
     CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, 0));
@@ -228,7 +228,7 @@ static Device cuda = {
     .axpy = axpy,
     .scale = scale,
 
-#line 1246 "chapters/02-shm.nw"
+#line 1248 "chapters/02-shm.nw"
     .peer_copy = peer_copy,
     .ipc_export = ipc_export,
     .ipc_open = ipc_open,

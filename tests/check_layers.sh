@@ -1,41 +1,50 @@
 #!/bin/bash
-# Check every #include "..." of the tangled code against the layer table: a file may
-# include headers of its own layer and of lower ones only. One line per upward include
-# or unlisted file, and exit 1; else one line saying how many includes were checked.
-# Usage: tests/check_layers.sh [TABLE [DIR...]]   (default: tests/layers.txt tangled kernels)
+# Check every #include "..." of the tangled code against the layers: a file's layer is its
+# folder (tangled/LAYER/, or a folder the table gives the layer beside tangled/), and it may
+# include headers of its own layer and of lower ones only. Prints one line per upward
+# include, unknown header or file outside the layers, and exits 1; else one line of counts.
+# Usage: tests/check_layers.sh [TABLE [ROOT]]   (default: tests/layers.txt tangled)
 table=${1:-tests/layers.txt}
-shift
-dirs=("$@")
-[ ${#dirs[@]} -gt 0 ] || dirs=(tangled kernels)
+root=${2:-tangled}
 [ -r "$table" ] || { echo "layers: cannot read $table" >&2; exit 2; }
+[ -d "$root" ] || { echo "layers: no directory $root" >&2; exit 2; }
+beside=$(dirname "$root")
 files=()
-for d in "${dirs[@]}"; do
-    for f in "$d"/*.c "$d"/*.h "$d"/*.cu; do [ -e "$f" ] && files+=("$f"); done
-done
-[ ${#files[@]} -gt 0 ] || { echo "layers: no .c, .h or .cu files in ${dirs[*]}" >&2; exit 2; }
-awk '
-    FNR == NR {                                    # the table: layer name, then its files
-        if ($0 ~ /^[ \t]*(#|$)/) next
-        rank++; name[rank] = $1
-        for (i = 2; i <= NF; i++) layer[$i] = rank
-        next
-    }
-    FNR == 1 {
-        file = FILENAME; sub(/.*\//, "", file); base = file; sub(/\.[a-z]+$/, "", base)
-        if (!(base in layer)) { print "layers: " FILENAME " is not in the layer table" > "/dev/stderr"; bad++ }
-    }
-    /^[ \t]*#[ \t]*include[ \t]*"/ {
-        inc = $0; sub(/^[^"]*"/, "", inc); sub(/".*/, "", inc)
-        ib = inc; sub(/.*\//, "", ib); sub(/\.[a-z]+$/, "", ib)
-        checked++
-        if (!(ib in layer)) { print "layers: " FILENAME " includes " inc ", which is not in the layer table" > "/dev/stderr"; bad++; next }
-        if ((base in layer) && layer[ib] > layer[base]) {
-            print "layers: " FILENAME " (" name[layer[base]] ") includes " inc " (" name[layer[ib]] "), a layer above its own" > "/dev/stderr"
-            bad++
+while read -r layer extra; do
+    case "$layer" in '#'* | '') continue ;; esac
+    for d in "$root/$layer" ${extra:+"$beside/$extra"}; do
+        [ -d "$d" ] || continue
+        for f in "$d"/*.c "$d"/*.h "$d"/*.cu; do [ -e "$f" ] && files+=("$layer:$f"); done
+    done
+done < "$table"
+stray=$(find "$root" -type f \( -name '*.c' -o -name '*.h' \) | while read -r f; do
+    printf '%s\n' "${files[@]}" | grep -qxF -- "$(basename "$(dirname "$f")"):$f" || echo "$f"; done)
+[ -z "$stray" ] || { printf 'layers: %s is in no layer of %s\n' $stray >&2; exit 1; }
+[ ${#files[@]} -gt 0 ] || { echo "layers: no .c, .h or .cu files under $root" >&2; exit 2; }
+printf '%s\n' "${files[@]}" | awk -F: -v table="$table" '
+    BEGIN {                                       # the layers, bottom first
+        while ((getline line < table) > 0) {
+            if (line ~ /^[ \t]*(#|$)/) continue
+            split(line, w, /[ \t]+/); rank[w[1]] = ++n
         }
     }
+    { layer[$2] = $1; name = $2; sub(/.*\//, "", name); where[name] = $2; list[NR] = $2 }
     END {
+        for (i = 1; i <= NR; i++) {
+            f = list[i]; mine = layer[f]
+            while ((getline line < f) > 0) {
+                if (line !~ /^[ \t]*#[ \t]*include[ \t]*"/) continue
+                inc = line; sub(/^[^"]*"/, "", inc); sub(/".*/, "", inc)
+                base = inc; sub(/.*\//, "", base); checked++
+                if (!(base in where)) {
+                    print "layers: " f " includes " inc ", which is in no layer" > "/dev/stderr"; bad++
+                } else if (rank[layer[where[base]]] > rank[mine]) {
+                    print "layers: " f " (" mine ") includes " inc " (" layer[where[base]] \
+                          "), a layer above its own" > "/dev/stderr"; bad++
+                }
+            }
+            close(f)
+        }
         if (bad) exit 1
-        printf "layers: %d includes in %d files point down or across\n", checked, files
-    }
-' files="${#files[@]}" "$table" "${files[@]}"
+        printf "layers: %d includes in %d files point down or across\n", checked, NR
+    }'

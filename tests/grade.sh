@@ -36,7 +36,7 @@ started() { [ "$(hash_of "exercises/$1/$2.c")" != "$3" ]; }
 build() {
     local ch=$1 name=$2 src=$3 bin=$4 key
     key=$({ echo "$CC $CFLAGS $LDLIBS $src"; cat tests/"$ch"/ex_"$name".c "$src" tests/*.h \
-            tests/"$ch"/*.h exercises/"$ch"/*.h tangled/*.h "$LIB" 2>/dev/null; } | sha256sum | cut -c1-64)
+            tests/"$ch"/*.h exercises/"$ch"/*.h tangled/*/*.h "$LIB" 2>/dev/null; } | sha256sum | cut -c1-64)
     [ -x "$bin" ] && [ "$(cat "$bin.key" 2>/dev/null)" = "$key" ] && return 0
     rm -f "$bin.key"
     $CC $CFLAGS -Itests -Iexercises/"$ch" tests/"$ch"/ex_"$name".c "$src" "$LIB" \

@@ -1,6 +1,7 @@
 /* The layer check (tests/check_layers.sh, Table 2.1): the tangled code passes it, and it
- * fails, naming the file and both layers, on an include that points up, and on a file the
- * table does not list. The planted files live in a temporary directory of the test's own. */
+ * fails, naming the file and both layers, on an include that points up, and on a file that
+ * is in no layer's folder. The planted files live in a temporary directory of the test's
+ * own, laid out as tangled/ is: one folder per layer. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,19 +10,23 @@
 
 #include "helpers.h"
 
-static void plant(const char *dir, const char *name, const char *text)
+static char root[64];
+
+static void plant(const char *name, const char *text)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char path[512], dir[600];
+    snprintf(path, sizeof path, "%s/%s", root, name);
+    snprintf(dir, sizeof dir, "mkdir -p $(dirname %s)", path);
+    cr_assert(system(dir) == 0, "cannot make the folder of %s", path);
     FILE *f = fopen(path, "w");
     cr_assert(f, "cannot write %s", path);
     fputs(text, f);
     fclose(f);
 }
 
-static void check(char *dir, Run *r)
+static void check(Run *r)
 {
-    char *argv[] = {"/bin/bash", "tests/check_layers.sh", "tests/layers.txt", dir, NULL};
+    char *argv[] = {"/bin/bash", "tests/check_layers.sh", "tests/layers.txt", root, NULL};
     run_program(argv, r);
 }
 
@@ -39,19 +44,22 @@ Test(layers, an_upward_include_is_refused_by_name)
     static Run r;
     char dir[] = "/tmp/dps-layers-XXXXXX";
     cr_assert(mkdtemp(dir), "mkdtemp failed");
-    plant(dir, "options.h", "#include \"model.h\"\n#include \"launch.h\"\n");
-    plant(dir, "model.h", "#include \"device.h\"\n");
-    check(dir, &r);
+    snprintf(root, sizeof root, "%s/tangled", dir);
+    plant("run/options.h", "#include \"model.h\"\n#include \"launch.h\"\n");
+    plant("model/model.h", "#include \"device.h\"\n");
+    plant("device/device.h", "#include <stddef.h>\n");
+    plant("launch/launch.h", "");
+    check(&r);
     cr_assert(r.status == 0, "downward includes refused: %s", r.err);
-    plant(dir, "model.h", "#include \"device.h\"\n#include \"options.h\"\n");
-    check(dir, &r);
+    plant("model/model.h", "#include \"device.h\"\n#include \"options.h\"\n");
+    check(&r);
     cr_assert(r.status == 1 && count_lines(r.err) == 1, "exit %d: %s", r.status, r.err);
     cr_assert(strstr(r.err, "model.h (model) includes options.h (run), a layer above its own"),
               "the message does not name the file and the layers: %s", r.err);
-    plant(dir, "model.h", "#include \"device.h\"\n");
-    plant(dir, "stray.c", "#include \"util.h\"\n");
-    check(dir, &r);
-    cr_assert(r.status == 1 && strstr(r.err, "stray.c is not in the layer table"), "exit %d: %s",
+    plant("model/model.h", "#include \"device.h\"\n");
+    plant("stray.c", "#include \"util.h\"\n");
+    check(&r);
+    cr_assert(r.status == 1 && strstr(r.err, "stray.c is in no layer"), "exit %d: %s",
               r.status, r.err);
     char rm[600];
     snprintf(rm, sizeof rm, "rm -rf %s", dir);

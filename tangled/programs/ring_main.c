@@ -1,6 +1,6 @@
 #line 548 "chapters/05-ag.nw"
 /**
- * @file ring.c
+ * @file ring_main.c
  * @brief The program ring: data-parallel training with the ring all-reduce (chapter 5).
  */
 #include "run.h"

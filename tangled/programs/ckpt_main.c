@@ -1,6 +1,6 @@
 #line 744 "chapters/A2-failure.nw"
 /**
- * @file ckpt.c
+ * @file ckpt_main.c
  * @brief The program ckpt: check checkpoints and say what they hold (appendix B).
  */
 #include <stdio.h>

@@ -1,6 +1,6 @@
 #line 747 "chapters/03-ps.nw"
 /**
- * @file ps.c
+ * @file ps_main.c
  * @brief The program ps: data-parallel training through a parameter server (chapter 3).
  */
 #include "param_server.h"

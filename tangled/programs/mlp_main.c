@@ -1,6 +1,6 @@
 #line 2197 "chapters/01-mlp.nw"
 /**
- * @file mlp.c
+ * @file mlp_main.c
  * @brief The program mlp: one device trains an MLP (chapter 1).
  */
 #include <stdio.h>

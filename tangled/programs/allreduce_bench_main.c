@@ -1,6 +1,6 @@
 #line 1836 "chapters/06-production.nw"
 /**
- * @file allreduce_bench.c
+ * @file allreduce_bench_main.c
  * @brief The program allreduce_bench: every all-reduce of the book, side by side (chapter 6).
  */
 #include <errno.h>
