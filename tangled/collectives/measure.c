@@ -1,4 +1,4 @@
-#line 1762 "chapters/02-shm.nw"
+#line 1763 "chapters/02-shm.nw"
 /**
  * @file measure.c
  * @brief The ping-pong of one size (chapter 2) and the collectives under test (chapter 4).
@@ -14,7 +14,7 @@
 #include "report.h"
 #include "util.h"
 
-#line 1786 "chapters/02-shm.nw"
+#line 1787 "chapters/02-shm.nw"
 static unsigned char pattern(size_t i, size_t size)
 {
     return (unsigned char)((i * 2654435761u + size * 40503u) >> 7);
@@ -35,7 +35,7 @@ static long count_wrong(const Device *dev, unsigned char *host, const void *buf,
         wrong += host[i] != pattern(i, size);
     return wrong;
 }
-#line 1830 "chapters/02-shm.nw"
+#line 1831 "chapters/02-shm.nw"
 int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, void *sbuf,
                   void *rbuf, double *times, PingRow *row, char *err)
 {

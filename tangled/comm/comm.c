@@ -1,4 +1,4 @@
-#line 1596 "chapters/02-shm.nw"
+#line 1597 "chapters/02-shm.nw"
 /**
  * @file comm.c
  * @brief Choosing a rank's transport: the shared world, or MPI (chapters 2 and 6).

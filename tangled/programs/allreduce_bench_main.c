@@ -12,9 +12,9 @@
 
 #include "comm_mpi.h"
 #include "contender.h"
-#include "options.h"
 #include "production.h"
 #include "report.h"
+#include "run.h"
 #include "util.h"
 
 static const char *summary =
@@ -51,19 +51,12 @@ static int common_args(char **argv, int k, const Options *o, char bufs[][32])
 /** Parse, run every contender, print the table (and the CSV). */
 int main(int argc, char **argv)
 {
-    set_program_name(argv[0]);
-    char err[ERR_LEN];
-    Options o;
-    options_defaults(&o);
+    static Run run;
     unsigned accepted = OPT_N_GPUS | OPT_TIMEOUT | OPT_DEVICE | OPT_BENCH | OPT_CSV;
-    if (options_parse(&o, argc, argv, accepted, err)) {
-        fprintf(stderr, "%s: %s\n", program_name(), err);
-        return EXIT_USAGE;
-    }
-    if (o.help) {
-        options_usage(stdout, summary, accepted, examples);
-        return 0;
-    }
+    int status = run_parse(&run, argc, argv, accepted, summary, examples);
+    if (status != RUN_GO)
+        return status;
+    const Options o = run.o;
     if (o.min_bytes > o.max_bytes) {
         fprintf(stderr, "%s: -b %zu is larger than -e %zu\n", program_name(), o.min_bytes,
                 o.max_bytes);
@@ -76,7 +69,7 @@ int main(int argc, char **argv)
         return EXIT_USAGE;
     }
 
-#line 2175 "chapters/06-production.nw"
+#line 2168 "chapters/06-production.nw"
     char self[PATH_MAX], coll[PATH_MAX + 16], bufs[8][32];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     self[n > 0 ? n : 0] = '\0';
@@ -122,9 +115,9 @@ int main(int argc, char **argv)
         snprintf(col[NCCL].why, sizeof col[NCCL].why,
                  "not run: %d rank%s, %d GPU%s (one per rank)", o.n_gpus,
                  o.n_gpus == 1 ? "" : "s", gpus, gpus == 1 ? "" : "s");
-#line 2169 "chapters/06-production.nw"
+#line 2162 "chapters/06-production.nw"
 
-#line 2228 "chapters/06-production.nw"
+#line 2221 "chapters/06-production.nw"
     for (int k = 0; k < N_COLUMNS; k++)
         if (!col[k].why[0])
             contender_run(&col[k]);
@@ -140,10 +133,10 @@ int main(int argc, char **argv)
     if (csv)
         fprintf(csv, "# machine: %s; %d ranks\n", where, o.n_gpus);
     const int vs[] = {MPI, COPY};
-    int status = contender_table(csv, col, N_COLUMNS, RING, vs, 2);
+    status = contender_table(csv, col, N_COLUMNS, RING, vs, 2);
     if (csv && fclose(csv) != 0)
         fatal("--csv %s: %s", o.csv, strerror(errno));
     fflush(stdout);
-#line 2170 "chapters/06-production.nw"
+#line 2163 "chapters/06-production.nw"
     return status;
 }

@@ -1,4 +1,4 @@
-#line 1699 "chapters/02-shm.nw"
+#line 1700 "chapters/02-shm.nw"
 /**
  * @file pingpong_main.c
  * @brief The program pingpong: latency and bandwidth between ranks (chapter 2).
@@ -24,7 +24,7 @@ static const char *examples =
     "  ./pingpong --n_gpus 8 -e 1M              the barrier at 8 ranks\n"
     "  ./pingpong --device cuda                 GPU buffers through CUDA IPC\n";
 
-#line 1875 "chapters/02-shm.nw"
+#line 1876 "chapters/02-shm.nw"
 static int pingpong_rank(Rank *r, char *err)
 {
     const Options *o = &r->run->o;
@@ -33,7 +33,7 @@ static int pingpong_rank(Rank *r, char *err)
     int rank = r->rank, size = r->size;
     Timing tm = {.warmup = o->warmup, .iters = o->iters, .check = o->check};
     if (rank == 0)
-#line 1975 "chapters/02-shm.nw"
+#line 1976 "chapters/02-shm.nw"
     {
         char lo[32], hi[32], chan[32];
         printf("# pingpong: %d ranks over shared memory (%s)\n", size,
@@ -52,7 +52,7 @@ static int pingpong_rank(Rank *r, char *err)
                    "one-way", "algbw", "sendrecv", "algbw", "#wrong", "(B)", "(us)", "(GB/s)",
                    "(us)", "(GB/s)", "");
     }
-#line 1884 "chapters/02-shm.nw"
+#line 1885 "chapters/02-shm.nw"
     unsigned char *host = xcalloc(o->max_bytes ? o->max_bytes : 1, 1);
     void *sbuf = dev->alloc(o->max_bytes), *rbuf = dev->alloc(o->max_bytes);
     double *times = xcalloc((size_t)o->iters, sizeof *times);
@@ -64,7 +64,7 @@ static int pingpong_rank(Rank *r, char *err)
             if (pingpong_size(c, &tm, s, host, sbuf, rbuf, times, &row, err))
                 return -1;
             if (rank == 0)
-#line 1916 "chapters/02-shm.nw"
+#line 1917 "chapters/02-shm.nw"
             {
                 char wrong[24];
                 snprintf(wrong, sizeof wrong, "%ld", row.wrong);
@@ -80,13 +80,13 @@ static int pingpong_rank(Rank *r, char *err)
                 if (row.wrong)
                     return error_set(err, "%ld of %zu bytes came back wrong", row.wrong, s);
             }
-#line 1896 "chapters/02-shm.nw"
+#line 1897 "chapters/02-shm.nw"
             if (s > o->max_bytes / o->step_factor)
                 break;
         }
     }
 
-#line 1954 "chapters/02-shm.nw"
+#line 1955 "chapters/02-shm.nw"
     launch_phase("barrier");
     if (c->barrier(c, err))
         return -1;
@@ -101,9 +101,9 @@ static int pingpong_rank(Rank *r, char *err)
     if (rank == 0)
         printf("# barrier: %d ranks, %.2f us (mean of %d)\n", size,
                (now_seconds() - t0) / BARRIERS * 1e6, BARRIERS);
-#line 1901 "chapters/02-shm.nw"
+#line 1902 "chapters/02-shm.nw"
     if (rank == 0)
-#line 1940 "chapters/02-shm.nw"
+#line 1941 "chapters/02-shm.nw"
     {
         if (last <= o->min_bytes)
             printf("# alpha-beta fit: none (one size only: give -e larger than -b)\n");
@@ -116,14 +116,14 @@ static int pingpong_rank(Rank *r, char *err)
                    last, (alpha + beta * (double)(last - o->min_bytes)) * 1e6, o->min_bytes,
                    alpha * 1e6);
     }
-#line 1903 "chapters/02-shm.nw"
+#line 1904 "chapters/02-shm.nw"
     dev->release(sbuf);
     dev->release(rbuf);
     free(host);
     free(times);
     return 0;
 }
-#line 1998 "chapters/02-shm.nw"
+#line 1999 "chapters/02-shm.nw"
 /** Parse, refuse what cannot work, launch the ranks. */
 int main(int argc, char **argv)
 {

@@ -1,4 +1,4 @@
-#line 1660 "chapters/02-shm.nw"
+#line 1661 "chapters/02-shm.nw"
 /**
  * @file run.c
  * @brief The run layer (chapters 1-3, 6).
@@ -221,7 +221,7 @@ int run_start(Run *run, bool mpi)
 #line 1532 "chapters/02-shm.nw"
     return RUN_GO;
 }
-#line 1542 "chapters/02-shm.nw"
+#line 1543 "chapters/02-shm.nw"
 /** The prelude of every rank, then the program's body. */
 static int rank_main(int rank, int size, void *arg, char *err)
 {
@@ -240,7 +240,7 @@ static int rank_main(int rank, int size, void *arg, char *err)
         comm_close_rank(r.c, r.host);
     return 0;
 }
-#line 1566 "chapters/02-shm.nw"
+#line 1567 "chapters/02-shm.nw"
 void run_ranks(Run *run, int (*body)(Rank *r, char *err))
 {
     char err[ERR_LEN];
@@ -254,7 +254,7 @@ void run_ranks(Run *run, int (*body)(Rank *r, char *err))
         }
         return;
     }
-#line 1572 "chapters/02-shm.nw"
+#line 1573 "chapters/02-shm.nw"
     if (!(run->w = shm_world_create(run->ranks, 0, run->o.timeout, err)))
         fatal("%s", err);
     int rc = launch(run->ranks, rank_main, run, 0, err);
