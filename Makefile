@@ -208,7 +208,8 @@ tangled/%.c tangled/%.h: ;
 # together, so a later chapter may add to a chunk an earlier one started.
 # notangle keeps each chunk in the column of its use in the .nw, so the result is
 # formatted with the project's .clang-format (clang-format 14, pinned: another
-# version formats differently and the drift check would fail).
+# version formats differently and the drift check would fail); scripts/relines.awk
+# then puts back the #line directives that the formatting moved.
 # $(1) is the directory that receives tangled/ and kernels/.
 define tangle_into
 	set -e; mkdir -p $(1)/tangled $(1)/kernels; \
@@ -220,8 +221,12 @@ define tangle_into
 	    *) continue ;; \
 	  esac; \
 	  mkdir -p $$(dirname $(1)/$$dir/$$root); \
-	  notangle $$line -R"[[$$root]]" $(CHAPTERS) \
-	    | $(CLANG_FORMAT) --style=file:$(CURDIR)/.clang-format --assume-filename=$$root > $(1)/$$dir/$$root.new; \
+	  out=$(1)/$$dir/$$root; \
+	  notangle $$line -R"[[$$root]]" $(CHAPTERS) > $$out.raw; \
+	  awk -f scripts/unline.awk $$out.raw | $(CLANG_FORMAT) --style=file:$(CURDIR)/.clang-format \
+	    --assume-filename=$$root > $$out.fmt; \
+	  if [ -n "$$line" ]; then awk -f scripts/relines.awk $$out.raw $$out.fmt > $$out.new; \
+	  else mv $$out.fmt $$out.new; fi; rm -f $$out.raw $$out.fmt; \
 	  cpif $(1)/$$dir/$$root < $(1)/$$dir/$$root.new; rm -f $(1)/$$dir/$$root.new; \
 	  chmod 644 $(1)/$$dir/$$root; \
 	done; \
@@ -255,6 +260,7 @@ check-tangle: deps-check
 	tests/file_map.sh | cmp -s - <(sed -n '/^<!-- file map -->$$/,/^<!-- end -->$$/p' README.md | sed '1d;$$d') || \
 	  { echo "drift: README.md's map of the code is not tests/file_map.sh's: paste its output" >&2; status=1; }; \
 	$(CLANG_FORMAT) --style=file:$(CURDIR)/.clang-format --dry-run -Werror $$(find tangled kernels -name '*.[ch]' -o -name '*.cu') || status=1; \
+	awk -f tests/check_lines.awk $$(find tangled kernels -name '*.c' -o -name '*.cu') || status=1; \
 	[ $$status = 0 ] && echo "tangle: tangled/ and kernels/ match the chapters and are formatted"; exit $$status
 
 # ---------------------------------------------------------------- tests

@@ -1,8 +1,8 @@
-#line 1317 "chapters/01-mlp.nw"
 /**
  * @file device_cuda.cu
  * @brief The CUDA device: the same table as the CPU's, on a GPU.
  */
+#line 1321 "chapters/01-mlp.nw"
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -42,7 +42,9 @@ static void *alloc(size_t bytes)
 
 static void release(void *p)
 {
+#line 1369 "chapters/01-mlp.nw"
     CUDA_CHECK(cudaFree(p));
+#line 1369 "chapters/01-mlp.nw"
 }
 static void upload(void *dst, const void *src, size_t bytes)
 {
@@ -58,11 +60,15 @@ static void copy(void *dst, const void *src, size_t bytes)
 }
 static void zero(void *p, size_t bytes)
 {
+#line 1382 "chapters/01-mlp.nw"
     CUDA_CHECK(cudaMemset(p, 0, bytes));
+#line 1382 "chapters/01-mlp.nw"
 }
 static void sync(void)
 {
+#line 1383 "chapters/01-mlp.nw"
     CUDA_CHECK(cudaDeviceSynchronize());
+#line 1383 "chapters/01-mlp.nw"
 }
 #line 1404 "chapters/01-mlp.nw"
 static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
@@ -204,10 +210,13 @@ static void *ipc_open(const void *handle, char *err)
 
 static void ipc_close(void *p)
 {
+#line 1244 "chapters/02-shm.nw"
     CUDA_CHECK(cudaIpcCloseMemHandle(p));
+#line 1244 "chapters/02-shm.nw"
 }
 #line 1700 "chapters/01-mlp.nw"
 static Device cuda = {
+#line 1700 "chapters/01-mlp.nw"
     /* every member, in Device's order, as C++ requires */
     .kind = DEVICE_CUDA,
     .name = "cuda",
@@ -227,15 +236,13 @@ static Device cuda = {
     .softmax_xent = softmax_xent,
     .axpy = axpy,
     .scale = scale,
-
-#line 1248 "chapters/02-shm.nw"
     .peer_copy = peer_copy,
     .ipc_export = ipc_export,
     .ipc_open = ipc_open,
     .ipc_close = ipc_close,
-#line 1708 "chapters/01-mlp.nw"
 };
 
+#line 1710 "chapters/01-mlp.nw"
 /**
  * The backend's entry point (DEVICE_CUDA_ENTRY), found by device_cuda_open() with dlsym():
  * the CUDA device for GPU @p rank % count, or NULL with the reason in @p why.

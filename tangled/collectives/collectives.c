@@ -1,8 +1,8 @@
-#line 371 "chapters/04-rs.nw"
 /**
  * @file collectives.c
  * @brief The ring's collectives, written once over the comm and device interfaces.
  */
+#line 375 "chapters/04-rs.nw"
 #include "collectives.h"
 
 #include "launch.h"

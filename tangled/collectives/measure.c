@@ -1,8 +1,8 @@
-#line 1763 "chapters/02-shm.nw"
 /**
  * @file measure.c
  * @brief The ping-pong of one size (chapter 2) and the collectives under test (chapter 4).
  */
+#line 1771 "chapters/02-shm.nw"
 #include "measure.h"
 
 #include <math.h>
@@ -14,7 +14,7 @@
 #include "report.h"
 #include "util.h"
 
-#line 1787 "chapters/02-shm.nw"
+#line 1791 "chapters/02-shm.nw"
 static unsigned char pattern(size_t i, size_t size)
 {
     return (unsigned char)((i * 2654435761u + size * 40503u) >> 7);
@@ -35,7 +35,7 @@ static long count_wrong(const Device *dev, unsigned char *host, const void *buf,
         wrong += host[i] != pattern(i, size);
     return wrong;
 }
-#line 1831 "chapters/02-shm.nw"
+#line 1835 "chapters/02-shm.nw"
 int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, void *sbuf,
                   void *rbuf, double *times, PingRow *row, char *err)
 {
@@ -136,9 +136,10 @@ static int run_native_all_reduce(Comm *c, float *buf, size_t count, float *scrat
                          "the %s transport has no all-reduce of its own: use "
                          "--transport mpi under mpirun",
                          c->name);
+#line 356 "chapters/06-production.nw"
     return c->allreduce(c, buf, count, err);
 }
-#line 384 "chapters/06-production.nw"
+#line 385 "chapters/06-production.nw"
 /** A buffer of at least @p count floats on @p dev, kept from call to call. */
 static float *spare(const Device *dev, size_t count)
 {
@@ -195,8 +196,6 @@ static const Op ops[] = {
      .fill = fill_own,
      .run = ring_reduce_scatter,
      .wrong = wrong_reduce_scatter},
-
-#line 309 "chapters/05-ag.nw"
     {.name = "all_gather",
      .bus = 1,
      .fill = fill_chunk,
@@ -207,13 +206,12 @@ static const Op ops[] = {
      .fill = fill_own,
      .run = run_all_reduce,
      .wrong = wrong_all_reduce},
-#line 345 "chapters/06-production.nw"
     {.name = "native_all_reduce",
      .bus = 2,
+     .native = true,
      .fill = fill_own,
      .run = run_native_all_reduce,
      .wrong = wrong_all_reduce},
-#line 364 "chapters/06-production.nw"
     {.name = "ps_all_reduce",
      .bus = 2,
      .fill = fill_own,
@@ -226,9 +224,9 @@ static const Op ops[] = {
      .fill = fill_own,
      .run = run_native_all_reduce,
      .wrong = wrong_all_reduce},
-#line 521 "chapters/04-rs.nw"
 };
 
+#line 523 "chapters/04-rs.nw"
 const Op *op_find(const char *name)
 {
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)

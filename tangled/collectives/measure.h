@@ -39,6 +39,7 @@ int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, v
 typedef struct Op {
     const char *name; /**< as --op spells it */
     int bus;          /**< 1: reduce-scatter, all-gather; 2: all-reduce; 0: a local copy */
+    bool native;      /**< it is the transport's own all-reduce (MPI's; chapter 6) */
     bool nccl;        /**< it runs over NCCL's communicator (chapter 6) */
     /** Fill rank @p r's host buffer of @p count elements of @p size ranks. */
     void (*fill)(int r, int size, float *x, size_t count);

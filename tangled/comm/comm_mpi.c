@@ -1,8 +1,8 @@
-#line 89 "chapters/06-production.nw"
 /**
  * @file comm_mpi.c
  * @brief The MPI transport (chapter 6). Without MPI it only says so.
  */
+#line 93 "chapters/06-production.nw"
 #include "comm_mpi.h"
 
 #include <stdio.h>
@@ -21,7 +21,9 @@
 
 static int pieces(size_t bytes)
 {
+#line 138 "chapters/06-production.nw"
     return bytes ? (int)((bytes + MPI_PIECE - 1) / MPI_PIECE) : 1;
+#line 138 "chapters/06-production.nw"
 }
 
 static size_t piece_len(size_t bytes, int k)
@@ -132,7 +134,9 @@ static void mpi_close(Comm *c)
 
 bool comm_mpi_available(void)
 {
+#line 246 "chapters/06-production.nw"
     return true;
+#line 246 "chapters/06-production.nw"
 }
 
 int comm_mpi_init(int *rank, int *size, char *err)
@@ -168,6 +172,7 @@ Comm *comm_mpi_open(const Device *dev, char *err)
                 .barrier = mpi_barrier,
                 .close = mpi_close,
                 .allreduce = mpi_allreduce};
+#line 274 "chapters/06-production.nw"
     return c;
 }
 
@@ -179,13 +184,17 @@ void comm_mpi_abort(int status)
 
 void comm_mpi_finalize(void)
 {
+#line 283 "chapters/06-production.nw"
     MPI_Finalize();
+#line 283 "chapters/06-production.nw"
 }
 #line 104 "chapters/06-production.nw"
 #else
 bool comm_mpi_available(void)
 {
+#line 105 "chapters/06-production.nw"
     return false;
+#line 105 "chapters/06-production.nw"
 }
 
 int comm_mpi_init(int *rank, int *size, char *err)
@@ -205,10 +214,13 @@ Comm *comm_mpi_open(const Device *dev, char *err)
 
 void comm_mpi_abort(int status)
 {
+#line 122 "chapters/06-production.nw"
     exit(status);
+#line 122 "chapters/06-production.nw"
 }
 
 void comm_mpi_finalize(void)
 {
+#line 124 "chapters/06-production.nw"
 }
 #endif

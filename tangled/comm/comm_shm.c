@@ -1,8 +1,8 @@
-#line 1332 "chapters/02-shm.nw"
 /**
  * @file comm_shm.c
  * @brief The shared-memory transport: channels, doorbells, barrier, CUDA IPC.
  */
+#line 1336 "chapters/02-shm.nw"
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
@@ -94,7 +94,9 @@ static void futex_wake(_Atomic uint32_t *word, int count)
 /** Bytes published at once: a quarter of the ring, so both sides copy at the same time. */
 static size_t piece(size_t cap)
 {
+#line 657 "chapters/02-shm.nw"
     return cap / 4;
+#line 657 "chapters/02-shm.nw"
 }
 
 /** Copy up to @p n bytes from @p src into the ring; returns how many went in. */
@@ -106,8 +108,10 @@ static size_t ring_push(RingCtl *r, unsigned char *base, size_t cap, const unsig
     size_t room = cap - (uint32_t)(tail - head);
     if (n > room)
         n = room;
+#line 667 "chapters/02-shm.nw"
     if (n > piece(cap))
         n = piece(cap);
+#line 668 "chapters/02-shm.nw"
     if (n == 0)
         return 0;
     size_t at = tail & (cap - 1), first = n < cap - at ? n : cap - at;
@@ -127,6 +131,7 @@ static size_t ring_pop(RingCtl *r, const unsigned char *base, size_t cap, unsign
     size_t ready = (uint32_t)(tail - head);
     if (n > ready)
         n = ready;
+#line 686 "chapters/02-shm.nw"
     if (n == 0)
         return 0;
     size_t at = head & (cap - 1), first = n < cap - at ? n : cap - at;
@@ -154,7 +159,9 @@ static unsigned char *ipc_slot(ShmWorld *w, int src, int dst)
 
 static size_t round_up(size_t n, size_t to)
 {
+#line 774 "chapters/02-shm.nw"
     return (n + to - 1) / to * to;
+#line 774 "chapters/02-shm.nw"
 }
 
 ShmWorld *shm_world_create(int size, size_t channel_bytes, double timeout_s, char *err)
@@ -254,7 +261,9 @@ typedef struct Transfer {
 
 static bool on_device(const ShmComm *c)
 {
+#line 921 "chapters/02-shm.nw"
     return c->comm.dev->kind != DEVICE_CPU;
+#line 921 "chapters/02-shm.nw"
 }
 static bool finished(const Transfer *t)
 {
@@ -262,7 +271,9 @@ static bool finished(const Transfer *t)
 }
 static void host_copy(void *dst, const void *src, size_t n)
 {
+#line 926 "chapters/02-shm.nw"
     memcpy(dst, src, n);
+#line 926 "chapters/02-shm.nw"
 }
 
 static Transfer transfer(const ShmComm *c, int peer, const void *buf, size_t bytes)
@@ -312,7 +323,6 @@ static long progress_recv(ShmComm *c, Transfer *t, char *err)
     if (t->header_done < 8) {
         unsigned char got[8];
         k = ring_pop(&ch->host, ring, w->host_bytes, got, 8 - t->header_done, host_copy);
-
 #line 1011 "chapters/02-shm.nw"
         if (memcmp(got, t->header + t->header_done, k) != 0) {
             memcpy(t->header + t->header_done, got, k);
@@ -322,12 +332,14 @@ static long progress_recv(ShmComm *c, Transfer *t, char *err)
             if (t->header_done + k < 8)
                 return error_set(err, "recv from rank %d: the message header is corrupt",
                                  t->peer);
+#line 1018 "chapters/02-shm.nw"
             return error_set(err,
                              "recv from rank %d: it sent a %s message of %llu bytes, "
                              "this rank expected a %s message of %zu bytes",
                              t->peer, (h & ON_DEVICE) ? "device" : "host",
                              (unsigned long long)(h & ~ON_DEVICE),
                              on_device(c) ? "device" : "host", t->bytes);
+#line 1023 "chapters/02-shm.nw"
         }
 #line 988 "chapters/02-shm.nw"
         t->header_done += k;
@@ -358,6 +370,7 @@ static int timed_out(ShmComm *c, const Transfer *out, const Transfer *in, char *
                      "rank %d is in '%s')",
                      t == in ? "recv from" : "send to", t->peer, c->w->timeout, t->done,
                      t->bytes, t->peer, phase);
+#line 1048 "chapters/02-shm.nw"
 }
 
 static int exchange(ShmComm *c, Transfer *out, Transfer *in, char *err)
@@ -513,6 +526,7 @@ Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
                      .barrier = shm_barrier,
                      .close = shm_close,
                      .state = c};
+#line 1311 "chapters/02-shm.nw"
     c->w = w;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     c->spin = w->size <= cores ? 20000 : 0;

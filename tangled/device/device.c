@@ -1,8 +1,8 @@
-#line 1749 "chapters/01-mlp.nw"
 /**
  * @file device.c
  * @brief Choosing the device a user asked for; loading the CUDA backend when it is asked for.
  */
+#line 1753 "chapters/01-mlp.nw"
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,8 +1,8 @@
-#line 1089 "chapters/01-mlp.nw"
 /**
  * @file device_cpu.c
  * @brief The CPU device: the readable reference of every kernel.
  */
+#line 1093 "chapters/01-mlp.nw"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,31 +28,44 @@ static void *alloc(size_t bytes)
 
 static void release(void *p)
 {
+#line 1130 "chapters/01-mlp.nw"
     free(p);
+#line 1130 "chapters/01-mlp.nw"
 }
 static void upload(void *dst, const void *src, size_t bytes)
 {
+#line 1131 "chapters/01-mlp.nw"
     memcpy(dst, src, bytes);
+#line 1131 "chapters/01-mlp.nw"
 }
 static void download(void *dst, const void *src, size_t bytes)
 {
+#line 1132 "chapters/01-mlp.nw"
     memcpy(dst, src, bytes);
+#line 1132 "chapters/01-mlp.nw"
 }
 static void copy(void *dst, const void *src, size_t bytes)
 {
+#line 1133 "chapters/01-mlp.nw"
     memmove(dst, src, bytes);
+#line 1133 "chapters/01-mlp.nw"
 }
 static void zero(void *p, size_t bytes)
 {
+#line 1134 "chapters/01-mlp.nw"
     memset(p, 0, bytes);
+#line 1134 "chapters/01-mlp.nw"
 }
 static void sync(void)
 {
+#line 1135 "chapters/01-mlp.nw"
 }
 #line 1210 "chapters/02-shm.nw"
 static void peer_copy(void *dst, const void *src, size_t bytes)
 {
+#line 1210 "chapters/02-shm.nw"
     memcpy(dst, src, bytes);
+#line 1210 "chapters/02-shm.nw"
 }
 #line 1153 "chapters/01-mlp.nw"
 /** op(A)[i][p] of the stored A, inside gemm_plain(). */
@@ -165,12 +178,10 @@ static Device cpu = {
     .axpy = axpy,
     .scale = scale,
     .count = 1,
-
-#line 1206 "chapters/02-shm.nw"
     .peer_copy = peer_copy,
-#line 1283 "chapters/01-mlp.nw"
 };
 
+#line 1285 "chapters/01-mlp.nw"
 void device_cpu_threads(int threads)
 {
 #ifdef HAVE_BLAS

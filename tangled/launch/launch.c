@@ -1,8 +1,8 @@
-#line 125 "chapters/02-shm.nw"
 /**
  * @file launch.c
  * @brief The launcher: fork, supervise, fail fast.
  */
+#line 129 "chapters/02-shm.nw"
 #include "launch.h"
 
 #include <errno.h>
@@ -64,7 +64,9 @@ void launch_phase_of(int rank, char *buf, size_t len)
 
 int launch_rank(void)
 {
+#line 199 "chapters/02-shm.nw"
     return self;
+#line 199 "chapters/02-shm.nw"
 }
 #line 218 "chapters/02-shm.nw"
 static void run_rank(int rank, int size, RankMain rank_main, void *arg, pid_t parent,
@@ -142,7 +144,6 @@ static int supervise(pid_t *pids, int size, double limit_s, const sigset_t *chld
 #line 286 "chapters/02-shm.nw"
         if (alive == 0)
             break;
-
 #line 324 "chapters/02-shm.nw"
         double t = now_seconds();
         if (!failed && limit_s > 0 && t - start > limit_s) {
@@ -155,6 +156,7 @@ static int supervise(pid_t *pids, int size, double limit_s, const sigset_t *chld
                      "%d rank(s) still running after the limit of %g s "
                      "(rank %d is in '%s')",
                      alive, limit_s, r, phase);
+#line 333 "chapters/02-shm.nw"
             failed = 1;
             signal_all(pids, size, SIGTERM);
             kill_at = t + GRACE_SECONDS;
@@ -162,8 +164,6 @@ static int supervise(pid_t *pids, int size, double limit_s, const sigset_t *chld
             signal_all(pids, size, SIGKILL);
             kill_at = INFINITY;
         }
-#line 289 "chapters/02-shm.nw"
-
 #line 343 "chapters/02-shm.nw"
         double wake = kill_at;
         if (!failed && limit_s > 0)

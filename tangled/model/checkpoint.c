@@ -1,8 +1,8 @@
-#line 159 "chapters/A2-failure.nw"
 /**
  * @file checkpoint.c
  * @brief Writing, reading and checking checkpoints.
  */
+#line 163 "chapters/A2-failure.nw"
 #include "checkpoint.h"
 
 #include <errno.h>
@@ -204,6 +204,7 @@ int checkpoint_write(const char *path, const Checkpoint *ck, char *err)
                          "checkpoint: cannot %s %s: %s (the last checkpoint, if any, is "
                          "intact)",
                          step, what, strerror(e));
+#line 405 "chapters/A2-failure.nw"
     return 0;
 }
 #line 427 "chapters/A2-failure.nw"
@@ -229,6 +230,7 @@ int checkpoint_parse(const unsigned char *buf, size_t len, const char *name, Che
                          "%s is truncated: %zu bytes, but its header promises %llu "
                          "parameters",
                          name, len, (unsigned long long)n);
+#line 447 "chapters/A2-failure.nw"
     if (len != checkpoint_bytes((size_t)n))
         return error_set(err, "%s has %zu bytes, %zu more than its %llu parameters need", name,
                          len, len - checkpoint_bytes((size_t)n), (unsigned long long)n);
@@ -238,7 +240,6 @@ int checkpoint_parse(const unsigned char *buf, size_t len, const char *name, Che
         return error_set(err, "%s is damaged: its CRC-32 is %08x but its bytes give %08x", name,
                          stored, computed);
     Checkpoint c = {0};
-
 #line 484 "chapters/A2-failure.nw"
     uint32_t L = get32(buf + 12);
     if (L < 1 || L > MAX_LAYERS)
@@ -258,6 +259,7 @@ int checkpoint_parse(const unsigned char *buf, size_t len, const char *name, Che
                          "%s is malformed: a model of these widths has %llu parameters, the "
                          "header says %llu",
                          name, (unsigned long long)expect, (unsigned long long)n);
+#line 501 "chapters/A2-failure.nw"
     if (get32(buf + 92) != 0) /* found by the fuzzer: else two files would read the same */
         return error_set(err, "%s is malformed: its reserved bytes 92-95 are not zero", name);
     uint32_t epoch = get32(buf + 56), epochs = get32(buf + 60);
@@ -277,6 +279,7 @@ int checkpoint_parse(const unsigned char *buf, size_t len, const char *name, Che
                          "samples, lr %g",
                          name, epoch, epochs, (unsigned long long)c.global_batch,
                          (unsigned long long)c.n_train, (double)c.lr);
+#line 519 "chapters/A2-failure.nw"
     c.epoch = (int)epoch;
     c.epochs = (int)epochs;
 #line 457 "chapters/A2-failure.nw"
@@ -307,6 +310,7 @@ void checkpoint_free(Checkpoint *ck)
 #line 540 "chapters/A2-failure.nw"
 int checkpoint_match(const Checkpoint *ck, const Checkpoint *want, const char *name, char *err)
 {
+#line 543 "chapters/A2-failure.nw"
     char have[128], need[128];
     bool same = ck->n_layers == want->n_layers;
     for (int l = 0; same && l <= ck->n_layers; l++)
@@ -318,24 +322,28 @@ int checkpoint_match(const Checkpoint *ck, const Checkpoint *want, const char *n
                          "--resume: %s holds a %s model, this run builds %s (give the "
                          "--hidden it was written with)",
                          name, have, need);
+#line 552 "chapters/A2-failure.nw"
     }
     if (ck->seed != want->seed)
         return error_set(err,
                          "--resume: %s was written with --seed %llu, this run has --seed "
                          "%llu",
                          name, (unsigned long long)ck->seed, (unsigned long long)want->seed);
+#line 557 "chapters/A2-failure.nw"
     if (ck->n_train != want->n_train)
         return error_set(err,
                          "--resume: %s was written for %llu training samples, this run "
                          "has %llu (--data, --train_size)",
                          name, (unsigned long long)ck->n_train,
                          (unsigned long long)want->n_train);
+#line 561 "chapters/A2-failure.nw"
     if (ck->global_batch != want->global_batch)
         return error_set(err,
                          "--resume: %s was written with a global batch of %llu samples, "
                          "this run's is %llu (--batch_size x ranks)",
                          name, (unsigned long long)ck->global_batch,
                          (unsigned long long)want->global_batch);
+#line 566 "chapters/A2-failure.nw"
     if (float_bits(ck->lr) != float_bits(want->lr))
         return error_set(err, "--resume: %s was written with --lr %g, this run has --lr %g",
                          name, (double)ck->lr, (double)want->lr);
@@ -344,6 +352,7 @@ int checkpoint_match(const Checkpoint *ck, const Checkpoint *want, const char *n
                          "--resume: %s already holds epoch %d, and this run asks for "
                          "--epochs %d: nothing to resume (raise --epochs)",
                          name, ck->epoch, want->epochs);
+#line 573 "chapters/A2-failure.nw"
     return 0;
 }
 
@@ -367,4 +376,5 @@ void checkpoint_describe(const Checkpoint *ck, char *buf, size_t len)
              shape, format_count(n1, (long long)ck->n_params), ck->epoch, ck->epochs,
              (unsigned long long)ck->seed, (unsigned long long)ck->global_batch,
              format_count(n2, (long long)ck->n_train), (double)ck->lr);
+#line 595 "chapters/A2-failure.nw"
 }

@@ -1,8 +1,8 @@
-#line 357 "chapters/01-mlp.nw"
 /**
  * @file data.c
  * @brief The synthetic data set and the MNIST IDX loader.
  */
+#line 361 "chapters/01-mlp.nw"
 #include "data.h"
 
 #include <errno.h>
@@ -49,6 +49,7 @@ static void generator_init(Generator *g, uint64_t seed, int features)
 #line 156 "chapters/01-mlp.nw"
 static void generate(const Generator *g, uint64_t seed, int split, long i, float *x, int32_t *y)
 {
+#line 159 "chapters/01-mlp.nw"
     Rng r;
     rng_seed(&r, seed, ((uint64_t)split << 40) + (uint64_t)i);
     int c = (int)rng_below(&r, N_CLASSES), k = (int)rng_below(&r, SYN_MODES);
@@ -105,6 +106,7 @@ int idx_parse_images(const unsigned char *b, size_t len, const char *path, Datas
                          "%s: truncated header: %zu bytes, an IDX image file starts with "
                          "16",
                          path, len);
+#line 234 "chapters/01-mlp.nw"
     uint32_t magic = be32(b), n = be32(b + 4), rows = be32(b + 8), cols = be32(b + 12);
     if (magic != 0x00000803)
         return error_set(err,
@@ -112,6 +114,7 @@ int idx_parse_images(const unsigned char *b, size_t len, const char *path, Datas
                          "unsigned bytes, 3 dimensions)%s",
                          path, magic,
                          magic == 0x00000801 ? "; this looks like a label file" : "");
+#line 239 "chapters/01-mlp.nw"
     if (n == 0 || rows == 0 || cols == 0 || rows > 4096 || cols > 4096)
         return error_set(err, "%s: bad dimensions %u x %u x %u", path, n, rows, cols);
     size_t need = 16 + (size_t)n * rows * cols;
@@ -121,6 +124,7 @@ int idx_parse_images(const unsigned char *b, size_t len, const char *path, Datas
                          "the file has %zu bytes",
                          path, len < need ? "truncated" : "trailing data", n, rows, cols, need,
                          len);
+#line 246 "chapters/01-mlp.nw"
     d->n = n;
     d->rows = (int)rows;
     d->cols = (int)cols;
@@ -139,6 +143,7 @@ int idx_parse_labels(const unsigned char *b, size_t len, const char *path, Datas
                          "%s: truncated header: %zu bytes, an IDX label file starts with "
                          "8",
                          path, len);
+#line 262 "chapters/01-mlp.nw"
     uint32_t magic = be32(b), n = be32(b + 4);
     if (magic != 0x00000801)
         return error_set(err,
@@ -146,12 +151,14 @@ int idx_parse_labels(const unsigned char *b, size_t len, const char *path, Datas
                          "unsigned bytes, 1 dimension)%s",
                          path, magic,
                          magic == 0x00000803 ? "; this looks like an image file" : "");
+#line 267 "chapters/01-mlp.nw"
     if (len != 8 + (size_t)n)
         return error_set(err,
                          "%s: %s: the header promises %u labels (%zu bytes), the file "
                          "has %zu bytes",
                          path, len < 8 + (size_t)n ? "truncated" : "trailing data", n,
                          8 + (size_t)n, len);
+#line 271 "chapters/01-mlp.nw"
     if ((long)n != d->n)
         return error_set(err, "%s: %u labels, but the image file has %ld images", path, n,
                          d->n);

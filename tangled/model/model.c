@@ -1,8 +1,8 @@
-#line 631 "chapters/01-mlp.nw"
 /**
  * @file model.c
  * @brief MLP forward, loss, backward and SGD on a Device.
  */
+#line 635 "chapters/01-mlp.nw"
 #include "model.h"
 
 #include <math.h>
@@ -31,7 +31,6 @@ int model_init(Model *m, const Device *dev, int features, const int *hidden, int
     for (int l = 0; l < n_hidden; l++)
         m->width[l + 1] = hidden[l];
     m->width[m->n_layers] = classes;
-
 #line 671 "chapters/01-mlp.nw"
     size_t offset = 0;
     for (int l = 0; l < m->n_layers; l++) {
@@ -44,8 +43,6 @@ int model_init(Model *m, const Device *dev, int features, const int *hidden, int
         offset += (size_t)ly->out;
     }
     m->n_params = offset;
-#line 664 "chapters/01-mlp.nw"
-
 #line 690 "chapters/01-mlp.nw"
     m->params = dev->alloc(m->n_params * sizeof(float));
     m->grads = dev->alloc(m->n_params * sizeof(float));
@@ -56,8 +53,6 @@ int model_init(Model *m, const Device *dev, int features, const int *hidden, int
     }
     m->labels = dev->alloc((size_t)max_batch * sizeof(int));
     m->stats = dev->alloc(2 * sizeof(float));
-#line 665 "chapters/01-mlp.nw"
-
 #line 711 "chapters/01-mlp.nw"
     float *host = xcalloc(m->n_params, sizeof(float));
     Rng r;
@@ -136,11 +131,8 @@ void model_backward_layer(Model *m, int B, int l)
     const Device *dev = m->dev;
     const Layer *ly = &m->layer[l];
     const float *delta = m->dact[l + 1]; /* B x out */
-
 #line 1051 "chapters/01-mlp.nw"
     dev->gemm(true, false, ly->in, ly->out, B, 1.0f, m->act[l], delta, 0.0f, m->grads + ly->w);
-#line 1025 "chapters/01-mlp.nw"
-
 #line 1055 "chapters/01-mlp.nw"
     dev->bias_backward(m->grads + ly->b, delta, B, ly->out);
 #line 1026 "chapters/01-mlp.nw"
@@ -148,6 +140,7 @@ void model_backward_layer(Model *m, int B, int l)
 #line 1062 "chapters/01-mlp.nw"
         dev->gemm(false, true, B, ly->in, ly->out, 1.0f, delta, m->params + ly->w, 0.0f,
                   m->dact[l]);
+#line 1063 "chapters/01-mlp.nw"
         dev->relu_backward(m->dact[l], m->act[l], (size_t)B * (size_t)ly->in);
 #line 1028 "chapters/01-mlp.nw"
     }

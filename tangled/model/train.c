@@ -1,8 +1,8 @@
-#line 1990 "chapters/01-mlp.nw"
 /**
  * @file train.c
  * @brief The training loop.
  */
+#line 1994 "chapters/01-mlp.nw"
 #include "train.h"
 
 #include <errno.h>
@@ -61,6 +61,7 @@ static int train_checkpoint(const TrainConfig *cfg, const Model *m, int world, l
                      .n_train = (uint64_t)n_train,
                      .lr = cfg->lr,
                      .n_params = m->n_params};
+#line 625 "chapters/A2-failure.nw"
     for (int l = 0; l <= m->n_layers; l++)
         ck.width[l] = m->width[l];
     rng_seed(&ck.rng, cfg->seed, STREAM_SHUFFLE + (uint64_t)epoch + 1);
@@ -92,6 +93,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
                          "a global batch of %ld samples is larger than the training set "
                          "(%ld samples)",
                          global, train->n);
+#line 2035 "chapters/01-mlp.nw"
     if (b > m->max_batch)
         return error_set(err, "batch %d exceeds the model's buffers (%d)", b, m->max_batch);
     memset(res, 0, sizeof *res);
@@ -101,7 +103,6 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
     float *xb = xcalloc((size_t)b * (size_t)train->features, sizeof *xb);
     int32_t *yb = xcalloc((size_t)b, sizeof *yb);
     int rc = 0, first = 1;
-
 #line 641 "chapters/A2-failure.nw"
     if (cfg->resume) {
         if (checkpoint_restore(cfg->resume, m, err))
@@ -119,8 +120,6 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
         Rng r;
         train_shuffle_rng(&r, cfg, epoch, first);
         rng_shuffle(&r, perm, train->n);
-#line 2047 "chapters/01-mlp.nw"
-
 #line 2084 "chapters/01-mlp.nw"
         Progress bar;
         progress_begin(&bar, cfg->out ? cfg->out : stdout, cfg->quiet || !cfg->out || rank != 0,
@@ -135,6 +134,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
                 memcpy(xb + (size_t)i * train->features,
                        train->x + (size_t)mine[i] * train->features,
                        (size_t)train->features * sizeof(float));
+#line 2096 "chapters/01-mlp.nw"
                 yb[i] = train->y[mine[i]];
             }
             model_set_batch(m, xb, yb, b);
@@ -167,8 +167,6 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
         }
         double train_seconds = now_seconds() - epoch_start;
         progress_end(&bar);
-#line 2048 "chapters/01-mlp.nw"
-
 #line 2135 "chapters/01-mlp.nw"
         if (rc == 0) {
             float st[2];
@@ -194,8 +192,6 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
             if (rc == 0 && rank == 0 && cfg->log)
                 report_csv_row(cfg->log, e);
         }
-#line 2049 "chapters/01-mlp.nw"
-
 #line 660 "chapters/A2-failure.nw"
         if (rc == 0 && cfg->checkpoint && rank == 0) {
             double t_ck = now_seconds();

@@ -1,8 +1,8 @@
-#line 744 "chapters/A2-failure.nw"
 /**
  * @file ckpt_main.c
  * @brief The program ckpt: check checkpoints and say what they hold (appendix B).
  */
+#line 748 "chapters/A2-failure.nw"
 #include <stdio.h>
 #include <string.h>
 
@@ -20,6 +20,7 @@ int main(int argc, char **argv)
                 "version, length, CRC-32, fields) and print what each holds.\nExit status: 0 "
                 "when every file is good, 2 otherwise.\n",
                 program_name());
+#line 763 "chapters/A2-failure.nw"
         return argc < 2 ? EXIT_USAGE : 0;
     }
     int status = 0;

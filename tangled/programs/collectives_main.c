@@ -1,9 +1,9 @@
-#line 446 "chapters/04-rs.nw"
 /**
  * @file collectives_main.c
  * @brief The program collectives: run, check and time the ring's collectives
  * (chapters 4 and 5), in the conventions of nccl-tests.
  */
+#line 449 "chapters/04-rs.nw"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,18 +36,14 @@ static int collectives_rank(Rank *r, char *err)
     if (!c)
         return -1;
     int rank = r->rank, size = r->size;
-    Timing tm = {.warmup = o->warmup,
-                 .iters = o->iters,
-                 .check =
-                     o->check}; /* for the collectives that need host messages (chapter 6) */
-    if (rank == 0)
-#line 655 "chapters/04-rs.nw"
-    {
+    Timing tm = {.warmup = o->warmup, .iters = o->iters, .check = o->check};
+    if (rank == 0) {
+#line 656 "chapters/04-rs.nw"
         char lo[32], hi[32];
         printf("# collectives: %s on %d ranks over %s\n", op->name, size,
-               strcmp(c->name, "mpi") == 0 ? "MPI"
-               : dev->kind == DEVICE_CPU   ? "shared memory (processes standing in for GPUs)"
-                                           : "shared memory (CUDA IPC)");
+               r->run->mpi               ? "MPI"
+               : dev->kind == DEVICE_CPU ? "shared memory (processes standing in for GPUs)"
+                                         : "shared memory (CUDA IPC)");
         printf("# device %s: %s\n", r->note, dev->description);
         printf("# sizes %s to %s, x%d; median of %d after %d warm-up; %s\n",
                format_bytes(lo, o->min_bytes), format_bytes(hi, o->max_bytes), o->step_factor,
@@ -55,6 +51,7 @@ static int collectives_rank(Rank *r, char *err)
         printf("# busbw = %s\n#\n", op->bus == 2   ? "algbw x 2(N-1)/N"
                                     : op->bus == 1 ? "algbw x (N-1)/N"
                                                    : "algbw");
+#line 667 "chapters/04-rs.nw"
         printf("# %10s %12s %6s %10s %9s %9s %8s\n# %10s %12s %6s %10s %9s %9s %8s\n", "size",
                "count", "type", "time", "algbw", "busbw", "#wrong", "(B)", "(elements)", "",
                "(us)", "(GB/s)", "(GB/s)", "");
@@ -84,9 +81,8 @@ static int collectives_rank(Rank *r, char *err)
                 return -1;
             wrong += w;
         }
-        if (rank == 0)
-#line 675 "chapters/04-rs.nw"
-        {
+        if (rank == 0) {
+#line 676 "chapters/04-rs.nw"
             double bytes = (double)count * sizeof(float), algbw = bytes / t / 1e9;
             double busbw = op->bus ? algbw * op->bus * (size - 1) / size : algbw;
             char shown[24];
@@ -132,13 +128,13 @@ int main(int argc, char **argv)
     run.program = (void *)op;
     if ((status = run_start(&run, false)) != RUN_GO)
         return status;
-
-#line 435 "chapters/06-production.nw"
-    if (!run.mpi && strcmp(op->name, "native_all_reduce") == 0) {
+#line 436 "chapters/06-production.nw"
+    if (!run.mpi && op->native) {
         fprintf(stderr,
                 "%s: --op native_all_reduce: the shared-memory transport has no "
                 "all-reduce of its own; run it under mpirun with --transport mpi\n",
                 program_name());
+#line 440 "chapters/06-production.nw"
         return EXIT_USAGE;
     }
 #line 714 "chapters/04-rs.nw"

@@ -1,8 +1,8 @@
-#line 2197 "chapters/01-mlp.nw"
 /**
  * @file mlp_main.c
  * @brief The program mlp: one device trains an MLP (chapter 1).
  */
+#line 2201 "chapters/01-mlp.nw"
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -38,8 +38,7 @@ int main(int argc, char **argv)
     Model m;
     if (run_model(&run, dev, &m, err))
         fatal("%s", err);
-
-#line 2425 "chapters/01-mlp.nw"
+#line 2422 "chapters/01-mlp.nw"
     if (!o->quiet) {
         char shape[128], n1[32], n2[32], n3[32];
         const Dataset *train = &run.train, *test = &run.test;
@@ -63,13 +62,9 @@ int main(int argc, char **argv)
     TrainResult res;
     if (train_run(&cfg, &m, &run.train, &run.test, NULL, &res, err))
         fatal("%s", err);
-
-#line 2446 "chapters/01-mlp.nw"
+#line 2443 "chapters/01-mlp.nw"
     train_report_end(stdout, &res, o->quiet);
 #line 2242 "chapters/01-mlp.nw"
     model_free(&m);
-    checkpoint_free(&run.resume);
-    data_free(&run.train);
-    data_free(&run.test);
     return run_finish(&run);
 }

@@ -1,8 +1,8 @@
-#line 548 "chapters/05-ag.nw"
 /**
  * @file ring_main.c
  * @brief The program ring: data-parallel training with the ring all-reduce (chapter 5).
  */
+#line 560 "chapters/05-ag.nw"
 #include "run.h"
 #include "strategy.h"
 

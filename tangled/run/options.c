@@ -1,8 +1,8 @@
-#line 414 "chapters/A1-support.nw"
 /**
  * @file options.c
  * @brief A table-driven parser for the book's command line.
  */
+#line 418 "chapters/A1-support.nw"
 #include "options.h"
 
 #include <errno.h>
@@ -41,6 +41,7 @@ void options_defaults(Options *o)
 #line 461 "chapters/A1-support.nw"
 /** The kinds of value an option takes. */
 typedef enum {
+#line 462 "chapters/A1-support.nw"
     ARG_INT,
     ARG_LONG,
     ARG_U64,
@@ -52,6 +53,7 @@ typedef enum {
     ARG_BYTES
 } ArgKind;
 
+#line 465 "chapters/A1-support.nw"
 /** One row of the option table. */
 typedef struct OptionSpec {
     const char *name;    /**< without the leading -- */
@@ -69,7 +71,6 @@ typedef struct OptionSpec {
 /** The offset of a field of Options, as the table's .offset. */
 #define AT(field) .offset = offsetof(Options, field)
 static const OptionSpec specs[] = {
-
 #line 489 "chapters/A1-support.nw"
     {.name = "batch_size",
      .bit = OPT_BATCH_SIZE,
@@ -242,7 +243,6 @@ static const OptionSpec specs[] = {
      .metavar = "MB",
      .help =
          "ring_bucketed: largest bucket in MiB; the first holds at most 1 MiB (default 25)"},
-#line 721 "chapters/A2-failure.nw"
     {.name = "checkpoint",
      .bit = OPT_CHECKPOINT,
      .kind = ARG_STRING,
@@ -255,8 +255,8 @@ static const OptionSpec specs[] = {
      .kind = ARG_FLAG,
      AT(resume),
      .help = "go on from the --checkpoint FILE, after the last epoch it holds"},
-#line 483 "chapters/A1-support.nw"
 };
+#line 484 "chapters/A1-support.nw"
 /** Rows in the option table. */
 #define N_SPECS (sizeof specs / sizeof specs[0])
 #line 557 "chapters/A1-support.nw"
@@ -314,19 +314,31 @@ static int parse_bytes(const OptionSpec *s, const char *v, size_t *out, char *er
     unsigned long long n = strtoull(v, &end, 10), unit = 1;
     switch (*end) {
     case 'K':
+#line 625 "chapters/A1-support.nw"
     case 'k':
+#line 625 "chapters/A1-support.nw"
         unit = 1ull << 10;
+#line 625 "chapters/A1-support.nw"
         end++;
+#line 625 "chapters/A1-support.nw"
         break;
     case 'M':
+#line 626 "chapters/A1-support.nw"
     case 'm':
+#line 626 "chapters/A1-support.nw"
         unit = 1ull << 20;
+#line 626 "chapters/A1-support.nw"
         end++;
+#line 626 "chapters/A1-support.nw"
         break;
     case 'G':
+#line 627 "chapters/A1-support.nw"
     case 'g':
+#line 627 "chapters/A1-support.nw"
         unit = 1ull << 30;
+#line 627 "chapters/A1-support.nw"
         end++;
+#line 627 "chapters/A1-support.nw"
         break;
     }
     if (*end != '\0')
@@ -396,21 +408,27 @@ static int store(const OptionSpec *s, const char *v, Options *o, char *err)
     case ARG_INT:
         if (parse_number(s, v, &x, err))
             return -1;
+#line 700 "chapters/A1-support.nw"
         *(int *)field = (int)x;
         return 0;
     case ARG_LONG:
         if (parse_number(s, v, &x, err))
             return -1;
+#line 704 "chapters/A1-support.nw"
         *(long *)field = (long)x;
         return 0;
     case ARG_FLOAT:
         if (parse_number(s, v, &x, err))
             return -1;
+#line 708 "chapters/A1-support.nw"
         *(float *)field = (float)x;
         return 0;
     case ARG_U64: return parse_u64(s, v, (uint64_t *)field, err);
+#line 712 "chapters/A1-support.nw"
     case ARG_WIDTHS: return parse_widths(s, v, o, err);
+#line 714 "chapters/A1-support.nw"
     case ARG_BYTES: return parse_bytes(s, v, (size_t *)field, err);
+#line 716 "chapters/A1-support.nw"
     case ARG_CHOICE: {
         size_t len = strlen(v);
         const char *c = choices_of(s);
@@ -431,6 +449,7 @@ static int store(const OptionSpec *s, const char *v, Options *o, char *err)
         *(const char **)field = v;
         return 0;
     case ARG_FLAG: *(bool *)field = true; return 0;
+#line 738 "chapters/A1-support.nw"
     }
     return error_set(err, "--%s: internal error: unknown kind", s->name);
 }

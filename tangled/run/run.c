@@ -1,8 +1,8 @@
-#line 1661 "chapters/02-shm.nw"
 /**
  * @file run.c
  * @brief The run layer (chapters 1-3, 6).
  */
+#line 1669 "chapters/02-shm.nw"
 #include "run.h"
 
 #include <errno.h>
@@ -18,7 +18,7 @@
 #include "ring_strategy.h"
 #include "util.h"
 
-#line 2280 "chapters/01-mlp.nw"
+#line 2277 "chapters/01-mlp.nw"
 int run_prepare_training(Run *run, int trainers, const char *word)
 {
     Options o = run->o; /* a copy: only rank 0 of an MPI run keeps the log */
@@ -56,7 +56,7 @@ TrainConfig run_train_config(const Run *run, bool reports)
     };
 }
 
-#line 2322 "chapters/01-mlp.nw"
+#line 2319 "chapters/01-mlp.nw"
 /** Undo what train_prepare() did to the log and the checkpoint before it failed; returns -1. */
 static int prepare_failed(const Options *o, FILE **log, bool created, Checkpoint *resume)
 {
@@ -69,7 +69,7 @@ static int prepare_failed(const Options *o, FILE **log, bool created, Checkpoint
     return -1;
 }
 
-#line 2398 "chapters/01-mlp.nw"
+#line 2395 "chapters/01-mlp.nw"
 /** Open @p path for appending; *created says whether this call made the file. */
 static FILE *log_open(const char *path, bool *created)
 {
@@ -94,14 +94,13 @@ static bool regular_file(FILE *f)
     struct stat st;
     return fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
 }
-#line 2338 "chapters/01-mlp.nw"
+#line 2335 "chapters/01-mlp.nw"
 int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *train,
                   Dataset *test, FILE **log, Checkpoint *resume)
 {
     char err[ERR_LEN];
     *log = NULL;
     memset(resume, 0, sizeof *resume);
-
 #line 678 "chapters/A2-failure.nw"
     if (o->resume && !o->checkpoint) {
         fprintf(stderr, "%s: --resume needs --checkpoint FILE (the file to resume from)\n",
@@ -112,23 +111,19 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
         fprintf(stderr, "%s: --checkpoint: %s\n", program_name(), err);
         return -1;
     }
-#line 2345 "chapters/01-mlp.nw"
-
 #line 690 "chapters/A2-failure.nw"
     if (o->resume && checkpoint_load(o->checkpoint, resume, err)) {
         fprintf(stderr, "%s: --resume: %s\n", program_name(), err);
         return -1;
     }
-#line 2346 "chapters/01-mlp.nw"
-
-#line 2383 "chapters/01-mlp.nw"
+#line 2380 "chapters/01-mlp.nw"
     bool created = false;
     if (o->log && !(*log = log_open(o->log, &created))) {
         fprintf(stderr, "%s: --log %s: cannot open: %s\n", program_name(), o->log,
                 strerror(errno));
         return prepare_failed(o, log, false, resume);
     }
-#line 2347 "chapters/01-mlp.nw"
+#line 2344 "chapters/01-mlp.nw"
     if (data_load(o->data, o->train_size, o->seed, train, test, err)) {
         fprintf(stderr, "%s: %s\n", program_name(), err);
         return prepare_failed(o, log, created, resume);
@@ -140,14 +135,15 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
                     "%s: --batch_size %d is larger than the training set (%ld "
                     "samples)\n",
                     program_name(), o->batch_size, train->n);
+#line 2353 "chapters/01-mlp.nw"
         else
             fprintf(stderr,
                     "%s: a global batch of %ld samples (--batch_size %d x %d %s) is "
                     "larger than the training set (%ld samples)\n",
                     program_name(), global, o->batch_size, ranks, ranks_word, train->n);
+#line 2357 "chapters/01-mlp.nw"
         return prepare_failed(o, log, created, resume);
     }
-
 #line 701 "chapters/A2-failure.nw"
     if (o->resume) {
         Checkpoint want = {.n_layers = o->n_hidden + 1,
@@ -156,6 +152,7 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
                            .n_train = (uint64_t)train->n,
                            .lr = o->lr,
                            .epochs = o->epochs};
+#line 705 "chapters/A2-failure.nw"
         want.width[0] = train->features;
         for (int l = 0; l < o->n_hidden; l++)
             want.width[l + 1] = o->hidden[l];
@@ -166,7 +163,7 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
             return prepare_failed(o, log, created, resume);
         }
     }
-#line 2363 "chapters/01-mlp.nw"
+#line 2360 "chapters/01-mlp.nw"
     if (*log && !o->resume && regular_file(*log) && ftruncate(fileno(*log), 0) != 0) {
         fprintf(stderr, "%s: --log %s: %s\n", program_name(), o->log, strerror(errno));
         return prepare_failed(o, log, created, resume);
@@ -175,7 +172,7 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
         report_csv_header(*log); /* a resumed run appends to its log */
     return 0;
 }
-#line 1508 "chapters/02-shm.nw"
+#line 1509 "chapters/02-shm.nw"
 int run_parse(Run *run, int argc, char **argv, unsigned accepted, const char *summary,
               const char *examples)
 {
@@ -198,9 +195,8 @@ int run_start(Run *run, bool mpi)
     run->ranks = run->o.n_gpus;
     run->mpi = mpi || strcmp(run->o.transport, "mpi") == 0;
     run->mpi_rank = 0;
-    if (run->mpi)
-#line 301 "chapters/06-production.nw"
-    {
+    if (run->mpi) {
+#line 302 "chapters/06-production.nw"
         char err[ERR_LEN];
         int size;
         if (comm_mpi_init(&run->mpi_rank, &size, err)) {
@@ -213,15 +209,16 @@ int run_start(Run *run, bool mpi)
                         "%s: --n_gpus %d, but mpirun started %d process(es): give mpirun "
                         "-np %d, or leave --n_gpus out\n",
                         program_name(), run->o.n_gpus, size, run->o.n_gpus);
+#line 313 "chapters/06-production.nw"
             comm_mpi_finalize();
             return EXIT_USAGE;
         }
         run->ranks = size;
     }
-#line 1532 "chapters/02-shm.nw"
+#line 1533 "chapters/02-shm.nw"
     return RUN_GO;
 }
-#line 1543 "chapters/02-shm.nw"
+#line 1544 "chapters/02-shm.nw"
 /** The prelude of every rank, then the program's body. */
 static int rank_main(int rank, int size, void *arg, char *err)
 {
@@ -240,21 +237,20 @@ static int rank_main(int rank, int size, void *arg, char *err)
         comm_close_rank(r.c, r.host);
     return 0;
 }
-#line 1567 "chapters/02-shm.nw"
+#line 1568 "chapters/02-shm.nw"
 void run_ranks(Run *run, int (*body)(Rank *r, char *err))
 {
     char err[ERR_LEN];
     run->body = body;
-    if (run->mpi)
-#line 321 "chapters/06-production.nw"
-    {
+    if (run->mpi) {
+#line 322 "chapters/06-production.nw"
         if (rank_main(run->mpi_rank, run->ranks, run, err)) {
             fprintf(stderr, "%s: rank %d: %s\n", program_name(), run->mpi_rank, err);
             comm_mpi_abort(EXIT_FAILURE);
         }
         return;
     }
-#line 1573 "chapters/02-shm.nw"
+#line 1574 "chapters/02-shm.nw"
     if (!(run->w = shm_world_create(run->ranks, 0, run->o.timeout, err)))
         fatal("%s", err);
     int rc = launch(run->ranks, rank_main, run, 0, err);
@@ -269,9 +265,12 @@ int run_finish(Run *run)
     if (run->log && fclose(run->log) != 0)
         fatal("--log %s: %s", run->o.log, strerror(errno));
     run->log = NULL;
+    data_free(&run->train);
+    data_free(&run->test);
+    checkpoint_free(&run->resume);
     return 0;
 }
-#line 571 "chapters/03-ps.nw"
+#line 572 "chapters/03-ps.nw"
 /** SHAPE_ONE: rank 0 of 1, in this process. */
 static void run_one(Run *run, int (*body)(Rank *r, char *err))
 {
@@ -280,15 +279,14 @@ static void run_one(Run *run, int (*body)(Rank *r, char *err))
     if (rank_main(0, 1, run, err))
         fatal("%s", err);
 }
-#line 722 "chapters/03-ps.nw"
+#line 725 "chapters/03-ps.nw"
 /** RUN_GO when run->strategy can run as asked; else EXIT_USAGE after one line. */
 static int check_strategy(const Run *run)
 {
     const StrategyDef *def = run->strategy;
     const Options *o = &run->o;
     char why[ERR_LEN] = "";
-
-#line 1753 "chapters/06-production.nw"
+#line 1757 "chapters/06-production.nw"
     bool given = o->given & OPT_TRANSPORT, over_mpi = strcmp(o->transport, "mpi") == 0;
     char names[ERR_LEN / 4];
     if ((def->needs & NEEDS_MPI) && given && !over_mpi) {
@@ -296,20 +294,26 @@ static int check_strategy(const Run *run)
                  "--strategy %s: %s needs the MPI transport (drop --transport "
                  "shm, run under mpirun)",
                  def->name, def->title);
+#line 1762 "chapters/06-production.nw"
     } else if (given && over_mpi && !(def->needs & RUNS_OVER_MPI)) {
         strategy_names(names, sizeof names, RUNS_OVER_MPI, ", ");
         snprintf(why, sizeof why,
                  "--strategy %s runs on this machine's shared memory; over "
                  "--transport mpi use %s",
                  def->name, names);
+#line 1766 "chapters/06-production.nw"
     } else if (def->shape == SHAPE_ONE && (o->given & OPT_N_GPUS) && o->n_gpus != 1) {
         snprintf(why, sizeof why, "--strategy %s trains on one device: drop --n_gpus or give 1",
                  def->name);
+    } else if ((def->needs & NEEDS_GPUS) && strcmp(o->device, "cpu") == 0) {
+        snprintf(why, sizeof why, "--strategy %s: %s moves GPU memory: drop --device cpu",
+                 def->name, def->title);
     } else if ((def->needs & CPU_ONLY) && strcmp(o->device, "cuda") == 0) {
         snprintf(why, sizeof why,
                  "--strategy %s drives CPU replicas from one process; this "
                  "book's CUDA backend holds one GPU per process (use nccl or ring on GPUs)",
                  def->name);
+#line 1776 "chapters/06-production.nw"
     } else if (def->check) {
         def->check(o->n_gpus, strcmp(o->device, "cpu") == 0, why, sizeof why);
     }
@@ -317,7 +321,7 @@ static int check_strategy(const Run *run)
         strategy_names(names, sizeof names, USES_BUCKETS, ", ");
         snprintf(why, sizeof why, "--bucket_mb sets the buckets of --strategy %s only", names);
     }
-#line 729 "chapters/03-ps.nw"
+#line 732 "chapters/03-ps.nw"
     if (!why[0] && o->n_gpus < def->min_ranks)
         snprintf(why, sizeof why, "--n_gpus %d: %s needs %s (--n_gpus %d or more)", o->n_gpus,
                  def->title, def->why_min, def->min_ranks);
@@ -325,20 +329,20 @@ static int check_strategy(const Run *run)
         fprintf(stderr, "%s: %s\n", program_name(), why);
     return why[0] ? EXIT_USAGE : RUN_GO;
 }
-#line 672 "chapters/03-ps.nw"
+#line 675 "chapters/03-ps.nw"
 static void run_banner(const Rank *r, const Model *m)
 {
     const Run *run = r->run;
     const StrategyDef *def = run->strategy;
     char line[ERR_LEN];
-    printf("%s: %s, %d %s\n", program_name(), def->title, r->size,
+    printf("%s: %s (--strategy %s), %d %s\n", program_name(), def->title, def->name, r->size,
            r->size == 1 ? "rank" : "ranks");
     printf("  ranks    %d (%s%s)\n", r->size,
-           def->shape == SHAPE_THREADS      ? "threads of one process"
-           : !r->c                          ? "one process"
-           : strcmp(r->c->name, "mpi") == 0 ? "MPI processes"
-           : r->dev->kind == DEVICE_CPU     ? "processes standing in for GPUs"
-                                            : "GPUs",
+           def->shape == SHAPE_THREADS  ? "threads of one process"
+           : !r->c                      ? "one process"
+           : run->mpi                   ? "MPI processes"
+           : r->dev->kind == DEVICE_CPU ? "processes standing in for GPUs"
+                                        : "GPUs",
            def->servers ? ": rank 0 serves" : "");
     train_banner(stdout, &run->o, m, &run->train, &run->test, r->dev, r->note,
                  r->size - def->servers, def->trainer);
@@ -347,7 +351,7 @@ static void run_banner(const Rank *r, const Model *m)
         printf("  traffic  %s\n", line);
     }
 }
-#line 699 "chapters/03-ps.nw"
+#line 702 "chapters/03-ps.nw"
 void train_banner(FILE *f, const Options *o, const Model *m, const Dataset *train,
                   const Dataset *test, const Device *dev, const char *note, int trainers,
                   const char *each)
@@ -364,7 +368,7 @@ void train_banner(FILE *f, const Options *o, const Model *m, const Dataset *trai
             o->epochs, o->batch_size, each, o->batch_size * trainers, o->lr,
             train_steps_per_epoch(train->n, o->batch_size, trainers));
 }
-#line 644 "chapters/03-ps.nw"
+#line 647 "chapters/03-ps.nw"
 /** After training: compare the replicas, print the final figures (@p res: this rank's). */
 static int run_report(const Rank *r, const Strategy *s, const Model *m, const TrainResult *res,
                       char *err)
@@ -387,7 +391,7 @@ static int run_report(const Rank *r, const Strategy *s, const Model *m, const Tr
         r->run->strategy->report(s, stdout);
     return 0;
 }
-#line 624 "chapters/03-ps.nw"
+#line 627 "chapters/03-ps.nw"
 static int open_strategy(const Rank *r, Model *m, Strategy *s, char *err)
 {
     const StrategyDef *def = r->run->strategy;
@@ -396,6 +400,7 @@ static int open_strategy(const Rank *r, Model *m, Strategy *s, char *err)
                        .m = m,
                        .dev = r->dev,
                        .bucket_bytes = (size_t)(r->run->o.bucket_mb * (1 << 20))};
+#line 632 "chapters/03-ps.nw"
     return def->open ? def->open(s, &env, err) : 0;
 }
 
@@ -409,7 +414,7 @@ static int serve(const Rank *r, Model *m, Strategy *s, const TrainConfig *cfg, c
     return run->strategy->serve(s, m, cfg, steps, err);
 }
 
-#line 593 "chapters/03-ps.nw"
+#line 594 "chapters/03-ps.nw"
 static int train_rank(Rank *r, char *err)
 {
     Run *run = r->run;
@@ -426,14 +431,17 @@ static int train_rank(Rank *r, char *err)
     int rc = r->rank < def->servers ? serve(r, &m, &s, &cfg, err)
                                     : train_run(&cfg, &m, &run->train, &run->test,
                                                 def->open ? &s : NULL, &res, err);
+#line 611 "chapters/03-ps.nw"
     if (rc == 0)
         rc = run_report(r, &s, &m, speaks ? &res : NULL, err);
+    if (rc)
+        return -1; /* closing may wait for peers (a thread inside an all-reduce): don't */
     if (def->close)
         def->close(&s);
     model_free(&m);
-    return rc;
+    return 0;
 }
-#line 1713 "chapters/06-production.nw"
+#line 1717 "chapters/06-production.nw"
 /** Build one replica on the CPU, for a strategy that drives them all. */
 static int build_replica(Model *m, void *arg, char *err)
 {
@@ -465,7 +473,7 @@ static void run_threads(Run *run)
     model_free(&master);
 }
 
-#line 543 "chapters/03-ps.nw"
+#line 544 "chapters/03-ps.nw"
 int run_training(Run *run)
 {
     const StrategyDef *def = run->strategy;

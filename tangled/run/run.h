@@ -63,7 +63,7 @@ int run_start(Run *run, bool mpi);
  * with one line and exit status 1 (under MPI, the whole job).
  */
 void run_ranks(Run *run, int (*body)(Rank *r, char *err));
-/** Close the log; returns the program's exit status (0). */
+/** Close the log, free the data and the checkpoint; returns the exit status (0). */
 int run_finish(Run *run);
 /**
  * Before training: load the data, check that a global batch of @p ranks x --batch_size

@@ -1,8 +1,8 @@
-#line 1056 "chapters/06-production.nw"
 /**
  * @file nccl_strategy.c
  * @brief NCCL's all-reduce as a strategy: the native strategy over NCCL's communicator.
  */
+#line 1066 "chapters/06-production.nw"
 #include "production.h"
 
 #include <stdlib.h>
@@ -14,7 +14,7 @@
 #include "strategy.h"
 #include "util.h"
 
-#line 1076 "chapters/06-production.nw"
+#line 1082 "chapters/06-production.nw"
 int gpu_count(void)
 {
     pid_t pid = fork();
@@ -28,7 +28,7 @@ int gpu_count(void)
         return 0;
     return WEXITSTATUS(status);
 }
-#line 1636 "chapters/06-production.nw"
+#line 1642 "chapters/06-production.nw"
 static int nccl_row_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     char why[ERR_LEN];
@@ -53,26 +53,25 @@ static void nccl_row_close(Strategy *s)
 static int nccl_check(int ranks, bool cpu, char *why, size_t len)
 {
     int gpus = cpu ? 0 : gpu_count();
-    if (cpu)
-        snprintf(why, len, "--strategy nccl: NCCL moves GPU memory: drop --device cpu");
-    else if (gpus < ranks)
+    if (gpus < ranks)
         snprintf(why, len,
                  "--strategy nccl: %d ranks but %d GPU%s answered: NCCL needs one GPU "
                  "per rank (two ranks of one communicator cannot share a GPU); use --n_gpus %d "
                  "or --strategy ring",
                  ranks, gpus, gpus == 1 ? "" : "s", gpus > 0 ? gpus : 1);
-    return cpu || gpus < ranks ? -1 : 0;
+#line 1670 "chapters/06-production.nw"
+    return gpus < ranks ? -1 : 0;
 }
 
 const StrategyDef strategy_nccl = {
     .name = "nccl",
-    .title = "ncclAllReduce",
+    .title = "NCCL",
     .trainer = "rank",
     .shape = SHAPE_RANKS,
     .needs = NEEDS_GPUS,
     .min_ranks = 1,
     .open = nccl_row_open,
     .close = nccl_row_close,
-    .traffic = ring_traffic,
+    .traffic = allreduce_traffic,
     .check = nccl_check,
 };

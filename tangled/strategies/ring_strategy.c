@@ -1,8 +1,8 @@
-#line 416 "chapters/05-ag.nw"
 /**
  * @file ring_strategy.c
  * @brief The ring all-reduce as a strategy of train_run (chapter 5).
  */
+#line 422 "chapters/05-ag.nw"
 #include "ring_strategy.h"
 
 #include <stdlib.h>
@@ -13,7 +13,7 @@
 #include "strategy.h"
 #include "util.h"
 
-#line 436 "chapters/05-ag.nw"
+#line 438 "chapters/05-ag.nw"
 static int sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
 {
     RingState *st = s->state;
@@ -67,13 +67,14 @@ void ring_strategy(Strategy *s, RingState *st, Comm *c, Comm *host, size_t n_par
                     .sum_stats = sum_stats,
                     .update = NULL,
                     .state = st};
+#line 487 "chapters/05-ag.nw"
 }
 
 void ring_strategy_free(RingState *st)
 {
     st->c->dev->release(st->scratch);
 }
-#line 504 "chapters/05-ag.nw"
+#line 506 "chapters/05-ag.nw"
 static int ring_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     (void)err;
@@ -87,12 +88,18 @@ static void ring_close(Strategy *s)
     free(s->state);
 }
 
-void ring_traffic(char *line, size_t len, int ranks, size_t bytes)
+void allreduce_traffic(char *line, size_t len, int ranks, size_t bytes)
 {
     char b1[32], b2[32];
-    snprintf(line, len, "each rank sends %s per step (2(N-1)/N x %s) to its neighbour",
+    snprintf(line, len, "each rank sends %s per step (2(N-1)/N x %s)",
              format_bytes(b1, (size_t)(2.0 * (ranks - 1) / ranks * (double)bytes)),
              format_bytes(b2, bytes));
+}
+
+void ring_traffic(char *line, size_t len, int ranks, size_t bytes)
+{
+    allreduce_traffic(line, len, ranks, bytes);
+    strncat(line, " to its neighbour", len - strlen(line) - 1);
 }
 
 const StrategyDef strategy_ring = {
@@ -106,7 +113,7 @@ const StrategyDef strategy_ring = {
     .close = ring_close,
     .traffic = ring_traffic,
 };
-#line 581 "chapters/05-ag.nw"
+#line 589 "chapters/05-ag.nw"
 /** FNV-1a: a 64-bit fingerprint of @p bytes bytes. */
 static uint64_t hash_bytes(const void *p, size_t bytes)
 {

@@ -36,6 +36,8 @@ int ring_sum_doubles(Comm *host, double *v, int n, char *err);
  */
 int replicas_agree(Comm *host, const Model *m, uint64_t *hash, char *err);
 /** The banner's traffic line of an all-reduce that meets the ring's bound. */
+void allreduce_traffic(char *line, size_t len, int ranks, size_t bytes);
+/** The same, for the ring: the bytes go to the neighbour. */
 void ring_traffic(char *line, size_t len, int ranks, size_t bytes);
 
 #endif

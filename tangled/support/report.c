@@ -1,8 +1,8 @@
-#line 915 "chapters/A1-support.nw"
 /**
  * @file report.c
  * @brief What a training run prints.
  */
+#line 919 "chapters/A1-support.nw"
 #include "report.h"
 
 #include <stdlib.h>
@@ -89,6 +89,7 @@ void report_epoch(FILE *f, const EpochStats *e)
             "%.2f s  %.0f samples/s  %.3f ms/step\n",
             e->epochs >= 10 ? 2 : 1, e->epoch, e->epochs, e->loss, 100 * e->train_acc,
             100 * e->test_acc, e->seconds, e->samples_per_s, e->step_ms);
+#line 1015 "chapters/A1-support.nw"
     fflush(f);
 }
 

@@ -1,8 +1,8 @@
-#line 221 "chapters/A1-support.nw"
 /**
  * @file rng.c
  * @brief xoshiro256** seeded by SplitMix64.
  */
+#line 225 "chapters/A1-support.nw"
 #include "rng.h"
 
 #include <math.h>
@@ -25,7 +25,9 @@ void rng_seed(Rng *r, uint64_t seed, uint64_t stream)
 
 static uint64_t rotl(uint64_t x, int k)
 {
+#line 245 "chapters/A1-support.nw"
     return (x << k) | (x >> (64 - k));
+#line 245 "chapters/A1-support.nw"
 }
 
 uint64_t rng_next(Rng *r)
@@ -58,7 +60,9 @@ uint32_t rng_below(Rng *r, uint32_t n)
 
 float rng_uniform(Rng *r)
 {
+#line 281 "chapters/A1-support.nw"
     return (float)(rng_next(r) >> 40) * 0x1.0p-24f;
+#line 281 "chapters/A1-support.nw"
 }
 
 float rng_normal(Rng *r)

@@ -1,8 +1,8 @@
-#line 81 "chapters/A1-support.nw"
 /**
  * @file util.c
  * @brief Error reporting, allocation and the clock.
  */
+#line 85 "chapters/A1-support.nw"
 #include "util.h"
 
 #include <errno.h>
@@ -24,7 +24,9 @@ void set_program_name(const char *argv0)
 
 const char *program_name(void)
 {
+#line 104 "chapters/A1-support.nw"
     return progname;
+#line 104 "chapters/A1-support.nw"
 }
 
 void fatal(const char *fmt, ...)
