@@ -127,7 +127,7 @@ static int run_all_reduce(Comm *c, float *buf, size_t count, float *scratch, cha
 {
     return ring_all_reduce(c, buf, count, scratch, 1.0f, err);
 }
-#line 350 "chapters/06-production.nw"
+#line 351 "chapters/06-production.nw"
 static int run_native_all_reduce(Comm *c, float *buf, size_t count, float *scratch, char *err)
 {
     (void)scratch;
@@ -136,10 +136,10 @@ static int run_native_all_reduce(Comm *c, float *buf, size_t count, float *scrat
                          "the %s transport has no all-reduce of its own: use "
                          "--transport mpi under mpirun",
                          c->name);
-#line 356 "chapters/06-production.nw"
+#line 357 "chapters/06-production.nw"
     return c->allreduce(c, buf, count, err);
 }
-#line 385 "chapters/06-production.nw"
+#line 386 "chapters/06-production.nw"
 /** A buffer of at least @p count floats on @p dev, kept from call to call. */
 static float *spare(const Device *dev, size_t count)
 {
