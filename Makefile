@@ -425,11 +425,11 @@ BOOK_DIR := $(BUILD)/book
 extract = awk 'index($$0, "$(1)") == 1 {on = 1} on && !/^\#line/ {print} on && /^}/ {exit}' $(2) > $(BOOK_DIR)/$(3); \
 	test -s $(BOOK_DIR)/$(3) || { echo "book: no match for $(1) in $(2)" >&2; exit 1; }
 
-book: $(CHAPTERS) tangled/device/device_cpu.c kernels/device_cuda.cu book/book.tex book/style.tex
+book: $(CHAPTERS) tangled/device/device_cpu.c kernels/device_cuda.cu book/book.tex book/style.tex book/refs.bib
 	@command -v noweave >/dev/null && command -v latexmk >/dev/null || { echo "book: noweave or latexmk missing: make deps" >&2; exit 1; }
 	@mkdir -p $(BOOK_DIR)
 	noweave -n -delay -filter 'awk -f book/cdefs.awk' -index $(CHAPTERS) > $(BOOK_DIR)/chapters.tex
-	cp book/book.tex book/style.tex $(BOOK_DIR)/
+	cp book/book.tex book/style.tex book/refs.bib $(BOOK_DIR)/
 	@# The side-by-side figures of chapter 1 show the tangled code itself, so they cannot drift.
 	$(call extract,static void softmax_xent,tangled/device/device_cpu.c,side-cpu-softmax.c)
 	$(call extract,__global__ void softmax_xent_kernel,kernels/device_cuda.cu,side-cuda-softmax.cu)
@@ -437,6 +437,10 @@ book: $(CHAPTERS) tangled/device/device_cpu.c kernels/device_cuda.cu book/book.t
 	$(call extract,__global__ void bias_act_forward_kernel,kernels/device_cuda.cu,side-cuda-bias.cu)
 	cd $(BOOK_DIR) && TEXINPUTS=$(CURDIR)/book//: latexmk -pdf -e '$$max_repeat=9' -interaction=nonstopmode -halt-on-error book.tex >latexmk.log 2>&1 \
 	  || { tail -40 latexmk.log; exit 1; }
+	@! grep -E "multiply defined|There were undefined|(Reference|Citation) .* undefined" $(BOOK_DIR)/book.log \
+	  || { echo "book: a label defined twice, or an undefined reference or citation (above)" >&2; exit 1; }
+	@awk '/^Overfull \\hbox \(/ { w = $$3; sub(/^\(/, "", w); if (w + 0 > 1) { print; bad = 1 } } END { exit bad }' \
+	  $(BOOK_DIR)/book.log || { echo "book: a line wider than the page by more than 1 pt (above)" >&2; exit 1; }
 	cp $(BOOK_DIR)/book.pdf book/book.pdf
 	@echo "book: book/book.pdf ($$(pdfinfo book/book.pdf 2>/dev/null | sed -n 's/^Pages: *//p') pages)"
 

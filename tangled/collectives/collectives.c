@@ -2,7 +2,7 @@
  * @file collectives.c
  * @brief The ring's collectives, written once over the comm and device interfaces.
  */
-#line 375 "chapters/04-rs.nw"
+#line 379 "chapters/04-rs.nw"
 #include "collectives.h"
 
 #include "launch.h"
@@ -24,7 +24,7 @@ int ring_reduce_scatter(Comm *c, float *buf, size_t count, float *scratch, char 
     }
     return 0;
 }
-#line 419 "chapters/04-rs.nw"
+#line 423 "chapters/04-rs.nw"
 float collective_value(int rank, size_t i)
 {
     return (float)((long)((i * 7 + (size_t)rank * 13) % 101) - 50 + rank);
@@ -53,7 +53,7 @@ int ring_all_gather(Comm *c, void *buf, size_t count, size_t elem, char *err)
     }
     return 0;
 }
-#line 273 "chapters/05-ag.nw"
+#line 276 "chapters/05-ag.nw"
 int ring_all_reduce(Comm *c, float *buf, size_t count, float *scratch, float scale, char *err)
 {
     if (ring_reduce_scatter(c, buf, count, scratch, err))

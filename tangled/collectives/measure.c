@@ -74,7 +74,7 @@ int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, v
     row->both = median(times, tm->iters);
     return 0;
 }
-#line 545 "chapters/04-rs.nw"
+#line 549 "chapters/04-rs.nw"
 static void fill_own(int r, int size, float *x, size_t count)
 {
     (void)size;
@@ -89,7 +89,7 @@ static long wrong_reduce_scatter(int r, int size, const float *x, size_t count)
         wrong += x[i] != collective_sum(size, i);
     return wrong;
 }
-#line 316 "chapters/05-ag.nw"
+#line 319 "chapters/05-ag.nw"
 static void fill_chunk(int r, int size, float *x, size_t count)
 {
     for (size_t i = 0; i < count; i++)
@@ -188,7 +188,7 @@ static long wrong_memcpy(int r, int size, const float *x, size_t count)
     return wrong;
 }
 
-#line 516 "chapters/04-rs.nw"
+#line 520 "chapters/04-rs.nw"
 /** The rows of --op. */
 static const Op ops[] = {
     {.name = "reduce_scatter",
@@ -226,7 +226,7 @@ static const Op ops[] = {
      .wrong = wrong_all_reduce},
 };
 
-#line 523 "chapters/04-rs.nw"
+#line 527 "chapters/04-rs.nw"
 const Op *op_find(const char *name)
 {
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
@@ -244,7 +244,7 @@ const char *op_names(void)
     return names;
 }
 
-#line 567 "chapters/04-rs.nw"
+#line 571 "chapters/04-rs.nw"
 int op_measure(Comm *c, const Timing *tm, const Op *op, size_t count, float *host, float *buf,
                float *scratch, double *times, double *t, long *wrong, char *err)
 {

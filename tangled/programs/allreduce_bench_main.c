@@ -2,7 +2,7 @@
  * @file allreduce_bench_main.c
  * @brief The program allreduce_bench: every all-reduce of the book, side by side (chapter 6).
  */
-#line 1854 "chapters/06-production.nw"
+#line 1855 "chapters/06-production.nw"
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -27,7 +27,7 @@ static const char *examples =
     "  ./allreduce_bench --n_gpus 4 -b 4K -e 64M -f 4     fewer sizes\n"
     "  ./allreduce_bench --n_gpus 2 --csv ar.csv          the table as CSV too\n";
 
-#line 2133 "chapters/06-production.nw"
+#line 2134 "chapters/06-production.nw"
 /** Append the common arguments of every contender to @p argv from index @p k. */
 static int common_args(char **argv, int k, const Options *o, char bufs[][32])
 {
@@ -47,7 +47,7 @@ static int common_args(char **argv, int k, const Options *o, char bufs[][32])
     argv[k] = NULL;
     return k;
 }
-#line 2155 "chapters/06-production.nw"
+#line 2156 "chapters/06-production.nw"
 /** Parse, run every contender, print the table (and the CSV). */
 int main(int argc, char **argv)
 {
@@ -68,7 +68,7 @@ int main(int argc, char **argv)
                 strerror(errno));
         return EXIT_USAGE;
     }
-#line 2182 "chapters/06-production.nw"
+#line 2183 "chapters/06-production.nw"
     char self[PATH_MAX], coll[PATH_MAX + 16], bufs[8][32];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     self[n > 0 ? n : 0] = '\0';
@@ -110,12 +110,12 @@ int main(int argc, char **argv)
     if (!comm_mpi_available() || system("command -v mpirun >/dev/null 2>&1") != 0)
         snprintf(col[MPI].why, sizeof col[MPI].why,
                  "not run: no MPI in this build or no mpirun");
-#line 2222 "chapters/06-production.nw"
+#line 2223 "chapters/06-production.nw"
     if (gpus < o.n_gpus)
         snprintf(col[NCCL].why, sizeof col[NCCL].why,
                  "not run: %d rank%s, %d GPU%s (one per rank)", o.n_gpus,
                  o.n_gpus == 1 ? "" : "s", gpus, gpus == 1 ? "" : "s");
-#line 2235 "chapters/06-production.nw"
+#line 2236 "chapters/06-production.nw"
     for (int k = 0; k < N_COLUMNS; k++)
         if (!col[k].why[0])
             contender_run(&col[k]);
@@ -126,10 +126,10 @@ int main(int argc, char **argv)
         "warm-up%s\n# machine: %s\n",
         o.n_gpus, format_bytes(lo, o.min_bytes), format_bytes(hi, o.max_bytes), o.step_factor,
         o.iters, o.warmup, o.check ? ", every element checked" : "", where);
-#line 2244 "chapters/06-production.nw"
+#line 2245 "chapters/06-production.nw"
     printf(
         "# time in us, busbw in GB/s (all-reduce: algbw x 2(N-1)/N; memcpy: bytes/time)\n#\n");
-#line 2245 "chapters/06-production.nw"
+#line 2246 "chapters/06-production.nw"
     if (csv)
         fprintf(csv, "# machine: %s; %d ranks\n", where, o.n_gpus);
     const int vs[] = {MPI, COPY};
@@ -137,6 +137,6 @@ int main(int argc, char **argv)
     if (csv && fclose(csv) != 0)
         fatal("--csv %s: %s", o.csv, strerror(errno));
     fflush(stdout);
-#line 2177 "chapters/06-production.nw"
+#line 2178 "chapters/06-production.nw"
     return status;
 }

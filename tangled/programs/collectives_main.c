@@ -3,7 +3,7 @@
  * @brief The program collectives: run, check and time the ring's collectives
  * (chapters 4 and 5), in the conventions of nccl-tests.
  */
-#line 449 "chapters/04-rs.nw"
+#line 453 "chapters/04-rs.nw"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +26,7 @@ static const char *examples =
     "  mpirun -np 2 ./collectives --transport mpi --op native_all_reduce\n"
     "                                                   MPI_Allreduce (chapter 6)\n";
 
-#line 602 "chapters/04-rs.nw"
+#line 606 "chapters/04-rs.nw"
 static int collectives_rank(Rank *r, char *err)
 {
     const Options *o = &r->run->o;
@@ -38,7 +38,7 @@ static int collectives_rank(Rank *r, char *err)
     int rank = r->rank, size = r->size;
     Timing tm = {.warmup = o->warmup, .iters = o->iters, .check = o->check};
     if (rank == 0) {
-#line 656 "chapters/04-rs.nw"
+#line 660 "chapters/04-rs.nw"
         char lo[32], hi[32];
         printf("# collectives: %s on %d ranks over %s\n", op->name, size,
                r->run->mpi               ? "MPI"
@@ -51,13 +51,13 @@ static int collectives_rank(Rank *r, char *err)
         printf("# busbw = %s\n#\n", op->bus == 2   ? "algbw x 2(N-1)/N"
                                     : op->bus == 1 ? "algbw x (N-1)/N"
                                                    : "algbw");
-#line 667 "chapters/04-rs.nw"
+#line 671 "chapters/04-rs.nw"
         printf("# %10s %12s %6s %10s %9s %9s %8s\n# %10s %12s %6s %10s %9s %9s %8s\n", "size",
                "count", "type", "time", "algbw", "busbw", "#wrong", "(B)", "(elements)", "",
                "(us)", "(GB/s)", "(GB/s)", "");
         fflush(stdout);
     }
-#line 614 "chapters/04-rs.nw"
+#line 618 "chapters/04-rs.nw"
     size_t most = o->max_bytes / sizeof(float);
     float *hbuf = xcalloc(most + 1, sizeof(float));
     float *buf = dev->alloc((most + 1) * sizeof(float));
@@ -82,7 +82,7 @@ static int collectives_rank(Rank *r, char *err)
             wrong += w;
         }
         if (rank == 0) {
-#line 676 "chapters/04-rs.nw"
+#line 680 "chapters/04-rs.nw"
             double bytes = (double)count * sizeof(float), algbw = bytes / t / 1e9;
             double busbw = op->bus ? algbw * op->bus * (size - 1) / size : algbw;
             char shown[24];
@@ -95,7 +95,7 @@ static int collectives_rank(Rank *r, char *err)
             if (wrong)
                 return error_set(err, "%s of %zu elements: %ld wrong", op->name, count, wrong);
         }
-#line 639 "chapters/04-rs.nw"
+#line 643 "chapters/04-rs.nw"
         if (s > o->max_bytes / o->step_factor)
             break;
     }
@@ -109,7 +109,7 @@ static int collectives_rank(Rank *r, char *err)
         c->close(c);
     return 0;
 }
-#line 695 "chapters/04-rs.nw"
+#line 699 "chapters/04-rs.nw"
 /** Parse, refuse what makes no sense, launch the ranks. */
 int main(int argc, char **argv)
 {
@@ -137,7 +137,7 @@ int main(int argc, char **argv)
 #line 441 "chapters/06-production.nw"
         return EXIT_USAGE;
     }
-#line 714 "chapters/04-rs.nw"
+#line 718 "chapters/04-rs.nw"
     run_ranks(&run, collectives_rank);
     return run_finish(&run);
 }

@@ -2,7 +2,7 @@
  * @file ps_main.c
  * @brief The program ps: data-parallel training through a parameter server (chapter 3).
  */
-#line 754 "chapters/03-ps.nw"
+#line 755 "chapters/03-ps.nw"
 #include "param_server.h"
 #include "run.h"
 

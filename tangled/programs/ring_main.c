@@ -2,7 +2,7 @@
  * @file ring_main.c
  * @brief The program ring: data-parallel training with the ring all-reduce (chapter 5).
  */
-#line 560 "chapters/05-ag.nw"
+#line 563 "chapters/05-ag.nw"
 #include "run.h"
 #include "strategy.h"
 

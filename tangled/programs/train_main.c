@@ -2,7 +2,7 @@
  * @file train_main.c
  * @brief The program train: every strategy of the book behind one command line (chapter 6).
  */
-#line 1801 "chapters/06-production.nw"
+#line 1802 "chapters/06-production.nw"
 #include "options.h"
 #include "run.h"
 #include "strategy.h"

@@ -2,7 +2,7 @@
  * @file buckets.c
  * @brief DDP-style buckets: a communication thread all-reduces them during backward.
  */
-#line 613 "chapters/06-production.nw"
+#line 614 "chapters/06-production.nw"
 #include "buckets.h"
 
 #include <stdlib.h>
@@ -17,7 +17,7 @@
 __attribute__((weak)) int bucket_assign(const size_t *layer_floats, int n_layers, size_t cap,
                                         size_t first_cap, int *bucket_of)
 {
-#line 628 "chapters/06-production.nw"
+#line 629 "chapters/06-production.nw"
     int b = 0;
     size_t bytes = 0;
     for (int l = n_layers - 1; l >= 0; l--) {
@@ -30,7 +30,7 @@ __attribute__((weak)) int bucket_assign(const size_t *layer_floats, int n_layers
     }
     return n_layers > 0 ? b + 1 : 0;
 }
-#line 655 "chapters/06-production.nw"
+#line 656 "chapters/06-production.nw"
 /** The communication thread: all-reduce each posted bucket, in order, until stopped. */
 static void *communicate(void *arg)
 {
@@ -101,7 +101,7 @@ static int sum_stats(Strategy *s, double *v, int n, char *err)
 {
     return ring_sum_doubles(((BucketState *)s->state)->host, v, n, err);
 }
-#line 732 "chapters/06-production.nw"
+#line 733 "chapters/06-production.nw"
 int bucket_strategy(Strategy *s, BucketState *st, Comm *c, Comm *host, Model *m,
                     size_t cap_bytes, char *err)
 {
@@ -117,7 +117,7 @@ int bucket_strategy(Strategy *s, BucketState *st, Comm *c, Comm *host, Model *m,
     st->n = bucket_assign(floats, m->n_layers, cap_bytes, first, of);
     if (st->n < 1 || st->n > m->n_layers)
         return error_set(err, "bucket_assign made %d buckets of %d layers", st->n, m->n_layers);
-#line 748 "chapters/06-production.nw"
+#line 749 "chapters/06-production.nw"
     size_t largest = 0;
     for (int k = 0; k < st->n; k++) {
         Bucket *b = &st->bucket[k];
@@ -134,7 +134,7 @@ int bucket_strategy(Strategy *s, BucketState *st, Comm *c, Comm *host, Model *m,
                              "bucket_assign: bucket %d is not a run of layers below "
                              "bucket %d's",
                              k, k - 1);
-#line 762 "chapters/06-production.nw"
+#line 763 "chapters/06-production.nw"
         if (b->hi - b->lo > largest)
             largest = b->hi - b->lo;
     }
@@ -152,7 +152,7 @@ int bucket_strategy(Strategy *s, BucketState *st, Comm *c, Comm *host, Model *m,
                     .sum_stats = sum_stats,
                     .grads_ready = grads_ready,
                     .state = st};
-#line 775 "chapters/06-production.nw"
+#line 776 "chapters/06-production.nw"
     return 0;
 }
 
@@ -168,7 +168,7 @@ void bucket_strategy_free(BucketState *st)
     st->c->dev->release(st->scratch);
 }
 
-#line 1572 "chapters/06-production.nw"
+#line 1573 "chapters/06-production.nw"
 static int bucketed_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     BucketState *st = xcalloc(1, sizeof *st);
@@ -193,7 +193,7 @@ static void bucketed_report(const Strategy *s, FILE *f)
             "hidden behind backward\n",
             bs->n, bs->n == 1 ? "" : "s", bs->busy, bs->exposed,
             bs->busy > 0 ? 100 * (1 - bs->exposed / bs->busy) : 0.0);
-#line 1594 "chapters/06-production.nw"
+#line 1595 "chapters/06-production.nw"
 }
 
 const StrategyDef strategy_ring_bucketed = {

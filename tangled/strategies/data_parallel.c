@@ -2,7 +2,7 @@
  * @file data_parallel.c
  * @brief One process driving every replica, as torch.nn.DataParallel (chapter 6).
  */
-#line 1292 "chapters/06-production.nw"
+#line 1293 "chapters/06-production.nw"
 #include "production.h"
 
 #include <pthread.h>
@@ -14,7 +14,7 @@
 #include "strategy.h"
 #include "util.h"
 
-#line 1309 "chapters/06-production.nw"
+#line 1310 "chapters/06-production.nw"
 /** Most figures dp_stats() sums: train_run()'s. */
 #define DP_STATS TRAIN_STATS
 
@@ -98,19 +98,19 @@ static void *dp_thread(void *arg)
                   .sum_stats = dp_stats,
                   .update = dp_update,
                   .state = r};
-#line 1388 "chapters/06-production.nw"
+#line 1389 "chapters/06-production.nw"
     TrainConfig cfg = *r->cfg;
     if (r->rank != 0)
         cfg.out = NULL, cfg.log = NULL;
     r->rc = train_run(&cfg, &r->sh->models[r->rank], r->train, r->test, &s, &r->res, r->err);
     return NULL;
 }
-#line 1402 "chapters/06-production.nw"
+#line 1403 "chapters/06-production.nw"
 int data_parallel_run(const TrainConfig *cfg, int replicas, const Dataset *train,
                       const Dataset *test, int (*build)(Model *m, void *arg, char *err),
                       void *build_arg, Model *master, TrainResult *res, char *err)
 {
-#line 1407 "chapters/06-production.nw"
+#line 1408 "chapters/06-production.nw"
     if (replicas < 1 || replicas > LAUNCH_MAX_RANKS)
         return error_set(err, "data_parallel: %d replicas (1 to %d)", replicas,
                          LAUNCH_MAX_RANKS);
@@ -146,7 +146,7 @@ int data_parallel_run(const TrainConfig *cfg, int replicas, const Dataset *train
     free(th);
     return rc;
 }
-#line 1700 "chapters/06-production.nw"
+#line 1701 "chapters/06-production.nw"
 static void dp_traffic(char *line, size_t len, int ranks, size_t bytes)
 {
     char b[32];

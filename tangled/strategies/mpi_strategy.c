@@ -2,7 +2,7 @@
  * @file mpi_strategy.c
  * @brief The transport's own all-reduce (MPI_Allreduce) as a strategy (chapter 6).
  */
-#line 872 "chapters/06-production.nw"
+#line 873 "chapters/06-production.nw"
 #include "production.h"
 
 #include <stdlib.h>
@@ -11,7 +11,7 @@
 #include "strategy.h"
 #include "util.h"
 
-#line 885 "chapters/06-production.nw"
+#line 886 "chapters/06-production.nw"
 static int native_sync(Strategy *s, Model *m, Timers *t, char *err)
 {
     NativeState *st = s->state;
@@ -37,7 +37,7 @@ int native_strategy(Strategy *s, NativeState *st, Comm *c, Comm *host, char *err
                          "the %s transport has no all-reduce of its own: --strategy mpi "
                          "runs under mpirun with --transport mpi",
                          c->name);
-#line 908 "chapters/06-production.nw"
+#line 909 "chapters/06-production.nw"
     st->c = c;
     st->host = host;
     *s = (Strategy){.name = c->name,
@@ -46,10 +46,10 @@ int native_strategy(Strategy *s, NativeState *st, Comm *c, Comm *host, char *err
                     .sync_gradients = native_sync,
                     .sum_stats = native_stats,
                     .state = st};
-#line 912 "chapters/06-production.nw"
+#line 913 "chapters/06-production.nw"
     return 0;
 }
-#line 1616 "chapters/06-production.nw"
+#line 1617 "chapters/06-production.nw"
 static int mpi_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     NativeState *st = xcalloc(1, sizeof *st);

@@ -2,7 +2,7 @@
  * @file ring_strategy.c
  * @brief The ring all-reduce as a strategy of train_run (chapter 5).
  */
-#line 422 "chapters/05-ag.nw"
+#line 425 "chapters/05-ag.nw"
 #include "ring_strategy.h"
 
 #include <stdlib.h>
@@ -13,7 +13,7 @@
 #include "strategy.h"
 #include "util.h"
 
-#line 438 "chapters/05-ag.nw"
+#line 441 "chapters/05-ag.nw"
 static int sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
 {
     RingState *st = s->state;
@@ -67,14 +67,14 @@ void ring_strategy(Strategy *s, RingState *st, Comm *c, Comm *host, size_t n_par
                     .sum_stats = sum_stats,
                     .update = NULL,
                     .state = st};
-#line 487 "chapters/05-ag.nw"
+#line 490 "chapters/05-ag.nw"
 }
 
 void ring_strategy_free(RingState *st)
 {
     st->c->dev->release(st->scratch);
 }
-#line 506 "chapters/05-ag.nw"
+#line 509 "chapters/05-ag.nw"
 static int ring_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     (void)err;
@@ -113,7 +113,7 @@ const StrategyDef strategy_ring = {
     .close = ring_close,
     .traffic = ring_traffic,
 };
-#line 589 "chapters/05-ag.nw"
+#line 592 "chapters/05-ag.nw"
 /** FNV-1a: a 64-bit fingerprint of @p bytes bytes. */
 static uint64_t hash_bytes(const void *p, size_t bytes)
 {

@@ -2,7 +2,7 @@
  * @file strategies.c
  * @brief The strategy table: every row, in order (chapter 6).
  */
-#line 1522 "chapters/06-production.nw"
+#line 1523 "chapters/06-production.nw"
 #include "strategy.h"
 
 #include <string.h>
@@ -20,7 +20,7 @@ const StrategyDef *const strategy_table[] = {
     &strategy_mpi,    &strategy_nccl, &strategy_data_parallel, NULL,
 };
 
-#line 1543 "chapters/06-production.nw"
+#line 1544 "chapters/06-production.nw"
 const StrategyDef *strategy_find(const char *name)
 {
     for (const StrategyDef *const *d = strategy_table; *d; d++)

@@ -2,7 +2,7 @@
  * @file contender.c
  * @brief Running a benchmark's contenders and reading their tables (chapter 6).
  */
-#line 1944 "chapters/06-production.nw"
+#line 1945 "chapters/06-production.nw"
 #include "contender.h"
 
 #include <errno.h>
@@ -18,7 +18,7 @@
 
 #include "util.h"
 
-#line 1969 "chapters/06-production.nw"
+#line 1970 "chapters/06-production.nw"
 void contender_run(Contender *col)
 {
     int fd[2];
@@ -37,7 +37,7 @@ void contender_run(Contender *col)
         snprintf(col->why, sizeof col->why, "cannot run %s: %s", col->argv[0], strerror(rc));
         return;
     }
-#line 2009 "chapters/06-production.nw"
+#line 2010 "chapters/06-production.nw"
     FILE *f = fdopen(fd[0], "r");
     char line[512];
     while (f && fgets(line, sizeof line, f)) {
@@ -53,7 +53,7 @@ void contender_run(Contender *col)
     }
     if (f)
         fclose(f);
-#line 1988 "chapters/06-production.nw"
+#line 1989 "chapters/06-production.nw"
     int st;
     waitpid(pid, &st, 0);
     col->ran = true;
@@ -72,7 +72,7 @@ double contender_at(const Contender *col, size_t size, enum ContenderField field
                                               : (double)col->wrong[i];
     return NAN;
 }
-#line 2027 "chapters/06-production.nw"
+#line 2028 "chapters/06-production.nw"
 void machine_line(char *buf, size_t len)
 {
     char model[128] = "unknown CPU", line[256];
@@ -93,7 +93,7 @@ void machine_line(char *buf, size_t len)
     snprintf(buf, len, "%s, %ld cores, %s %s, %s", model, sysconf(_SC_NPROCESSORS_ONLN),
              u.sysname, u.release, day);
 }
-#line 2053 "chapters/06-production.nw"
+#line 2054 "chapters/06-production.nw"
 static void table_heading(FILE *csv, const Contender *col, int n, int base, const int *vs,
                           int n_vs)
 {
@@ -118,7 +118,7 @@ static void table_heading(FILE *csv, const Contender *col, int n, int base, cons
     }
 }
 
-#line 2097 "chapters/06-production.nw"
+#line 2098 "chapters/06-production.nw"
 /** One line of the table (and of the CSV); 1 when an element was wrong. */
 static int table_row(FILE *csv, const Contender *col, int n, int base, const int *vs, int n_vs,
                      size_t size)
@@ -149,7 +149,7 @@ static int table_row(FILE *csv, const Contender *col, int n, int base, const int
     return wrong > 0;
 }
 
-#line 2079 "chapters/06-production.nw"
+#line 2080 "chapters/06-production.nw"
 int contender_table(FILE *csv, const Contender *col, int n, int base, const int *vs, int n_vs)
 {
     int status = 0, sizes = base;
