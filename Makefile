@@ -442,6 +442,7 @@ book: $(CHAPTERS) tangled/device/device_cpu.c kernels/device_cuda.cu book/book.t
 	@awk '/^Overfull \\hbox \(/ { w = $$3; sub(/^\(/, "", w); if (w + 0 > 1) { print; bad = 1 } } END { exit bad }' \
 	  $(BOOK_DIR)/book.log || { echo "book: a line wider than the page by more than 1 pt (above)" >&2; exit 1; }
 	cp $(BOOK_DIR)/book.pdf book/book.pdf
+	@awk -f book/grain.awk $(CHAPTERS)
 	@echo "book: book/book.pdf ($$(pdfinfo book/book.pdf 2>/dev/null | sed -n 's/^Pages: *//p') pages)"
 
 docs:
