@@ -425,10 +425,11 @@ BOOK_DIR := $(BUILD)/book
 extract = awk 'index($$0, "$(1)") == 1 {on = 1} on && !/^\#line/ {print} on && /^}/ {exit}' $(2) > $(BOOK_DIR)/$(3); \
 	test -s $(BOOK_DIR)/$(3) || { echo "book: no match for $(1) in $(2)" >&2; exit 1; }
 
-book: $(CHAPTERS) tangled/device/device_cpu.c kernels/device_cuda.cu book/book.tex book/style.tex book/refs.bib
+book: $(CHAPTERS) tangled/device/device_cpu.c kernels/device_cuda.cu book/book.tex book/style.tex book/refs.bib \
+      book/weave.sh book/cdefs.awk book/uses.awk
 	@command -v noweave >/dev/null && command -v latexmk >/dev/null || { echo "book: noweave or latexmk missing: make deps" >&2; exit 1; }
 	@mkdir -p $(BOOK_DIR)
-	noweave -n -delay -filter 'awk -f book/cdefs.awk' -index $(CHAPTERS) > $(BOOK_DIR)/chapters.tex
+	book/weave.sh $(CHAPTERS) > $(BOOK_DIR)/chapters.tex
 	cp book/book.tex book/style.tex book/refs.bib $(BOOK_DIR)/
 	@# The side-by-side figures of chapter 1 show the tangled code itself, so they cannot drift.
 	$(call extract,static void softmax_xent,tangled/device/device_cpu.c,side-cpu-softmax.c)
