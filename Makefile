@@ -7,7 +7,7 @@
 #   make tangle          chapters/*.nw -> tangled/ and kernels/ (needs noweb)
 #   make test            drift and layer checks + Criterion tests (DEVICE=cpu|cuda; CHAPTER=N: one)
 #   make soak            the whole suite RUNS=20 times beside LOAD=2 busy processes
-#   make book            book/book.pdf
+#   make book            book/book.pdf (INSTRUCTOR=1: book/book-instructor.pdf, with answers)
 #   make docs            Doxygen HTML into build/docs, warnings are errors
 #   make faults          50 kill -9s of a random rank of ./ring and ./ps (FAULT_TRIALS=50)
 #   make memcheck        valgrind on short ./mlp and ./ring runs
@@ -420,6 +420,8 @@ deps-check:
 
 # ---------------------------------------------------------------- book and docs
 BOOK_DIR := $(BUILD)/book
+# make book INSTRUCTOR=1: the instructor's edition, with the answers to the problems.
+BOOK_PDF := book/book$(if $(filter 1,$(INSTRUCTOR)),-instructor).pdf
 
 # $(call extract,PREFIX,FILE,OUT): the function whose first line starts with PREFIX, without #line.
 extract = awk 'index($$0, "$(1)") == 1 {on = 1} on && !/^\#line/ {print} on && /^}/ {exit}' $(2) > $(BOOK_DIR)/$(3); \
@@ -431,6 +433,7 @@ book: $(CHAPTERS) tangled/device/device_cpu.c kernels/device_cuda.cu book/book.t
 	@mkdir -p $(BOOK_DIR)
 	book/weave.sh $(CHAPTERS) > $(BOOK_DIR)/chapters.tex
 	cp book/book.tex book/style.tex book/refs.bib $(BOOK_DIR)/
+	echo '\instructor$(if $(filter 1,$(INSTRUCTOR)),true,false)' > $(BOOK_DIR)/edition.tex
 	@# The side-by-side figures of chapter 1 show the tangled code itself, so they cannot drift.
 	$(call extract,static void softmax_xent,tangled/device/device_cpu.c,side-cpu-softmax.c)
 	$(call extract,__global__ void softmax_xent_kernel,kernels/device_cuda.cu,side-cuda-softmax.cu)
@@ -442,9 +445,9 @@ book: $(CHAPTERS) tangled/device/device_cpu.c kernels/device_cuda.cu book/book.t
 	  || { echo "book: a label defined twice, or an undefined reference or citation (above)" >&2; exit 1; }
 	@awk '/^Overfull \\hbox \(/ { w = $$3; sub(/^\(/, "", w); if (w + 0 > 1) { print; bad = 1 } } END { exit bad }' \
 	  $(BOOK_DIR)/book.log || { echo "book: a line wider than the page by more than 1 pt (above)" >&2; exit 1; }
-	cp $(BOOK_DIR)/book.pdf book/book.pdf
+	cp $(BOOK_DIR)/book.pdf $(BOOK_PDF)
 	@awk -f book/grain.awk $(CHAPTERS)
-	@echo "book: book/book.pdf ($$(pdfinfo book/book.pdf 2>/dev/null | sed -n 's/^Pages: *//p') pages)"
+	@echo "book: $(BOOK_PDF) ($$(pdfinfo $(BOOK_PDF) 2>/dev/null | sed -n 's/^Pages: *//p') pages)"
 
 docs:
 	@command -v doxygen >/dev/null || { echo "docs: doxygen missing: make deps" >&2; exit 1; }
@@ -453,7 +456,7 @@ docs:
 	@echo "docs: $(BUILD)/docs/html/index.html"
 
 clean:
-	rm -rf $(BUILD) $(PROGRAMS) book/book.pdf results.json
+	rm -rf $(BUILD) $(PROGRAMS) book/book.pdf book/book-instructor.pdf results.json
 
 help:
 	@sed -n '2,24p' Makefile | sed 's/^# \{0,1\}//'

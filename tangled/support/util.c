@@ -2,7 +2,7 @@
  * @file util.c
  * @brief Error reporting, allocation and the clock.
  */
-#line 85 "chapters/A1-support.nw"
+#line 95 "chapters/A1-support.nw"
 #include "util.h"
 
 #include <errno.h>
@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#line 123 "chapters/A1-support.nw"
 static const char *progname = "dps";
 
 void set_program_name(const char *argv0)
@@ -24,11 +25,12 @@ void set_program_name(const char *argv0)
 
 const char *program_name(void)
 {
-#line 104 "chapters/A1-support.nw"
+#line 132 "chapters/A1-support.nw"
     return progname;
-#line 104 "chapters/A1-support.nw"
+#line 132 "chapters/A1-support.nw"
 }
 
+#line 140 "chapters/A1-support.nw"
 void fatal(const char *fmt, ...)
 {
     va_list ap;
@@ -41,6 +43,7 @@ void fatal(const char *fmt, ...)
     exit(EXIT_RUNTIME);
 }
 
+#line 157 "chapters/A1-support.nw"
 int error_set(char *err, const char *fmt, ...)
 {
     va_list ap;
@@ -50,6 +53,7 @@ int error_set(char *err, const char *fmt, ...)
     return -1;
 }
 
+#line 173 "chapters/A1-support.nw"
 void *xcalloc(size_t count, size_t size)
 {
     void *p = calloc(count ? count : 1, size ? size : 1);
@@ -58,6 +62,7 @@ void *xcalloc(size_t count, size_t size)
     return p;
 }
 
+#line 186 "chapters/A1-support.nw"
 double now_seconds(void)
 {
     struct timespec ts;
@@ -65,6 +70,7 @@ double now_seconds(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+#line 200 "chapters/A1-support.nw"
 int read_file(const char *path, unsigned char **buf, size_t *len, char *err)
 {
     FILE *f = fopen(path, "rb");
