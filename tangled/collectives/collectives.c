@@ -2,13 +2,13 @@
  * @file collectives.c
  * @brief The ring's collectives, written once over the comm and device interfaces.
  */
-#line 387 "chapters/04-rs.nw"
+#line 393 "chapters/04-rs.nw"
 #include "collectives.h"
 
 #include "launch.h"
 #include "util.h"
 
-#line 401 "chapters/04-rs.nw"
+#line 407 "chapters/04-rs.nw"
 __attribute__((weak)) /* Exercise 4.2 may replace it: see the end of the chapter */
 int ring_reduce_scatter(Comm *c, float *buf, size_t count, float *scratch, char *err)
 {
@@ -25,7 +25,7 @@ int ring_reduce_scatter(Comm *c, float *buf, size_t count, float *scratch, char 
     }
     return 0;
 }
-#line 448 "chapters/04-rs.nw"
+#line 454 "chapters/04-rs.nw"
 float collective_value(int rank, size_t i)
 {
     return (float)((long)((i * 7 + (size_t)rank * 13) % 101) - 50 + rank);
@@ -38,7 +38,7 @@ double collective_sum(int size, size_t i)
         s += collective_value(r, i);
     return s;
 }
-#line 241 "chapters/05-ag.nw"
+#line 247 "chapters/05-ag.nw"
 int ring_all_gather(Comm *c, void *buf, size_t count, size_t elem, char *err)
 {
     char *b = buf;
@@ -54,7 +54,7 @@ int ring_all_gather(Comm *c, void *buf, size_t count, size_t elem, char *err)
     }
     return 0;
 }
-#line 291 "chapters/05-ag.nw"
+#line 297 "chapters/05-ag.nw"
 int ring_all_reduce(Comm *c, float *buf, size_t count, float *scratch, float scale, char *err)
 {
     if (ring_reduce_scatter(c, buf, count, scratch, err))

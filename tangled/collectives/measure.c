@@ -2,7 +2,7 @@
  * @file measure.c
  * @brief The ping-pong of one size (chapter 2) and the collectives under test (chapter 4).
  */
-#line 2117 "chapters/02-shm.nw"
+#line 2123 "chapters/02-shm.nw"
 #include "measure.h"
 
 #include <math.h>
@@ -14,7 +14,7 @@
 #include "report.h"
 #include "util.h"
 
-#line 2137 "chapters/02-shm.nw"
+#line 2143 "chapters/02-shm.nw"
 static unsigned char pattern(size_t i, size_t size)
 {
     return (unsigned char)((i * 2654435761u + size * 40503u) >> 7);
@@ -35,14 +35,14 @@ static long count_wrong(const Device *dev, unsigned char *host, const void *buf,
         wrong += host[i] != pattern(i, size);
     return wrong;
 }
-#line 2184 "chapters/02-shm.nw"
+#line 2190 "chapters/02-shm.nw"
 int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, void *sbuf,
                   void *rbuf, double *times, PingRow *row, char *err)
 {
     const Device *dev = c->dev;
     int me = c->rank, peer = 1 - me;
     row->wrong = 0;
-#line 2201 "chapters/02-shm.nw"
+#line 2207 "chapters/02-shm.nw"
     if (tm->check) {
         launch_phase("checking %zu B", size);
         if (me == 0) {
@@ -54,7 +54,7 @@ int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, v
             return -1;
         }
     }
-#line 2219 "chapters/02-shm.nw"
+#line 2225 "chapters/02-shm.nw"
     launch_phase("pingpong %zu B", size);
     for (int i = -tm->warmup; i < tm->iters; i++) {
         double t0 = now_seconds();
@@ -65,7 +65,7 @@ int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, v
             times[i] = (now_seconds() - t0) / 2;
     }
     row->oneway = median(times, tm->iters);
-#line 2235 "chapters/02-shm.nw"
+#line 2241 "chapters/02-shm.nw"
     launch_phase("sendrecv %zu B", size);
     for (int i = -tm->warmup; i < tm->iters; i++) {
         double t0 = now_seconds();
@@ -75,10 +75,10 @@ int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, v
             times[i] = now_seconds() - t0;
     }
     row->both = median(times, tm->iters);
-#line 2193 "chapters/02-shm.nw"
+#line 2199 "chapters/02-shm.nw"
     return 0;
 }
-#line 597 "chapters/04-rs.nw"
+#line 603 "chapters/04-rs.nw"
 static void fill_own(int r, int size, float *x, size_t count)
 {
     (void)size;
@@ -93,7 +93,7 @@ static long wrong_reduce_scatter(int r, int size, const float *x, size_t count)
         wrong += x[i] != collective_sum(size, i);
     return wrong;
 }
-#line 344 "chapters/05-ag.nw"
+#line 350 "chapters/05-ag.nw"
 static void fill_chunk(int r, int size, float *x, size_t count)
 {
     for (size_t i = 0; i < count; i++)
@@ -112,7 +112,7 @@ static long wrong_all_gather(int r, int size, const float *x, size_t count)
     return wrong;
 }
 
-#line 369 "chapters/05-ag.nw"
+#line 375 "chapters/05-ag.nw"
 static long wrong_all_reduce(int r, int size, const float *x, size_t count)
 {
     (void)r;
@@ -132,7 +132,7 @@ static int run_all_reduce(Comm *c, float *buf, size_t count, float *scratch, cha
 {
     return ring_all_reduce(c, buf, count, scratch, 1.0f, err);
 }
-#line 444 "chapters/06-production.nw"
+#line 450 "chapters/06-production.nw"
 static int run_native_all_reduce(Comm *c, float *buf, size_t count, float *scratch, char *err)
 {
     (void)scratch;
@@ -141,10 +141,10 @@ static int run_native_all_reduce(Comm *c, float *buf, size_t count, float *scrat
                          "the %s transport has no all-reduce of its own: use "
                          "--transport mpi under mpirun",
                          c->name);
-#line 450 "chapters/06-production.nw"
+#line 456 "chapters/06-production.nw"
     return c->allreduce(c, buf, count, err);
 }
-#line 493 "chapters/06-production.nw"
+#line 499 "chapters/06-production.nw"
 /** A buffer of at least @p count floats on @p dev, kept from call to call. */
 static float *spare(const Device *dev, size_t count)
 {
@@ -159,7 +159,7 @@ static float *spare(const Device *dev, size_t count)
     return buf;
 }
 
-#line 513 "chapters/06-production.nw"
+#line 519 "chapters/06-production.nw"
 static int run_ps_all_reduce(Comm *c, float *buf, size_t count, float *scratch, char *err)
 {
     (void)scratch;
@@ -178,7 +178,7 @@ static int run_ps_all_reduce(Comm *c, float *buf, size_t count, float *scratch, 
     return 0;
 }
 
-#line 537 "chapters/06-production.nw"
+#line 543 "chapters/06-production.nw"
 static int run_memcpy(Comm *c, float *buf, size_t count, float *scratch, char *err)
 {
     (void)scratch, (void)err;
@@ -195,7 +195,7 @@ static long wrong_memcpy(int r, int size, const float *x, size_t count)
     return wrong;
 }
 
-#line 560 "chapters/04-rs.nw"
+#line 566 "chapters/04-rs.nw"
 /** The rows of --op. */
 static const Op ops[] = {
     {.name = "reduce_scatter",
@@ -233,7 +233,7 @@ static const Op ops[] = {
      .wrong = wrong_all_reduce},
 };
 
-#line 577 "chapters/04-rs.nw"
+#line 583 "chapters/04-rs.nw"
 const Op *op_find(const char *name)
 {
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
@@ -251,7 +251,7 @@ const char *op_names(void)
     return names;
 }
 
-#line 619 "chapters/04-rs.nw"
+#line 625 "chapters/04-rs.nw"
 int op_measure(Comm *c, const Timing *tm, const Op *op, size_t count, float *host, float *buf,
                float *scratch, double *times, double *t, long *wrong, char *err)
 {
@@ -267,7 +267,7 @@ int op_measure(Comm *c, const Timing *tm, const Op *op, size_t count, float *hos
     }
     if (c->barrier(c, err))
         return -1;
-#line 645 "chapters/04-rs.nw"
+#line 651 "chapters/04-rs.nw"
     for (int i = -tm->warmup; i < tm->iters; i++) {
         double t0 = now_seconds();
         if (op->run(c, buf, count, scratch, err))
@@ -276,7 +276,7 @@ int op_measure(Comm *c, const Timing *tm, const Op *op, size_t count, float *hos
         if (i >= 0)
             times[i] = now_seconds() - t0;
     }
-#line 635 "chapters/04-rs.nw"
+#line 641 "chapters/04-rs.nw"
     *t = median(times, tm->iters);
     return 0;
 }

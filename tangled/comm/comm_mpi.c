@@ -2,7 +2,7 @@
  * @file comm_mpi.c
  * @brief The MPI transport (chapter 6). Without MPI it only says so.
  */
-#line 102 "chapters/06-production.nw"
+#line 108 "chapters/06-production.nw"
 #include "comm_mpi.h"
 
 #include <stdio.h>
@@ -13,7 +13,7 @@
 #ifdef HAVE_MPI
 #include <mpi.h>
 
-#line 149 "chapters/06-production.nw"
+#line 155 "chapters/06-production.nw"
 /** Largest piece of a message, in bytes: an MPI count is an int. */
 #define MPI_PIECE ((size_t)1 << 30)
 /** The tag of our messages. */
@@ -21,9 +21,9 @@
 
 static int pieces(size_t bytes)
 {
-#line 154 "chapters/06-production.nw"
+#line 160 "chapters/06-production.nw"
     return bytes ? (int)((bytes + MPI_PIECE - 1) / MPI_PIECE) : 1;
-#line 154 "chapters/06-production.nw"
+#line 160 "chapters/06-production.nw"
 }
 
 static size_t piece_len(size_t bytes, int k)
@@ -32,7 +32,7 @@ static size_t piece_len(size_t bytes, int k)
     return bytes - lo < MPI_PIECE ? bytes - lo : MPI_PIECE;
 }
 
-#line 168 "chapters/06-production.nw"
+#line 174 "chapters/06-production.nw"
 static int mpi_error(int rc, const char *what, int peer, char *err)
 {
     char msg[MPI_MAX_ERROR_STRING];
@@ -52,7 +52,7 @@ static int check_count(const MPI_Status *st, size_t bytes, int k, int from, char
     return 0;
 }
 
-#line 191 "chapters/06-production.nw"
+#line 197 "chapters/06-production.nw"
 static int mpi_send(Comm *c, int to, const void *buf, size_t bytes, char *err)
 {
     (void)c;
@@ -65,7 +65,7 @@ static int mpi_send(Comm *c, int to, const void *buf, size_t bytes, char *err)
     return 0;
 }
 
-#line 208 "chapters/06-production.nw"
+#line 214 "chapters/06-production.nw"
 static int mpi_recv(Comm *c, int from, void *buf, size_t bytes, char *err)
 {
     (void)c;
@@ -81,7 +81,7 @@ static int mpi_recv(Comm *c, int from, void *buf, size_t bytes, char *err)
     return 0;
 }
 
-#line 229 "chapters/06-production.nw"
+#line 235 "chapters/06-production.nw"
 static int mpi_sendrecv(Comm *c, int to, const void *sbuf, size_t sbytes, int from, void *rbuf,
                         size_t rbytes, char *err)
 {
@@ -106,7 +106,7 @@ static int mpi_sendrecv(Comm *c, int to, const void *sbuf, size_t sbytes, int fr
     return bad ? -1 : 0;
 }
 
-#line 259 "chapters/06-production.nw"
+#line 265 "chapters/06-production.nw"
 /** MPI's own all-reduce: the sum, in place, in pieces of at most 2^28 floats. */
 static int mpi_allreduce(Comm *c, float *buf, size_t count, char *err)
 {
@@ -124,7 +124,7 @@ static int mpi_allreduce(Comm *c, float *buf, size_t count, char *err)
     return 0;
 }
 
-#line 281 "chapters/06-production.nw"
+#line 287 "chapters/06-production.nw"
 static int mpi_barrier(Comm *c, char *err)
 {
     (void)c;
@@ -138,12 +138,12 @@ static void mpi_close(Comm *c)
     MPI_Finalize();
 }
 
-#line 300 "chapters/06-production.nw"
+#line 306 "chapters/06-production.nw"
 bool comm_mpi_available(void)
 {
-#line 300 "chapters/06-production.nw"
+#line 306 "chapters/06-production.nw"
     return true;
-#line 300 "chapters/06-production.nw"
+#line 306 "chapters/06-production.nw"
 }
 
 int comm_mpi_init(int *rank, int *size, char *err)
@@ -158,7 +158,7 @@ int comm_mpi_init(int *rank, int *size, char *err)
     return 0;
 }
 
-#line 320 "chapters/06-production.nw"
+#line 326 "chapters/06-production.nw"
 Comm *comm_mpi_open(const Device *dev, char *err)
 {
     if (dev->kind != DEVICE_CPU) {
@@ -180,11 +180,11 @@ Comm *comm_mpi_open(const Device *dev, char *err)
                 .barrier = mpi_barrier,
                 .close = mpi_close,
                 .allreduce = mpi_allreduce};
-#line 334 "chapters/06-production.nw"
+#line 340 "chapters/06-production.nw"
     return c;
 }
 
-#line 343 "chapters/06-production.nw"
+#line 349 "chapters/06-production.nw"
 void comm_mpi_abort(int status)
 {
     MPI_Abort(MPI_COMM_WORLD, status);
@@ -193,18 +193,18 @@ void comm_mpi_abort(int status)
 
 void comm_mpi_finalize(void)
 {
-#line 349 "chapters/06-production.nw"
+#line 355 "chapters/06-production.nw"
     MPI_Finalize();
-#line 349 "chapters/06-production.nw"
+#line 355 "chapters/06-production.nw"
 }
-#line 113 "chapters/06-production.nw"
+#line 119 "chapters/06-production.nw"
 #else
-#line 357 "chapters/06-production.nw"
+#line 363 "chapters/06-production.nw"
 bool comm_mpi_available(void)
 {
-#line 357 "chapters/06-production.nw"
+#line 363 "chapters/06-production.nw"
     return false;
-#line 357 "chapters/06-production.nw"
+#line 363 "chapters/06-production.nw"
 }
 
 int comm_mpi_init(int *rank, int *size, char *err)
@@ -224,14 +224,14 @@ Comm *comm_mpi_open(const Device *dev, char *err)
 
 void comm_mpi_abort(int status)
 {
-#line 374 "chapters/06-production.nw"
+#line 380 "chapters/06-production.nw"
     exit(status);
-#line 374 "chapters/06-production.nw"
+#line 380 "chapters/06-production.nw"
 }
 
 void comm_mpi_finalize(void)
 {
-#line 376 "chapters/06-production.nw"
+#line 382 "chapters/06-production.nw"
 }
-#line 115 "chapters/06-production.nw"
+#line 121 "chapters/06-production.nw"
 #endif

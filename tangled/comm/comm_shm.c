@@ -2,7 +2,7 @@
  * @file comm_shm.c
  * @brief The shared-memory transport: channels, doorbells, barrier, CUDA IPC.
  */
-#line 1664 "chapters/02-shm.nw"
+#line 1670 "chapters/02-shm.nw"
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
@@ -17,12 +17,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#line 1644 "chapters/02-shm.nw"
+#line 1650 "chapters/02-shm.nw"
 #include "comm.h"
 #include "launch.h"
 #include "util.h"
 
-#line 1684 "chapters/02-shm.nw"
+#line 1690 "chapters/02-shm.nw"
 #if defined(__x86_64__) || defined(__i386__)
 /** Tell the core we are spinning (x86 PAUSE). */
 #define cpu_relax() __builtin_ia32_pause()
@@ -31,13 +31,13 @@
 #define cpu_relax() atomic_signal_fence(memory_order_seq_cst)
 #endif
 
-#line 834 "chapters/02-shm.nw"
+#line 840 "chapters/02-shm.nw"
 /** Align to a cache line, so that counters written by different ranks do not share one. */
 #define LINE 64
 /** Copy @p n bytes; memcpy on the CPU, the device's peer_copy on a GPU. */
 typedef void (*CopyFn)(void *dst, const void *src, size_t n);
 
-#line 855 "chapters/02-shm.nw"
+#line 861 "chapters/02-shm.nw"
 /** The two counters of a ring; the bytes live elsewhere. */
 typedef struct RingCtl {
     _Alignas(LINE) _Atomic uint32_t tail; /**< bytes ever written; moved by the sender */
@@ -50,14 +50,14 @@ typedef struct ChannelCtl {
     RingCtl dev;  /**< payloads of device messages (CUDA) */
 } ChannelCtl;
 
-#line 872 "chapters/02-shm.nw"
+#line 878 "chapters/02-shm.nw"
 /** A rank's doorbell: rung by whoever changes a channel the rank waits on. */
 typedef struct Bell {
     _Alignas(LINE) _Atomic uint32_t seq; /**< bumped at every ring */
     _Atomic uint32_t sleeping;           /**< nonzero while the owner sleeps on seq */
 } Bell;
 
-#line 885 "chapters/02-shm.nw"
+#line 891 "chapters/02-shm.nw"
 /** Everything the ranks share. Followed in the mapping by channels, handles and rings. */
 struct ShmWorld {
     int size;          /**< ranks */
@@ -75,7 +75,7 @@ struct ShmWorld {
     Bell bell[LAUNCH_MAX_RANKS];                  /**< one doorbell per rank */
 };
 
-#line 908 "chapters/02-shm.nw"
+#line 914 "chapters/02-shm.nw"
 /** What one rank keeps: the Comm it hands out, and where its rings are. */
 typedef struct ShmComm {
     Comm comm;                      /**< the interface; first, so a Comm * is a ShmComm * */
@@ -84,7 +84,7 @@ typedef struct ShmComm {
     void *dev_in[LAUNCH_MAX_RANKS]; /**< GPU ring of channel src -> me, by src (mine) */
     void *dev_out[LAUNCH_MAX_RANKS]; /**< GPU ring of channel me -> dst, by dst (opened) */
 } ShmComm;
-#line 540 "chapters/02-shm.nw"
+#line 546 "chapters/02-shm.nw"
 static void futex_wait(_Atomic uint32_t *word, uint32_t expected, double seconds)
 {
     struct timespec ts = {.tv_sec = (time_t)seconds,
@@ -96,16 +96,16 @@ static void futex_wake(_Atomic uint32_t *word, int count)
 {
     syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, count, NULL, NULL, 0);
 }
-#line 764 "chapters/02-shm.nw"
+#line 770 "chapters/02-shm.nw"
 /** Bytes published at once: a quarter of the ring, so both sides copy at the same time. */
 static size_t piece(size_t cap)
 {
-#line 765 "chapters/02-shm.nw"
+#line 771 "chapters/02-shm.nw"
     return cap / 4;
-#line 765 "chapters/02-shm.nw"
+#line 771 "chapters/02-shm.nw"
 }
 
-#line 779 "chapters/02-shm.nw"
+#line 785 "chapters/02-shm.nw"
 /** Copy up to @p n bytes from @p src into the ring; returns how many went in. */
 static size_t ring_push(RingCtl *r, unsigned char *base, size_t cap, const unsigned char *src,
                         size_t n, CopyFn copy)
@@ -115,10 +115,10 @@ static size_t ring_push(RingCtl *r, unsigned char *base, size_t cap, const unsig
     size_t room = cap - (uint32_t)(tail - head);
     if (n > room)
         n = room;
-#line 787 "chapters/02-shm.nw"
+#line 793 "chapters/02-shm.nw"
     if (n > piece(cap))
         n = piece(cap);
-#line 788 "chapters/02-shm.nw"
+#line 794 "chapters/02-shm.nw"
     if (n == 0)
         return 0;
     size_t at = tail & (cap - 1), first = n < cap - at ? n : cap - at;
@@ -129,7 +129,7 @@ static size_t ring_push(RingCtl *r, unsigned char *base, size_t cap, const unsig
     return n;
 }
 
-#line 804 "chapters/02-shm.nw"
+#line 810 "chapters/02-shm.nw"
 /** Copy up to @p n bytes out of the ring into @p dst; returns how many came out. */
 static size_t ring_pop(RingCtl *r, const unsigned char *base, size_t cap, unsigned char *dst,
                        size_t n, CopyFn copy)
@@ -139,7 +139,7 @@ static size_t ring_pop(RingCtl *r, const unsigned char *base, size_t cap, unsign
     size_t ready = (uint32_t)(tail - head);
     if (n > ready)
         n = ready;
-#line 812 "chapters/02-shm.nw"
+#line 818 "chapters/02-shm.nw"
     if (n == 0)
         return 0;
     size_t at = head & (cap - 1), first = n < cap - at ? n : cap - at;
@@ -149,7 +149,7 @@ static size_t ring_pop(RingCtl *r, const unsigned char *base, size_t cap, unsign
     atomic_store_explicit(&r->head, head + (uint32_t)n, memory_order_release);
     return n;
 }
-#line 952 "chapters/02-shm.nw"
+#line 958 "chapters/02-shm.nw"
 static ChannelCtl *channel(ShmWorld *w, int src, int dst)
 {
     return (ChannelCtl *)((char *)w + w->ctl_at) + (size_t)src * w->size + dst;
@@ -167,15 +167,15 @@ static unsigned char *ipc_slot(ShmWorld *w, int src, int dst)
 
 static size_t round_up(size_t n, size_t to)
 {
-#line 967 "chapters/02-shm.nw"
+#line 973 "chapters/02-shm.nw"
     return (n + to - 1) / to * to;
-#line 967 "chapters/02-shm.nw"
+#line 973 "chapters/02-shm.nw"
 }
 
-#line 925 "chapters/02-shm.nw"
+#line 931 "chapters/02-shm.nw"
 ShmWorld *shm_world_create(int size, size_t channel_bytes, double timeout_s, char *err)
 {
-#line 976 "chapters/02-shm.nw"
+#line 982 "chapters/02-shm.nw"
     if (channel_bytes == 0)
         channel_bytes = SHM_CHANNEL_BYTES;
     if (size < 1 || size > LAUNCH_MAX_RANKS) {
@@ -188,7 +188,7 @@ ShmWorld *shm_world_create(int size, size_t channel_bytes, double timeout_s, cha
                   channel_bytes);
         return NULL;
     }
-#line 996 "chapters/02-shm.nw"
+#line 1002 "chapters/02-shm.nw"
     size_t pairs = (size_t)size * size;
     size_t ctl_at = round_up(sizeof(ShmWorld), LINE);
     size_t ipc_at = round_up(ctl_at + pairs * sizeof(ChannelCtl), LINE);
@@ -201,7 +201,7 @@ ShmWorld *shm_world_create(int size, size_t channel_bytes, double timeout_s, cha
                   strerror(errno));
         return NULL;
     }
-#line 929 "chapters/02-shm.nw"
+#line 935 "chapters/02-shm.nw"
     w->size = size;
     w->host_bytes = channel_bytes;
     w->dev_bytes = SHM_DEVICE_CHANNEL_BYTES;
@@ -218,7 +218,7 @@ void shm_world_destroy(ShmWorld *w)
     if (w)
         munmap(w, w->map_bytes);
 }
-#line 1057 "chapters/02-shm.nw"
+#line 1063 "chapters/02-shm.nw"
 static void ring_bell(ShmWorld *w, int rank)
 {
     Bell *b = &w->bell[rank];
@@ -227,7 +227,7 @@ static void ring_bell(ShmWorld *w, int rank)
         futex_wake(&b->seq, 1);
 }
 
-#line 1073 "chapters/02-shm.nw"
+#line 1079 "chapters/02-shm.nw"
 /**
  * Wait until @p word moves from @p seen: spin @p spin polls, then sleep, counted in
  * @p sleepers so that whoever moves the word knows to wake us. Returns 0, or -1 at the
@@ -252,14 +252,14 @@ static int wait_change(_Atomic uint32_t *word, uint32_t seen, _Atomic uint32_t *
     return 0;
 }
 
-#line 1044 "chapters/02-shm.nw"
+#line 1050 "chapters/02-shm.nw"
 /** Wait until my doorbell moves from @p seen; returns 0, or -1 at the deadline. */
 static int wait_bell(ShmComm *c, uint32_t seen, double deadline)
 {
     Bell *b = &c->w->bell[c->comm.rank];
     return wait_change(&b->seq, seen, &b->sleeping, c->spin, deadline);
 }
-#line 1141 "chapters/02-shm.nw"
+#line 1147 "chapters/02-shm.nw"
 /** The device-payload bit of a message header. */
 #define ON_DEVICE (1ull << 63)
 
@@ -273,12 +273,12 @@ typedef struct Transfer {
     size_t header_done;      /**< header bytes moved */
 } Transfer;
 
-#line 1118 "chapters/02-shm.nw"
+#line 1124 "chapters/02-shm.nw"
 static bool on_device(const ShmComm *c)
 {
-#line 1118 "chapters/02-shm.nw"
+#line 1124 "chapters/02-shm.nw"
     return c->comm.dev->kind != DEVICE_CPU;
-#line 1118 "chapters/02-shm.nw"
+#line 1124 "chapters/02-shm.nw"
 }
 static bool finished(const Transfer *t)
 {
@@ -286,9 +286,9 @@ static bool finished(const Transfer *t)
 }
 static void host_copy(void *dst, const void *src, size_t n)
 {
-#line 1123 "chapters/02-shm.nw"
+#line 1129 "chapters/02-shm.nw"
     memcpy(dst, src, n);
-#line 1123 "chapters/02-shm.nw"
+#line 1129 "chapters/02-shm.nw"
 }
 
 static Transfer transfer(const ShmComm *c, int peer, const void *buf, size_t bytes)
@@ -299,7 +299,7 @@ static Transfer transfer(const ShmComm *c, int peer, const void *buf, size_t byt
         t.header[i] = (unsigned char)(h >> (8 * i));
     return t;
 }
-#line 1160 "chapters/02-shm.nw"
+#line 1166 "chapters/02-shm.nw"
 static size_t progress_send(ShmComm *c, Transfer *t)
 {
     ShmWorld *w = c->w;
@@ -314,14 +314,14 @@ static size_t progress_send(ShmComm *c, Transfer *t)
         moved += k;
     }
     if (t->header_done == 8 && t->done < t->bytes) {
-#line 1189 "chapters/02-shm.nw"
+#line 1195 "chapters/02-shm.nw"
         if (on_device(c))
             k = ring_push(&ch->dev, c->dev_out[t->peer], w->dev_bytes, t->buf + t->done,
                           t->bytes - t->done, c->comm.dev->peer_copy);
         else
             k = ring_push(&ch->host, ring, w->host_bytes, t->buf + t->done, t->bytes - t->done,
                           host_copy);
-#line 1175 "chapters/02-shm.nw"
+#line 1181 "chapters/02-shm.nw"
         t->done += k;
         moved += k;
     }
@@ -329,7 +329,7 @@ static size_t progress_send(ShmComm *c, Transfer *t)
         ring_bell(w, t->peer);
     return moved;
 }
-#line 1202 "chapters/02-shm.nw"
+#line 1208 "chapters/02-shm.nw"
 static long progress_recv(ShmComm *c, Transfer *t, char *err)
 {
     ShmWorld *w = c->w;
@@ -340,7 +340,7 @@ static long progress_recv(ShmComm *c, Transfer *t, char *err)
     if (t->header_done < 8) {
         unsigned char got[8];
         k = ring_pop(&ch->host, ring, w->host_bytes, got, 8 - t->header_done, host_copy);
-#line 1243 "chapters/02-shm.nw"
+#line 1249 "chapters/02-shm.nw"
         if (memcmp(got, t->header + t->header_done, k) != 0) {
             memcpy(t->header + t->header_done, got, k);
             uint64_t h = 0;
@@ -349,28 +349,28 @@ static long progress_recv(ShmComm *c, Transfer *t, char *err)
             if (t->header_done + k < 8)
                 return error_set(err, "recv from rank %d: the message header is corrupt",
                                  t->peer);
-#line 1250 "chapters/02-shm.nw"
+#line 1256 "chapters/02-shm.nw"
             return error_set(err,
                              "recv from rank %d: it sent a %s message of %llu bytes, "
                              "this rank expected a %s message of %zu bytes",
                              t->peer, (h & ON_DEVICE) ? "device" : "host",
                              (unsigned long long)(h & ~ON_DEVICE),
                              on_device(c) ? "device" : "host", t->bytes);
-#line 1255 "chapters/02-shm.nw"
+#line 1261 "chapters/02-shm.nw"
         }
-#line 1213 "chapters/02-shm.nw"
+#line 1219 "chapters/02-shm.nw"
         t->header_done += k;
         moved += k;
     }
     if (t->header_done == 8 && t->done < t->bytes) {
-#line 1231 "chapters/02-shm.nw"
+#line 1237 "chapters/02-shm.nw"
         if (on_device(c))
             k = ring_pop(&ch->dev, c->dev_in[t->peer], w->dev_bytes, t->buf + t->done,
                          t->bytes - t->done, c->comm.dev->peer_copy);
         else
             k = ring_pop(&ch->host, ring, w->host_bytes, t->buf + t->done, t->bytes - t->done,
                          host_copy);
-#line 1218 "chapters/02-shm.nw"
+#line 1224 "chapters/02-shm.nw"
         t->done += k;
         moved += k;
     }
@@ -378,7 +378,7 @@ static long progress_recv(ShmComm *c, Transfer *t, char *err)
         ring_bell(w, t->peer);
     return (long)moved;
 }
-#line 1299 "chapters/02-shm.nw"
+#line 1305 "chapters/02-shm.nw"
 static int timed_out(ShmComm *c, const Transfer *out, const Transfer *in, char *err)
 {
     const Transfer *t = !finished(in) ? in : out;
@@ -389,17 +389,17 @@ static int timed_out(ShmComm *c, const Transfer *out, const Transfer *in, char *
                      "rank %d is in '%s')",
                      t == in ? "recv from" : "send to", t->peer, c->w->timeout, t->done,
                      t->bytes, t->peer, phase);
-#line 1307 "chapters/02-shm.nw"
+#line 1313 "chapters/02-shm.nw"
 }
 
-#line 1274 "chapters/02-shm.nw"
+#line 1280 "chapters/02-shm.nw"
 static int exchange(ShmComm *c, Transfer *out, Transfer *in, char *err)
 {
     Bell *b = &c->w->bell[c->comm.rank];
     double deadline = 0; /* set when we first have to wait after a move */
     while (!finished(out) || !finished(in)) {
         uint32_t seen = atomic_load(&b->seq);
-#line 1315 "chapters/02-shm.nw"
+#line 1321 "chapters/02-shm.nw"
         size_t moved = 0;
         if (!finished(out))
             moved += progress_send(c, out);
@@ -409,7 +409,7 @@ static int exchange(ShmComm *c, Transfer *out, Transfer *in, char *err)
                 return -1;
             moved += (size_t)k;
         }
-#line 1281 "chapters/02-shm.nw"
+#line 1287 "chapters/02-shm.nw"
         if (moved) {
             deadline = 0;
             continue;
@@ -421,7 +421,7 @@ static int exchange(ShmComm *c, Transfer *out, Transfer *in, char *err)
     }
     return 0;
 }
-#line 1349 "chapters/02-shm.nw"
+#line 1355 "chapters/02-shm.nw"
 static int check_peer(const Comm *c, int peer, const char *what, char *err)
 {
     if (peer < 0 || peer >= c->size || peer == c->rank)
@@ -430,7 +430,7 @@ static int check_peer(const Comm *c, int peer, const char *what, char *err)
     return 0;
 }
 
-#line 1362 "chapters/02-shm.nw"
+#line 1368 "chapters/02-shm.nw"
 static int shm_send(Comm *comm, int to, const void *buf, size_t bytes, char *err)
 {
     ShmComm *c = (ShmComm *)comm;
@@ -449,7 +449,7 @@ static int shm_recv(Comm *comm, int from, void *buf, size_t bytes, char *err)
     return exchange(c, NULL, &t, err);
 }
 
-#line 1334 "chapters/02-shm.nw"
+#line 1340 "chapters/02-shm.nw"
 static int shm_sendrecv(Comm *comm, int to, const void *sbuf, size_t sbytes, int from,
                         void *rbuf, size_t rbytes, char *err)
 {
@@ -459,7 +459,7 @@ static int shm_sendrecv(Comm *comm, int to, const void *sbuf, size_t sbytes, int
     Transfer out = transfer(c, to, sbuf, sbytes), in = transfer(c, from, rbuf, rbytes);
     return exchange(c, &out, &in, err);
 }
-#line 1422 "chapters/02-shm.nw"
+#line 1428 "chapters/02-shm.nw"
 static int barrier_timed_out(ShmComm *c, uint32_t mine, char *err)
 {
     ShmWorld *w = c->w;
@@ -477,7 +477,7 @@ static int barrier_timed_out(ShmComm *c, uint32_t mine, char *err)
                      names);
 }
 
-#line 1398 "chapters/02-shm.nw"
+#line 1404 "chapters/02-shm.nw"
 static int shm_barrier(Comm *comm, char *err)
 {
     ShmComm *c = (ShmComm *)comm;
@@ -495,7 +495,7 @@ static int shm_barrier(Comm *comm, char *err)
         return barrier_timed_out(c, mine, err);
     return 0;
 }
-#line 1547 "chapters/02-shm.nw"
+#line 1553 "chapters/02-shm.nw"
 static int open_device_rings(ShmComm *c, char *err)
 {
     ShmWorld *w = c->w;
@@ -517,7 +517,7 @@ static int open_device_rings(ShmComm *c, char *err)
             return -1;
     return 0;
 }
-#line 1574 "chapters/02-shm.nw"
+#line 1580 "chapters/02-shm.nw"
 static void shm_close(Comm *comm)
 {
     ShmComm *c = (ShmComm *)comm;
@@ -534,7 +534,7 @@ static void shm_close(Comm *comm)
     free(c);
 }
 
-#line 1601 "chapters/02-shm.nw"
+#line 1607 "chapters/02-shm.nw"
 Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
 {
     if (rank < 0 || rank >= w->size) {
@@ -552,7 +552,7 @@ Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
                      .barrier = shm_barrier,
                      .close = shm_close,
                      .state = c};
-#line 1611 "chapters/02-shm.nw"
+#line 1617 "chapters/02-shm.nw"
     c->w = w;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     c->spin = w->size <= cores ? 20000 : 0;
@@ -563,7 +563,7 @@ Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
     return &c->comm;
 }
 
-#line 1627 "chapters/02-shm.nw"
+#line 1633 "chapters/02-shm.nw"
 Comm *comm_shm_host(Comm *c, char *err)
 {
     if (c->dev->kind == DEVICE_CPU)
