@@ -69,7 +69,7 @@ static void peer_copy(void *dst, const void *src, size_t bytes)
 }
 #line 1360 "chapters/01-mlp.nw"
 /** op(A)[i][p] of the stored A, inside gemm_plain(). */
-#define AT(i, p) (ta ? A[(size_t)(p)*m + (i)] : A[(size_t)(i)*k + (p)])
+#define A_AT(i, p) (ta ? A[(size_t)(p)*m + (i)] : A[(size_t)(i)*k + (p)])
 
 __attribute__((weak)) /* an exercise may replace it: see the end of the chapter */
 void gemm_plain(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
@@ -82,7 +82,7 @@ void gemm_plain(bool ta, bool tb, int m, int n, int k, float alpha, const float 
         if (!tb) {
 #line 1386 "chapters/01-mlp.nw"
             for (int p = 0; p < k; p++) {
-                const float a = alpha * AT(i, p), *b = B + (size_t)p * n;
+                const float a = alpha * A_AT(i, p), *b = B + (size_t)p * n;
                 for (int j = 0; j < n; j++)
                     c[j] += a * b[j];
             }
@@ -93,7 +93,7 @@ void gemm_plain(bool ta, bool tb, int m, int n, int k, float alpha, const float 
                 const float *b = B + (size_t)j * k;
                 float s = 0;
                 for (int p = 0; p < k; p++)
-                    s += AT(i, p) * b[p];
+                    s += A_AT(i, p) * b[p];
                 c[j] += alpha * s;
             }
 #line 1375 "chapters/01-mlp.nw"

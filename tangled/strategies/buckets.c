@@ -83,7 +83,7 @@ static int grads_ready(Strategy *s, Model *m, int layer, char *err)
 }
 
 #line 894 "chapters/06-production.nw"
-static int sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
+static int bucket_sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
 {
     (void)m;
     BucketState *st = s->state;
@@ -102,7 +102,7 @@ static int sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
     return 0;
 }
 
-static int sum_stats(Strategy *s, double *v, int n, char *err)
+static int bucket_sum_stats(Strategy *s, double *v, int n, char *err)
 {
     return ring_sum_doubles(((BucketState *)s->state)->host, v, n, err);
 }
@@ -155,8 +155,8 @@ int bucket_strategy(Strategy *s, BucketState *st, Comm *c, Comm *host, Model *m,
     *s = (Strategy){.name = "ring_bucketed",
                     .rank = c->rank,
                     .world = c->size,
-                    .sync_gradients = sync_gradients,
-                    .sum_stats = sum_stats,
+                    .sync_gradients = bucket_sync_gradients,
+                    .sum_stats = bucket_sum_stats,
                     .grads_ready = grads_ready,
                     .state = st};
 #line 951 "chapters/06-production.nw"

@@ -51,7 +51,7 @@ int native_strategy(Strategy *s, NativeState *st, Comm *c, Comm *host, char *err
     return 0;
 }
 #line 2032 "chapters/06-production.nw"
-static int mpi_open(Strategy *s, const StrategyEnv *e, char *err)
+static int mpi_row_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     NativeState *st = xcalloc(1, sizeof *st);
     if (native_strategy(s, st, e->c, e->host, err)) {
@@ -61,7 +61,7 @@ static int mpi_open(Strategy *s, const StrategyEnv *e, char *err)
     return 0;
 }
 
-static void mpi_close(Strategy *s)
+static void mpi_row_close(Strategy *s)
 {
     free(s->state);
 }
@@ -74,7 +74,7 @@ const StrategyDef strategy_mpi = {
     .shape = SHAPE_RANKS,
     .needs = RUNS_OVER_MPI | NEEDS_MPI,
     .min_ranks = 1,
-    .open = mpi_open,
-    .close = mpi_close,
+    .open = mpi_row_open,
+    .close = mpi_row_close,
     .traffic = allreduce_traffic,
 };

@@ -112,7 +112,7 @@ static int pull(Strategy *s, Model *m, float lr, Timers *t, char *err)
 }
 
 #line 313 "chapters/03-ps.nw"
-static int sum_stats(Strategy *s, double *v, int n, char *err)
+static int ps_sum_stats(Strategy *s, double *v, int n, char *err)
 {
     Comm *host = ((Comm **)s->state)[1];
     double buf[PS_STATS] = {0};
@@ -134,7 +134,7 @@ void ps_worker(Strategy *s, Comm *c, Comm *host, Comm **state)
                     .rank = c->rank - 1,
                     .world = c->size - 1,
                     .sync_gradients = push,
-                    .sum_stats = sum_stats,
+                    .sum_stats = ps_sum_stats,
                     .update = pull,
                     .state = state};
 #line 338 "chapters/03-ps.nw"

@@ -14,7 +14,7 @@
 #include "util.h"
 
 #line 515 "chapters/05-ag.nw"
-static int sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
+static int ring_sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
 {
     RingState *st = s->state;
     Comm *c = st->c;
@@ -51,7 +51,7 @@ int ring_sum_doubles(Comm *host, double *v, int n, char *err)
     return rc;
 }
 
-static int sum_stats(Strategy *s, double *v, int n, char *err)
+static int ring_sum_stats(Strategy *s, double *v, int n, char *err)
 {
     return ring_sum_doubles(((RingState *)s->state)->host, v, n, err);
 }
@@ -65,8 +65,8 @@ void ring_strategy(Strategy *s, RingState *st, Comm *c, Comm *host, size_t n_par
     *s = (Strategy){.name = "ring",
                     .rank = c->rank,
                     .world = c->size,
-                    .sync_gradients = sync_gradients,
-                    .sum_stats = sum_stats,
+                    .sync_gradients = ring_sync_gradients,
+                    .sum_stats = ring_sum_stats,
                     .update = NULL,
                     .state = st};
 #line 577 "chapters/05-ag.nw"
