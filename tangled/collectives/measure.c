@@ -78,7 +78,7 @@ int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, v
 #line 2199 "chapters/02-shm.nw"
     return 0;
 }
-#line 603 "chapters/04-rs.nw"
+#line 621 "chapters/04-rs.nw"
 static void fill_own(int r, int size, float *x, size_t count)
 {
     (void)size;
@@ -195,7 +195,7 @@ static long wrong_memcpy(int r, int size, const float *x, size_t count)
     return wrong;
 }
 
-#line 566 "chapters/04-rs.nw"
+#line 584 "chapters/04-rs.nw"
 /** The rows of --op. */
 static const Op ops[] = {
     {.name = "reduce_scatter",
@@ -233,7 +233,7 @@ static const Op ops[] = {
      .wrong = wrong_all_reduce},
 };
 
-#line 583 "chapters/04-rs.nw"
+#line 601 "chapters/04-rs.nw"
 const Op *op_find(const char *name)
 {
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
@@ -251,7 +251,7 @@ const char *op_names(void)
     return names;
 }
 
-#line 625 "chapters/04-rs.nw"
+#line 643 "chapters/04-rs.nw"
 int op_measure(Comm *c, const Timing *tm, const Op *op, size_t count, float *host, float *buf,
                float *scratch, double *times, double *t, long *wrong, char *err)
 {
@@ -267,7 +267,7 @@ int op_measure(Comm *c, const Timing *tm, const Op *op, size_t count, float *hos
     }
     if (c->barrier(c, err))
         return -1;
-#line 651 "chapters/04-rs.nw"
+#line 669 "chapters/04-rs.nw"
     for (int i = -tm->warmup; i < tm->iters; i++) {
         double t0 = now_seconds();
         if (op->run(c, buf, count, scratch, err))
@@ -276,7 +276,7 @@ int op_measure(Comm *c, const Timing *tm, const Op *op, size_t count, float *hos
         if (i >= 0)
             times[i] = now_seconds() - t0;
     }
-#line 641 "chapters/04-rs.nw"
+#line 659 "chapters/04-rs.nw"
     *t = median(times, tm->iters);
     return 0;
 }
