@@ -424,11 +424,14 @@ BOOK_DIR := $(BUILD)/book
 BOOK_PDF := book/book$(if $(filter 1,$(INSTRUCTOR)),-instructor).pdf
 
 # $(call extract,PREFIX,FILE,OUT): the function whose first line starts with PREFIX, without #line.
-extract = awk 'index($$0, "$(1)") == 1 {on = 1} on && !/^\#line/ {print} on && /^}/ {exit}' $(2) > $(BOOK_DIR)/$(3); \
+# It is formatted again, 50 columns wide, to fit half a page without wrapping.
+extract = awk 'index($$0, "$(1)") == 1 {on = 1} on && !/^\#line/ {print} on && /^}/ {exit}' $(2) \
+	| $(CLANG_FORMAT) --style=file:$(CURDIR)/book/listing.clang-format --assume-filename=$(3) \
+	> $(BOOK_DIR)/$(3); \
 	test -s $(BOOK_DIR)/$(3) || { echo "book: no match for $(1) in $(2)" >&2; exit 1; }
 
 book: $(CHAPTERS) tangled/device/device_cpu.c kernels/device_cuda.cu book/book.tex book/style.tex book/refs.bib \
-      book/weave.sh book/cdefs.awk book/uses.awk
+      book/weave.sh book/cdefs.awk book/uses.awk book/listing.clang-format
 	@command -v noweave >/dev/null && command -v latexmk >/dev/null || { echo "book: noweave or latexmk missing: make deps" >&2; exit 1; }
 	@mkdir -p $(BOOK_DIR)
 	book/weave.sh $(CHAPTERS) > $(BOOK_DIR)/chapters.tex
