@@ -25,7 +25,7 @@ int ring_reduce_scatter(Comm *c, float *buf, size_t count, float *scratch, char 
     }
     return 0;
 }
-#line 472 "chapters/04-rs.nw"
+#line 473 "chapters/04-rs.nw"
 float collective_value(int rank, size_t i)
 {
     return (float)((long)((i * 7 + (size_t)rank * 13) % 101) - 50 + rank);
@@ -38,7 +38,7 @@ double collective_sum(int size, size_t i)
         s += collective_value(r, i);
     return s;
 }
-#line 247 "chapters/05-ag.nw"
+#line 248 "chapters/05-ag.nw"
 int ring_all_gather(Comm *c, void *buf, size_t count, size_t elem, char *err)
 {
     char *b = buf;
@@ -54,7 +54,7 @@ int ring_all_gather(Comm *c, void *buf, size_t count, size_t elem, char *err)
     }
     return 0;
 }
-#line 297 "chapters/05-ag.nw"
+#line 298 "chapters/05-ag.nw"
 int ring_all_reduce(Comm *c, float *buf, size_t count, float *scratch, float scale, char *err)
 {
     if (ring_reduce_scatter(c, buf, count, scratch, err))

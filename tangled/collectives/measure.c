@@ -2,7 +2,7 @@
  * @file measure.c
  * @brief The ping-pong of one size (chapter 2) and the collectives under test (chapter 4).
  */
-#line 2123 "chapters/02-shm.nw"
+#line 2128 "chapters/02-shm.nw"
 #include "measure.h"
 
 #include <math.h>
@@ -14,7 +14,7 @@
 #include "report.h"
 #include "util.h"
 
-#line 2143 "chapters/02-shm.nw"
+#line 2148 "chapters/02-shm.nw"
 static unsigned char pattern(size_t i, size_t size)
 {
     return (unsigned char)((i * 2654435761u + size * 40503u) >> 7);
@@ -35,14 +35,14 @@ static long count_wrong(const Device *dev, unsigned char *host, const void *buf,
         wrong += host[i] != pattern(i, size);
     return wrong;
 }
-#line 2190 "chapters/02-shm.nw"
+#line 2196 "chapters/02-shm.nw"
 int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, void *sbuf,
                   void *rbuf, double *times, PingRow *row, char *err)
 {
     const Device *dev = c->dev;
     int me = c->rank, peer = 1 - me;
     row->wrong = 0;
-#line 2207 "chapters/02-shm.nw"
+#line 2213 "chapters/02-shm.nw"
     if (tm->check) {
         launch_phase("checking %zu B", size);
         if (me == 0) {
@@ -54,7 +54,7 @@ int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, v
             return -1;
         }
     }
-#line 2225 "chapters/02-shm.nw"
+#line 2231 "chapters/02-shm.nw"
     launch_phase("pingpong %zu B", size);
     for (int i = -tm->warmup; i < tm->iters; i++) {
         double t0 = now_seconds();
@@ -65,7 +65,7 @@ int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, v
             times[i] = (now_seconds() - t0) / 2;
     }
     row->oneway = median(times, tm->iters);
-#line 2241 "chapters/02-shm.nw"
+#line 2247 "chapters/02-shm.nw"
     launch_phase("sendrecv %zu B", size);
     for (int i = -tm->warmup; i < tm->iters; i++) {
         double t0 = now_seconds();
@@ -75,10 +75,10 @@ int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, v
             times[i] = now_seconds() - t0;
     }
     row->both = median(times, tm->iters);
-#line 2199 "chapters/02-shm.nw"
+#line 2205 "chapters/02-shm.nw"
     return 0;
 }
-#line 621 "chapters/04-rs.nw"
+#line 623 "chapters/04-rs.nw"
 static void fill_own(int r, int size, float *x, size_t count)
 {
     (void)size;
@@ -93,7 +93,7 @@ static long wrong_reduce_scatter(int r, int size, const float *x, size_t count)
         wrong += x[i] != collective_sum(size, i);
     return wrong;
 }
-#line 350 "chapters/05-ag.nw"
+#line 351 "chapters/05-ag.nw"
 static void fill_chunk(int r, int size, float *x, size_t count)
 {
     for (size_t i = 0; i < count; i++)
@@ -112,7 +112,7 @@ static long wrong_all_gather(int r, int size, const float *x, size_t count)
     return wrong;
 }
 
-#line 375 "chapters/05-ag.nw"
+#line 376 "chapters/05-ag.nw"
 static long wrong_all_reduce(int r, int size, const float *x, size_t count)
 {
     (void)r;
@@ -144,7 +144,7 @@ static int run_native_all_reduce(Comm *c, float *buf, size_t count, float *scrat
 #line 456 "chapters/06-production.nw"
     return c->allreduce(c, buf, count, err);
 }
-#line 499 "chapters/06-production.nw"
+#line 497 "chapters/06-production.nw"
 /** A buffer of at least @p count floats on @p dev, kept from call to call. */
 static float *spare(const Device *dev, size_t count)
 {
@@ -159,7 +159,7 @@ static float *spare(const Device *dev, size_t count)
     return buf;
 }
 
-#line 519 "chapters/06-production.nw"
+#line 517 "chapters/06-production.nw"
 static int run_ps_all_reduce(Comm *c, float *buf, size_t count, float *scratch, char *err)
 {
     (void)scratch;
@@ -178,7 +178,7 @@ static int run_ps_all_reduce(Comm *c, float *buf, size_t count, float *scratch, 
     return 0;
 }
 
-#line 543 "chapters/06-production.nw"
+#line 541 "chapters/06-production.nw"
 static int run_memcpy(Comm *c, float *buf, size_t count, float *scratch, char *err)
 {
     (void)scratch, (void)err;
@@ -195,7 +195,7 @@ static long wrong_memcpy(int r, int size, const float *x, size_t count)
     return wrong;
 }
 
-#line 584 "chapters/04-rs.nw"
+#line 586 "chapters/04-rs.nw"
 /** The rows of --op. */
 static const Op ops[] = {
     {.name = "reduce_scatter",
@@ -233,7 +233,7 @@ static const Op ops[] = {
      .wrong = wrong_all_reduce},
 };
 
-#line 601 "chapters/04-rs.nw"
+#line 603 "chapters/04-rs.nw"
 const Op *op_find(const char *name)
 {
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
@@ -251,7 +251,7 @@ const char *op_names(void)
     return names;
 }
 
-#line 643 "chapters/04-rs.nw"
+#line 645 "chapters/04-rs.nw"
 int op_measure(Comm *c, const Timing *tm, const Op *op, size_t count, float *host, float *buf,
                float *scratch, double *times, double *t, long *wrong, char *err)
 {
@@ -267,7 +267,7 @@ int op_measure(Comm *c, const Timing *tm, const Op *op, size_t count, float *hos
     }
     if (c->barrier(c, err))
         return -1;
-#line 669 "chapters/04-rs.nw"
+#line 671 "chapters/04-rs.nw"
     for (int i = -tm->warmup; i < tm->iters; i++) {
         double t0 = now_seconds();
         if (op->run(c, buf, count, scratch, err))
@@ -276,7 +276,7 @@ int op_measure(Comm *c, const Timing *tm, const Op *op, size_t count, float *hos
         if (i >= 0)
             times[i] = now_seconds() - t0;
     }
-#line 659 "chapters/04-rs.nw"
+#line 661 "chapters/04-rs.nw"
     *t = median(times, tm->iters);
     return 0;
 }

@@ -121,31 +121,31 @@ void model_forward(Model *m, int B)
                               l < m->n_layers - 1);
     }
 }
-#line 1193 "chapters/01-mlp.nw"
+#line 1194 "chapters/01-mlp.nw"
 void model_loss(Model *m, int B, bool backprop)
 {
     int L = m->n_layers;
     m->dev->softmax_xent(m->act[L], m->labels, B, m->width[L], backprop ? m->dact[L] : NULL,
                          m->stats);
 }
-#line 1226 "chapters/01-mlp.nw"
+#line 1227 "chapters/01-mlp.nw"
 void model_backward_layer(Model *m, int B, int l)
 {
     const Device *dev = m->dev;
     const Layer *ly = &m->layer[l];
     const float *delta = m->dact[l + 1]; /* B x out */
-#line 1258 "chapters/01-mlp.nw"
+#line 1259 "chapters/01-mlp.nw"
     dev->gemm(true, false, ly->in, ly->out, B, 1.0f, m->act[l], delta, 0.0f, m->grads + ly->w);
-#line 1262 "chapters/01-mlp.nw"
+#line 1263 "chapters/01-mlp.nw"
     dev->bias_backward(m->grads + ly->b, delta, B, ly->out);
-#line 1233 "chapters/01-mlp.nw"
+#line 1234 "chapters/01-mlp.nw"
     if (l > 0) {
-#line 1269 "chapters/01-mlp.nw"
+#line 1270 "chapters/01-mlp.nw"
         dev->gemm(false, true, B, ly->in, ly->out, 1.0f, delta, m->params + ly->w, 0.0f,
                   m->dact[l]);
-#line 1270 "chapters/01-mlp.nw"
+#line 1271 "chapters/01-mlp.nw"
         dev->relu_backward(m->dact[l], m->act[l], (size_t)B * (size_t)ly->in);
-#line 1235 "chapters/01-mlp.nw"
+#line 1236 "chapters/01-mlp.nw"
     }
 }
 
@@ -154,7 +154,7 @@ void model_backward(Model *m, int B)
     for (int l = m->n_layers - 1; l >= 0; l--)
         model_backward_layer(m, B, l);
 }
-#line 1282 "chapters/01-mlp.nw"
+#line 1283 "chapters/01-mlp.nw"
 void model_sgd_step(Model *m, float lr)
 {
     m->dev->axpy(m->n_params, -lr, m->grads, m->params);
