@@ -179,14 +179,14 @@ static void scale(size_t n, float a, float *x)
     scale_kernel<<<stride_blocks(n), KERNEL_THREADS>>>(n, a, x);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 1493 "chapters/02-shm.nw"
+#line 1540 "chapters/02-shm.nw"
 static void peer_copy(void *dst, const void *src, size_t bytes)
 {
     CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, 0));
     CUDA_CHECK(cudaStreamSynchronize(0));
 }
 
-#line 1511 "chapters/02-shm.nw"
+#line 1558 "chapters/02-shm.nw"
 static int ipc_export(void *p, void *handle, char *err)
 {
     static_assert(sizeof(cudaIpcMemHandle_t) == DEVICE_IPC_BYTES, "IPC handle size");
@@ -198,7 +198,7 @@ static int ipc_export(void *p, void *handle, char *err)
     return 0;
 }
 
-#line 1528 "chapters/02-shm.nw"
+#line 1575 "chapters/02-shm.nw"
 static void *ipc_open(const void *handle, char *err)
 {
     cudaIpcMemHandle_t h;
@@ -212,12 +212,12 @@ static void *ipc_open(const void *handle, char *err)
     return p;
 }
 
-#line 1503 "chapters/02-shm.nw"
+#line 1550 "chapters/02-shm.nw"
 static void ipc_close(void *p)
 {
-#line 1503 "chapters/02-shm.nw"
+#line 1550 "chapters/02-shm.nw"
     CUDA_CHECK(cudaIpcCloseMemHandle(p));
-#line 1503 "chapters/02-shm.nw"
+#line 1550 "chapters/02-shm.nw"
 }
 #line 1956 "chapters/01-mlp.nw"
 static Device cuda = {

@@ -11,6 +11,15 @@
 
 /** A communicator: see struct Comm. */
 typedef struct Comm Comm;
+/** One sendrecv: @p sbytes from @p sbuf to rank @p to, @p rbytes into @p rbuf from @p from. */
+typedef struct Exchange {
+    int to;           /**< the rank sent to */
+    const void *sbuf; /**< what is sent */
+    size_t sbytes;    /**< its length */
+    int from;         /**< the rank received from */
+    void *rbuf;       /**< where the message received goes */
+    size_t rbytes;    /**< its length, exactly */
+} Exchange;
 /**
  * A communicator. Buffers are device pointers of @c dev. Every function returns 0,
  * or -1 with a one-line reason in @p err (ERR_LEN bytes); after an error the
@@ -28,6 +37,11 @@ struct Comm {
     /** Send to @p to and receive from @p from at the same time (no deadlock in a ring). */
     int (*sendrecv)(Comm *c, int to, const void *sbuf, size_t sbytes, int from, void *rbuf,
                     size_t rbytes, char *err);
+    /**
+     * Two sendrecv()s at once, all four transfers in flight together: the step of a ring
+     * that runs both ways (Exercise 4.2). Messages to one peer arrive in the order of @p x.
+     */
+    int (*sendrecv2)(Comm *c, const Exchange x[2], char *err);
     /** Return when every rank has called barrier(). */
     int (*barrier)(Comm *c, char *err);
     /** Free the communicator; a collective call (every rank must make it). */

@@ -82,31 +82,57 @@ static int mpi_recv(Comm *c, int from, void *buf, size_t bytes, char *err)
 }
 
 #line 235 "chapters/06-production.nw"
-static int mpi_sendrecv(Comm *c, int to, const void *sbuf, size_t sbytes, int from, void *rbuf,
-                        size_t rbytes, char *err)
+/** The @p n exchanges of @p x at once: every piece of every one posted, then one wait. */
+static int mpi_exchange(const Exchange *x, int n, char *err)
 {
-    (void)c;
-    int ns = pieces(sbytes), nr = pieces(rbytes);
-    MPI_Request *req = xcalloc((size_t)(ns + nr), sizeof *req);
-    MPI_Status *st = xcalloc((size_t)(ns + nr), sizeof *st);
-    int rc = MPI_SUCCESS;
-    for (int k = 0; k < nr && rc == MPI_SUCCESS; k++)
-        rc = MPI_Irecv((char *)rbuf + (size_t)k * MPI_PIECE, (int)piece_len(rbytes, k),
-                       MPI_BYTE, from, MPI_TAG_DPS, MPI_COMM_WORLD, &req[k]);
-    for (int k = 0; k < ns && rc == MPI_SUCCESS; k++)
-        rc = MPI_Isend((const char *)sbuf + (size_t)k * MPI_PIECE, (int)piece_len(sbytes, k),
-                       MPI_BYTE, to, MPI_TAG_DPS, MPI_COMM_WORLD, &req[nr + k]);
+    int total = 0;
+    for (int i = 0; i < n; i++)
+        total += pieces(x[i].sbytes) + pieces(x[i].rbytes);
+    MPI_Request *req = xcalloc((size_t)total, sizeof *req);
+    MPI_Status *st = xcalloc((size_t)total, sizeof *st);
+    int rc = MPI_SUCCESS, k = 0;
+#line 284 "chapters/06-production.nw"
+    for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
+        for (int j = 0; j < pieces(x[i].rbytes) && rc == MPI_SUCCESS; j++, k++)
+            rc = MPI_Irecv((char *)x[i].rbuf + (size_t)j * MPI_PIECE,
+                           (int)piece_len(x[i].rbytes, j), MPI_BYTE, x[i].from, MPI_TAG_DPS,
+                           MPI_COMM_WORLD, &req[k]);
+    for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
+        for (int j = 0; j < pieces(x[i].sbytes) && rc == MPI_SUCCESS; j++, k++)
+            rc = MPI_Isend((const char *)x[i].sbuf + (size_t)j * MPI_PIECE,
+                           (int)piece_len(x[i].sbytes, j), MPI_BYTE, x[i].to, MPI_TAG_DPS,
+                           MPI_COMM_WORLD, &req[k]);
+#line 245 "chapters/06-production.nw"
     if (rc == MPI_SUCCESS)
-        rc = MPI_Waitall(ns + nr, req, st);
-    int bad = rc != MPI_SUCCESS ? mpi_error(rc, "sendrecv with", from, err) : 0;
-    for (int k = 0; k < nr && !bad; k++)
-        bad = check_count(&st[k], rbytes, k, from, err);
+        rc = MPI_Waitall(k, req, st);
+    int bad = rc != MPI_SUCCESS ? mpi_error(rc, "sendrecv with", x[0].from, err) : 0;
+    for (int i = 0, q = 0; i < n && !bad; q += pieces(x[i].rbytes), i++)
+        for (int j = 0; j < pieces(x[i].rbytes) && !bad; j++)
+            bad = check_count(&st[q + j], x[i].rbytes, j, x[i].from, err);
     free(req);
     free(st);
     return bad ? -1 : 0;
 }
 
-#line 265 "chapters/06-production.nw"
+#line 262 "chapters/06-production.nw"
+static int mpi_sendrecv(Comm *c, int to, const void *sbuf, size_t sbytes, int from, void *rbuf,
+                        size_t rbytes, char *err)
+{
+    (void)c;
+    Exchange x = {
+#line 266 "chapters/06-production.nw"
+        .to = to, .sbuf = sbuf, .sbytes = sbytes, .from = from, .rbuf = rbuf, .rbytes = rbytes};
+#line 268 "chapters/06-production.nw"
+    return mpi_exchange(&x, 1, err);
+}
+
+static int mpi_sendrecv2(Comm *c, const Exchange x[2], char *err)
+{
+    (void)c;
+    return mpi_exchange(x, 2, err);
+}
+
+#line 301 "chapters/06-production.nw"
 /** MPI's own all-reduce: the sum, in place, in pieces of at most 2^28 floats. */
 static int mpi_allreduce(Comm *c, float *buf, size_t count, char *err)
 {
@@ -124,7 +150,7 @@ static int mpi_allreduce(Comm *c, float *buf, size_t count, char *err)
     return 0;
 }
 
-#line 287 "chapters/06-production.nw"
+#line 323 "chapters/06-production.nw"
 static int mpi_barrier(Comm *c, char *err)
 {
     (void)c;
@@ -138,12 +164,12 @@ static void mpi_close(Comm *c)
     MPI_Finalize();
 }
 
-#line 306 "chapters/06-production.nw"
+#line 342 "chapters/06-production.nw"
 bool comm_mpi_available(void)
 {
-#line 306 "chapters/06-production.nw"
+#line 342 "chapters/06-production.nw"
     return true;
-#line 306 "chapters/06-production.nw"
+#line 342 "chapters/06-production.nw"
 }
 
 int comm_mpi_init(int *rank, int *size, char *err)
@@ -158,7 +184,7 @@ int comm_mpi_init(int *rank, int *size, char *err)
     return 0;
 }
 
-#line 326 "chapters/06-production.nw"
+#line 362 "chapters/06-production.nw"
 Comm *comm_mpi_open(const Device *dev, char *err)
 {
     if (dev->kind != DEVICE_CPU) {
@@ -177,14 +203,15 @@ Comm *comm_mpi_open(const Device *dev, char *err)
                 .send = mpi_send,
                 .recv = mpi_recv,
                 .sendrecv = mpi_sendrecv,
+                .sendrecv2 = mpi_sendrecv2,
                 .barrier = mpi_barrier,
                 .close = mpi_close,
                 .allreduce = mpi_allreduce};
-#line 340 "chapters/06-production.nw"
+#line 376 "chapters/06-production.nw"
     return c;
 }
 
-#line 349 "chapters/06-production.nw"
+#line 385 "chapters/06-production.nw"
 void comm_mpi_abort(int status)
 {
     MPI_Abort(MPI_COMM_WORLD, status);
@@ -193,18 +220,18 @@ void comm_mpi_abort(int status)
 
 void comm_mpi_finalize(void)
 {
-#line 355 "chapters/06-production.nw"
+#line 391 "chapters/06-production.nw"
     MPI_Finalize();
-#line 355 "chapters/06-production.nw"
+#line 391 "chapters/06-production.nw"
 }
 #line 119 "chapters/06-production.nw"
 #else
-#line 363 "chapters/06-production.nw"
+#line 399 "chapters/06-production.nw"
 bool comm_mpi_available(void)
 {
-#line 363 "chapters/06-production.nw"
+#line 399 "chapters/06-production.nw"
     return false;
-#line 363 "chapters/06-production.nw"
+#line 399 "chapters/06-production.nw"
 }
 
 int comm_mpi_init(int *rank, int *size, char *err)
@@ -224,14 +251,14 @@ Comm *comm_mpi_open(const Device *dev, char *err)
 
 void comm_mpi_abort(int status)
 {
-#line 380 "chapters/06-production.nw"
+#line 416 "chapters/06-production.nw"
     exit(status);
-#line 380 "chapters/06-production.nw"
+#line 416 "chapters/06-production.nw"
 }
 
 void comm_mpi_finalize(void)
 {
-#line 382 "chapters/06-production.nw"
+#line 418 "chapters/06-production.nw"
 }
 #line 121 "chapters/06-production.nw"
 #endif

@@ -60,12 +60,12 @@ static void sync(void)
 {
 #line 1343 "chapters/01-mlp.nw"
 }
-#line 1486 "chapters/02-shm.nw"
+#line 1533 "chapters/02-shm.nw"
 static void peer_copy(void *dst, const void *src, size_t bytes)
 {
-#line 1486 "chapters/02-shm.nw"
+#line 1533 "chapters/02-shm.nw"
     memcpy(dst, src, bytes);
-#line 1486 "chapters/02-shm.nw"
+#line 1533 "chapters/02-shm.nw"
 }
 #line 1361 "chapters/01-mlp.nw"
 /** op(A)[i][p] of the stored A, inside gemm_plain(). */

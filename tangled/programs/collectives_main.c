@@ -134,13 +134,13 @@ int main(int argc, char **argv)
     run.program = (void *)op;
     if ((status = run_start(&run, false)) != RUN_GO)
         return status;
-#line 563 "chapters/06-production.nw"
+#line 599 "chapters/06-production.nw"
     if (!run.mpi && op->native) {
         fprintf(stderr,
                 "%s: --op native_all_reduce: the shared-memory transport has no "
                 "all-reduce of its own; run it under mpirun with --transport mpi\n",
                 program_name());
-#line 567 "chapters/06-production.nw"
+#line 603 "chapters/06-production.nw"
         return EXIT_USAGE;
     }
 #line 839 "chapters/04-rs.nw"

@@ -2,7 +2,7 @@
  * @file run.c
  * @brief The run layer (chapters 1-3, 6).
  */
-#line 2019 "chapters/02-shm.nw"
+#line 2067 "chapters/02-shm.nw"
 #include "run.h"
 
 #include <errno.h>
@@ -176,7 +176,7 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
 #line 2774 "chapters/01-mlp.nw"
     return 0;
 }
-#line 1867 "chapters/02-shm.nw"
+#line 1915 "chapters/02-shm.nw"
 int run_parse(Run *run, int argc, char **argv, unsigned accepted, const char *summary,
               const char *examples)
 {
@@ -194,14 +194,14 @@ int run_parse(Run *run, int argc, char **argv, unsigned accepted, const char *su
     return RUN_GO;
 }
 
-#line 1850 "chapters/02-shm.nw"
+#line 1898 "chapters/02-shm.nw"
 int run_start(Run *run, bool mpi)
 {
     run->ranks = run->o.n_gpus;
     run->mpi = mpi || strcmp(run->o.transport, "mpi") == 0;
     run->mpi_rank = 0;
     if (run->mpi) {
-#line 401 "chapters/06-production.nw"
+#line 437 "chapters/06-production.nw"
         char err[ERR_LEN];
         int size;
         if (comm_mpi_init(&run->mpi_rank, &size, err)) {
@@ -214,16 +214,16 @@ int run_start(Run *run, bool mpi)
                         "%s: --n_gpus %d, but mpirun started %d process(es): give mpirun "
                         "-np %d, or leave --n_gpus out\n",
                         program_name(), run->o.n_gpus, size, run->o.n_gpus);
-#line 412 "chapters/06-production.nw"
+#line 448 "chapters/06-production.nw"
             comm_mpi_finalize();
             return EXIT_USAGE;
         }
         run->ranks = size;
     }
-#line 1857 "chapters/02-shm.nw"
+#line 1905 "chapters/02-shm.nw"
     return RUN_GO;
 }
-#line 1892 "chapters/02-shm.nw"
+#line 1940 "chapters/02-shm.nw"
 /** The prelude of every rank, then the program's body. */
 static int rank_main(int rank, int size, void *arg, char *err)
 {
@@ -242,20 +242,20 @@ static int rank_main(int rank, int size, void *arg, char *err)
         comm_close_rank(r.c, r.host);
     return 0;
 }
-#line 1918 "chapters/02-shm.nw"
+#line 1966 "chapters/02-shm.nw"
 void run_ranks(Run *run, int (*body)(Rank *r, char *err))
 {
     char err[ERR_LEN];
     run->body = body;
     if (run->mpi) {
-#line 421 "chapters/06-production.nw"
+#line 457 "chapters/06-production.nw"
         if (rank_main(run->mpi_rank, run->ranks, run, err)) {
             fprintf(stderr, "%s: rank %d: %s\n", program_name(), run->mpi_rank, err);
             comm_mpi_abort(EXIT_FAILURE);
         }
         return;
     }
-#line 1924 "chapters/02-shm.nw"
+#line 1972 "chapters/02-shm.nw"
     if (!(run->w = shm_world_create(run->ranks, 0, run->o.timeout, err)))
         fatal("%s", err);
     int rc = launch(run->ranks, rank_main, run, 0, err);
@@ -291,7 +291,7 @@ static int check_strategy(const Run *run)
     const StrategyDef *def = run->strategy;
     const Options *o = &run->o;
     char why[ERR_LEN] = "";
-#line 2194 "chapters/06-production.nw"
+#line 2242 "chapters/06-production.nw"
     bool given = o->given & OPT_TRANSPORT, over_mpi = strcmp(o->transport, "mpi") == 0;
     char names[ERR_LEN / 4];
     if ((def->needs & NEEDS_MPI) && given && !over_mpi) {
@@ -299,14 +299,14 @@ static int check_strategy(const Run *run)
                  "--strategy %s: %s needs the MPI transport (drop --transport "
                  "shm, run under mpirun)",
                  def->name, def->title);
-#line 2199 "chapters/06-production.nw"
+#line 2247 "chapters/06-production.nw"
     } else if (given && over_mpi && !(def->needs & RUNS_OVER_MPI)) {
         strategy_names(names, sizeof names, RUNS_OVER_MPI, ", ");
         snprintf(why, sizeof why,
                  "--strategy %s runs on this machine's shared memory; over "
                  "--transport mpi use %s",
                  def->name, names);
-#line 2203 "chapters/06-production.nw"
+#line 2251 "chapters/06-production.nw"
     } else if (def->shape == SHAPE_ONE && (o->given & OPT_N_GPUS) && o->n_gpus != 1) {
         snprintf(why, sizeof why, "--strategy %s trains on one device: drop --n_gpus or give 1",
                  def->name);
@@ -318,11 +318,11 @@ static int check_strategy(const Run *run)
                  "--strategy %s drives CPU replicas from one process; this "
                  "book's CUDA backend holds one GPU per process (use nccl or ring on GPUs)",
                  def->name);
-#line 2213 "chapters/06-production.nw"
+#line 2261 "chapters/06-production.nw"
     } else if (def->check) {
         def->check(o->n_gpus, strcmp(o->device, "cpu") == 0, why, sizeof why);
     }
-#line 2224 "chapters/06-production.nw"
+#line 2272 "chapters/06-production.nw"
     if (!why[0] && (o->given & OPT_BUCKET) && !(def->needs & USES_BUCKETS)) {
         strategy_names(names, sizeof names, USES_BUCKETS, ", ");
         snprintf(why, sizeof why, "--bucket_mb sets the buckets of --strategy %s only", names);
@@ -449,7 +449,7 @@ static int train_rank(Rank *r, char *err)
     model_free(&m);
     return 0;
 }
-#line 2147 "chapters/06-production.nw"
+#line 2195 "chapters/06-production.nw"
 /** Build one replica on the CPU, for a strategy that drives them all. */
 static int build_replica(Model *m, void *arg, char *err)
 {
@@ -462,7 +462,7 @@ static void run_threads(Run *run)
     char err[ERR_LEN];
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     device_cpu_threads((int)(cores / run->ranks > 0 ? cores / run->ranks : 1));
-#line 2175 "chapters/06-production.nw"
+#line 2223 "chapters/06-production.nw"
     if (!run->o.quiet) {
         Rank r = {.size = run->ranks, .dev = device_cpu(), .run = run};
         Model probe;
@@ -472,7 +472,7 @@ static void run_threads(Run *run)
         run_banner(&r, &probe);
         model_free(&probe);
     }
-#line 2160 "chapters/06-production.nw"
+#line 2208 "chapters/06-production.nw"
     TrainConfig cfg = run_train_config(run, true);
     Model master;
     TrainResult res;

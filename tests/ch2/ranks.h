@@ -143,6 +143,15 @@ static inline int w_sendrecv(Comm *c, int to, const void *s, size_t sb, int from
     w->from |= 1ull << from;
     return w->inner->sendrecv(w->inner, to, s, sb, from, r, rb, err);
 }
+static inline int w_sendrecv2(Comm *c, const Exchange x[2], char *err)
+{
+    Watched *w = c->state;
+    for (int i = 0; i < 2; i++) {
+        watched_sent(w, x[i].to, x[i].sbytes);
+        w->from |= 1ull << x[i].from;
+    }
+    return w->inner->sendrecv2(w->inner, x, err);
+}
 static inline int w_barrier(Comm *c, char *err)
 {
     Watched *w = c->state;
@@ -161,6 +170,7 @@ static inline Comm *watch(Watched *w, Comm *inner, long die_at)
     w->comm.send = w_send;
     w->comm.recv = w_recv;
     w->comm.sendrecv = w_sendrecv;
+    w->comm.sendrecv2 = w_sendrecv2;
     w->comm.barrier = w_barrier;
     w->comm.close = w_close;
     w->comm.state = w;

@@ -131,6 +131,50 @@ Test(comm, message_ten_times_the_channel)
                   "channel %zu B: %s", chans[i], err);
 }
 
+/* sendrecv2, a ring's step both ways at once: every rank sends a message of 3x the channel
+ * plus its rank to each neighbour and receives one from each, for N = 2 (both neighbours
+ * are one rank: the two messages share a channel and must arrive in order) to 5, and with
+ * a message of 0 bytes one way. Every byte is checked. */
+static int both_ways(int rank, int size, void *arg, char *err)
+{
+    size_t chan = *(size_t *)arg;
+    Comm *c = rank_comm(rank, err);
+    if (!c)
+        return -1;
+    int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+    size_t to_next = 3 * chan + (size_t)rank, to_prev = rank == 1 ? 0 : 2 * chan + 7;
+    size_t from_prev = 3 * chan + (size_t)prev, from_next = next == 1 ? 0 : 2 * chan + 7;
+    unsigned char *h1 = xcalloc(to_next + 1, 1), *h2 = xcalloc(to_prev + 1, 1);
+    for (size_t j = 0; j < to_next; j++)
+        h1[j] = msg_byte(rank, next, 0, j);
+    for (size_t j = 0; j < to_prev; j++)
+        h2[j] = msg_byte(rank, prev, 1, j);
+    void *s1 = c->dev->alloc(to_next + 1), *s2 = c->dev->alloc(to_prev + 1);
+    void *r1 = c->dev->alloc(from_prev + 1), *r2 = c->dev->alloc(from_next + 1);
+    c->dev->upload(s1, h1, to_next);
+    c->dev->upload(s2, h2, to_prev);
+    Exchange x[2] = {
+        {.to = next, .sbuf = s1, .sbytes = to_next, .from = prev, .rbuf = r1, .rbytes = from_prev},
+        {.to = prev, .sbuf = s2, .sbytes = to_prev, .from = next, .rbuf = r2, .rbytes = from_next},
+    };
+    if (c->sendrecv2(c, x, err))
+        return -1;
+    unsigned char *want = xcalloc(from_prev + from_next + 1, 1);
+    if (check_msg(c, prev, 0, from_prev, want, r1, err) ||
+        check_msg(c, next, 1, from_next, want, r2, err))
+        return -1;
+    c->close(c);
+    return 0;
+}
+
+Test(comm, sendrecv2_both_neighbours_at_once)
+{
+    char err[ERR_LEN];
+    size_t chan = SMALL_CHANNEL;
+    for (int n = 2; n <= 5; n++)
+        cr_assert(run_ranks(n, chan, 20, both_ways, &chan, 60, err) == 0, "N = %d: %s", n, err);
+}
+
 /* A receiver that expects 800 bytes from a sender that sent 400 is told so. */
 static int mismatch(int rank, int size, void *arg, char *err)
 {

@@ -52,7 +52,9 @@ Test(ex_ring_reduce_scatter_bidir, one_to_six_ranks)
     }
 }
 
-/* Half the bytes each way: with 4 ranks and 4000 elements, 1500 floats to each neighbour. */
+/* Half the bytes each way: with 4 ranks and 4000 elements, 1500 floats to each neighbour.
+ * The traffic counts only when the result is right too: a solution that sends the reverse
+ * halves but never adds them must not pass. */
 static int halves(int rank, int size, void *arg, char *err)
 {
     (void)arg;
@@ -62,9 +64,18 @@ static int halves(int rank, int size, void *arg, char *err)
     Watched w;
     Comm *c = watch(&w, inner, 0);
     float *buf = guarded(c->dev, 4000), *scratch = guarded(c->dev, 1000);
-    c->dev->zero(buf, 4000 * sizeof(float));
+    float *host = xcalloc(4000, sizeof *host);
+    for (size_t i = 0; i < 4000; i++)
+        host[i] = case_value(rank, i);
+    c->dev->upload(buf, host, 4000 * sizeof(float));
     if (ring_reduce_scatter_bidir(c, buf, 4000, scratch, err))
         return -1;
+    c->dev->download(host, buf, 4000 * sizeof(float));
+    for (size_t i = case_start(4000, size, rank); i < case_start(4000, size, rank + 1); i++)
+        if (host[i] != case_sum(size, i))
+            return error_set(err, "rank %d has %g at %zu, expected %g: the traffic is right "
+                             "only if the sums are", rank, host[i], i, case_sum(size, i));
+    free(host);
     int next = (rank + 1) % size, prev = (rank + size - 1) % size;
     if (w.bytes_to[next] != 6000 || w.bytes_to[prev] != 6000)
         return error_set(err, "rank %d sent %zu bytes to rank %d and %zu to rank %d, expected "
