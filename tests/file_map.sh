@@ -25,8 +25,8 @@ awk -v layers=tests/layers.txt '
         for (i in parts) if (parts[i] != "") visit(parts[i])
     }
     END {
-        order = "0 1 2 3 4 5 6 A1 A2"; split(order, ord, " ")
-        label["A1"] = "A"; label["A2"] = "B"
+        order = "0 1 2 3 4 5 6 A1 A2 A3"; split(order, ord, " ")
+        label["A1"] = "A"; label["A2"] = "B"; label["A3"] = "C"
         while ((getline l < layers) > 0) {
             if (l ~ /^[ \t]*(#|$)/) continue
             split(l, w, /[ \t]+/); nl++; lay[nl] = w[1]; extra[nl] = w[2]
@@ -47,7 +47,7 @@ awk -v layers=tests/layers.txt '
                 delete seen; delete from
                 visit("[[" files[j] "]]")
                 out = ""
-                for (k = 1; k <= 9; k++)
+                for (k = 1; k <= 10; k++)
                     if (ord[k] in from) out = out (out == "" ? "" : ", ") (ord[k] in label ? label[ord[k]] : ord[k])
                 shown = files[j]; if (extra[i] != "") { if (files[j] !~ /\//) shown = extra[i] "/" files[j] }
                 print "| " (j == 1 ? lay[i] : "") " | `" (shown ~ /^kernels\// ? shown : "tangled/" shown) "` | " out " |"

@@ -25,7 +25,7 @@ int ring_reduce_scatter(Comm *c, float *buf, size_t count, float *scratch, char 
     }
     return 0;
 }
-#line 473 "chapters/04-rs.nw"
+#line 476 "chapters/04-rs.nw"
 float collective_value(int rank, size_t i)
 {
     return (float)((long)((i * 7 + (size_t)rank * 13) % 101) - 50 + rank);

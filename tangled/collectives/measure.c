@@ -2,7 +2,7 @@
  * @file measure.c
  * @brief The ping-pong of one size (chapter 2) and the collectives under test (chapter 4).
  */
-#line 2176 "chapters/02-shm.nw"
+#line 2142 "chapters/02-shm.nw"
 #include "measure.h"
 
 #include <math.h>
@@ -14,7 +14,7 @@
 #include "report.h"
 #include "util.h"
 
-#line 2196 "chapters/02-shm.nw"
+#line 2162 "chapters/02-shm.nw"
 static unsigned char pattern(size_t i, size_t size)
 {
     return (unsigned char)((i * 2654435761u + size * 40503u) >> 7);
@@ -35,14 +35,14 @@ static long count_wrong(const Device *dev, unsigned char *host, const void *buf,
         wrong += host[i] != pattern(i, size);
     return wrong;
 }
-#line 2244 "chapters/02-shm.nw"
+#line 2210 "chapters/02-shm.nw"
 int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, void *sbuf,
                   void *rbuf, double *times, PingRow *row, char *err)
 {
     const Device *dev = c->dev;
     int me = c->rank, peer = 1 - me;
     row->wrong = 0;
-#line 2261 "chapters/02-shm.nw"
+#line 2227 "chapters/02-shm.nw"
     if (tm->check) {
         launch_phase("checking %zu B", size);
         if (me == 0) {
@@ -54,7 +54,7 @@ int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, v
             return -1;
         }
     }
-#line 2279 "chapters/02-shm.nw"
+#line 2245 "chapters/02-shm.nw"
     launch_phase("pingpong %zu B", size);
     for (int i = -tm->warmup; i < tm->iters; i++) {
         double t0 = now_seconds();
@@ -65,7 +65,7 @@ int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, v
             times[i] = (now_seconds() - t0) / 2;
     }
     row->oneway = median(times, tm->iters);
-#line 2295 "chapters/02-shm.nw"
+#line 2261 "chapters/02-shm.nw"
     launch_phase("sendrecv %zu B", size);
     for (int i = -tm->warmup; i < tm->iters; i++) {
         double t0 = now_seconds();
@@ -75,10 +75,10 @@ int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, v
             times[i] = now_seconds() - t0;
     }
     row->both = median(times, tm->iters);
-#line 2253 "chapters/02-shm.nw"
+#line 2219 "chapters/02-shm.nw"
     return 0;
 }
-#line 623 "chapters/04-rs.nw"
+#line 584 "chapters/04-rs.nw"
 static void fill_own(int r, int size, float *x, size_t count)
 {
     (void)size;
@@ -195,7 +195,7 @@ static long wrong_memcpy(int r, int size, const float *x, size_t count)
     return wrong;
 }
 
-#line 586 "chapters/04-rs.nw"
+#line 547 "chapters/04-rs.nw"
 /** The rows of --op. */
 static const Op ops[] = {
     {.name = "reduce_scatter",
@@ -233,7 +233,7 @@ static const Op ops[] = {
      .wrong = wrong_all_reduce},
 };
 
-#line 603 "chapters/04-rs.nw"
+#line 564 "chapters/04-rs.nw"
 const Op *op_find(const char *name)
 {
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
@@ -251,7 +251,7 @@ const char *op_names(void)
     return names;
 }
 
-#line 645 "chapters/04-rs.nw"
+#line 606 "chapters/04-rs.nw"
 int op_measure(Comm *c, const Timing *tm, const Op *op, size_t count, float *host, float *buf,
                float *scratch, double *times, double *t, long *wrong, char *err)
 {
@@ -267,7 +267,7 @@ int op_measure(Comm *c, const Timing *tm, const Op *op, size_t count, float *hos
     }
     if (c->barrier(c, err))
         return -1;
-#line 671 "chapters/04-rs.nw"
+#line 632 "chapters/04-rs.nw"
     for (int i = -tm->warmup; i < tm->iters; i++) {
         double t0 = now_seconds();
         if (op->run(c, buf, count, scratch, err))
@@ -276,7 +276,7 @@ int op_measure(Comm *c, const Timing *tm, const Op *op, size_t count, float *hos
         if (i >= 0)
             times[i] = now_seconds() - t0;
     }
-#line 661 "chapters/04-rs.nw"
+#line 622 "chapters/04-rs.nw"
     *t = median(times, tm->iters);
     return 0;
 }

@@ -3,7 +3,7 @@
  * @brief The program collectives: run, check and time the ring's collectives
  * (chapters 4 and 5), in the conventions of nccl-tests.
  */
-#line 503 "chapters/04-rs.nw"
+#line 340 "chapters/A3-programs.nw"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +16,7 @@
 #include "run.h"
 #include "util.h"
 
-#line 525 "chapters/04-rs.nw"
+#line 362 "chapters/A3-programs.nw"
 static const char *summary =
     "Run, check and time a collective of the ring over N ranks, for sizes from -b to -e,\n"
     "in the conventions of nccl-tests (time, algbw, busbw, #wrong).";
@@ -27,7 +27,7 @@ static const char *examples =
     "  mpirun -np 2 ./collectives --transport mpi --op native_all_reduce\n"
     "                                                   MPI_Allreduce (chapter 6)\n";
 
-#line 688 "chapters/04-rs.nw"
+#line 649 "chapters/04-rs.nw"
 static int collectives_rank(Rank *r, char *err)
 {
     const Options *o = &r->run->o;
@@ -39,7 +39,7 @@ static int collectives_rank(Rank *r, char *err)
     int rank = r->rank, size = r->size;
     Timing tm = {.warmup = o->warmup, .iters = o->iters, .check = o->check};
     if (rank == 0) {
-#line 712 "chapters/04-rs.nw"
+#line 378 "chapters/A3-programs.nw"
         char lo[32], hi[32];
         printf("# collectives: %s on %d ranks over %s\n", op->name, size,
                r->run->mpi               ? "MPI"
@@ -52,13 +52,13 @@ static int collectives_rank(Rank *r, char *err)
         printf("# busbw = %s\n#\n", op->bus == 2   ? "algbw x 2(N-1)/N"
                                     : op->bus == 1 ? "algbw x (N-1)/N"
                                                    : "algbw");
-#line 723 "chapters/04-rs.nw"
+#line 389 "chapters/A3-programs.nw"
         printf("# %10s %12s %6s %10s %9s %9s %8s\n# %10s %12s %6s %10s %9s %9s %8s\n", "size",
                "count", "type", "time", "algbw", "busbw", "#wrong", "(B)", "(elements)", "",
                "(us)", "(GB/s)", "(GB/s)", "");
         fflush(stdout);
     }
-#line 736 "chapters/04-rs.nw"
+#line 674 "chapters/04-rs.nw"
     size_t most = o->max_bytes / sizeof(float);
     float *hbuf = xcalloc(most + 1, sizeof(float));
     float *buf = dev->alloc((most + 1) * sizeof(float));
@@ -66,13 +66,13 @@ static int collectives_rank(Rank *r, char *err)
     double *times = xcalloc((size_t)o->iters, sizeof *times), bus_sum = 0;
     int rows = 0;
     size_t last = (size_t)-1;
-#line 751 "chapters/04-rs.nw"
+#line 689 "chapters/04-rs.nw"
     for (size_t s = o->min_bytes; s <= o->max_bytes; s = s ? s * o->step_factor : 1) {
         size_t count = s / sizeof(float);
         if (count == last) /* sizes are rounded down to whole floats: 1 B is 0 B again */
             continue;
         last = count;
-#line 768 "chapters/04-rs.nw"
+#line 706 "chapters/04-rs.nw"
         double t;
         long wrong, w;
         if (op_measure(c, &tm, op, count, hbuf, buf, scratch, times, &t, &wrong, err))
@@ -84,9 +84,9 @@ static int collectives_rank(Rank *r, char *err)
                 return -1;
             wrong += w;
         }
-#line 757 "chapters/04-rs.nw"
+#line 695 "chapters/04-rs.nw"
         if (rank == 0) {
-#line 786 "chapters/04-rs.nw"
+#line 402 "chapters/A3-programs.nw"
             double bytes = (double)count * sizeof(float), algbw = bytes / t / 1e9;
             double busbw = op->bus ? algbw * op->bus * (size - 1) / size : algbw;
             char shown[24];
@@ -99,11 +99,11 @@ static int collectives_rank(Rank *r, char *err)
             if (wrong)
                 return error_set(err, "%s of %zu elements: %ld wrong", op->name, count, wrong);
         }
-#line 759 "chapters/04-rs.nw"
+#line 697 "chapters/04-rs.nw"
         if (s > o->max_bytes / o->step_factor)
             break;
     }
-#line 805 "chapters/04-rs.nw"
+#line 421 "chapters/A3-programs.nw"
     if (rank == 0 && rows > 0)
         printf("# average bus bandwidth: %.3f GB/s over %d sizes\n", bus_sum / rows, rows);
     dev->release(buf);
@@ -112,10 +112,10 @@ static int collectives_rank(Rank *r, char *err)
     free(times);
     if (c != r->c)
         c->close(c);
-#line 703 "chapters/04-rs.nw"
+#line 664 "chapters/04-rs.nw"
     return 0;
 }
-#line 820 "chapters/04-rs.nw"
+#line 436 "chapters/A3-programs.nw"
 /** Parse, refuse what makes no sense, launch the ranks. */
 int main(int argc, char **argv)
 {
@@ -134,16 +134,16 @@ int main(int argc, char **argv)
     run.program = (void *)op;
     if ((status = run_start(&run, false)) != RUN_GO)
         return status;
-#line 599 "chapters/06-production.nw"
+#line 465 "chapters/A3-programs.nw"
     if (!run.mpi && op->native) {
         fprintf(stderr,
                 "%s: --op native_all_reduce: the shared-memory transport has no "
                 "all-reduce of its own; run it under mpirun with --transport mpi\n",
                 program_name());
-#line 603 "chapters/06-production.nw"
+#line 469 "chapters/A3-programs.nw"
         return EXIT_USAGE;
     }
-#line 839 "chapters/04-rs.nw"
+#line 455 "chapters/A3-programs.nw"
     run_ranks(&run, collectives_rank);
     return run_finish(&run);
 }

@@ -204,7 +204,7 @@ const StrategyDef strategy_ps = {
     .report = ps_print_report,
     .traffic = ps_traffic,
 };
-#line 884 "chapters/03-ps.nw"
+#line 848 "chapters/03-ps.nw"
 void ps_report(FILE *f, const PsReport *rep)
 {
     char in[32], out[32];
@@ -215,5 +215,5 @@ void ps_report(FILE *f, const PsReport *rep)
             format_bytes(in, (size_t)(rep->bytes_in / rep->steps)),
             format_bytes(out, (size_t)(rep->bytes_out / rep->steps)), 100 * rep->wait / busy,
             100 * rep->update / busy, 100 * rep->send / busy);
-#line 893 "chapters/03-ps.nw"
+#line 857 "chapters/03-ps.nw"
 }

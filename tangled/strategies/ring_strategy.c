@@ -117,7 +117,7 @@ const StrategyDef strategy_ring = {
     .close = ring_close,
     .traffic = ring_traffic,
 };
-#line 732 "chapters/05-ag.nw"
+#line 692 "chapters/05-ag.nw"
 /** FNV-1a: a 64-bit fingerprint of @p bytes bytes. */
 static uint64_t hash_bytes(const void *p, size_t bytes)
 {
@@ -128,7 +128,7 @@ static uint64_t hash_bytes(const void *p, size_t bytes)
     return h;
 }
 
-#line 710 "chapters/05-ag.nw"
+#line 670 "chapters/05-ag.nw"
 int replicas_agree(Comm *host, const Model *m, uint64_t *hash, char *err)
 {
     float *w = xcalloc(m->n_params, sizeof *w);
