@@ -197,9 +197,6 @@ endef
 $(foreach p,$(PROGRAMS),$(eval $(call program_rule,$(p))))
 
 -include $(wildcard $(OBJ)/*.d $(OBJ)/*/*.d $(BACKEND_DIR)/*.d)
-# A dependency file of an older layout may name a source that has moved since; a missing
-# source is then the compiler's to report, not make's "no rule to make target".
-tangled/%.c tangled/%.h: ;
 
 # ---------------------------------------------------------------- literate pipeline
 # Every root chunk named [[file.c]], [[file.h]] or [[file.cu]] in any chapter is a

@@ -344,7 +344,7 @@ static long progress_recv(ShmComm *c, Transfer *t, char *err)
         if (memcmp(got, t->header + t->header_done, k) != 0) {
             memcpy(t->header + t->header_done, got, k);
             uint64_t h = 0;
-            for (size_t i = 0; i < t->header_done + k; i++)
+            for (size_t i = 0; i < t->header_done + k && i < sizeof t->header; i++)
                 h |= (uint64_t)t->header[i] << (8 * i);
             if (t->header_done + k < 8)
                 return error_set(err, "recv from rank %d: the message header is corrupt",
