@@ -2,7 +2,7 @@
  * @file measure.c
  * @brief The ping-pong of one size (chapter 2) and the collectives under test (chapter 4).
  */
-#line 2142 "chapters/02-shm.nw"
+#line 2548 "chapters/02-shm.nw"
 #include "measure.h"
 
 #include <math.h>
@@ -14,7 +14,7 @@
 #include "report.h"
 #include "util.h"
 
-#line 2162 "chapters/02-shm.nw"
+#line 2568 "chapters/02-shm.nw"
 static unsigned char pattern(size_t i, size_t size)
 {
     return (unsigned char)((i * 2654435761u + size * 40503u) >> 7);
@@ -35,14 +35,14 @@ static long count_wrong(const Device *dev, unsigned char *host, const void *buf,
         wrong += host[i] != pattern(i, size);
     return wrong;
 }
-#line 2210 "chapters/02-shm.nw"
+#line 2629 "chapters/02-shm.nw"
 int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, void *sbuf,
                   void *rbuf, double *times, PingRow *row, char *err)
 {
     const Device *dev = c->dev;
     int me = c->rank, peer = 1 - me;
     row->wrong = 0;
-#line 2227 "chapters/02-shm.nw"
+#line 2648 "chapters/02-shm.nw"
     if (tm->check) {
         launch_phase("checking %zu B", size);
         if (me == 0) {
@@ -54,7 +54,7 @@ int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, v
             return -1;
         }
     }
-#line 2245 "chapters/02-shm.nw"
+#line 2671 "chapters/02-shm.nw"
     launch_phase("pingpong %zu B", size);
     for (int i = -tm->warmup; i < tm->iters; i++) {
         double t0 = now_seconds();
@@ -65,7 +65,7 @@ int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, v
             times[i] = (now_seconds() - t0) / 2;
     }
     row->oneway = median(times, tm->iters);
-#line 2261 "chapters/02-shm.nw"
+#line 2695 "chapters/02-shm.nw"
     launch_phase("sendrecv %zu B", size);
     for (int i = -tm->warmup; i < tm->iters; i++) {
         double t0 = now_seconds();
@@ -75,7 +75,7 @@ int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, v
             times[i] = now_seconds() - t0;
     }
     row->both = median(times, tm->iters);
-#line 2219 "chapters/02-shm.nw"
+#line 2638 "chapters/02-shm.nw"
     return 0;
 }
 #line 584 "chapters/04-rs.nw"
@@ -132,7 +132,7 @@ static int run_all_reduce(Comm *c, float *buf, size_t count, float *scratch, cha
 {
     return ring_all_reduce(c, buf, count, scratch, 1.0f, err);
 }
-#line 486 "chapters/06-production.nw"
+#line 647 "chapters/06-production.nw"
 static int run_native_all_reduce(Comm *c, float *buf, size_t count, float *scratch, char *err)
 {
     (void)scratch;
@@ -141,10 +141,10 @@ static int run_native_all_reduce(Comm *c, float *buf, size_t count, float *scrat
                          "the %s transport has no all-reduce of its own: use "
                          "--transport mpi under mpirun",
                          c->name);
-#line 492 "chapters/06-production.nw"
+#line 653 "chapters/06-production.nw"
     return c->allreduce(c, buf, count, err);
 }
-#line 533 "chapters/06-production.nw"
+#line 708 "chapters/06-production.nw"
 /** A buffer of at least @p count floats on @p dev, kept from call to call. */
 static float *spare(const Device *dev, size_t count)
 {
@@ -159,7 +159,7 @@ static float *spare(const Device *dev, size_t count)
     return buf;
 }
 
-#line 553 "chapters/06-production.nw"
+#line 734 "chapters/06-production.nw"
 static int run_ps_all_reduce(Comm *c, float *buf, size_t count, float *scratch, char *err)
 {
     (void)scratch;
@@ -178,7 +178,7 @@ static int run_ps_all_reduce(Comm *c, float *buf, size_t count, float *scratch, 
     return 0;
 }
 
-#line 577 "chapters/06-production.nw"
+#line 765 "chapters/06-production.nw"
 static int run_memcpy(Comm *c, float *buf, size_t count, float *scratch, char *err)
 {
     (void)scratch, (void)err;

@@ -2,7 +2,7 @@
  * @file comm.c
  * @brief Choosing a rank's transport: the shared world, or MPI (chapters 2 and 6).
  */
-#line 2003 "chapters/02-shm.nw"
+#line 2391 "chapters/02-shm.nw"
 #include "comm.h"
 
 #include "comm_mpi.h"

@@ -2,7 +2,7 @@
  * @file comm_mpi.c
  * @brief The MPI transport (chapter 6). Without MPI it only says so.
  */
-#line 108 "chapters/06-production.nw"
+#line 156 "chapters/06-production.nw"
 #include "comm_mpi.h"
 
 #include <stdio.h>
@@ -13,7 +13,7 @@
 #ifdef HAVE_MPI
 #include <mpi.h>
 
-#line 155 "chapters/06-production.nw"
+#line 209 "chapters/06-production.nw"
 /** Largest piece of a message, in bytes: an MPI count is an int. */
 #define MPI_PIECE ((size_t)1 << 30)
 /** The tag of our messages. */
@@ -21,9 +21,9 @@
 
 static int pieces(size_t bytes)
 {
-#line 160 "chapters/06-production.nw"
+#line 214 "chapters/06-production.nw"
     return bytes ? (int)((bytes + MPI_PIECE - 1) / MPI_PIECE) : 1;
-#line 160 "chapters/06-production.nw"
+#line 214 "chapters/06-production.nw"
 }
 
 static size_t piece_len(size_t bytes, int k)
@@ -32,7 +32,7 @@ static size_t piece_len(size_t bytes, int k)
     return bytes - lo < MPI_PIECE ? bytes - lo : MPI_PIECE;
 }
 
-#line 174 "chapters/06-production.nw"
+#line 236 "chapters/06-production.nw"
 static int mpi_error(int rc, const char *what, int peer, char *err)
 {
     char msg[MPI_MAX_ERROR_STRING];
@@ -52,7 +52,7 @@ static int check_count(const MPI_Status *st, size_t bytes, int k, int from, char
     return 0;
 }
 
-#line 197 "chapters/06-production.nw"
+#line 266 "chapters/06-production.nw"
 static int mpi_send(Comm *c, int to, const void *buf, size_t bytes, char *err)
 {
     (void)c;
@@ -65,7 +65,7 @@ static int mpi_send(Comm *c, int to, const void *buf, size_t bytes, char *err)
     return 0;
 }
 
-#line 214 "chapters/06-production.nw"
+#line 290 "chapters/06-production.nw"
 static int mpi_recv(Comm *c, int from, void *buf, size_t bytes, char *err)
 {
     (void)c;
@@ -81,7 +81,7 @@ static int mpi_recv(Comm *c, int from, void *buf, size_t bytes, char *err)
     return 0;
 }
 
-#line 235 "chapters/06-production.nw"
+#line 316 "chapters/06-production.nw"
 /** The @p n exchanges of @p x at once: every piece of every one posted, then one wait. */
 static int mpi_exchange(const Exchange *x, int n, char *err)
 {
@@ -91,7 +91,7 @@ static int mpi_exchange(const Exchange *x, int n, char *err)
     MPI_Request *req = xcalloc((size_t)total, sizeof *req);
     MPI_Status *st = xcalloc((size_t)total, sizeof *st);
     int rc = MPI_SUCCESS, k = 0;
-#line 284 "chapters/06-production.nw"
+#line 378 "chapters/06-production.nw"
     for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
         for (int j = 0; j < pieces(x[i].rbytes) && rc == MPI_SUCCESS; j++, k++)
             rc = MPI_Irecv((char *)x[i].rbuf + (size_t)j * MPI_PIECE,
@@ -102,7 +102,7 @@ static int mpi_exchange(const Exchange *x, int n, char *err)
             rc = MPI_Isend((const char *)x[i].sbuf + (size_t)j * MPI_PIECE,
                            (int)piece_len(x[i].sbytes, j), MPI_BYTE, x[i].to, MPI_TAG_DPS,
                            MPI_COMM_WORLD, &req[k]);
-#line 245 "chapters/06-production.nw"
+#line 326 "chapters/06-production.nw"
     if (rc == MPI_SUCCESS)
         rc = MPI_Waitall(k, req, st);
     int bad = rc != MPI_SUCCESS ? mpi_error(rc, "sendrecv with", x[0].from, err) : 0;
@@ -114,15 +114,15 @@ static int mpi_exchange(const Exchange *x, int n, char *err)
     return bad ? -1 : 0;
 }
 
-#line 262 "chapters/06-production.nw"
+#line 351 "chapters/06-production.nw"
 static int mpi_sendrecv(Comm *c, int to, const void *sbuf, size_t sbytes, int from, void *rbuf,
                         size_t rbytes, char *err)
 {
     (void)c;
     Exchange x = {
-#line 266 "chapters/06-production.nw"
+#line 355 "chapters/06-production.nw"
         .to = to, .sbuf = sbuf, .sbytes = sbytes, .from = from, .rbuf = rbuf, .rbytes = rbytes};
-#line 268 "chapters/06-production.nw"
+#line 357 "chapters/06-production.nw"
     return mpi_exchange(&x, 1, err);
 }
 
@@ -132,7 +132,7 @@ static int mpi_sendrecv2(Comm *c, const Exchange x[2], char *err)
     return mpi_exchange(x, 2, err);
 }
 
-#line 301 "chapters/06-production.nw"
+#line 400 "chapters/06-production.nw"
 /** MPI's own all-reduce: the sum, in place, in pieces of at most 2^28 floats. */
 static int mpi_allreduce(Comm *c, float *buf, size_t count, char *err)
 {
@@ -150,7 +150,7 @@ static int mpi_allreduce(Comm *c, float *buf, size_t count, char *err)
     return 0;
 }
 
-#line 323 "chapters/06-production.nw"
+#line 430 "chapters/06-production.nw"
 static int mpi_barrier(Comm *c, char *err)
 {
     (void)c;
@@ -164,12 +164,12 @@ static void mpi_close(Comm *c)
     MPI_Finalize();
 }
 
-#line 342 "chapters/06-production.nw"
+#line 454 "chapters/06-production.nw"
 bool comm_mpi_available(void)
 {
-#line 342 "chapters/06-production.nw"
+#line 454 "chapters/06-production.nw"
     return true;
-#line 342 "chapters/06-production.nw"
+#line 454 "chapters/06-production.nw"
 }
 
 int comm_mpi_init(int *rank, int *size, char *err)
@@ -184,7 +184,7 @@ int comm_mpi_init(int *rank, int *size, char *err)
     return 0;
 }
 
-#line 362 "chapters/06-production.nw"
+#line 480 "chapters/06-production.nw"
 Comm *comm_mpi_open(const Device *dev, char *err)
 {
     if (dev->kind != DEVICE_CPU) {
@@ -207,11 +207,11 @@ Comm *comm_mpi_open(const Device *dev, char *err)
                 .barrier = mpi_barrier,
                 .close = mpi_close,
                 .allreduce = mpi_allreduce};
-#line 376 "chapters/06-production.nw"
+#line 494 "chapters/06-production.nw"
     return c;
 }
 
-#line 385 "chapters/06-production.nw"
+#line 509 "chapters/06-production.nw"
 void comm_mpi_abort(int status)
 {
     MPI_Abort(MPI_COMM_WORLD, status);
@@ -220,18 +220,18 @@ void comm_mpi_abort(int status)
 
 void comm_mpi_finalize(void)
 {
-#line 391 "chapters/06-production.nw"
+#line 515 "chapters/06-production.nw"
     MPI_Finalize();
-#line 391 "chapters/06-production.nw"
+#line 515 "chapters/06-production.nw"
 }
-#line 119 "chapters/06-production.nw"
+#line 167 "chapters/06-production.nw"
 #else
-#line 399 "chapters/06-production.nw"
+#line 529 "chapters/06-production.nw"
 bool comm_mpi_available(void)
 {
-#line 399 "chapters/06-production.nw"
+#line 529 "chapters/06-production.nw"
     return false;
-#line 399 "chapters/06-production.nw"
+#line 529 "chapters/06-production.nw"
 }
 
 int comm_mpi_init(int *rank, int *size, char *err)
@@ -251,14 +251,14 @@ Comm *comm_mpi_open(const Device *dev, char *err)
 
 void comm_mpi_abort(int status)
 {
-#line 416 "chapters/06-production.nw"
+#line 546 "chapters/06-production.nw"
     exit(status);
-#line 416 "chapters/06-production.nw"
+#line 546 "chapters/06-production.nw"
 }
 
 void comm_mpi_finalize(void)
 {
-#line 418 "chapters/06-production.nw"
+#line 548 "chapters/06-production.nw"
 }
-#line 121 "chapters/06-production.nw"
+#line 169 "chapters/06-production.nw"
 #endif

@@ -2,7 +2,7 @@
  * @file nccl_backend.c
  * @brief NCCL's calls behind a table: built into libdps_nccl.so, loaded by dlopen().
  */
-#line 1537 "chapters/06-production.nw"
+#line 1980 "chapters/06-production.nw"
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 #include <string.h>
@@ -10,12 +10,12 @@
 #include "nccl_backend.h"
 #include "util.h"
 
-#line 1556 "chapters/06-production.nw"
+#line 2003 "chapters/06-production.nw"
 /** @cond */
 _Static_assert(sizeof(ncclUniqueId) == NCCL_ID_BYTES, "NCCL's unique id size");
 /** @endcond */
 
-#line 1566 "chapters/06-production.nw"
+#line 2018 "chapters/06-production.nw"
 static int unique_id(unsigned char id[NCCL_ID_BYTES], char *err)
 {
     ncclResult_t r = ncclGetUniqueId((ncclUniqueId *)id);
@@ -41,10 +41,10 @@ static void close_comm(void *comm, void *stream)
     if (stream)
         cudaStreamDestroy((cudaStream_t)stream);
 }
-#line 1594 "chapters/06-production.nw"
+#line 2057 "chapters/06-production.nw"
 static int all_reduce(void *comm, void *stream, float *buf, size_t count, bool mean, char *err)
 {
-#line 1597 "chapters/06-production.nw"
+#line 2060 "chapters/06-production.nw"
     ncclResult_t r = ncclAllReduce(buf, buf, count, ncclFloat, mean ? ncclAvg : ncclSum,
                                    (ncclComm_t)comm, (cudaStream_t)stream);
     if (r != ncclSuccess)
@@ -53,13 +53,13 @@ static int all_reduce(void *comm, void *stream, float *buf, size_t count, bool m
     return e == cudaSuccess ? 0 : error_set(err, "ncclAllReduce: %s", cudaGetErrorString(e));
 }
 
-#line 1610 "chapters/06-production.nw"
+#line 2073 "chapters/06-production.nw"
 /** The table, for dlsym(NCCL_ENTRY). */
 const NcclOps *nccl_backend_ops(void)
 {
     static const NcclOps ops = {
-#line 1613 "chapters/06-production.nw"
+#line 2076 "chapters/06-production.nw"
         .unique_id = unique_id, .init = init, .all_reduce = all_reduce, .close = close_comm};
-#line 1615 "chapters/06-production.nw"
+#line 2078 "chapters/06-production.nw"
     return &ops;
 }

@@ -2,7 +2,7 @@
  * @file device.c
  * @brief Choosing the device a user asked for; loading the CUDA backend when it is asked for.
  */
-#line 2032 "chapters/01-mlp.nw"
+#line 2572 "chapters/01-mlp.nw"
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,7 +11,7 @@
 #include "device.h"
 #include "util.h"
 
-#line 2103 "chapters/01-mlp.nw"
+#line 2655 "chapters/01-mlp.nw"
 const Device *device_cuda_open(int rank, char *why)
 {
 #ifndef HAVE_CUDA
@@ -33,7 +33,7 @@ const Device *device_cuda_open(int rank, char *why)
     return open_backend(rank, why);
 #endif
 }
-#line 2137 "chapters/01-mlp.nw"
+#line 2701 "chapters/01-mlp.nw"
 void *backend_entry(const char *name, const char *entry, char *why)
 {
     const char *file = name;
@@ -56,7 +56,7 @@ void *backend_entry(const char *name, const char *entry, char *why)
     return fn;
 }
 
-#line 2050 "chapters/01-mlp.nw"
+#line 2594 "chapters/01-mlp.nw"
 const Device *device_open(const char *request, int rank, char *note, char *err)
 {
     char why[ERR_LEN];

@@ -2,10 +2,10 @@
  * @file launch.c
  * @brief The launcher: fork, supervise, fail fast.
  */
-#line 178 "chapters/02-shm.nw"
+#line 207 "chapters/02-shm.nw"
 #include "launch.h"
 
-#line 196 "chapters/02-shm.nw"
+#line 227 "chapters/02-shm.nw"
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -19,10 +19,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#line 182 "chapters/02-shm.nw"
+#line 211 "chapters/02-shm.nw"
 #include "util.h"
 
-#line 151 "chapters/02-shm.nw"
+#line 168 "chapters/02-shm.nw"
 /** Seconds between SIGTERM and SIGKILL when ranks are stopped. */
 #define GRACE_SECONDS 1.0
 
@@ -41,7 +41,7 @@ typedef struct Board {
 static Board *board;  /* the current launch's board; NULL outside one */
 static int self = -1; /* this process's rank; -1 in the parent */
 
-#line 216 "chapters/02-shm.nw"
+#line 247 "chapters/02-shm.nw"
 void launch_phase(const char *fmt, ...)
 {
     if (!board || self < 0)
@@ -67,11 +67,11 @@ void launch_phase_of(int rank, char *buf, size_t len)
 
 int launch_rank(void)
 {
-#line 239 "chapters/02-shm.nw"
+#line 270 "chapters/02-shm.nw"
     return self;
-#line 239 "chapters/02-shm.nw"
+#line 270 "chapters/02-shm.nw"
 }
-#line 258 "chapters/02-shm.nw"
+#line 298 "chapters/02-shm.nw"
 static void run_rank(int rank, int size, RankMain rank_main, void *arg, pid_t parent,
                      const sigset_t *mask)
 {
@@ -93,7 +93,7 @@ static void run_rank(int rank, int size, RankMain rank_main, void *arg, pid_t pa
     }
     _exit(0);
 }
-#line 323 "chapters/02-shm.nw"
+#line 380 "chapters/02-shm.nw"
 static void describe(int rank, int status, char *msg)
 {
     char phase[96];
@@ -110,7 +110,7 @@ static void describe(int rank, int status, char *msg)
                  WEXITSTATUS(status), phase);
 }
 
-#line 344 "chapters/02-shm.nw"
+#line 407 "chapters/02-shm.nw"
 static void signal_all(const pid_t *pids, int size, int sig)
 {
     for (int r = 0; r < size; r++)
@@ -118,14 +118,14 @@ static void signal_all(const pid_t *pids, int size, int sig)
             kill(pids[r], sig);
 }
 
-#line 300 "chapters/02-shm.nw"
+#line 349 "chapters/02-shm.nw"
 static int supervise(pid_t *pids, int size, double limit_s, const sigset_t *chld, char *err)
 {
     int alive = size, failed = 0;
     double start = now_seconds(), kill_at = INFINITY;
     char msg[ERR_LEN] = "";
     while (alive > 0) {
-#line 356 "chapters/02-shm.nw"
+#line 423 "chapters/02-shm.nw"
         int status;
         pid_t pid;
         while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
@@ -146,10 +146,10 @@ static int supervise(pid_t *pids, int size, double limit_s, const sigset_t *chld
         }
         if (pid < 0 && errno == ECHILD)
             break; /* no child left at all */
-#line 307 "chapters/02-shm.nw"
+#line 356 "chapters/02-shm.nw"
         if (alive == 0)
             break;
-#line 383 "chapters/02-shm.nw"
+#line 458 "chapters/02-shm.nw"
         double t = now_seconds();
         if (!failed && limit_s > 0 && t - start > limit_s) {
             int r = 0;
@@ -161,7 +161,7 @@ static int supervise(pid_t *pids, int size, double limit_s, const sigset_t *chld
                      "%d rank(s) still running after the limit of %g s "
                      "(rank %d is in '%s')",
                      alive, limit_s, r, phase);
-#line 392 "chapters/02-shm.nw"
+#line 467 "chapters/02-shm.nw"
             failed = 1;
             signal_all(pids, size, SIGTERM);
             kill_at = t + GRACE_SECONDS;
@@ -169,7 +169,7 @@ static int supervise(pid_t *pids, int size, double limit_s, const sigset_t *chld
             signal_all(pids, size, SIGKILL);
             kill_at = INFINITY;
         }
-#line 405 "chapters/02-shm.nw"
+#line 488 "chapters/02-shm.nw"
         double wake = kill_at;
         if (!failed && limit_s > 0)
             wake = start + limit_s;
@@ -177,19 +177,19 @@ static int supervise(pid_t *pids, int size, double limit_s, const sigset_t *chld
         struct timespec ts = {.tv_sec = (time_t)wait_s,
                               .tv_nsec = (long)((wait_s - (time_t)wait_s) * 1e9)};
         sigtimedwait(chld, NULL, &ts);
-#line 311 "chapters/02-shm.nw"
+#line 360 "chapters/02-shm.nw"
     }
     if (failed)
         return error_set(err, "%s", msg);
     return 0;
 }
-#line 419 "chapters/02-shm.nw"
+#line 509 "chapters/02-shm.nw"
 int launch(int size, RankMain rank_main, void *arg, double limit_s, char *err)
 {
     if (size < 1 || size > LAUNCH_MAX_RANKS)
         return error_set(err, "launch: %d ranks asked for; 1 to %d are possible", size,
                          LAUNCH_MAX_RANKS);
-#line 448 "chapters/02-shm.nw"
+#line 546 "chapters/02-shm.nw"
     size_t bytes = sizeof(Board) + (size_t)size * sizeof(RankSlot);
     Board *b = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (b == MAP_FAILED)
@@ -200,7 +200,7 @@ int launch(int size, RankMain rank_main, void *arg, double limit_s, char *err)
         snprintf(b->slot[r].phase, sizeof b->slot[r].phase, "starting");
     board = b;
 
-#line 426 "chapters/02-shm.nw"
+#line 516 "chapters/02-shm.nw"
     sigset_t chld, old;
     sigemptyset(&chld);
     sigaddset(&chld, SIGCHLD);
@@ -208,7 +208,7 @@ int launch(int size, RankMain rank_main, void *arg, double limit_s, char *err)
     fflush(NULL);
     pid_t pids[LAUNCH_MAX_RANKS] = {0}, parent = getpid();
     int rc = 0;
-#line 464 "chapters/02-shm.nw"
+#line 566 "chapters/02-shm.nw"
     for (int r = 0; r < size; r++) {
         pid_t pid = fork();
         if (pid == 0)
@@ -222,7 +222,7 @@ int launch(int size, RankMain rank_main, void *arg, double limit_s, char *err)
         }
         pids[r] = pid;
     }
-#line 434 "chapters/02-shm.nw"
+#line 524 "chapters/02-shm.nw"
     if (rc == 0)
         rc = supervise(pids, size, limit_s, &chld, err);
     sigprocmask(SIG_SETMASK, &old, NULL);

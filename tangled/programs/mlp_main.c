@@ -2,7 +2,7 @@
  * @file mlp_main.c
  * @brief The program mlp: one device trains an MLP (chapter 1).
  */
-#line 27 "chapters/A3-programs.nw"
+#line 62 "chapters/A3-programs.nw"
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -13,7 +13,7 @@
 #include "train.h"
 #include "util.h"
 
-#line 46 "chapters/A3-programs.nw"
+#line 89 "chapters/A3-programs.nw"
 static const char *summary = "Train an MLP on one device, the CPU or a CUDA GPU.";
 static const char *examples =
     "  ./mlp --epochs 3                        train on the synthetic set\n"
@@ -22,28 +22,28 @@ static const char *examples =
     "  ./mlp --device cpu --log mlp.csv        the CPU, with a CSV row per epoch\n"
     "  ./mlp --checkpoint mlp.ckpt --resume    go on from the last finished epoch\n";
 
-#line 59 "chapters/A3-programs.nw"
+#line 113 "chapters/A3-programs.nw"
 /** Parse, load, build, train, report. */
 int main(int argc, char **argv)
 {
     static Run run;
     char err[ERR_LEN], note[ERR_LEN];
-#line 83 "chapters/A3-programs.nw"
+#line 143 "chapters/A3-programs.nw"
     int status = run_parse(&run, argc, argv, OPTS_TRAIN, summary, examples);
     if (status == RUN_GO)
         status = run_prepare_training(&run, 1, "");
     if (status != RUN_GO)
         return status;
-#line 65 "chapters/A3-programs.nw"
+#line 119 "chapters/A3-programs.nw"
     const Options *o = &run.o;
-#line 94 "chapters/A3-programs.nw"
+#line 164 "chapters/A3-programs.nw"
     const Device *dev = device_open(o->device, 0, note, err);
     if (!dev)
         fatal("%s", err);
     Model m;
     if (run_model(&run, dev, &m, err))
         fatal("%s", err);
-#line 107 "chapters/A3-programs.nw"
+#line 187 "chapters/A3-programs.nw"
     if (!o->quiet) {
         char shape[128], n1[32], n2[32], n3[32];
         const Dataset *train = &run.train, *test = &run.test;
@@ -62,14 +62,14 @@ int main(int argc, char **argv)
             printf(" (last %ld samples dropped)", train->n - steps * o->batch_size);
         printf("\n");
     }
-#line 68 "chapters/A3-programs.nw"
+#line 122 "chapters/A3-programs.nw"
     TrainConfig cfg = run_train_config(&run, true);
     TrainResult res;
     if (train_run(&cfg, &m, &run.train, &run.test, NULL, &res, err))
         fatal("%s", err);
-#line 132 "chapters/A3-programs.nw"
+#line 220 "chapters/A3-programs.nw"
     train_report_end(stdout, &res, o->quiet);
-#line 73 "chapters/A3-programs.nw"
+#line 127 "chapters/A3-programs.nw"
     model_free(&m);
     return run_finish(&run);
 }

@@ -2,7 +2,7 @@
  * @file run.c
  * @brief The run layer (chapters 1-3, 6).
  */
-#line 2067 "chapters/02-shm.nw"
+#line 2470 "chapters/02-shm.nw"
 #include "run.h"
 
 #include <errno.h>
@@ -18,7 +18,7 @@
 #include "ring_strategy.h"
 #include "util.h"
 
-#line 2606 "chapters/01-mlp.nw"
+#line 3307 "chapters/01-mlp.nw"
 int run_prepare_training(Run *run, int trainers, const char *word)
 {
     Options o = run->o; /* a copy: only rank 0 of an MPI run keeps the log */
@@ -32,7 +32,7 @@ int run_prepare_training(Run *run, int trainers, const char *word)
     return RUN_GO;
 }
 
-#line 2624 "chapters/01-mlp.nw"
+#line 3330 "chapters/01-mlp.nw"
 int run_model(const Run *run, const Device *dev, Model *m, char *err)
 {
     const Options *o = &run->o;
@@ -40,7 +40,7 @@ int run_model(const Run *run, const Device *dev, Model *m, char *err)
                       o->batch_size, o->seed, err);
 }
 
-#line 2637 "chapters/01-mlp.nw"
+#line 3346 "chapters/01-mlp.nw"
 TrainConfig run_train_config(const Run *run, bool reports)
 {
     const Options *o = &run->o;
@@ -58,7 +58,7 @@ TrainConfig run_train_config(const Run *run, bool reports)
     };
 }
 
-#line 2661 "chapters/01-mlp.nw"
+#line 3378 "chapters/01-mlp.nw"
 /** Undo what train_prepare() did to the log and the checkpoint before it failed; returns -1. */
 static int prepare_failed(const Options *o, FILE **log, bool created, Checkpoint *resume)
 {
@@ -71,7 +71,7 @@ static int prepare_failed(const Options *o, FILE **log, bool created, Checkpoint
     return -1;
 }
 
-#line 2757 "chapters/01-mlp.nw"
+#line 3490 "chapters/01-mlp.nw"
 /** Open @p path for appending; *created says whether this call made the file. */
 static FILE *log_open(const char *path, bool *created)
 {
@@ -96,7 +96,7 @@ static bool regular_file(FILE *f)
     struct stat st;
     return fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
 }
-#line 2681 "chapters/01-mlp.nw"
+#line 3403 "chapters/01-mlp.nw"
 int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *train,
                   Dataset *test, FILE **log, Checkpoint *resume)
 {
@@ -118,19 +118,19 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
         fprintf(stderr, "%s: --resume: %s\n", program_name(), err);
         return -1;
     }
-#line 2742 "chapters/01-mlp.nw"
+#line 3475 "chapters/01-mlp.nw"
     bool created = false;
     if (o->log && !(*log = log_open(o->log, &created))) {
         fprintf(stderr, "%s: --log %s: cannot open: %s\n", program_name(), o->log,
                 strerror(errno));
         return prepare_failed(o, log, false, resume);
     }
-#line 2690 "chapters/01-mlp.nw"
+#line 3412 "chapters/01-mlp.nw"
     if (data_load(o->data, o->train_size, o->seed, train, test, err)) {
         fprintf(stderr, "%s: %s\n", program_name(), err);
         return prepare_failed(o, log, created, resume);
     }
-#line 2706 "chapters/01-mlp.nw"
+#line 3432 "chapters/01-mlp.nw"
     long global = (long)o->batch_size * ranks;
     if (global > train->n) {
         if (ranks == 1)
@@ -138,13 +138,13 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
                     "%s: --batch_size %d is larger than the training set (%ld "
                     "samples)\n",
                     program_name(), o->batch_size, train->n);
-#line 2711 "chapters/01-mlp.nw"
+#line 3437 "chapters/01-mlp.nw"
         else
             fprintf(stderr,
                     "%s: a global batch of %ld samples (--batch_size %d x %d %s) is "
                     "larger than the training set (%ld samples)\n",
                     program_name(), global, o->batch_size, ranks, ranks_word, train->n);
-#line 2715 "chapters/01-mlp.nw"
+#line 3441 "chapters/01-mlp.nw"
         return prepare_failed(o, log, created, resume);
     }
 #line 936 "chapters/A2-failure.nw"
@@ -166,17 +166,17 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
             return prepare_failed(o, log, created, resume);
         }
     }
-#line 2724 "chapters/01-mlp.nw"
+#line 3454 "chapters/01-mlp.nw"
     if (*log && !o->resume && regular_file(*log) && ftruncate(fileno(*log), 0) != 0) {
         fprintf(stderr, "%s: --log %s: %s\n", program_name(), o->log, strerror(errno));
         return prepare_failed(o, log, created, resume);
     }
     if (*log && (!regular_file(*log) || (fseek(*log, 0, SEEK_END) == 0 && ftell(*log) == 0)))
         report_csv_header(*log); /* a resumed run appends to its log */
-#line 2697 "chapters/01-mlp.nw"
+#line 3419 "chapters/01-mlp.nw"
     return 0;
 }
-#line 1915 "chapters/02-shm.nw"
+#line 2287 "chapters/02-shm.nw"
 int run_parse(Run *run, int argc, char **argv, unsigned accepted, const char *summary,
               const char *examples)
 {
@@ -194,14 +194,14 @@ int run_parse(Run *run, int argc, char **argv, unsigned accepted, const char *su
     return RUN_GO;
 }
 
-#line 1898 "chapters/02-shm.nw"
+#line 2267 "chapters/02-shm.nw"
 int run_start(Run *run, bool mpi)
 {
     run->ranks = run->o.n_gpus;
     run->mpi = mpi || strcmp(run->o.transport, "mpi") == 0;
     run->mpi_rank = 0;
     if (run->mpi) {
-#line 437 "chapters/06-production.nw"
+#line 572 "chapters/06-production.nw"
         char err[ERR_LEN];
         int size;
         if (comm_mpi_init(&run->mpi_rank, &size, err)) {
@@ -214,16 +214,16 @@ int run_start(Run *run, bool mpi)
                         "%s: --n_gpus %d, but mpirun started %d process(es): give mpirun "
                         "-np %d, or leave --n_gpus out\n",
                         program_name(), run->o.n_gpus, size, run->o.n_gpus);
-#line 448 "chapters/06-production.nw"
+#line 583 "chapters/06-production.nw"
             comm_mpi_finalize();
             return EXIT_USAGE;
         }
         run->ranks = size;
     }
-#line 1905 "chapters/02-shm.nw"
+#line 2274 "chapters/02-shm.nw"
     return RUN_GO;
 }
-#line 1940 "chapters/02-shm.nw"
+#line 2317 "chapters/02-shm.nw"
 /** The prelude of every rank, then the program's body. */
 static int rank_main(int rank, int size, void *arg, char *err)
 {
@@ -242,20 +242,20 @@ static int rank_main(int rank, int size, void *arg, char *err)
         comm_close_rank(r.c, r.host);
     return 0;
 }
-#line 1966 "chapters/02-shm.nw"
+#line 2349 "chapters/02-shm.nw"
 void run_ranks(Run *run, int (*body)(Rank *r, char *err))
 {
     char err[ERR_LEN];
     run->body = body;
     if (run->mpi) {
-#line 457 "chapters/06-production.nw"
+#line 606 "chapters/06-production.nw"
         if (rank_main(run->mpi_rank, run->ranks, run, err)) {
             fprintf(stderr, "%s: rank %d: %s\n", program_name(), run->mpi_rank, err);
             comm_mpi_abort(EXIT_FAILURE);
         }
         return;
     }
-#line 1972 "chapters/02-shm.nw"
+#line 2355 "chapters/02-shm.nw"
     if (!(run->w = shm_world_create(run->ranks, 0, run->o.timeout, err)))
         fatal("%s", err);
     int rc = launch(run->ranks, rank_main, run, 0, err);
@@ -275,7 +275,7 @@ int run_finish(Run *run)
     checkpoint_free(&run->resume);
     return 0;
 }
-#line 657 "chapters/03-ps.nw"
+#line 816 "chapters/03-ps.nw"
 /** SHAPE_ONE: rank 0 of 1, in this process. */
 static void run_one(Run *run, int (*body)(Rank *r, char *err))
 {
@@ -284,14 +284,14 @@ static void run_one(Run *run, int (*body)(Rank *r, char *err))
     if (rank_main(0, 1, run, err))
         fatal("%s", err);
 }
-#line 818 "chapters/03-ps.nw"
+#line 1021 "chapters/03-ps.nw"
 /** RUN_GO when run->strategy can run as asked; else EXIT_USAGE after one line. */
 static int check_strategy(const Run *run)
 {
     const StrategyDef *def = run->strategy;
     const Options *o = &run->o;
     char why[ERR_LEN] = "";
-#line 2233 "chapters/06-production.nw"
+#line 2843 "chapters/06-production.nw"
     bool given = o->given & OPT_TRANSPORT, over_mpi = strcmp(o->transport, "mpi") == 0;
     char names[ERR_LEN / 4];
     if ((def->needs & NEEDS_MPI) && given && !over_mpi) {
@@ -299,14 +299,14 @@ static int check_strategy(const Run *run)
                  "--strategy %s: %s needs the MPI transport (drop --transport "
                  "shm, run under mpirun)",
                  def->name, def->title);
-#line 2238 "chapters/06-production.nw"
+#line 2848 "chapters/06-production.nw"
     } else if (given && over_mpi && !(def->needs & RUNS_OVER_MPI)) {
         strategy_names(names, sizeof names, RUNS_OVER_MPI, ", ");
         snprintf(why, sizeof why,
                  "--strategy %s runs on this machine's shared memory; over "
                  "--transport mpi use %s",
                  def->name, names);
-#line 2242 "chapters/06-production.nw"
+#line 2852 "chapters/06-production.nw"
     } else if (def->shape == SHAPE_ONE && (o->given & OPT_N_GPUS) && o->n_gpus != 1) {
         snprintf(why, sizeof why, "--strategy %s trains on one device: drop --n_gpus or give 1",
                  def->name);
@@ -318,16 +318,16 @@ static int check_strategy(const Run *run)
                  "--strategy %s drives CPU replicas from one process; this "
                  "book's CUDA backend holds one GPU per process (use nccl or ring on GPUs)",
                  def->name);
-#line 2252 "chapters/06-production.nw"
+#line 2862 "chapters/06-production.nw"
     } else if (def->check) {
         def->check(o->n_gpus, strcmp(o->device, "cpu") == 0, why, sizeof why);
     }
-#line 2263 "chapters/06-production.nw"
+#line 2879 "chapters/06-production.nw"
     if (!why[0] && (o->given & OPT_BUCKET) && !(def->needs & USES_BUCKETS)) {
         strategy_names(names, sizeof names, USES_BUCKETS, ", ");
         snprintf(why, sizeof why, "--bucket_mb sets the buckets of --strategy %s only", names);
     }
-#line 825 "chapters/03-ps.nw"
+#line 1028 "chapters/03-ps.nw"
     if (!why[0] && o->n_gpus < def->min_ranks)
         snprintf(why, sizeof why, "--n_gpus %d: %s needs %s (--n_gpus %d or more)", o->n_gpus,
                  def->title, def->why_min, def->min_ranks);
@@ -335,7 +335,7 @@ static int check_strategy(const Run *run)
         fprintf(stderr, "%s: %s\n", program_name(), why);
     return why[0] ? EXIT_USAGE : RUN_GO;
 }
-#line 768 "chapters/03-ps.nw"
+#line 960 "chapters/03-ps.nw"
 static void run_banner(const Rank *r, const Model *m)
 {
     const Run *run = r->run;
@@ -357,7 +357,7 @@ static void run_banner(const Rank *r, const Model *m)
         printf("  traffic  %s\n", line);
     }
 }
-#line 795 "chapters/03-ps.nw"
+#line 993 "chapters/03-ps.nw"
 void train_banner(FILE *f, const Options *o, const Model *m, const Dataset *train,
                   const Dataset *test, const Device *dev, const char *note, int trainers,
                   const char *each)
@@ -374,7 +374,7 @@ void train_banner(FILE *f, const Options *o, const Model *m, const Dataset *trai
             o->epochs, o->batch_size, each, o->batch_size * trainers, o->lr,
             train_steps_per_epoch(train->n, o->batch_size, trainers));
 }
-#line 740 "chapters/03-ps.nw"
+#line 932 "chapters/03-ps.nw"
 /** After training: compare the replicas, print the final figures (@p res: this rank's). */
 static int run_report(const Rank *r, const Strategy *s, const Model *m, const TrainResult *res,
                       char *err)
@@ -397,7 +397,7 @@ static int run_report(const Rank *r, const Strategy *s, const Model *m, const Tr
         r->run->strategy->report(s, stdout);
     return 0;
 }
-#line 720 "chapters/03-ps.nw"
+#line 894 "chapters/03-ps.nw"
 static int open_strategy(const Rank *r, Model *m, Strategy *s, char *err)
 {
     const StrategyDef *def = r->run->strategy;
@@ -406,7 +406,7 @@ static int open_strategy(const Rank *r, Model *m, Strategy *s, char *err)
                        .m = m,
                        .dev = r->dev,
                        .bucket_bytes = (size_t)(r->run->o.bucket_mb * (1 << 20))};
-#line 725 "chapters/03-ps.nw"
+#line 899 "chapters/03-ps.nw"
     return def->open ? def->open(s, &env, err) : 0;
 }
 
@@ -420,7 +420,7 @@ static int serve(const Rank *r, Model *m, Strategy *s, const TrainConfig *cfg, c
     return run->strategy->serve(s, m, cfg, steps, err);
 }
 
-#line 679 "chapters/03-ps.nw"
+#line 843 "chapters/03-ps.nw"
 static int train_rank(Rank *r, char *err)
 {
     Run *run = r->run;
@@ -432,16 +432,16 @@ static int train_rank(Rank *r, char *err)
         return -1;
     if (speaks && !run->o.quiet)
         run_banner(r, &m);
-#line 705 "chapters/03-ps.nw"
+#line 879 "chapters/03-ps.nw"
     TrainConfig cfg = run_train_config(run, speaks);
     TrainResult res;
     int rc = r->rank < def->servers ? serve(r, &m, &s, &cfg, err)
                                     : train_run(&cfg, &m, &run->train, &run->test,
                                                 def->open ? &s : NULL, &res, err);
-#line 711 "chapters/03-ps.nw"
+#line 885 "chapters/03-ps.nw"
     if (rc == 0)
         rc = run_report(r, &s, &m, speaks ? &res : NULL, err);
-#line 691 "chapters/03-ps.nw"
+#line 855 "chapters/03-ps.nw"
     if (rc)
         return -1; /* closing may wait for peers (a thread inside an all-reduce): don't */
     if (def->close)
@@ -449,7 +449,7 @@ static int train_rank(Rank *r, char *err)
     model_free(&m);
     return 0;
 }
-#line 2186 "chapters/06-production.nw"
+#line 2786 "chapters/06-production.nw"
 /** Build one replica on the CPU, for a strategy that drives them all. */
 static int build_replica(Model *m, void *arg, char *err)
 {
@@ -462,7 +462,7 @@ static void run_threads(Run *run)
     char err[ERR_LEN];
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     device_cpu_threads((int)(cores / run->ranks > 0 ? cores / run->ranks : 1));
-#line 2214 "chapters/06-production.nw"
+#line 2820 "chapters/06-production.nw"
     if (!run->o.quiet) {
         Rank r = {.size = run->ranks, .dev = device_cpu(), .run = run};
         Model probe;
@@ -472,7 +472,7 @@ static void run_threads(Run *run)
         run_banner(&r, &probe);
         model_free(&probe);
     }
-#line 2199 "chapters/06-production.nw"
+#line 2799 "chapters/06-production.nw"
     TrainConfig cfg = run_train_config(run, true);
     Model master;
     TrainResult res;
@@ -483,7 +483,7 @@ static void run_threads(Run *run)
     model_free(&master);
 }
 
-#line 629 "chapters/03-ps.nw"
+#line 780 "chapters/03-ps.nw"
 int run_training(Run *run)
 {
     const StrategyDef *def = run->strategy;

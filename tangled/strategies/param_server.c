@@ -2,7 +2,7 @@
  * @file param_server.c
  * @brief The parameter server's two roles.
  */
-#line 348 "chapters/03-ps.nw"
+#line 450 "chapters/03-ps.nw"
 #include "param_server.h"
 
 #include <stdlib.h>
@@ -17,7 +17,7 @@
 /** Most figures the server sums after each epoch: train_run()'s. */
 #define PS_STATS TRAIN_STATS
 
-#line 236 "chapters/03-ps.nw"
+#line 306 "chapters/03-ps.nw"
 /** The server's half of sum_stats: add the workers' vectors, send back the sum. */
 static int sum_through_server(Comm *host, char *err)
 {
@@ -33,7 +33,7 @@ static int sum_through_server(Comm *host, char *err)
             return -1;
     return 0;
 }
-#line 179 "chapters/03-ps.nw"
+#line 210 "chapters/03-ps.nw"
 int ps_serve(Comm *c, Comm *host, Model *m, int epochs, long steps, float lr, PsReport *rep,
              char *err)
 {
@@ -45,7 +45,7 @@ int ps_serve(Comm *c, Comm *host, Model *m, int epochs, long steps, float lr, Ps
     for (int epoch = 1; epoch <= epochs; epoch++) {
         for (long step = 0; step < steps; step++) {
             launch_phase("epoch %d step %ld: waiting for gradients", epoch, step);
-#line 203 "chapters/03-ps.nw"
+#line 249 "chapters/03-ps.nw"
             double t0 = now_seconds();
             dev->zero(m->grads, bytes);
             for (int w = 1; w <= workers; w++) {
@@ -57,7 +57,7 @@ int ps_serve(Comm *c, Comm *host, Model *m, int epochs, long steps, float lr, Ps
             double t1 = now_seconds();
             rep->wait += t1 - t0;
             rep->bytes_in += (double)bytes * workers;
-#line 217 "chapters/03-ps.nw"
+#line 274 "chapters/03-ps.nw"
             model_sgd_step(m, lr);
             dev->sync();
             double took = now_seconds() - t1;
@@ -68,11 +68,11 @@ int ps_serve(Comm *c, Comm *host, Model *m, int epochs, long steps, float lr, Ps
                 if (host->send(host, w, &took, sizeof took, err) ||
                     c->send(c, w, m->params, bytes, err))
                     return -1;
-#line 226 "chapters/03-ps.nw"
+#line 283 "chapters/03-ps.nw"
             rep->send += now_seconds() - t0;
             rep->bytes_out += (double)bytes * workers;
             rep->steps++;
-#line 192 "chapters/03-ps.nw"
+#line 223 "chapters/03-ps.nw"
         }
         launch_phase("epoch %d: summing the figures", epoch);
         if (sum_through_server(host, err))
@@ -81,7 +81,7 @@ int ps_serve(Comm *c, Comm *host, Model *m, int epochs, long steps, float lr, Ps
     dev->release(incoming);
     return 0;
 }
-#line 274 "chapters/03-ps.nw"
+#line 351 "chapters/03-ps.nw"
 static int push(Strategy *s, Model *m, Timers *t, char *err)
 {
     Comm *c = ((Comm **)s->state)[0];
@@ -93,7 +93,7 @@ static int push(Strategy *s, Model *m, Timers *t, char *err)
     return 0;
 }
 
-#line 292 "chapters/03-ps.nw"
+#line 379 "chapters/03-ps.nw"
 static int pull(Strategy *s, Model *m, float lr, Timers *t, char *err)
 {
     (void)lr; /* the server steps */
@@ -111,7 +111,7 @@ static int pull(Strategy *s, Model *m, float lr, Timers *t, char *err)
     return 0;
 }
 
-#line 315 "chapters/03-ps.nw"
+#line 406 "chapters/03-ps.nw"
 static int ps_sum_stats(Strategy *s, double *v, int n, char *err)
 {
     Comm *host = ((Comm **)s->state)[1];
@@ -125,7 +125,7 @@ static int ps_sum_stats(Strategy *s, double *v, int n, char *err)
     return 0;
 }
 
-#line 333 "chapters/03-ps.nw"
+#line 429 "chapters/03-ps.nw"
 void ps_worker(Strategy *s, Comm *c, Comm *host, Comm **state)
 {
     state[0] = c;
@@ -137,9 +137,9 @@ void ps_worker(Strategy *s, Comm *c, Comm *host, Comm **state)
                     .sum_stats = ps_sum_stats,
                     .update = pull,
                     .state = state};
-#line 340 "chapters/03-ps.nw"
+#line 436 "chapters/03-ps.nw"
 }
-#line 537 "chapters/03-ps.nw"
+#line 667 "chapters/03-ps.nw"
 /** A rank's parameter-server state: the worker's two communicators come first. */
 typedef struct PsState {
     Comm *pair[2]; /**< the communicator and the host one: a worker's Strategy.state */
@@ -165,7 +165,7 @@ static void ps_close(Strategy *s)
     free(s->state);
 }
 
-#line 568 "chapters/03-ps.nw"
+#line 704 "chapters/03-ps.nw"
 static int ps_serve_all(Strategy *s, Model *m, const TrainConfig *cfg, long steps, char *err)
 {
     PsState *st = s->state;
@@ -186,10 +186,10 @@ static void ps_traffic(char *line, size_t len, int ranks, size_t bytes)
              "%s through the server per step: %d gradients in, %d copies of the "
              "weights out",
              format_bytes(b, 2 * (size_t)(ranks - 1) * bytes), ranks - 1, ranks - 1);
-#line 587 "chapters/03-ps.nw"
+#line 723 "chapters/03-ps.nw"
 }
 
-#line 516 "chapters/03-ps.nw"
+#line 639 "chapters/03-ps.nw"
 const StrategyDef strategy_ps = {
     .name = "param_server",
     .title = "a parameter server",
@@ -204,7 +204,7 @@ const StrategyDef strategy_ps = {
     .report = ps_print_report,
     .traffic = ps_traffic,
 };
-#line 848 "chapters/03-ps.nw"
+#line 1055 "chapters/03-ps.nw"
 void ps_report(FILE *f, const PsReport *rep)
 {
     char in[32], out[32];
@@ -215,5 +215,5 @@ void ps_report(FILE *f, const PsReport *rep)
             format_bytes(in, (size_t)(rep->bytes_in / rep->steps)),
             format_bytes(out, (size_t)(rep->bytes_out / rep->steps)), 100 * rep->wait / busy,
             100 * rep->update / busy, 100 * rep->send / busy);
-#line 857 "chapters/03-ps.nw"
+#line 1064 "chapters/03-ps.nw"
 }
