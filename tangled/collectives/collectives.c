@@ -54,9 +54,10 @@ int ring_all_gather(Comm *c, void *buf, size_t count, size_t elem, char *err)
     }
     return 0;
 }
-#line 298 "chapters/05-ag.nw"
+#line 299 "chapters/05-ag.nw"
 int ring_all_reduce(Comm *c, float *buf, size_t count, float *scratch, float scale, char *err)
 {
+#line 302 "chapters/05-ag.nw"
     if (ring_reduce_scatter(c, buf, count, scratch, err))
         return -1;
     if (scale != 1.0f) {

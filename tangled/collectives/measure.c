@@ -2,7 +2,7 @@
  * @file measure.c
  * @brief The ping-pong of one size (chapter 2) and the collectives under test (chapter 4).
  */
-#line 2548 "chapters/02-shm.nw"
+#line 2566 "chapters/02-shm.nw"
 #include "measure.h"
 
 #include <math.h>
@@ -14,7 +14,7 @@
 #include "report.h"
 #include "util.h"
 
-#line 2568 "chapters/02-shm.nw"
+#line 2586 "chapters/02-shm.nw"
 static unsigned char pattern(size_t i, size_t size)
 {
     return (unsigned char)((i * 2654435761u + size * 40503u) >> 7);
@@ -29,20 +29,21 @@ static void fill(const Device *dev, unsigned char *host, void *buf, size_t size)
 
 static long count_wrong(const Device *dev, unsigned char *host, const void *buf, size_t size)
 {
+#line 2601 "chapters/02-shm.nw"
     dev->download(host, buf, size);
     long wrong = 0;
     for (size_t i = 0; i < size; i++)
         wrong += host[i] != pattern(i, size);
     return wrong;
 }
-#line 2629 "chapters/02-shm.nw"
+#line 2648 "chapters/02-shm.nw"
 int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, void *sbuf,
                   void *rbuf, double *times, PingRow *row, char *err)
 {
     const Device *dev = c->dev;
     int me = c->rank, peer = 1 - me;
     row->wrong = 0;
-#line 2648 "chapters/02-shm.nw"
+#line 2667 "chapters/02-shm.nw"
     if (tm->check) {
         launch_phase("checking %zu B", size);
         if (me == 0) {
@@ -54,7 +55,7 @@ int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, v
             return -1;
         }
     }
-#line 2671 "chapters/02-shm.nw"
+#line 2690 "chapters/02-shm.nw"
     launch_phase("pingpong %zu B", size);
     for (int i = -tm->warmup; i < tm->iters; i++) {
         double t0 = now_seconds();
@@ -65,7 +66,7 @@ int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, v
             times[i] = (now_seconds() - t0) / 2;
     }
     row->oneway = median(times, tm->iters);
-#line 2695 "chapters/02-shm.nw"
+#line 2714 "chapters/02-shm.nw"
     launch_phase("sendrecv %zu B", size);
     for (int i = -tm->warmup; i < tm->iters; i++) {
         double t0 = now_seconds();
@@ -75,10 +76,10 @@ int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, v
             times[i] = now_seconds() - t0;
     }
     row->both = median(times, tm->iters);
-#line 2638 "chapters/02-shm.nw"
+#line 2657 "chapters/02-shm.nw"
     return 0;
 }
-#line 584 "chapters/04-rs.nw"
+#line 586 "chapters/04-rs.nw"
 static void fill_own(int r, int size, float *x, size_t count)
 {
     (void)size;
@@ -93,7 +94,7 @@ static long wrong_reduce_scatter(int r, int size, const float *x, size_t count)
         wrong += x[i] != collective_sum(size, i);
     return wrong;
 }
-#line 351 "chapters/05-ag.nw"
+#line 353 "chapters/05-ag.nw"
 static void fill_chunk(int r, int size, float *x, size_t count)
 {
     for (size_t i = 0; i < count; i++)
@@ -109,10 +110,11 @@ static long wrong_all_gather(int r, int size, const float *x, size_t count)
     for (int k = 0; k < size; k++)
         for (size_t i = chunk_start(count, size, k); i < chunk_start(count, size, k + 1); i++)
             wrong += x[i] != collective_value(k, i);
+#line 369 "chapters/05-ag.nw"
     return wrong;
 }
 
-#line 376 "chapters/05-ag.nw"
+#line 379 "chapters/05-ag.nw"
 static long wrong_all_reduce(int r, int size, const float *x, size_t count)
 {
     (void)r;
@@ -132,19 +134,20 @@ static int run_all_reduce(Comm *c, float *buf, size_t count, float *scratch, cha
 {
     return ring_all_reduce(c, buf, count, scratch, 1.0f, err);
 }
-#line 647 "chapters/06-production.nw"
+#line 654 "chapters/06-production.nw"
 static int run_native_all_reduce(Comm *c, float *buf, size_t count, float *scratch, char *err)
 {
+#line 657 "chapters/06-production.nw"
     (void)scratch;
     if (!c->allreduce)
         return error_set(err,
                          "the %s transport has no all-reduce of its own: use "
                          "--transport mpi under mpirun",
                          c->name);
-#line 653 "chapters/06-production.nw"
+#line 661 "chapters/06-production.nw"
     return c->allreduce(c, buf, count, err);
 }
-#line 708 "chapters/06-production.nw"
+#line 716 "chapters/06-production.nw"
 /** A buffer of at least @p count floats on @p dev, kept from call to call. */
 static float *spare(const Device *dev, size_t count)
 {
@@ -159,7 +162,7 @@ static float *spare(const Device *dev, size_t count)
     return buf;
 }
 
-#line 734 "chapters/06-production.nw"
+#line 742 "chapters/06-production.nw"
 static int run_ps_all_reduce(Comm *c, float *buf, size_t count, float *scratch, char *err)
 {
     (void)scratch;
@@ -178,7 +181,7 @@ static int run_ps_all_reduce(Comm *c, float *buf, size_t count, float *scratch, 
     return 0;
 }
 
-#line 765 "chapters/06-production.nw"
+#line 773 "chapters/06-production.nw"
 static int run_memcpy(Comm *c, float *buf, size_t count, float *scratch, char *err)
 {
     (void)scratch, (void)err;
@@ -195,7 +198,7 @@ static long wrong_memcpy(int r, int size, const float *x, size_t count)
     return wrong;
 }
 
-#line 547 "chapters/04-rs.nw"
+#line 548 "chapters/04-rs.nw"
 /** The rows of --op. */
 static const Op ops[] = {
     {.name = "reduce_scatter",
@@ -233,7 +236,7 @@ static const Op ops[] = {
      .wrong = wrong_all_reduce},
 };
 
-#line 564 "chapters/04-rs.nw"
+#line 565 "chapters/04-rs.nw"
 const Op *op_find(const char *name)
 {
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
@@ -248,13 +251,15 @@ const char *op_names(void)
     for (size_t i = 0, used = 0; i < sizeof ops / sizeof ops[0] && used < sizeof names; i++)
         used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", i ? "|" : "",
                                  ops[i].name);
+#line 580 "chapters/04-rs.nw"
     return names;
 }
 
-#line 606 "chapters/04-rs.nw"
+#line 608 "chapters/04-rs.nw"
 int op_measure(Comm *c, const Timing *tm, const Op *op, size_t count, float *host, float *buf,
                float *scratch, double *times, double *t, long *wrong, char *err)
 {
+#line 612 "chapters/04-rs.nw"
     const Device *dev = c->dev;
     *wrong = 0;
     if (tm->check) {
@@ -267,7 +272,7 @@ int op_measure(Comm *c, const Timing *tm, const Op *op, size_t count, float *hos
     }
     if (c->barrier(c, err))
         return -1;
-#line 632 "chapters/04-rs.nw"
+#line 635 "chapters/04-rs.nw"
     for (int i = -tm->warmup; i < tm->iters; i++) {
         double t0 = now_seconds();
         if (op->run(c, buf, count, scratch, err))
@@ -276,7 +281,7 @@ int op_measure(Comm *c, const Timing *tm, const Op *op, size_t count, float *hos
         if (i >= 0)
             times[i] = now_seconds() - t0;
     }
-#line 622 "chapters/04-rs.nw"
+#line 625 "chapters/04-rs.nw"
     *t = median(times, tm->iters);
     return 0;
 }

@@ -23,7 +23,6 @@ static int pieces(size_t bytes)
 {
 #line 214 "chapters/06-production.nw"
     return bytes ? (int)((bytes + MPI_PIECE - 1) / MPI_PIECE) : 1;
-#line 214 "chapters/06-production.nw"
 }
 
 static size_t piece_len(size_t bytes, int k)
@@ -32,7 +31,7 @@ static size_t piece_len(size_t bytes, int k)
     return bytes - lo < MPI_PIECE ? bytes - lo : MPI_PIECE;
 }
 
-#line 236 "chapters/06-production.nw"
+#line 237 "chapters/06-production.nw"
 static int mpi_error(int rc, const char *what, int peer, char *err)
 {
     char msg[MPI_MAX_ERROR_STRING];
@@ -49,23 +48,25 @@ static int check_count(const MPI_Status *st, size_t bytes, int k, int from, char
     if ((size_t)got != piece_len(bytes, k))
         return error_set(err, "recv from rank %d: %d bytes arrived, this rank expected %zu",
                          from, got, piece_len(bytes, k));
+#line 254 "chapters/06-production.nw"
     return 0;
 }
 
-#line 266 "chapters/06-production.nw"
+#line 268 "chapters/06-production.nw"
 static int mpi_send(Comm *c, int to, const void *buf, size_t bytes, char *err)
 {
     (void)c;
     for (int k = 0; k < pieces(bytes); k++) {
         int rc = MPI_Send((const char *)buf + (size_t)k * MPI_PIECE, (int)piece_len(bytes, k),
                           MPI_BYTE, to, MPI_TAG_DPS, MPI_COMM_WORLD);
+#line 275 "chapters/06-production.nw"
         if (rc != MPI_SUCCESS)
             return mpi_error(rc, "send to", to, err);
     }
     return 0;
 }
 
-#line 290 "chapters/06-production.nw"
+#line 293 "chapters/06-production.nw"
 static int mpi_recv(Comm *c, int from, void *buf, size_t bytes, char *err)
 {
     (void)c;
@@ -81,7 +82,7 @@ static int mpi_recv(Comm *c, int from, void *buf, size_t bytes, char *err)
     return 0;
 }
 
-#line 316 "chapters/06-production.nw"
+#line 319 "chapters/06-production.nw"
 /** The @p n exchanges of @p x at once: every piece of every one posted, then one wait. */
 static int mpi_exchange(const Exchange *x, int n, char *err)
 {
@@ -91,7 +92,7 @@ static int mpi_exchange(const Exchange *x, int n, char *err)
     MPI_Request *req = xcalloc((size_t)total, sizeof *req);
     MPI_Status *st = xcalloc((size_t)total, sizeof *st);
     int rc = MPI_SUCCESS, k = 0;
-#line 378 "chapters/06-production.nw"
+#line 382 "chapters/06-production.nw"
     for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
         for (int j = 0; j < pieces(x[i].rbytes) && rc == MPI_SUCCESS; j++, k++)
             rc = MPI_Irecv((char *)x[i].rbuf + (size_t)j * MPI_PIECE,
@@ -102,7 +103,7 @@ static int mpi_exchange(const Exchange *x, int n, char *err)
             rc = MPI_Isend((const char *)x[i].sbuf + (size_t)j * MPI_PIECE,
                            (int)piece_len(x[i].sbytes, j), MPI_BYTE, x[i].to, MPI_TAG_DPS,
                            MPI_COMM_WORLD, &req[k]);
-#line 326 "chapters/06-production.nw"
+#line 329 "chapters/06-production.nw"
     if (rc == MPI_SUCCESS)
         rc = MPI_Waitall(k, req, st);
     int bad = rc != MPI_SUCCESS ? mpi_error(rc, "sendrecv with", x[0].from, err) : 0;
@@ -114,15 +115,16 @@ static int mpi_exchange(const Exchange *x, int n, char *err)
     return bad ? -1 : 0;
 }
 
-#line 351 "chapters/06-production.nw"
+#line 354 "chapters/06-production.nw"
 static int mpi_sendrecv(Comm *c, int to, const void *sbuf, size_t sbytes, int from, void *rbuf,
                         size_t rbytes, char *err)
 {
+#line 358 "chapters/06-production.nw"
     (void)c;
     Exchange x = {
-#line 355 "chapters/06-production.nw"
+#line 359 "chapters/06-production.nw"
         .to = to, .sbuf = sbuf, .sbytes = sbytes, .from = from, .rbuf = rbuf, .rbytes = rbytes};
-#line 357 "chapters/06-production.nw"
+#line 361 "chapters/06-production.nw"
     return mpi_exchange(&x, 1, err);
 }
 
@@ -132,7 +134,7 @@ static int mpi_sendrecv2(Comm *c, const Exchange x[2], char *err)
     return mpi_exchange(x, 2, err);
 }
 
-#line 400 "chapters/06-production.nw"
+#line 404 "chapters/06-production.nw"
 /** MPI's own all-reduce: the sum, in place, in pieces of at most 2^28 floats. */
 static int mpi_allreduce(Comm *c, float *buf, size_t count, char *err)
 {
@@ -150,7 +152,7 @@ static int mpi_allreduce(Comm *c, float *buf, size_t count, char *err)
     return 0;
 }
 
-#line 430 "chapters/06-production.nw"
+#line 434 "chapters/06-production.nw"
 static int mpi_barrier(Comm *c, char *err)
 {
     (void)c;
@@ -164,12 +166,12 @@ static void mpi_close(Comm *c)
     MPI_Finalize();
 }
 
-#line 454 "chapters/06-production.nw"
+#line 458 "chapters/06-production.nw"
 bool comm_mpi_available(void)
 {
-#line 454 "chapters/06-production.nw"
+#line 458 "chapters/06-production.nw"
     return true;
-#line 454 "chapters/06-production.nw"
+#line 458 "chapters/06-production.nw"
 }
 
 int comm_mpi_init(int *rank, int *size, char *err)
@@ -184,7 +186,7 @@ int comm_mpi_init(int *rank, int *size, char *err)
     return 0;
 }
 
-#line 480 "chapters/06-production.nw"
+#line 484 "chapters/06-production.nw"
 Comm *comm_mpi_open(const Device *dev, char *err)
 {
     if (dev->kind != DEVICE_CPU) {
@@ -207,11 +209,11 @@ Comm *comm_mpi_open(const Device *dev, char *err)
                 .barrier = mpi_barrier,
                 .close = mpi_close,
                 .allreduce = mpi_allreduce};
-#line 494 "chapters/06-production.nw"
+#line 498 "chapters/06-production.nw"
     return c;
 }
 
-#line 509 "chapters/06-production.nw"
+#line 513 "chapters/06-production.nw"
 void comm_mpi_abort(int status)
 {
     MPI_Abort(MPI_COMM_WORLD, status);
@@ -220,18 +222,18 @@ void comm_mpi_abort(int status)
 
 void comm_mpi_finalize(void)
 {
-#line 515 "chapters/06-production.nw"
+#line 519 "chapters/06-production.nw"
     MPI_Finalize();
-#line 515 "chapters/06-production.nw"
+#line 519 "chapters/06-production.nw"
 }
 #line 167 "chapters/06-production.nw"
 #else
-#line 529 "chapters/06-production.nw"
+#line 533 "chapters/06-production.nw"
 bool comm_mpi_available(void)
 {
-#line 529 "chapters/06-production.nw"
+#line 533 "chapters/06-production.nw"
     return false;
-#line 529 "chapters/06-production.nw"
+#line 533 "chapters/06-production.nw"
 }
 
 int comm_mpi_init(int *rank, int *size, char *err)
@@ -240,6 +242,7 @@ int comm_mpi_init(int *rank, int *size, char *err)
     *size = 1;
     return error_set(err, "--transport mpi: this build has no MPI (install libopenmpi-dev "
                           "openmpi-bin and rebuild, without NO_MPI=1)");
+#line 542 "chapters/06-production.nw"
 }
 
 Comm *comm_mpi_open(const Device *dev, char *err)
@@ -251,14 +254,14 @@ Comm *comm_mpi_open(const Device *dev, char *err)
 
 void comm_mpi_abort(int status)
 {
-#line 546 "chapters/06-production.nw"
+#line 551 "chapters/06-production.nw"
     exit(status);
-#line 546 "chapters/06-production.nw"
+#line 551 "chapters/06-production.nw"
 }
 
 void comm_mpi_finalize(void)
 {
-#line 548 "chapters/06-production.nw"
+#line 553 "chapters/06-production.nw"
 }
 #line 169 "chapters/06-production.nw"
 #endif

@@ -93,7 +93,7 @@ static void run_rank(int rank, int size, RankMain rank_main, void *arg, pid_t pa
     }
     _exit(0);
 }
-#line 380 "chapters/02-shm.nw"
+#line 381 "chapters/02-shm.nw"
 static void describe(int rank, int status, char *msg)
 {
     char phase[96];
@@ -105,12 +105,13 @@ static void describe(int rank, int status, char *msg)
     else if (error[0])
         snprintf(msg, ERR_LEN, "rank %d failed during '%s': %.*s", rank, phase, ERR_LEN / 2,
                  error);
+#line 393 "chapters/02-shm.nw"
     else
         snprintf(msg, ERR_LEN, "rank %d exited with status %d during '%s'", rank,
                  WEXITSTATUS(status), phase);
 }
 
-#line 407 "chapters/02-shm.nw"
+#line 409 "chapters/02-shm.nw"
 static void signal_all(const pid_t *pids, int size, int sig)
 {
     for (int r = 0; r < size; r++)
@@ -121,11 +122,12 @@ static void signal_all(const pid_t *pids, int size, int sig)
 #line 349 "chapters/02-shm.nw"
 static int supervise(pid_t *pids, int size, double limit_s, const sigset_t *chld, char *err)
 {
+#line 352 "chapters/02-shm.nw"
     int alive = size, failed = 0;
     double start = now_seconds(), kill_at = INFINITY;
     char msg[ERR_LEN] = "";
     while (alive > 0) {
-#line 423 "chapters/02-shm.nw"
+#line 425 "chapters/02-shm.nw"
         int status;
         pid_t pid;
         while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
@@ -146,10 +148,10 @@ static int supervise(pid_t *pids, int size, double limit_s, const sigset_t *chld
         }
         if (pid < 0 && errno == ECHILD)
             break; /* no child left at all */
-#line 356 "chapters/02-shm.nw"
+#line 357 "chapters/02-shm.nw"
         if (alive == 0)
             break;
-#line 458 "chapters/02-shm.nw"
+#line 460 "chapters/02-shm.nw"
         double t = now_seconds();
         if (!failed && limit_s > 0 && t - start > limit_s) {
             int r = 0;
@@ -161,7 +163,7 @@ static int supervise(pid_t *pids, int size, double limit_s, const sigset_t *chld
                      "%d rank(s) still running after the limit of %g s "
                      "(rank %d is in '%s')",
                      alive, limit_s, r, phase);
-#line 467 "chapters/02-shm.nw"
+#line 469 "chapters/02-shm.nw"
             failed = 1;
             signal_all(pids, size, SIGTERM);
             kill_at = t + GRACE_SECONDS;
@@ -169,7 +171,7 @@ static int supervise(pid_t *pids, int size, double limit_s, const sigset_t *chld
             signal_all(pids, size, SIGKILL);
             kill_at = INFINITY;
         }
-#line 488 "chapters/02-shm.nw"
+#line 490 "chapters/02-shm.nw"
         double wake = kill_at;
         if (!failed && limit_s > 0)
             wake = start + limit_s;
@@ -177,19 +179,19 @@ static int supervise(pid_t *pids, int size, double limit_s, const sigset_t *chld
         struct timespec ts = {.tv_sec = (time_t)wait_s,
                               .tv_nsec = (long)((wait_s - (time_t)wait_s) * 1e9)};
         sigtimedwait(chld, NULL, &ts);
-#line 360 "chapters/02-shm.nw"
+#line 361 "chapters/02-shm.nw"
     }
     if (failed)
         return error_set(err, "%s", msg);
     return 0;
 }
-#line 509 "chapters/02-shm.nw"
+#line 511 "chapters/02-shm.nw"
 int launch(int size, RankMain rank_main, void *arg, double limit_s, char *err)
 {
     if (size < 1 || size > LAUNCH_MAX_RANKS)
         return error_set(err, "launch: %d ranks asked for; 1 to %d are possible", size,
                          LAUNCH_MAX_RANKS);
-#line 546 "chapters/02-shm.nw"
+#line 548 "chapters/02-shm.nw"
     size_t bytes = sizeof(Board) + (size_t)size * sizeof(RankSlot);
     Board *b = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (b == MAP_FAILED)
@@ -200,7 +202,7 @@ int launch(int size, RankMain rank_main, void *arg, double limit_s, char *err)
         snprintf(b->slot[r].phase, sizeof b->slot[r].phase, "starting");
     board = b;
 
-#line 516 "chapters/02-shm.nw"
+#line 518 "chapters/02-shm.nw"
     sigset_t chld, old;
     sigemptyset(&chld);
     sigaddset(&chld, SIGCHLD);
@@ -208,7 +210,7 @@ int launch(int size, RankMain rank_main, void *arg, double limit_s, char *err)
     fflush(NULL);
     pid_t pids[LAUNCH_MAX_RANKS] = {0}, parent = getpid();
     int rc = 0;
-#line 566 "chapters/02-shm.nw"
+#line 568 "chapters/02-shm.nw"
     for (int r = 0; r < size; r++) {
         pid_t pid = fork();
         if (pid == 0)
@@ -222,7 +224,7 @@ int launch(int size, RankMain rank_main, void *arg, double limit_s, char *err)
         }
         pids[r] = pid;
     }
-#line 524 "chapters/02-shm.nw"
+#line 526 "chapters/02-shm.nw"
     if (rc == 0)
         rc = supervise(pids, size, limit_s, &chld, err);
     sigprocmask(SIG_SETMASK, &old, NULL);

@@ -2,7 +2,7 @@
  * @file data.c
  * @brief The synthetic data set and the MNIST IDX loader.
  */
-#line 579 "chapters/01-mlp.nw"
+#line 582 "chapters/01-mlp.nw"
 #include "data.h"
 
 #include <errno.h>
@@ -97,19 +97,20 @@ static int read_idx(const char *path, unsigned char **buf, size_t *len, char *er
     if (access(path, F_OK) != 0 && access(gz, R_OK) == 0)
         return error_set(err, "%s: not found, but %s is: decompress it first (gunzip)", path,
                          gz);
+#line 324 "chapters/01-mlp.nw"
     return -1;
 }
-#line 359 "chapters/01-mlp.nw"
+#line 360 "chapters/01-mlp.nw"
 int idx_parse_images(const unsigned char *b, size_t len, const char *path, Dataset *d,
                      char *err)
 {
-#line 379 "chapters/01-mlp.nw"
+#line 380 "chapters/01-mlp.nw"
     if (len < 16)
         return error_set(err,
                          "%s: truncated header: %zu bytes, an IDX image file starts with "
                          "16",
                          path, len);
-#line 382 "chapters/01-mlp.nw"
+#line 384 "chapters/01-mlp.nw"
     uint32_t magic = be32(b), n = be32(b + 4), rows = be32(b + 8), cols = be32(b + 12);
     if (magic != 0x00000803)
         return error_set(err,
@@ -117,7 +118,7 @@ int idx_parse_images(const unsigned char *b, size_t len, const char *path, Datas
                          "unsigned bytes, 3 dimensions)%s",
                          path, magic,
                          magic == 0x00000801 ? "; this looks like a label file" : "");
-#line 387 "chapters/01-mlp.nw"
+#line 389 "chapters/01-mlp.nw"
     if (n == 0 || rows == 0 || cols == 0 || rows > 4096 || cols > 4096)
         return error_set(err, "%s: bad dimensions %u x %u x %u", path, n, rows, cols);
     size_t need = 16 + (size_t)n * rows * cols;
@@ -127,7 +128,7 @@ int idx_parse_images(const unsigned char *b, size_t len, const char *path, Datas
                          "the file has %zu bytes",
                          path, len < need ? "truncated" : "trailing data", n, rows, cols, need,
                          len);
-#line 363 "chapters/01-mlp.nw"
+#line 364 "chapters/01-mlp.nw"
     d->n = n;
     d->rows = (int)rows;
     d->cols = (int)cols;
@@ -138,17 +139,17 @@ int idx_parse_images(const unsigned char *b, size_t len, const char *path, Datas
     return 0;
 }
 
-#line 411 "chapters/01-mlp.nw"
+#line 413 "chapters/01-mlp.nw"
 int idx_parse_labels(const unsigned char *b, size_t len, const char *path, Dataset *d,
                      char *err)
 {
-#line 436 "chapters/01-mlp.nw"
+#line 438 "chapters/01-mlp.nw"
     if (len < 8)
         return error_set(err,
                          "%s: truncated header: %zu bytes, an IDX label file starts with "
                          "8",
                          path, len);
-#line 439 "chapters/01-mlp.nw"
+#line 442 "chapters/01-mlp.nw"
     uint32_t magic = be32(b), n = be32(b + 4);
     if (magic != 0x00000801)
         return error_set(err,
@@ -156,14 +157,14 @@ int idx_parse_labels(const unsigned char *b, size_t len, const char *path, Datas
                          "unsigned bytes, 1 dimension)%s",
                          path, magic,
                          magic == 0x00000803 ? "; this looks like an image file" : "");
-#line 444 "chapters/01-mlp.nw"
+#line 447 "chapters/01-mlp.nw"
     if (len != 8 + (size_t)n)
         return error_set(err,
                          "%s: %s: the header promises %u labels (%zu bytes), the file "
                          "has %zu bytes",
                          path, len < 8 + (size_t)n ? "truncated" : "trailing data", n,
                          8 + (size_t)n, len);
-#line 455 "chapters/01-mlp.nw"
+#line 458 "chapters/01-mlp.nw"
     if ((long)n != d->n)
         return error_set(err, "%s: %u labels, but the image file has %ld images", path, n,
                          d->n);
@@ -171,14 +172,14 @@ int idx_parse_labels(const unsigned char *b, size_t len, const char *path, Datas
         if (b[8 + i] >= N_CLASSES)
             return error_set(err, "%s: label %u at index %u is not in 0..%d", path, b[8 + i], i,
                              N_CLASSES - 1);
-#line 416 "chapters/01-mlp.nw"
+#line 418 "chapters/01-mlp.nw"
     d->classes = N_CLASSES;
     d->y = xcalloc(n ? n : 1, sizeof(int32_t));
     for (uint32_t i = 0; i < n; i++)
         d->y[i] = b[8 + i];
     return 0;
 }
-#line 475 "chapters/01-mlp.nw"
+#line 478 "chapters/01-mlp.nw"
 /** Read the file at @p path and hand its bytes to @p parse. */
 static int idx_file(int (*parse)(const unsigned char *, size_t, const char *, Dataset *,
                                  char *),
@@ -192,7 +193,7 @@ static int idx_file(int (*parse)(const unsigned char *, size_t, const char *, Da
     free(b);
     return rc;
 }
-#line 516 "chapters/01-mlp.nw"
+#line 519 "chapters/01-mlp.nw"
 static int idx_split(const char *dir, const char *images, const char *labels, Dataset *d,
                      char *err)
 {
@@ -209,7 +210,7 @@ static int idx_split(const char *dir, const char *images, const char *labels, Da
     return 0;
 }
 
-#line 542 "chapters/01-mlp.nw"
+#line 545 "chapters/01-mlp.nw"
 static int idx_load(const char *dir, Dataset *train, Dataset *test, char *err)
 {
     struct stat st;
@@ -233,14 +234,14 @@ static int idx_load(const char *dir, Dataset *train, Dataset *test, char *err)
     return 0;
 }
 
-#line 612 "chapters/01-mlp.nw"
+#line 615 "chapters/01-mlp.nw"
 int data_load(const char *source, long train_size, uint64_t seed, Dataset *train, Dataset *test,
               char *err)
 {
     memset(train, 0, sizeof *train);
     memset(test, 0, sizeof *test);
     if (strcmp(source, "synthetic") == 0) {
-#line 636 "chapters/01-mlp.nw"
+#line 639 "chapters/01-mlp.nw"
         Generator g;
         generator_init(&g, seed, 28 * 28);
         synthetic(train, &g, seed, STREAM_TRAIN, train_size ? train_size : SYNTHETIC_TRAIN);
@@ -250,11 +251,11 @@ int data_load(const char *source, long train_size, uint64_t seed, Dataset *train
                  (unsigned long long)seed);
         snprintf(test->source, sizeof test->source, "%s", train->source);
         return 0;
-#line 619 "chapters/01-mlp.nw"
+#line 622 "chapters/01-mlp.nw"
     }
     if (idx_load(source, train, test, err))
         return -1;
-#line 658 "chapters/01-mlp.nw"
+#line 661 "chapters/01-mlp.nw"
     if (train_size > train->n) {
         error_set(err, "--train_size %ld: the training set in %s has only %ld samples",
                   train_size, source, train->n);
@@ -264,11 +265,11 @@ int data_load(const char *source, long train_size, uint64_t seed, Dataset *train
     }
     if (train_size)
         train->n = train_size;
-#line 623 "chapters/01-mlp.nw"
+#line 626 "chapters/01-mlp.nw"
     return 0;
 }
 
-#line 681 "chapters/01-mlp.nw"
+#line 684 "chapters/01-mlp.nw"
 void data_free(Dataset *d)
 {
     free(d->x);

@@ -2,7 +2,7 @@
  * @file run.c
  * @brief The run layer (chapters 1-3, 6).
  */
-#line 2470 "chapters/02-shm.nw"
+#line 2488 "chapters/02-shm.nw"
 #include "run.h"
 
 #include <errno.h>
@@ -18,13 +18,14 @@
 #include "ring_strategy.h"
 #include "util.h"
 
-#line 3307 "chapters/01-mlp.nw"
+#line 3322 "chapters/01-mlp.nw"
 int run_prepare_training(Run *run, int trainers, const char *word)
 {
     Options o = run->o; /* a copy: only rank 0 of an MPI run keeps the log */
     if (run->mpi_rank != 0)
         o.log = NULL;
     if (train_prepare(&o, trainers, word, &run->train, &run->test, &run->log, &run->resume)) {
+#line 3329 "chapters/01-mlp.nw"
         if (run->mpi)
             comm_mpi_finalize();
         return EXIT_USAGE;
@@ -32,7 +33,7 @@ int run_prepare_training(Run *run, int trainers, const char *word)
     return RUN_GO;
 }
 
-#line 3330 "chapters/01-mlp.nw"
+#line 3346 "chapters/01-mlp.nw"
 int run_model(const Run *run, const Device *dev, Model *m, char *err)
 {
     const Options *o = &run->o;
@@ -40,7 +41,7 @@ int run_model(const Run *run, const Device *dev, Model *m, char *err)
                       o->batch_size, o->seed, err);
 }
 
-#line 3346 "chapters/01-mlp.nw"
+#line 3362 "chapters/01-mlp.nw"
 TrainConfig run_train_config(const Run *run, bool reports)
 {
     const Options *o = &run->o;
@@ -58,7 +59,7 @@ TrainConfig run_train_config(const Run *run, bool reports)
     };
 }
 
-#line 3378 "chapters/01-mlp.nw"
+#line 3394 "chapters/01-mlp.nw"
 /** Undo what train_prepare() did to the log and the checkpoint before it failed; returns -1. */
 static int prepare_failed(const Options *o, FILE **log, bool created, Checkpoint *resume)
 {
@@ -71,7 +72,7 @@ static int prepare_failed(const Options *o, FILE **log, bool created, Checkpoint
     return -1;
 }
 
-#line 3490 "chapters/01-mlp.nw"
+#line 3506 "chapters/01-mlp.nw"
 /** Open @p path for appending; *created says whether this call made the file. */
 static FILE *log_open(const char *path, bool *created)
 {
@@ -96,14 +97,14 @@ static bool regular_file(FILE *f)
     struct stat st;
     return fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
 }
-#line 3403 "chapters/01-mlp.nw"
+#line 3419 "chapters/01-mlp.nw"
 int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *train,
                   Dataset *test, FILE **log, Checkpoint *resume)
 {
     char err[ERR_LEN];
     *log = NULL;
     memset(resume, 0, sizeof *resume);
-#line 910 "chapters/A2-failure.nw"
+#line 931 "chapters/A2-failure.nw"
     if (o->resume && !o->checkpoint) {
         fprintf(stderr, "%s: --resume needs --checkpoint FILE (the file to resume from)\n",
                 program_name());
@@ -113,24 +114,24 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
         fprintf(stderr, "%s: --checkpoint: %s\n", program_name(), err);
         return -1;
     }
-#line 925 "chapters/A2-failure.nw"
+#line 946 "chapters/A2-failure.nw"
     if (o->resume && checkpoint_load(o->checkpoint, resume, err)) {
         fprintf(stderr, "%s: --resume: %s\n", program_name(), err);
         return -1;
     }
-#line 3475 "chapters/01-mlp.nw"
+#line 3491 "chapters/01-mlp.nw"
     bool created = false;
     if (o->log && !(*log = log_open(o->log, &created))) {
         fprintf(stderr, "%s: --log %s: cannot open: %s\n", program_name(), o->log,
                 strerror(errno));
         return prepare_failed(o, log, false, resume);
     }
-#line 3412 "chapters/01-mlp.nw"
+#line 3428 "chapters/01-mlp.nw"
     if (data_load(o->data, o->train_size, o->seed, train, test, err)) {
         fprintf(stderr, "%s: %s\n", program_name(), err);
         return prepare_failed(o, log, created, resume);
     }
-#line 3432 "chapters/01-mlp.nw"
+#line 3448 "chapters/01-mlp.nw"
     long global = (long)o->batch_size * ranks;
     if (global > train->n) {
         if (ranks == 1)
@@ -138,16 +139,16 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
                     "%s: --batch_size %d is larger than the training set (%ld "
                     "samples)\n",
                     program_name(), o->batch_size, train->n);
-#line 3437 "chapters/01-mlp.nw"
+#line 3453 "chapters/01-mlp.nw"
         else
             fprintf(stderr,
                     "%s: a global batch of %ld samples (--batch_size %d x %d %s) is "
                     "larger than the training set (%ld samples)\n",
                     program_name(), global, o->batch_size, ranks, ranks_word, train->n);
-#line 3441 "chapters/01-mlp.nw"
+#line 3457 "chapters/01-mlp.nw"
         return prepare_failed(o, log, created, resume);
     }
-#line 936 "chapters/A2-failure.nw"
+#line 957 "chapters/A2-failure.nw"
     if (o->resume) {
         Checkpoint want = {.n_layers = o->n_hidden + 1,
                            .seed = o->seed,
@@ -155,7 +156,7 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
                            .n_train = (uint64_t)train->n,
                            .lr = o->lr,
                            .epochs = o->epochs};
-#line 940 "chapters/A2-failure.nw"
+#line 961 "chapters/A2-failure.nw"
         want.width[0] = train->features;
         for (int l = 0; l < o->n_hidden; l++)
             want.width[l + 1] = o->hidden[l];
@@ -166,17 +167,17 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
             return prepare_failed(o, log, created, resume);
         }
     }
-#line 3454 "chapters/01-mlp.nw"
+#line 3470 "chapters/01-mlp.nw"
     if (*log && !o->resume && regular_file(*log) && ftruncate(fileno(*log), 0) != 0) {
         fprintf(stderr, "%s: --log %s: %s\n", program_name(), o->log, strerror(errno));
         return prepare_failed(o, log, created, resume);
     }
     if (*log && (!regular_file(*log) || (fseek(*log, 0, SEEK_END) == 0 && ftell(*log) == 0)))
         report_csv_header(*log); /* a resumed run appends to its log */
-#line 3419 "chapters/01-mlp.nw"
+#line 3435 "chapters/01-mlp.nw"
     return 0;
 }
-#line 2287 "chapters/02-shm.nw"
+#line 2303 "chapters/02-shm.nw"
 int run_parse(Run *run, int argc, char **argv, unsigned accepted, const char *summary,
               const char *examples)
 {
@@ -194,14 +195,14 @@ int run_parse(Run *run, int argc, char **argv, unsigned accepted, const char *su
     return RUN_GO;
 }
 
-#line 2267 "chapters/02-shm.nw"
+#line 2283 "chapters/02-shm.nw"
 int run_start(Run *run, bool mpi)
 {
     run->ranks = run->o.n_gpus;
     run->mpi = mpi || strcmp(run->o.transport, "mpi") == 0;
     run->mpi_rank = 0;
     if (run->mpi) {
-#line 572 "chapters/06-production.nw"
+#line 577 "chapters/06-production.nw"
         char err[ERR_LEN];
         int size;
         if (comm_mpi_init(&run->mpi_rank, &size, err)) {
@@ -214,16 +215,16 @@ int run_start(Run *run, bool mpi)
                         "%s: --n_gpus %d, but mpirun started %d process(es): give mpirun "
                         "-np %d, or leave --n_gpus out\n",
                         program_name(), run->o.n_gpus, size, run->o.n_gpus);
-#line 583 "chapters/06-production.nw"
+#line 590 "chapters/06-production.nw"
             comm_mpi_finalize();
             return EXIT_USAGE;
         }
         run->ranks = size;
     }
-#line 2274 "chapters/02-shm.nw"
+#line 2290 "chapters/02-shm.nw"
     return RUN_GO;
 }
-#line 2317 "chapters/02-shm.nw"
+#line 2333 "chapters/02-shm.nw"
 /** The prelude of every rank, then the program's body. */
 static int rank_main(int rank, int size, void *arg, char *err)
 {
@@ -242,20 +243,20 @@ static int rank_main(int rank, int size, void *arg, char *err)
         comm_close_rank(r.c, r.host);
     return 0;
 }
-#line 2349 "chapters/02-shm.nw"
+#line 2365 "chapters/02-shm.nw"
 void run_ranks(Run *run, int (*body)(Rank *r, char *err))
 {
     char err[ERR_LEN];
     run->body = body;
     if (run->mpi) {
-#line 606 "chapters/06-production.nw"
+#line 613 "chapters/06-production.nw"
         if (rank_main(run->mpi_rank, run->ranks, run, err)) {
             fprintf(stderr, "%s: rank %d: %s\n", program_name(), run->mpi_rank, err);
             comm_mpi_abort(EXIT_FAILURE);
         }
         return;
     }
-#line 2355 "chapters/02-shm.nw"
+#line 2371 "chapters/02-shm.nw"
     if (!(run->w = shm_world_create(run->ranks, 0, run->o.timeout, err)))
         fatal("%s", err);
     int rc = launch(run->ranks, rank_main, run, 0, err);
@@ -275,7 +276,7 @@ int run_finish(Run *run)
     checkpoint_free(&run->resume);
     return 0;
 }
-#line 816 "chapters/03-ps.nw"
+#line 823 "chapters/03-ps.nw"
 /** SHAPE_ONE: rank 0 of 1, in this process. */
 static void run_one(Run *run, int (*body)(Rank *r, char *err))
 {
@@ -284,14 +285,14 @@ static void run_one(Run *run, int (*body)(Rank *r, char *err))
     if (rank_main(0, 1, run, err))
         fatal("%s", err);
 }
-#line 1021 "chapters/03-ps.nw"
+#line 1030 "chapters/03-ps.nw"
 /** RUN_GO when run->strategy can run as asked; else EXIT_USAGE after one line. */
 static int check_strategy(const Run *run)
 {
     const StrategyDef *def = run->strategy;
     const Options *o = &run->o;
     char why[ERR_LEN] = "";
-#line 2843 "chapters/06-production.nw"
+#line 2877 "chapters/06-production.nw"
     bool given = o->given & OPT_TRANSPORT, over_mpi = strcmp(o->transport, "mpi") == 0;
     char names[ERR_LEN / 4];
     if ((def->needs & NEEDS_MPI) && given && !over_mpi) {
@@ -299,17 +300,18 @@ static int check_strategy(const Run *run)
                  "--strategy %s: %s needs the MPI transport (drop --transport "
                  "shm, run under mpirun)",
                  def->name, def->title);
-#line 2848 "chapters/06-production.nw"
+#line 2883 "chapters/06-production.nw"
     } else if (given && over_mpi && !(def->needs & RUNS_OVER_MPI)) {
         strategy_names(names, sizeof names, RUNS_OVER_MPI, ", ");
         snprintf(why, sizeof why,
                  "--strategy %s runs on this machine's shared memory; over "
                  "--transport mpi use %s",
                  def->name, names);
-#line 2852 "chapters/06-production.nw"
+#line 2887 "chapters/06-production.nw"
     } else if (def->shape == SHAPE_ONE && (o->given & OPT_N_GPUS) && o->n_gpus != 1) {
         snprintf(why, sizeof why, "--strategy %s trains on one device: drop --n_gpus or give 1",
                  def->name);
+#line 2891 "chapters/06-production.nw"
     } else if ((def->needs & NEEDS_GPUS) && strcmp(o->device, "cpu") == 0) {
         snprintf(why, sizeof why, "--strategy %s: %s moves GPU memory: drop --device cpu",
                  def->name, def->title);
@@ -318,24 +320,26 @@ static int check_strategy(const Run *run)
                  "--strategy %s drives CPU replicas from one process; this "
                  "book's CUDA backend holds one GPU per process (use nccl or ring on GPUs)",
                  def->name);
-#line 2862 "chapters/06-production.nw"
+#line 2898 "chapters/06-production.nw"
     } else if (def->check) {
         def->check(o->n_gpus, strcmp(o->device, "cpu") == 0, why, sizeof why);
     }
-#line 2879 "chapters/06-production.nw"
+#line 2915 "chapters/06-production.nw"
     if (!why[0] && (o->given & OPT_BUCKET) && !(def->needs & USES_BUCKETS)) {
         strategy_names(names, sizeof names, USES_BUCKETS, ", ");
         snprintf(why, sizeof why, "--bucket_mb sets the buckets of --strategy %s only", names);
+#line 2919 "chapters/06-production.nw"
     }
-#line 1028 "chapters/03-ps.nw"
+#line 1037 "chapters/03-ps.nw"
     if (!why[0] && o->n_gpus < def->min_ranks)
         snprintf(why, sizeof why, "--n_gpus %d: %s needs %s (--n_gpus %d or more)", o->n_gpus,
                  def->title, def->why_min, def->min_ranks);
+#line 1041 "chapters/03-ps.nw"
     if (why[0])
         fprintf(stderr, "%s: %s\n", program_name(), why);
     return why[0] ? EXIT_USAGE : RUN_GO;
 }
-#line 960 "chapters/03-ps.nw"
+#line 967 "chapters/03-ps.nw"
 static void run_banner(const Rank *r, const Model *m)
 {
     const Run *run = r->run;
@@ -357,7 +361,7 @@ static void run_banner(const Rank *r, const Model *m)
         printf("  traffic  %s\n", line);
     }
 }
-#line 993 "chapters/03-ps.nw"
+#line 1000 "chapters/03-ps.nw"
 void train_banner(FILE *f, const Options *o, const Model *m, const Dataset *train,
                   const Dataset *test, const Device *dev, const char *note, int trainers,
                   const char *each)
@@ -370,11 +374,13 @@ void train_banner(FILE *f, const Options *o, const Model *m, const Dataset *trai
     fprintf(f, "  data     %s: %s train, %s test, %dx%d, %d classes\n", train->source,
             format_count(n2, train->n), format_count(n3, test->n), train->rows, train->cols,
             train->classes);
+#line 1013 "chapters/03-ps.nw"
     fprintf(f, "  training %d epochs, batch %d per %s (global %d), lr %g, %ld steps/epoch\n",
             o->epochs, o->batch_size, each, o->batch_size * trainers, o->lr,
             train_steps_per_epoch(train->n, o->batch_size, trainers));
+#line 1017 "chapters/03-ps.nw"
 }
-#line 932 "chapters/03-ps.nw"
+#line 939 "chapters/03-ps.nw"
 /** After training: compare the replicas, print the final figures (@p res: this rank's). */
 static int run_report(const Rank *r, const Strategy *s, const Model *m, const TrainResult *res,
                       char *err)
@@ -397,7 +403,7 @@ static int run_report(const Rank *r, const Strategy *s, const Model *m, const Tr
         r->run->strategy->report(s, stdout);
     return 0;
 }
-#line 894 "chapters/03-ps.nw"
+#line 901 "chapters/03-ps.nw"
 static int open_strategy(const Rank *r, Model *m, Strategy *s, char *err)
 {
     const StrategyDef *def = r->run->strategy;
@@ -406,7 +412,7 @@ static int open_strategy(const Rank *r, Model *m, Strategy *s, char *err)
                        .m = m,
                        .dev = r->dev,
                        .bucket_bytes = (size_t)(r->run->o.bucket_mb * (1 << 20))};
-#line 899 "chapters/03-ps.nw"
+#line 906 "chapters/03-ps.nw"
     return def->open ? def->open(s, &env, err) : 0;
 }
 
@@ -420,7 +426,7 @@ static int serve(const Rank *r, Model *m, Strategy *s, const TrainConfig *cfg, c
     return run->strategy->serve(s, m, cfg, steps, err);
 }
 
-#line 843 "chapters/03-ps.nw"
+#line 850 "chapters/03-ps.nw"
 static int train_rank(Rank *r, char *err)
 {
     Run *run = r->run;
@@ -432,16 +438,16 @@ static int train_rank(Rank *r, char *err)
         return -1;
     if (speaks && !run->o.quiet)
         run_banner(r, &m);
-#line 879 "chapters/03-ps.nw"
+#line 886 "chapters/03-ps.nw"
     TrainConfig cfg = run_train_config(run, speaks);
     TrainResult res;
     int rc = r->rank < def->servers ? serve(r, &m, &s, &cfg, err)
                                     : train_run(&cfg, &m, &run->train, &run->test,
                                                 def->open ? &s : NULL, &res, err);
-#line 885 "chapters/03-ps.nw"
+#line 892 "chapters/03-ps.nw"
     if (rc == 0)
         rc = run_report(r, &s, &m, speaks ? &res : NULL, err);
-#line 855 "chapters/03-ps.nw"
+#line 862 "chapters/03-ps.nw"
     if (rc)
         return -1; /* closing may wait for peers (a thread inside an all-reduce): don't */
     if (def->close)
@@ -449,7 +455,7 @@ static int train_rank(Rank *r, char *err)
     model_free(&m);
     return 0;
 }
-#line 2786 "chapters/06-production.nw"
+#line 2819 "chapters/06-production.nw"
 /** Build one replica on the CPU, for a strategy that drives them all. */
 static int build_replica(Model *m, void *arg, char *err)
 {
@@ -462,7 +468,7 @@ static void run_threads(Run *run)
     char err[ERR_LEN];
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     device_cpu_threads((int)(cores / run->ranks > 0 ? cores / run->ranks : 1));
-#line 2820 "chapters/06-production.nw"
+#line 2854 "chapters/06-production.nw"
     if (!run->o.quiet) {
         Rank r = {.size = run->ranks, .dev = device_cpu(), .run = run};
         Model probe;
@@ -472,18 +478,19 @@ static void run_threads(Run *run)
         run_banner(&r, &probe);
         model_free(&probe);
     }
-#line 2799 "chapters/06-production.nw"
+#line 2832 "chapters/06-production.nw"
     TrainConfig cfg = run_train_config(run, true);
     Model master;
     TrainResult res;
     if (run->strategy->threads(&cfg, run->ranks, &run->train, &run->test, build_replica, run,
                                &master, &res, err))
         fatal("%s", err);
+#line 2839 "chapters/06-production.nw"
     train_report_end(stdout, &res, run->o.quiet);
     model_free(&master);
 }
 
-#line 780 "chapters/03-ps.nw"
+#line 787 "chapters/03-ps.nw"
 int run_training(Run *run)
 {
     const StrategyDef *def = run->strategy;

@@ -2,7 +2,7 @@
  * @file buckets.c
  * @brief DDP-style buckets: a communication thread all-reduces them during backward.
  */
-#line 1039 "chapters/06-production.nw"
+#line 1047 "chapters/06-production.nw"
 #include "buckets.h"
 
 #include <stdlib.h>
@@ -14,11 +14,11 @@
 #include "ring_strategy.h"
 #include "strategy.h"
 
-#line 1059 "chapters/06-production.nw"
+#line 1067 "chapters/06-production.nw"
 __attribute__((weak)) int bucket_assign(const size_t *layer_floats, int n_layers, size_t cap,
                                         size_t first_cap, int *bucket_of)
 {
-#line 1063 "chapters/06-production.nw"
+#line 1071 "chapters/06-production.nw"
     int b = 0;
     size_t bytes = 0;
     for (int l = n_layers - 1; l >= 0; l--) {
@@ -31,7 +31,7 @@ __attribute__((weak)) int bucket_assign(const size_t *layer_floats, int n_layers
     }
     return n_layers > 0 ? b + 1 : 0;
 }
-#line 1115 "chapters/06-production.nw"
+#line 1123 "chapters/06-production.nw"
 /** The communication thread: all-reduce each posted bucket, in order, until stopped. */
 static void *communicate(void *arg)
 {
@@ -42,7 +42,7 @@ static void *communicate(void *arg)
             pthread_cond_wait(&st->cv, &st->mu);
         if (st->stop)
             break;
-#line 1152 "chapters/06-production.nw"
+#line 1160 "chapters/06-production.nw"
         const Bucket *b = &st->bucket[st->done];
         bool skip = st->failed;
         pthread_mutex_unlock(&st->mu);
@@ -54,7 +54,7 @@ static void *communicate(void *arg)
         st->c->dev->sync();
         double dt = now_seconds() - t0;
         pthread_mutex_lock(&st->mu);
-#line 1126 "chapters/06-production.nw"
+#line 1134 "chapters/06-production.nw"
         st->busy += dt;
         if (rc && !st->failed) {
             st->failed = true;
@@ -67,7 +67,7 @@ static void *communicate(void *arg)
     return NULL;
 }
 
-#line 1178 "chapters/06-production.nw"
+#line 1186 "chapters/06-production.nw"
 static int grads_ready(Strategy *s, Model *m, int layer, char *err)
 {
     (void)err;
@@ -82,7 +82,7 @@ static int grads_ready(Strategy *s, Model *m, int layer, char *err)
     return 0;
 }
 
-#line 1206 "chapters/06-production.nw"
+#line 1214 "chapters/06-production.nw"
 static int bucket_sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
 {
     (void)m;
@@ -106,7 +106,7 @@ static int bucket_sum_stats(Strategy *s, double *v, int n, char *err)
 {
     return ring_sum_doubles(((BucketState *)s->state)->host, v, n, err);
 }
-#line 1254 "chapters/06-production.nw"
+#line 1262 "chapters/06-production.nw"
 int bucket_strategy(Strategy *s, BucketState *st, Comm *c, Comm *host, Model *m,
                     size_t cap_bytes, char *err)
 {
@@ -114,7 +114,7 @@ int bucket_strategy(Strategy *s, BucketState *st, Comm *c, Comm *host, Model *m,
     st->c = c;
     st->host = host;
     st->m = m;
-#line 1283 "chapters/06-production.nw"
+#line 1292 "chapters/06-production.nw"
     size_t floats[MAX_LAYERS];
     int of[MAX_LAYERS];
     for (int l = 0; l < m->n_layers; l++)
@@ -123,7 +123,7 @@ int bucket_strategy(Strategy *s, BucketState *st, Comm *c, Comm *host, Model *m,
     st->n = bucket_assign(floats, m->n_layers, cap_bytes, first, of);
     if (st->n < 1 || st->n > m->n_layers)
         return error_set(err, "bucket_assign made %d buckets of %d layers", st->n, m->n_layers);
-#line 1306 "chapters/06-production.nw"
+#line 1315 "chapters/06-production.nw"
     size_t largest = 0;
     for (int k = 0; k < st->n; k++) {
         Bucket *b = &st->bucket[k];
@@ -140,14 +140,14 @@ int bucket_strategy(Strategy *s, BucketState *st, Comm *c, Comm *host, Model *m,
                              "bucket_assign: bucket %d is not a run of layers below "
                              "bucket %d's",
                              k, k - 1);
-#line 1320 "chapters/06-production.nw"
+#line 1329 "chapters/06-production.nw"
         if (b->hi - b->lo > largest)
             largest = b->hi - b->lo;
     }
     if (st->bucket[0].hi != m->n_params || st->bucket[st->n - 1].lo != 0)
         return error_set(err, "bucket_assign: the buckets do not cover every layer");
     st->scratch = c->dev->alloc((chunk_max(largest, c->size) + 1) * sizeof(float));
-#line 1263 "chapters/06-production.nw"
+#line 1271 "chapters/06-production.nw"
     pthread_mutex_init(&st->mu, NULL);
     pthread_cond_init(&st->cv, NULL);
     if (pthread_create(&st->thread, NULL, communicate, st) != 0)
@@ -159,11 +159,11 @@ int bucket_strategy(Strategy *s, BucketState *st, Comm *c, Comm *host, Model *m,
                     .sum_stats = bucket_sum_stats,
                     .grads_ready = grads_ready,
                     .state = st};
-#line 1270 "chapters/06-production.nw"
+#line 1279 "chapters/06-production.nw"
     return 0;
 }
 
-#line 1341 "chapters/06-production.nw"
+#line 1350 "chapters/06-production.nw"
 void bucket_strategy_free(BucketState *st)
 {
     pthread_mutex_lock(&st->mu);
@@ -176,7 +176,7 @@ void bucket_strategy_free(BucketState *st)
     st->c->dev->release(st->scratch);
 }
 
-#line 2583 "chapters/06-production.nw"
+#line 2612 "chapters/06-production.nw"
 static int bucketed_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     BucketState *st = xcalloc(1, sizeof *st);
@@ -193,7 +193,7 @@ static void bucketed_close(Strategy *s)
     free(s->state);
 }
 
-#line 2608 "chapters/06-production.nw"
+#line 2637 "chapters/06-production.nw"
 static void bucketed_report(const Strategy *s, FILE *f)
 {
     const BucketState *bs = s->state;
@@ -202,10 +202,9 @@ static void bucketed_report(const Strategy *s, FILE *f)
             "hidden behind backward\n",
             bs->n, bs->n == 1 ? "" : "s", bs->busy, bs->exposed,
             bs->busy > 0 ? 100 * (1 - bs->exposed / bs->busy) : 0.0);
-#line 2614 "chapters/06-production.nw"
 }
 
-#line 2560 "chapters/06-production.nw"
+#line 2589 "chapters/06-production.nw"
 const StrategyDef strategy_ring_bucketed = {
     .name = "ring_bucketed",
     .title = "ring all-reduce in buckets during backward",

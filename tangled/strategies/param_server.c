@@ -2,7 +2,7 @@
  * @file param_server.c
  * @brief The parameter server's two roles.
  */
-#line 450 "chapters/03-ps.nw"
+#line 454 "chapters/03-ps.nw"
 #include "param_server.h"
 
 #include <stdlib.h>
@@ -17,7 +17,7 @@
 /** Most figures the server sums after each epoch: train_run()'s. */
 #define PS_STATS TRAIN_STATS
 
-#line 306 "chapters/03-ps.nw"
+#line 309 "chapters/03-ps.nw"
 /** The server's half of sum_stats: add the workers' vectors, send back the sum. */
 static int sum_through_server(Comm *host, char *err)
 {
@@ -33,10 +33,11 @@ static int sum_through_server(Comm *host, char *err)
             return -1;
     return 0;
 }
-#line 210 "chapters/03-ps.nw"
+#line 211 "chapters/03-ps.nw"
 int ps_serve(Comm *c, Comm *host, Model *m, int epochs, long steps, float lr, PsReport *rep,
              char *err)
 {
+#line 215 "chapters/03-ps.nw"
     const Device *dev = m->dev;
     const size_t P = m->n_params, bytes = P * sizeof(float);
     const int workers = c->size - 1;
@@ -45,7 +46,7 @@ int ps_serve(Comm *c, Comm *host, Model *m, int epochs, long steps, float lr, Ps
     for (int epoch = 1; epoch <= epochs; epoch++) {
         for (long step = 0; step < steps; step++) {
             launch_phase("epoch %d step %ld: waiting for gradients", epoch, step);
-#line 249 "chapters/03-ps.nw"
+#line 251 "chapters/03-ps.nw"
             double t0 = now_seconds();
             dev->zero(m->grads, bytes);
             for (int w = 1; w <= workers; w++) {
@@ -57,7 +58,7 @@ int ps_serve(Comm *c, Comm *host, Model *m, int epochs, long steps, float lr, Ps
             double t1 = now_seconds();
             rep->wait += t1 - t0;
             rep->bytes_in += (double)bytes * workers;
-#line 274 "chapters/03-ps.nw"
+#line 276 "chapters/03-ps.nw"
             model_sgd_step(m, lr);
             dev->sync();
             double took = now_seconds() - t1;
@@ -68,11 +69,10 @@ int ps_serve(Comm *c, Comm *host, Model *m, int epochs, long steps, float lr, Ps
                 if (host->send(host, w, &took, sizeof took, err) ||
                     c->send(c, w, m->params, bytes, err))
                     return -1;
-#line 283 "chapters/03-ps.nw"
             rep->send += now_seconds() - t0;
             rep->bytes_out += (double)bytes * workers;
             rep->steps++;
-#line 223 "chapters/03-ps.nw"
+#line 225 "chapters/03-ps.nw"
         }
         launch_phase("epoch %d: summing the figures", epoch);
         if (sum_through_server(host, err))
@@ -81,7 +81,7 @@ int ps_serve(Comm *c, Comm *host, Model *m, int epochs, long steps, float lr, Ps
     dev->release(incoming);
     return 0;
 }
-#line 351 "chapters/03-ps.nw"
+#line 354 "chapters/03-ps.nw"
 static int push(Strategy *s, Model *m, Timers *t, char *err)
 {
     Comm *c = ((Comm **)s->state)[0];
@@ -93,7 +93,7 @@ static int push(Strategy *s, Model *m, Timers *t, char *err)
     return 0;
 }
 
-#line 379 "chapters/03-ps.nw"
+#line 382 "chapters/03-ps.nw"
 static int pull(Strategy *s, Model *m, float lr, Timers *t, char *err)
 {
     (void)lr; /* the server steps */
@@ -111,7 +111,7 @@ static int pull(Strategy *s, Model *m, float lr, Timers *t, char *err)
     return 0;
 }
 
-#line 406 "chapters/03-ps.nw"
+#line 409 "chapters/03-ps.nw"
 static int ps_sum_stats(Strategy *s, double *v, int n, char *err)
 {
     Comm *host = ((Comm **)s->state)[1];
@@ -121,11 +121,12 @@ static int ps_sum_stats(Strategy *s, double *v, int n, char *err)
     memcpy(buf, v, (size_t)n * sizeof *v);
     if (host->send(host, 0, buf, sizeof buf, err) || host->recv(host, 0, buf, sizeof buf, err))
         return -1;
+#line 419 "chapters/03-ps.nw"
     memcpy(v, buf, (size_t)n * sizeof *v);
     return 0;
 }
 
-#line 429 "chapters/03-ps.nw"
+#line 433 "chapters/03-ps.nw"
 void ps_worker(Strategy *s, Comm *c, Comm *host, Comm **state)
 {
     state[0] = c;
@@ -137,9 +138,9 @@ void ps_worker(Strategy *s, Comm *c, Comm *host, Comm **state)
                     .sum_stats = ps_sum_stats,
                     .update = pull,
                     .state = state};
-#line 436 "chapters/03-ps.nw"
+#line 440 "chapters/03-ps.nw"
 }
-#line 667 "chapters/03-ps.nw"
+#line 671 "chapters/03-ps.nw"
 /** A rank's parameter-server state: the worker's two communicators come first. */
 typedef struct PsState {
     Comm *pair[2]; /**< the communicator and the host one: a worker's Strategy.state */
@@ -165,13 +166,15 @@ static void ps_close(Strategy *s)
     free(s->state);
 }
 
-#line 704 "chapters/03-ps.nw"
+#line 708 "chapters/03-ps.nw"
 static int ps_serve_all(Strategy *s, Model *m, const TrainConfig *cfg, long steps, char *err)
 {
+#line 711 "chapters/03-ps.nw"
     PsState *st = s->state;
     int done = cfg->resume ? cfg->resume->epoch : 0;
     return ps_serve(st->pair[0], st->pair[1], m, cfg->epochs - done, steps, cfg->lr, &st->rep,
                     err);
+#line 716 "chapters/03-ps.nw"
 }
 
 static void ps_print_report(const Strategy *s, FILE *f)
@@ -186,10 +189,9 @@ static void ps_traffic(char *line, size_t len, int ranks, size_t bytes)
              "%s through the server per step: %d gradients in, %d copies of the "
              "weights out",
              format_bytes(b, 2 * (size_t)(ranks - 1) * bytes), ranks - 1, ranks - 1);
-#line 723 "chapters/03-ps.nw"
 }
 
-#line 639 "chapters/03-ps.nw"
+#line 643 "chapters/03-ps.nw"
 const StrategyDef strategy_ps = {
     .name = "param_server",
     .title = "a parameter server",
@@ -204,7 +206,7 @@ const StrategyDef strategy_ps = {
     .report = ps_print_report,
     .traffic = ps_traffic,
 };
-#line 1055 "chapters/03-ps.nw"
+#line 1065 "chapters/03-ps.nw"
 void ps_report(FILE *f, const PsReport *rep)
 {
     char in[32], out[32];
@@ -215,5 +217,4 @@ void ps_report(FILE *f, const PsReport *rep)
             format_bytes(in, (size_t)(rep->bytes_in / rep->steps)),
             format_bytes(out, (size_t)(rep->bytes_out / rep->steps)), 100 * rep->wait / busy,
             100 * rep->update / busy, 100 * rep->send / busy);
-#line 1064 "chapters/03-ps.nw"
 }

@@ -2,12 +2,12 @@
  * @file strategies.c
  * @brief The strategy table: every row, in order (chapter 6).
  */
-#line 2480 "chapters/06-production.nw"
+#line 2509 "chapters/06-production.nw"
 #include "strategy.h"
 
 #include <string.h>
 
-#line 2498 "chapters/06-production.nw"
+#line 2527 "chapters/06-production.nw"
 const StrategyDef strategy_single = {
     .name = "single",
     .title = "one device",
@@ -21,7 +21,7 @@ const StrategyDef *const strategy_table[] = {
     &strategy_mpi,    &strategy_nccl, &strategy_data_parallel, NULL,
 };
 
-#line 2520 "chapters/06-production.nw"
+#line 2549 "chapters/06-production.nw"
 const StrategyDef *strategy_find(const char *name)
 {
     for (const StrategyDef *const *d = strategy_table; *d; d++)

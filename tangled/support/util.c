@@ -90,6 +90,7 @@ int read_file(const char *path, unsigned char **buf, size_t *len, char *err)
         free(*buf);
         return error_set(err, "%s: read error after %zu of %zu bytes: %s", path, got, *len,
                          strerror(e));
+#line 327 "chapters/A1-support.nw"
     }
     return 0;
 }
