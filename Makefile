@@ -16,7 +16,7 @@
 #   make bench           all-reduce tables, samples/s per strategy, ./mlp beside PyTorch:
 #                        CSV into book/data/ (BENCH_ITERS=20, BENCH_MAX=256M)
 #   make grade           exercise scores and results.json (CHAPTER=N for one chapter)
-#   make handout         a student tarball without solutions/
+#   make handout         a student tarball of HEAD without solutions/, with the book's PDF
 #   make deps            install the Debian packages
 #   make clean
 #
@@ -391,11 +391,19 @@ manifest:
 	@echo "manifest: exercises/MANIFEST updated"
 
 # A tarball for students: everything tracked but solutions/.
+# The handout is HEAD, never the working tree: an uncommitted solution cannot leak into it.
+# Its book is built from that tree too (the student's edition, without the answers).
 handout:
-	@mkdir -p $(BUILD)
-	@git ls-files | grep -v '^solutions/' | \
-	  tar -czf $(BUILD)/dps-handout.tar.gz --transform 's,^,dps-handout/,' -T -
-	@echo "handout: $(BUILD)/dps-handout.tar.gz ($$(tar -tzf $(BUILD)/dps-handout.tar.gz | wc -l) files, no solutions/)"
+	@git diff --quiet HEAD -- 2>/dev/null && [ -z "$$(git ls-files --others --exclude-standard)" ] || \
+	  echo "handout: warning: the tree has changes that are not committed; the handout holds HEAD ($$(git rev-parse --short HEAD)) without them" >&2
+	@rm -rf $(BUILD)/handout && mkdir -p $(BUILD)/handout
+	@git archive --prefix=dps-handout/ HEAD | tar -x -C $(BUILD)/handout
+	@rm -rf $(BUILD)/handout/dps-handout/solutions
+	@$(MAKE) --no-print-directory -C $(BUILD)/handout/dps-handout book >$(BUILD)/handout/book.log 2>&1 || \
+	  { tail -20 $(BUILD)/handout/book.log; echo "handout: the book of HEAD does not build" >&2; exit 1; }
+	@rm -rf $(BUILD)/handout/dps-handout/build
+	@tar -czf $(BUILD)/dps-handout.tar.gz -C $(BUILD)/handout dps-handout
+	@echo "handout: $(BUILD)/dps-handout.tar.gz: HEAD $$(git rev-parse --short HEAD) without solutions/, with book/book.pdf ($$(tar -tzf $(BUILD)/dps-handout.tar.gz | wc -l) entries)"
 
 # ---------------------------------------------------------------- dependencies
 DEB_PACKAGES := build-essential noweb libcriterion-dev doxygen texlive-latex-base \
