@@ -1,6 +1,6 @@
 /**
  * @file run.c
- * @brief The run layer (chapters 1-3, 6).
+ * @brief The run layer (chapters 1-3, 6, appendix B).
  */
 #line 2488 "chapters/02-shm.nw"
 #include "run.h"
@@ -276,7 +276,7 @@ int run_finish(Run *run)
     checkpoint_free(&run->resume);
     return 0;
 }
-#line 823 "chapters/03-ps.nw"
+#line 822 "chapters/03-ps.nw"
 /** SHAPE_ONE: rank 0 of 1, in this process. */
 static void run_one(Run *run, int (*body)(Rank *r, char *err))
 {
@@ -285,7 +285,7 @@ static void run_one(Run *run, int (*body)(Rank *r, char *err))
     if (rank_main(0, 1, run, err))
         fatal("%s", err);
 }
-#line 1030 "chapters/03-ps.nw"
+#line 1029 "chapters/03-ps.nw"
 /** RUN_GO when run->strategy can run as asked; else EXIT_USAGE after one line. */
 static int check_strategy(const Run *run)
 {
@@ -330,16 +330,16 @@ static int check_strategy(const Run *run)
         snprintf(why, sizeof why, "--bucket_mb sets the buckets of --strategy %s only", names);
 #line 2919 "chapters/06-production.nw"
     }
-#line 1037 "chapters/03-ps.nw"
+#line 1036 "chapters/03-ps.nw"
     if (!why[0] && o->n_gpus < def->min_ranks)
         snprintf(why, sizeof why, "--n_gpus %d: %s needs %s (--n_gpus %d or more)", o->n_gpus,
                  def->title, def->why_min, def->min_ranks);
-#line 1041 "chapters/03-ps.nw"
+#line 1040 "chapters/03-ps.nw"
     if (why[0])
         fprintf(stderr, "%s: %s\n", program_name(), why);
     return why[0] ? EXIT_USAGE : RUN_GO;
 }
-#line 967 "chapters/03-ps.nw"
+#line 966 "chapters/03-ps.nw"
 static void run_banner(const Rank *r, const Model *m)
 {
     const Run *run = r->run;
@@ -361,7 +361,7 @@ static void run_banner(const Rank *r, const Model *m)
         printf("  traffic  %s\n", line);
     }
 }
-#line 1000 "chapters/03-ps.nw"
+#line 999 "chapters/03-ps.nw"
 void train_banner(FILE *f, const Options *o, const Model *m, const Dataset *train,
                   const Dataset *test, const Device *dev, const char *note, int trainers,
                   const char *each)
@@ -374,13 +374,13 @@ void train_banner(FILE *f, const Options *o, const Model *m, const Dataset *trai
     fprintf(f, "  data     %s: %s train, %s test, %dx%d, %d classes\n", train->source,
             format_count(n2, train->n), format_count(n3, test->n), train->rows, train->cols,
             train->classes);
-#line 1013 "chapters/03-ps.nw"
+#line 1012 "chapters/03-ps.nw"
     fprintf(f, "  training %d epochs, batch %d per %s (global %d), lr %g, %ld steps/epoch\n",
             o->epochs, o->batch_size, each, o->batch_size * trainers, o->lr,
             train_steps_per_epoch(train->n, o->batch_size, trainers));
-#line 1017 "chapters/03-ps.nw"
+#line 1016 "chapters/03-ps.nw"
 }
-#line 939 "chapters/03-ps.nw"
+#line 938 "chapters/03-ps.nw"
 /** After training: compare the replicas, print the final figures (@p res: this rank's). */
 static int run_report(const Rank *r, const Strategy *s, const Model *m, const TrainResult *res,
                       char *err)
@@ -403,16 +403,15 @@ static int run_report(const Rank *r, const Strategy *s, const Model *m, const Tr
         r->run->strategy->report(s, stdout);
     return 0;
 }
-#line 901 "chapters/03-ps.nw"
+#line 900 "chapters/03-ps.nw"
 static int open_strategy(const Rank *r, Model *m, Strategy *s, char *err)
 {
     const StrategyDef *def = r->run->strategy;
     StrategyEnv env = {.c = r->c,
                        .host = r->host,
                        .m = m,
-                       .dev = r->dev,
                        .bucket_bytes = (size_t)(r->run->o.bucket_mb * (1 << 20))};
-#line 906 "chapters/03-ps.nw"
+#line 905 "chapters/03-ps.nw"
     return def->open ? def->open(s, &env, err) : 0;
 }
 
@@ -426,7 +425,7 @@ static int serve(const Rank *r, Model *m, Strategy *s, const TrainConfig *cfg, c
     return run->strategy->serve(s, m, cfg, steps, err);
 }
 
-#line 850 "chapters/03-ps.nw"
+#line 849 "chapters/03-ps.nw"
 static int train_rank(Rank *r, char *err)
 {
     Run *run = r->run;
@@ -438,16 +437,16 @@ static int train_rank(Rank *r, char *err)
         return -1;
     if (speaks && !run->o.quiet)
         run_banner(r, &m);
-#line 886 "chapters/03-ps.nw"
+#line 885 "chapters/03-ps.nw"
     TrainConfig cfg = run_train_config(run, speaks);
     TrainResult res;
     int rc = r->rank < def->servers ? serve(r, &m, &s, &cfg, err)
                                     : train_run(&cfg, &m, &run->train, &run->test,
                                                 def->open ? &s : NULL, &res, err);
-#line 892 "chapters/03-ps.nw"
+#line 891 "chapters/03-ps.nw"
     if (rc == 0)
         rc = run_report(r, &s, &m, speaks ? &res : NULL, err);
-#line 862 "chapters/03-ps.nw"
+#line 861 "chapters/03-ps.nw"
     if (rc)
         return -1; /* closing may wait for peers (a thread inside an all-reduce): don't */
     if (def->close)
@@ -490,7 +489,7 @@ static void run_threads(Run *run)
     model_free(&master);
 }
 
-#line 787 "chapters/03-ps.nw"
+#line 786 "chapters/03-ps.nw"
 int run_training(Run *run)
 {
     const StrategyDef *def = run->strategy;

@@ -1,6 +1,6 @@
 /**
  * @file run.h
- * @brief The run layer: what every program does around its ranks (chapters 1-3, 6).
+ * @brief The run layer: what every program does around its ranks (chapters 1-3, 6, appendix B).
  */
 #ifndef DPS_RUN_H
 #define DPS_RUN_H

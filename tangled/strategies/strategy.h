@@ -34,8 +34,7 @@ typedef enum Shape {
 typedef struct StrategyEnv {
     Comm *c;             /**< the rank's communicator */
     Comm *host;          /**< host messages beside it */
-    Model *m;            /**< the rank's replica */
-    const Device *dev;   /**< its device */
+    Model *m;            /**< the rank's replica (its device is m->dev) */
     size_t bucket_bytes; /**< the bucket cap of ring_bucketed (chapter 6) */
 } StrategyEnv;
 
