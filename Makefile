@@ -15,8 +15,11 @@
 #   make test SANITIZE=address,undefined    the tests with the sanitizers
 #   make bench           all-reduce tables, samples/s per strategy, ./mlp beside PyTorch:
 #                        CSV into book/data/ (BENCH_ITERS=20, BENCH_MAX=256M)
-#   make grade           exercise scores and results.json (CHAPTER=N for one chapter)
-#   make handout         a student tarball of HEAD without solutions/, with the book's PDF
+#   make grade           exercise scores, results.json, one score line (CHAPTER=N: one chapter)
+#   make handout         a student tarball of HEAD without solutions/, tests/hidden/ and
+#                        instructors/, with the book's PDF
+#   make autograder      a Gradescope autograder zip of HEAD, hidden tests included
+#   make autograder-check  that zip run as Gradescope runs it, on solutions and mistakes
 #   make deps            install the Debian packages
 #   make clean
 #
@@ -65,12 +68,19 @@ HAVE_CUDA :=
 CUDA_WHY  := not found (CPU only; install the CUDA toolkit for the GPU backend)
 endif
 
+# EXERCISES=1: the started exercises that replace a book function, "chN/name:function" each
+# (linked in below). With OpenBLAS, gemm_plain never runs, so the GEMM exercise, and only
+# it, turns OpenBLAS off.
 ifeq ($(EXERCISES),1)
-NO_BLAS := 1
+EX_STARTED := $(shell tests/grade.sh replacing)
+ifneq ($(filter %:gemm_plain,$(EX_STARTED)),)
+NO_BLAS      := 1
+BLAS_OFF_WHY := EXERCISES=1: your gemm_blocked runs in place of gemm_plain
+endif
 endif
 ifeq ($(NO_BLAS),1)
 HAVE_BLAS :=
-BLAS_WHY  := off ($(if $(filter 1,$(EXERCISES)),EXERCISES=1: your GEMM runs,NO_BLAS=1, plain-C GEMM))
+BLAS_WHY  := off ($(or $(BLAS_OFF_WHY),NO_BLAS=1, plain-C GEMM))
 else
 HAVE_BLAS := $(shell printf '$(HASH)include <cblas.h>\nint main(void){float a=1,b=1,c=0;cblas_sgemm(CblasRowMajor,CblasNoTrans,CblasNoTrans,1,1,1,1.0f,&a,1,&b,1,0.0f,&c,1);return c!=1;}\n' \
                | $(CC) -x c - -o /dev/null -lopenblas >/dev/null 2>&1 && echo 1)
@@ -115,7 +125,7 @@ BACKENDS += $(BACKEND_DIR)/libdps_nccl.so
 endif
 
 ifeq ($(MAKELEVEL),0)
-ifeq ($(filter clean deps tangle book docs help manifest handout,$(MAKECMDGOALS)),)
+ifeq ($(filter clean deps tangle book docs help manifest handout autograder autograder-check,$(MAKECMDGOALS)),)
 $(info build: nvcc $(CUDA_WHY))
 $(info build: OpenBLAS $(BLAS_WHY))
 $(info build: mpicc $(if $(HAVE_MPI),found (--transport mpi),$(if $(filter 1,$(NO_MPI)),off (NO_MPI=1),not found)))
@@ -139,7 +149,8 @@ LIB_OBJS   := $(patsubst tangled/%.c,$(OBJ)/%.o,$(LIB_SRCS))
 LIB        := $(BUILD)/libdps.a
 
 .PHONY: all chapter0 chapter1 chapter2 chapter3 chapter4 chapter5 chapter6 tangle check-tangle check-layers test test-run deps deps-check \
-        book docs clean help grade manifest handout bench faults memcheck fuzz soak
+        book docs clean help grade grade-build grade-submission manifest handout autograder autograder-check \
+        bench faults memcheck fuzz soak
 .DEFAULT_GOAL := all
 
 all: $(PROGRAMS)
@@ -176,13 +187,22 @@ $(BACKEND_DIR)/libdps_nccl.so: tangled/comm/nccl_backend.c tangled/comm/nccl_bac
 	$(CC) $(CFLAGS) -fPIC -I$(CUDA_HOME)/include -shared $< -o $@ $(BACKEND_LIBS) -lnccl -lcudart
 
 # EXERCISES=1: every started exercise that replaces a book function is compiled under the
-# book function's name and linked before the library; the book's version is weak.
+# book function's name and linked before the library; the book's version is weak. One more
+# object, ex-linked.o, tells the programs' banners what was linked (appendix A,
+# exercises_linked); it is rewritten only when that list changes.
 ifeq ($(EXERCISES),1)
-EX_STARTED := $(shell tests/grade.sh replacing)
 EX_OBJS := $(foreach e,$(EX_STARTED),$(OBJ)/ex-$(subst /,-,$(firstword $(subst :, ,$(e)))).o)
-ifeq ($(MAKELEVEL),0)
-$(info build: EXERCISES=1: $(if $(EX_STARTED),linking $(EX_STARTED),no started exercise replaces a book function))
+ifneq ($(EX_STARTED),)
+EX_OBJS += $(OBJ)/ex-linked.o
+EX_LINE := $(shell printf '%s\n' $(EX_STARTED) | sed 's/:/ in place of /' | paste -sd, | sed 's/,/, /g')
+EX_SRC  := \#include "util.h"\nconst char *exercises_linked(void) { return "$(EX_LINE)"; }
+$(shell printf '$(EX_SRC)\n' | cmp -s - $(OBJ)/ex-linked.c || printf '$(EX_SRC)\n' > $(OBJ)/ex-linked.c)
 endif
+ifeq ($(MAKELEVEL),0)
+$(info build: EXERCISES=1: $(if $(EX_STARTED),linking $(EX_LINE),no started exercise replaces a book function))
+endif
+$(OBJ)/ex-linked.o: $(OBJ)/ex-linked.c $(BUILD)/config
+	$(CC) $(CFLAGS) -c $< -o $@
 define ex_rule
 $(OBJ)/ex-$(subst /,-,$(1)).o: exercises/$(1).c exercises/MANIFEST $(BUILD)/config
 	$$(CC) $$(CFLAGS) -Iexercises/$(dir $(1)) -D$(notdir $(1))=$(2) -c $$< -o $$@
@@ -378,9 +398,30 @@ fuzz:
 bench: $(PROGRAMS)
 	@bench/bench.sh
 
-# Points per exercise, results.json; exit status 0 only at full marks. CHAPTER=N for one.
-grade: $(LIB) deps-check
-	@$(GRADE_ENV) tests/grade.sh grade $(CHAPTER)
+# Points per exercise, results.json and one score line; exit status 0 only at full marks.
+# CHAPTER=N for one chapter. A failing recipe would make make add its own "*** [grade]
+# Error 1" below the score, so when grade is the only goal the grading runs while make
+# reads this file: the build (a make of its own) and tests/grade.sh write to make's own
+# stdout (appending, through /proc), and a score short of full marks turns on question
+# mode (-q), in which make exits with status 1 and prints nothing more.
+ifeq ($(MAKECMDGOALS),grade)
+GRADE_STATUS := $(shell { MAKELEVEL=1 $(MAKE) --no-print-directory grade-build && \
+  $(GRADE_ENV) tests/grade.sh grade $(CHAPTER); } >>/proc/$$PPID/fd/1 2>>/proc/$$PPID/fd/2; echo $$?)
+ifneq ($(GRADE_STATUS),0)
+MAKEFLAGS += -q
+endif
+endif
+grade:
+	@:
+
+# What grading needs built: the library, and nothing that needs noweb or TeX.
+grade-build: $(LIB)
+	@:
+
+# One submission, for the autograder (instructors/autograder/run_autograder): the score is
+# in results.json, so a partial one is not a failure of this step.
+grade-submission: $(LIB)
+	@$(GRADE_ENV) tests/grade.sh grade || true
 
 # Record the hashes of the pristine skeletons (instructors, after changing a skeleton).
 manifest:
@@ -390,25 +431,49 @@ manifest:
 	@mv exercises/MANIFEST.new exercises/MANIFEST
 	@echo "manifest: exercises/MANIFEST updated"
 
-# A tarball for students: everything tracked but solutions/.
-# The handout is HEAD, never the working tree: an uncommitted solution cannot leak into it.
-# Its book is built from that tree too (the student's edition, without the answers).
-handout:
+# The handout and the autograder are made from HEAD, never the working tree: an uncommitted
+# solution cannot leak into them. $(call archive_head,WHAT,DIR,PATHS): HEAD into DIR without
+# PATHS, with a warning when the tree has changes that are not committed.
+define archive_head
 	@git diff --quiet HEAD -- 2>/dev/null && [ -z "$$(git ls-files --others --exclude-standard)" ] || \
-	  echo "handout: warning: the tree has changes that are not committed; the handout holds HEAD ($$(git rev-parse --short HEAD)) without them" >&2
-	@rm -rf $(BUILD)/handout && mkdir -p $(BUILD)/handout
-	@git archive --prefix=dps-handout/ HEAD | tar -x -C $(BUILD)/handout
-	@rm -rf $(BUILD)/handout/dps-handout/solutions
+	  echo "$(1): warning: the tree has changes that are not committed; the $(1) holds HEAD ($$(git rev-parse --short HEAD)) without them" >&2
+	@rm -rf $(2) && mkdir -p $(2)
+	@git archive HEAD | tar -x -C $(2)
+	@rm -rf $(addprefix $(2)/,$(3))
+endef
+# What students must not see: the solutions, the hidden tests, the instructor's guide.
+NOT_FOR_STUDENTS := solutions tests/hidden instructors
+
+# A tarball for students: HEAD without NOT_FOR_STUDENTS, with the student's edition of the
+# book, built from that tree (without the answers).
+handout:
+	$(call archive_head,handout,$(BUILD)/handout/dps-handout,$(NOT_FOR_STUDENTS))
 	@$(MAKE) --no-print-directory -C $(BUILD)/handout/dps-handout book >$(BUILD)/handout/book.log 2>&1 || \
 	  { tail -20 $(BUILD)/handout/book.log; echo "handout: the book of HEAD does not build" >&2; exit 1; }
 	@rm -rf $(BUILD)/handout/dps-handout/build
 	@tar -czf $(BUILD)/dps-handout.tar.gz -C $(BUILD)/handout dps-handout
-	@echo "handout: $(BUILD)/dps-handout.tar.gz: HEAD $$(git rev-parse --short HEAD) without solutions/, with book/book.pdf ($$(tar -tzf $(BUILD)/dps-handout.tar.gz | wc -l) entries)"
+	@echo "handout: $(BUILD)/dps-handout.tar.gz: HEAD $$(git rev-parse --short HEAD) without $(NOT_FOR_STUDENTS), with book/book.pdf ($$(tar -tzf $(BUILD)/dps-handout.tar.gz | wc -l) entries)"
+
+# A Gradescope autograder: HEAD without solutions/ (the hidden tests are in), with
+# setup.sh and run_autograder at the root of the zip (instructors/autograder).
+autograder:
+	@command -v zip >/dev/null || { echo "autograder: zip missing: make deps" >&2; exit 1; }
+	$(call archive_head,autograder,$(BUILD)/autograder,solutions)
+	@cp $(BUILD)/autograder/instructors/autograder/setup.sh $(BUILD)/autograder/instructors/autograder/run_autograder $(BUILD)/autograder/
+	@rm -f $(BUILD)/dps-autograder.zip && cd $(BUILD)/autograder && zip -qr ../dps-autograder.zip .
+	@echo "autograder: $(BUILD)/dps-autograder.zip: HEAD $$(git rev-parse --short HEAD) without solutions/, $$(find $(BUILD)/autograder/tests/hidden -name '*.c' | wc -l) hidden test files; upload it to Gradescope"
+
+# Run that zip the way Gradescope does, in a temporary /autograder, against the solutions
+# (full marks), the untouched skeletons (zero) and the deliberately wrong solutions of
+# solutions/wrong/ (partial marks, exactly the tests they name failing).
+autograder-check: autograder
+	@instructors/autograder/check.sh $(BUILD)/dps-autograder.zip
 
 # ---------------------------------------------------------------- dependencies
 DEB_PACKAGES := build-essential noweb libcriterion-dev doxygen texlive-latex-base \
                 texlive-latex-recommended texlive-pictures lmodern latexmk poppler-utils \
-                libopenblas-dev libopenmpi-dev openmpi-bin valgrind clang clang-format-14
+                libopenblas-dev libopenmpi-dev openmpi-bin valgrind clang clang-format-14 \
+                zip unzip python3
 
 deps:
 	@if [ "$$(id -u)" = 0 ]; then sudo=; elif command -v sudo >/dev/null; then sudo=sudo; \
@@ -467,4 +532,4 @@ clean:
 	rm -rf $(BUILD) $(PROGRAMS) book/book.pdf book/book-instructor.pdf results.json
 
 help:
-	@sed -n '2,24p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,27p' Makefile | sed 's/^# \{0,1\}//'

@@ -1,25 +1,42 @@
 #!/usr/bin/env bash
-# The exercise harness. Called by make, which passes CC, CFLAGS, LDLIBS and LIB.
+# The exercise harness. Called by make (which passes CC, CFLAGS, LDLIBS and LIB) and by the
+# Gradescope autograder (instructors/autograder/run_autograder).
 #
-#   tests/grade.sh test  [CHAPTER]  run the tests of every started exercise in exercises/;
-#                                   list the untouched ones as not started; fail if a
-#                                   started one fails (make test)
-#   tests/grade.sh grade [CHAPTER]  score table, results.json (Gradescope); exit 0 only at
-#                                   full marks (make grade)
-#   tests/grade.sh prove [CHAPTER]  every solution scores full marks and every pristine
-#                                   skeleton scores zero (make test, when solutions/ exists)
+#   tests/grade.sh test  [CHAPTER]  run the public tests of every started exercise in
+#                                   exercises/; list the untouched ones as not started; fail
+#                                   if a started one fails (make test)
+#   tests/grade.sh grade [CHAPTER]  score table and results.json (Gradescope's format): the
+#                                   public tests and, where tests/hidden/ exists, the hidden
+#                                   ones; exit 0 only at full marks (make grade, autograder)
+#   tests/grade.sh prove [CHAPTER]  every solution passes every public and hidden test and
+#                                   every pristine skeleton fails each one (make test, when
+#                                   solutions/ exists)
 #   tests/grade.sh replacing        "chN/name:book_function" for each started exercise that
 #                                   replaces a book function (make chapterN EXERCISES=1)
+#   tests/grade.sh place DIR        copy each exercise's file found in DIR (a submission, in
+#                                   any layout) over exercises/; say which were taken
 #
 # exercises/MANIFEST lists each exercise: chapter, name, stars, points, the book function
 # it replaces (or -), the SHA-256 of its pristine skeleton, and its title. An exercise
 # whose file still has that hash is "not started".
+#
+# An exercise's tests are tests/chN/ex_NAME.c (public, in the students' handout) and
+# tests/hidden/chN/ex_NAME.c (hidden: in the instructor's tree and the autograder only).
+# Every test runs in a process of its own under `timeout`: Criterion's own --timeout does
+# not stop a test that spins (TOOLCHAIN.md), and a student's deadlock must cost that test,
+# not the run. The exercise's points are shared equally by its public and hidden tests.
+#
+# Environment: GRADE_TIMEOUT (seconds per test, 60), GRADE_RESULTS (where results.json
+# goes, ./results.json), GRADE_HIDDEN_VISIBILITY (Gradescope's visibility of the hidden
+# tests' results, after_published), GRADE_NOTE (a file whose text heads results.json's
+# output: the autograder's list of the files it took).
 set -uo pipefail
 
-mode=${1:?usage: tests/grade.sh test|grade|prove|replacing [CHAPTER]}
-only=${2:-}
-only=${only#ch}
+mode=${1:?usage: tests/grade.sh test|grade|prove|replacing|place [CHAPTER|DIR]}
+arg=${2:-}
+only=${arg#ch}
 : "${CC:=gcc}" "${CFLAGS:=}" "${LDLIBS:=}" "${LIB:=build/libdps.a}"
+: "${GRADE_TIMEOUT:=60}" "${GRADE_RESULTS:=results.json}" "${GRADE_HIDDEN_VISIBILITY:=after_published}"
 manifest=exercises/MANIFEST
 work=build/ex
 mkdir -p "$work" 2>/dev/null
@@ -30,37 +47,132 @@ hash_of() { sha256sum "$1" | cut -c1-64; }
 # Whether exercise $1/$2 has changed from the pristine skeleton whose hash is $3.
 started() { [ "$(hash_of "exercises/$1/$2.c")" != "$3" ]; }
 
-# Build the tests of exercise $1/$2 against source file $3 into $4; compiler output in $4.log.
+# The test files of exercise $1/$2: the public one, then the hidden one if this tree has it.
+test_files() {
+    echo "tests/$1/ex_$2.c"
+    [ -f "tests/hidden/$1/ex_$2.c" ] && echo "tests/hidden/$1/ex_$2.c"
+    return 0
+}
+
+# Build test file $1 of exercise $2 against source file $3 into $4; compiler output in $4.log.
 # A binary is rebuilt only when its key changes: the compiler and its flags, and the content
 # of every input (the tests, the exercise, the test headers, the book's headers and library).
 build() {
-    local ch=$1 name=$2 src=$3 bin=$4 key
-    key=$({ echo "$CC $CFLAGS $LDLIBS $src"; cat tests/"$ch"/ex_"$name".c "$src" tests/*.h \
-            tests/"$ch"/*.h exercises/"$ch"/*.h tangled/*/*.h "$LIB" 2>/dev/null; } | sha256sum | cut -c1-64)
+    local tfile=$1 ch=$2 src=$3 bin=$4 key
+    key=$({ echo "$CC $CFLAGS $LDLIBS $src"; cat "$tfile" "$src" tests/*.h tests/*/*.h \
+            exercises/"$ch"/*.h tangled/*/*.h "$LIB" 2>/dev/null; } | sha256sum | cut -c1-64)
     [ -x "$bin" ] && [ "$(cat "$bin.key" 2>/dev/null)" = "$key" ] && return 0
     rm -f "$bin.key"
-    $CC $CFLAGS -Itests -Iexercises/"$ch" tests/"$ch"/ex_"$name".c "$src" "$LIB" \
+    $CC $CFLAGS -Itests -Iexercises/"$ch" "$tfile" "$src" "$LIB" \
         -o "$bin" -lcriterion $LDLIBS >"$bin.log" 2>&1 && echo "$key" >"$bin.key"
 }
 
-# Run binary $1; sets passed, total, and failures (the failed tests' messages).
-run() {
-    local bin=$1 tap=$1.tap
-    "$bin" --tap="$tap" --timeout 120 -j1 >"$bin.out" 2>&1
-    passed=$(grep -c '^ok ' "$tap")
-    total=$(grep -cE '^(not )?ok ' "$tap")
-    failures=$(awk '/^not ok /{sub(/^not ok - /, ""); sub(/  \(.*$/, ""); print "FAILED " $0; next}
-                    /Assertion failed:|Test timed out|crashed|CRASH/{sub(/^ +/, ""); print "   " $0}' "$tap")
-    [ "$total" -gt 0 ] || { total=1; passed=0; failures="no test ran: $(tail -3 "$bin.out")"; }
+# The tests of test file $1, "suite::name" a line, in the order of the file.
+list_tests() {
+    sed -nE 's/^Test\(\s*([A-Za-z0-9_]+)\s*,\s*([A-Za-z0-9_]+).*/\1::\2/p' "$1"
 }
 
-# Points for $passed of $total tests of an exercise worth $1 points (one decimal).
-points() { awk -v p="$1" -v a="$passed" -v t="$total" 'BEGIN { printf "%.1f", p * a / t }'; }
+# Run test $2 ("suite::name") of binary $1 alone, under the time limit. Sets ok (1 or 0)
+# and why (for a failure: the assertion messages, the crash, or the time limit), and adds
+# the lines the test printed that begin with "info:" (a measurement to show) to INFO.
+run_one() {
+    local bin=$1 t=$2 tap="$1.one.tap" rc info
+    rm -f "$tap"
+    timeout -k 5 "$GRADE_TIMEOUT" "$bin" --filter "${t/::/\/}" --tap="$tap" -j1 \
+        >"$bin.one.out" 2>&1
+    rc=$?
+    ok=0 why=
+    info=$(grep '^info:' "$bin.one.out")
+    [ -z "$info" ] || INFO+="$info"$'\n'
+    if [ $rc = 124 ] || [ $rc = 137 ]; then
+        why="did not finish within the limit of $GRADE_TIMEOUT s (a deadlock, or an endless loop?)"
+        TIMEOUTS=$((TIMEOUTS + 1))
+    elif grep -qxF "ok - $t" <(sed 's/  (.*$//' "$tap" 2>/dev/null); then
+        ok=1
+    elif grep -q "^not ok - $t" "$tap" 2>/dev/null; then
+        why=$(awk -v t="not ok - $t" 'index($0, t) == 1 { on = 1; rest = substr($0, length(t) + 1)
+                  sub(/^ +/, "", rest); if (rest !~ /^\(/) print rest; next }
+              on && /^(not )?ok / { exit }
+              on && !/^ *(---|\.\.\.|assertions:.*|failures:.*|- .*: \|\+)$/ { sub(/^ +/, ""); print }' "$tap")
+        [ -n "$why" ] || why="failed without a message (exit status $rc)"
+    else
+        why="the test runner stopped (exit status $rc): $(tail -3 "$bin.one.out" | tr '\n' ' ')"
+    fi
+}
+
+# Run every test of test file $1 in binary $2 (or none, with $3 as each one's failure when
+# $2 is empty). Appends to the arrays R_TEST, R_OK, R_WHY, R_HIDDEN. Once two tests of an
+# exercise have run out of time, its others are not run: a submission that hangs costs
+# minutes, not an hour.
+run_all() {
+    local tfile=$1 bin=$2 fail=${3:-} hidden=0 t
+    [[ $tfile == tests/hidden/* ]] && hidden=1
+    while read -r t; do
+        if [ -z "$bin" ]; then ok=0 why=$fail
+        elif [ "$TIMEOUTS" -ge 2 ]; then ok=0 why="not run: two tests of this exercise ran out of time"
+        else run_one "$bin" "$t"; fi
+        R_TEST+=("$t") R_OK+=("$ok") R_WHY+=("$why") R_HIDDEN+=("$hidden")
+    done < <(list_tests "$tfile")
+}
+
+# Grade exercise $1/$2 from source file $3 ("" when not started) as binaries $4-*: fills the
+# R_* arrays with one entry per public and hidden test.
+grade_exercise() {
+    local ch=$1 name=$2 src=$3 stem=$4 tfile bin k=0
+    R_TEST=() R_OK=() R_WHY=() R_HIDDEN=() INFO= TIMEOUTS=0
+    while read -r tfile; do
+        bin=$stem$([ $k = 0 ] || echo -hidden)
+        k=$((k + 1))
+        if [ -z "$src" ]; then
+            run_all "$tfile" "" "not started: exercises/$ch/$name.c is the untouched skeleton"
+        elif ! build "$tfile" "$ch" "$src" "$bin"; then
+            run_all "$tfile" "" "does not compile:
+$(grep -E 'error|undefined' "$bin.log" | head -8)"
+        else
+            run_all "$tfile" "$bin"
+        fi
+    done < <(test_files "$ch" "$name")
+}
+
+# How many of the R_* entries passed (all tests, or only the public or hidden ones).
+count_ok() {
+    local i n=0 want=${1:-}
+    for i in "${!R_OK[@]}"; do
+        [ -n "$want" ] && [ "${R_HIDDEN[$i]}" != "$want" ] && continue
+        n=$((n + R_OK[i]))
+    done
+    echo $n
+}
+count_of() {
+    local i n=0 want=${1:-}
+    for i in "${!R_OK[@]}"; do
+        [ -n "$want" ] && [ "${R_HIDDEN[$i]}" != "$want" ] && continue
+        n=$((n + 1))
+    done
+    echo $n
+}
+
+# The failed R_* entries, "FAILED suite::test" and their messages indented below.
+failures() {
+    local i
+    for i in "${!R_OK[@]}"; do
+        [ "${R_OK[$i]}" = 1 ] && continue
+        echo "FAILED ${R_TEST[$i]}$([ "${R_HIDDEN[$i]}" = 1 ] && echo ' (hidden)')"
+        printf '%s\n' "${R_WHY[$i]}" | head -12 | sed 's/^/   /'
+    done
+}
+
+# $1 as the body of a JSON string: backslashes, quotes, tabs and newlines escaped, other
+# control characters dropped.
+json_text() {
+    printf '%s' "$1" | tr -d '\000-\010\013-\037' | sed 's/\\/\\\\/g; s/"/\\"/g; s/\t/\\t/g' \
+        | awk 'NR > 1 { printf "\\n" } { printf "%s", $0 }'
+}
 
 # The exercises to consider: "ch name stars points replaces hash title" lines.
 entries() { grep -v '^#' "$manifest" | awk -v c="$only" 'NF && (c == "" || $1 == "ch" c)'; }
 
-status=0
+status=0 INFO= TIMEOUTS=0
 case $mode in
 test)
     started=0 not_started=0
@@ -73,18 +185,20 @@ test)
         fi
         started=$((started + 1))
         bin=$work/student-$ch-$name
-        if ! build "$ch" "$name" "$file" "$bin"; then
+        if ! build "tests/$ch/ex_$name.c" "$ch" "$file" "$bin"; then
             printf 'exercise %-28s DOES NOT COMPILE\n' "$ch/$name"
             sed 's/^/   /' "$bin.log" | head -20
             status=1
             continue
         fi
-        run "$bin"
+        R_TEST=() R_OK=() R_WHY=() R_HIDDEN=() TIMEOUTS=0
+        run_all "tests/$ch/ex_$name.c" "$bin"
+        passed=$(count_ok) total=$(count_of)
         if [ "$passed" = "$total" ]; then
             printf 'exercise %-28s passed %d/%d tests\n' "$ch/$name" "$passed" "$total"
         else
             printf 'exercise %-28s FAILED %d of %d tests\n' "$ch/$name" $((total - passed)) "$total"
-            printf '%s\n' "$failures" | sed 's/^/   /'
+            failures | sed 's/^/   /'
             status=1
         fi
     done < <(entries)
@@ -92,58 +206,61 @@ test)
     ;;
 
 grade)
-    json_tests=() earned_total=0 max_total=0
-    printf '%-5s %-26s %-5s %8s  %s\n' "" "exercise" "stars" "points" "title"
+    start=$(date +%s) json=() number=0 earned_total=0 max_total=0 hidden_seen=0
+    printf '%-5s %-26s %-5s %9s  %s\n' "" "exercise" "stars" "points" "title"
     while read -r ch name stars points replaces hash title; do
-        file=exercises/$ch/$name.c
-        bin=$work/student-$ch-$name
-        stars_s=$(printf '%*s' "$stars" '' | tr ' ' '*')
-        output="" info=""
-        if ! started "$ch" "$name" "$hash"; then
-            passed=0 total=1 output="not started"
-        elif ! build "$ch" "$name" "$file" "$bin"; then
-            passed=0 total=1 output="does not compile: $(head -5 "$bin.log")"
-        else
-            run "$bin"
-            output=$failures
-            info=$(grep '^info:' "$bin.out" || true)
-        fi
-        got=$(points "$points")
+        number=$((number + 1))
+        src=exercises/$ch/$name.c
+        started "$ch" "$name" "$hash" || src=
+        grade_exercise "$ch" "$name" "$src" "$work/student-$ch-$name"
+        passed=$(count_ok) total=$(count_of)
+        [ "$(count_of 1)" -gt 0 ] && hidden_seen=1
+        got=$(awk -v p="$points" -v a="$passed" -v t="$total" 'BEGIN { printf "%.1f", p * a / t }')
         earned_total=$(awk -v a="$earned_total" -v b="$got" 'BEGIN { printf "%.1f", a + b }')
         max_total=$((max_total + points))
-        printf '%-5s %-26s %-5s %4s/%-3s  %s%s\n' "$ch" "$name" "$stars_s" "$got" "$points" "$title" \
-            "$([ "$output" = "not started" ] && echo ' (not started)')"
-        [ -n "$output" ] && [ "$output" != "not started" ] && printf '%s\n' "$output" | sed 's/^/        /'
-        [ -n "$info" ] && printf '%s\n' "$info" | sed 's/^/        /'
-        esc=$(printf '%s' "$output" | sed 's/\\/\\\\/g; s/"/\\"/g' | awk '{printf "%s\\n", $0}')
-        json_tests+=("{\"name\": \"$ch/$name: $title\", \"score\": $got, \"max_score\": $points, \"output\": \"$esc\"}")
+        printf '%-5s %-26s %-5s %5s/%-3s  %s%s\n' "$ch" "$name" "$(printf '%*s' "$stars" '' | tr ' ' '*')" \
+            "$got" "$points" "$title" "$([ -z "$src" ] && echo ' (not started)')"
+        [ -n "$src" ] && failures | sed 's/^/        /'
+        [ -n "$INFO" ] && printf '%s' "$INFO" | sed 's/^/        /'
+        for i in "${!R_TEST[@]}"; do
+            each=$(awk -v p="$points" -v t="$total" 'BEGIN { printf "%.4f", p / t }')
+            vis=visible kind=public
+            [ "${R_HIDDEN[$i]}" = 1 ] && vis=$GRADE_HIDDEN_VISIBILITY kind=hidden
+            if [ "${R_OK[$i]}" = 1 ]; then st=passed score=$each out="passed"
+            else st=failed score=0 out=${R_WHY[$i]}; fi
+            json+=("{\"name\": \"$ch/$name ($title): ${R_TEST[$i]#*::} ($kind)\", \"number\": \"$number.$((i + 1))\", \"score\": $score, \"max_score\": $each, \"status\": \"$st\", \"visibility\": \"$vis\", \"output\": \"$(json_text "$out")\"}")
+        done
     done < <(entries)
-    printf '%-5s %-26s %-5s %4s/%-3s\n' "" "total" "" "$earned_total" "$max_total"
+    printf '%-5s %-26s %-5s %5s/%-3s\n' "" "total" "" "$earned_total" "$max_total"
+    note=""
+    [ -n "${GRADE_NOTE:-}" ] && [ -f "$GRADE_NOTE" ] && note=$(cat "$GRADE_NOTE")
+    [ $hidden_seen = 1 ] || note="${note:+$note
+}These are the public tests only: the course's autograder also runs hidden ones."
     {
-        printf '{\n  "score": %s,\n  "max_score": %s,\n  "tests": [\n' "$earned_total" "$max_total"
-        for i in "${!json_tests[@]}"; do
-            printf '    %s%s\n' "${json_tests[$i]}" "$([ "$i" -lt $((${#json_tests[@]} - 1)) ] && echo ,)"
+        printf '{\n  "score": %s,\n  "execution_time": %d,\n' "$earned_total" $(($(date +%s) - start))
+        printf '  "output": "%s",\n  "stdout_visibility": "hidden",\n  "tests": [\n' "$(json_text "$note")"
+        for i in "${!json[@]}"; do
+            printf '    %s%s\n' "${json[$i]}" "$([ "$i" -lt $((${#json[@]} - 1)) ] && echo ,)"
         done
         printf '  ]\n}\n'
-    } > results.json
-    echo "grade: results.json written"
-    awk -v a="$earned_total" -v b="$max_total" 'BEGIN { exit !(a == b) }' || status=1
+    } > "$GRADE_RESULTS"
+    full=$(awk -v a="$earned_total" -v b="$max_total" 'BEGIN { print (a == b) }')
+    [ $hidden_seen = 1 ] || echo "grade: the public tests only (this tree has no tests/hidden/)"
+    echo "grade: $GRADE_RESULTS written"
+    echo "score: $earned_total of $max_total points$([ "$full" = 1 ] && echo ', full marks' || echo ', not full marks')"
+    [ "$full" = 1 ] || status=1
     ;;
 
 prove)
     [ -d solutions ] || { echo "prove: no solutions/ (a handout): skipped"; exit 0; }
-    checked=0
+    checked=0 n_public=0 n_hidden=0
     while read -r ch name stars points replaces hash title; do
         # Every solution passes every test.
-        bin=$work/solution-$ch-$name
-        if ! build "$ch" "$name" "solutions/$ch/$name.c" "$bin"; then
-            echo "prove: solutions/$ch/$name.c does not compile:"; sed 's/^/   /' "$bin.log" | head
-            status=1; continue
-        fi
-        run "$bin"
-        if [ "$passed" != "$total" ]; then
-            echo "prove: solutions/$ch/$name.c fails $((total - passed)) of $total tests:"
-            printf '%s\n' "$failures" | sed 's/^/   /'
+        grade_exercise "$ch" "$name" "solutions/$ch/$name.c" "$work/solution-$ch-$name"
+        n_public=$((n_public + $(count_of 0))) n_hidden=$((n_hidden + $(count_of 1)))
+        if [ "$(count_ok)" != "$(count_of)" ]; then
+            echo "prove: solutions/$ch/$name.c fails $(($(count_of) - $(count_ok))) of $(count_of) tests:"
+            failures | sed 's/^/   /'
             status=1
         fi
         # Every pristine skeleton fails every test: a test that passes on it cannot fail.
@@ -156,28 +273,48 @@ prove)
                 status=1; continue
             fi
         fi
-        bin=$work/skeleton-$ch-$name
-        if ! build "$ch" "$name" "$skel" "$bin"; then
-            echo "prove: the skeleton of $ch/$name does not compile:"; sed 's/^/   /' "$bin.log" | head
-            status=1; continue
-        fi
-        run "$bin"
-        if [ "$passed" != 0 ]; then
-            echo "prove: the untouched skeleton of $ch/$name passes $passed of $total tests:"
-            awk '/^ok /{sub(/^ok - /, ""); sub(/  \(.*$/, ""); print "   passes " $0}' "$bin.tap"
+        grade_exercise "$ch" "$name" "$skel" "$work/skeleton-$ch-$name"
+        if [ "$(count_ok)" != 0 ]; then
+            echo "prove: the untouched skeleton of $ch/$name passes $(count_ok) of $(count_of) tests:"
+            for i in "${!R_OK[@]}"; do
+                [ "${R_OK[$i]}" = 1 ] && echo "   passes ${R_TEST[$i]}"
+            done
             status=1
         fi
         checked=$((checked + 1))
     done < <(entries)
-    [ $status = 0 ] && echo "prove: $checked solutions score full marks and their $checked skeletons score zero"
+    [ $status = 0 ] && echo "prove: $checked solutions pass all $n_public public and $n_hidden hidden tests; their $checked skeletons fail every one"
     ;;
+
 replacing)
     while read -r ch name stars points replaces hash title; do
         [ "$replaces" != - ] && started "$ch" "$name" "$hash" && echo "$ch/$name:$replaces"
     done < <(entries)
     ;;
+
+place)
+    dir=${arg:?usage: tests/grade.sh place DIR}
+    [ -d "$dir" ] || { echo "place: $dir is not a directory" >&2; exit 2; }
+    taken=0
+    while read -r ch name stars points replaces hash title; do
+        # Prefer .../chN/NAME.c (a student's whole tree), then any NAME.c (loose files).
+        mapfile -t found < <(find "$dir" -type f -name "$name.c" -not -path '*/__MACOSX/*' \
+                             -not -path '*/solutions/*' | awk -v c="/$ch/" '{ print (index($0, c) ? 0 : 1) "\t" length($0) "\t" $0 }' \
+                             | sort -t$'\t' -k1,1n -k2,2n | cut -f3)
+        if [ ${#found[@]} = 0 ]; then
+            echo "not submitted: $name.c (exercise $ch/$name: graded as not started)"
+            continue
+        fi
+        cp "${found[0]}" "exercises/$ch/$name.c"
+        taken=$((taken + 1))
+        extra=$([ ${#found[@]} -gt 1 ] && echo " (of ${#found[@]} files of that name, the first of: ${found[*]#"$dir"/})")
+        echo "taken: ${found[0]#"$dir"/} as exercises/$ch/$name.c$extra"
+    done < <(entries)
+    echo "place: $taken exercise files taken from the submission"
+    ;;
+
 *)
-    echo "usage: tests/grade.sh test|grade|prove|replacing [CHAPTER]" >&2
+    echo "usage: tests/grade.sh test|grade|prove|replacing|place [CHAPTER|DIR]" >&2
     exit 2
     ;;
 esac

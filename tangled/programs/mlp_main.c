@@ -51,16 +51,17 @@ int main(int argc, char **argv)
         long steps = train_steps_per_epoch(train->n, o->batch_size, 1);
         printf("%s: one device trains an MLP\n", program_name());
         printf("  device   %s: %s\n", note, dev->description);
+        exercises_banner("  exercise ");
         printf("  model    %s, %s parameters (%.1f KiB), ReLU, softmax cross-entropy\n", shape,
                format_count(n1, (long long)m.n_params), m.n_params * 4.0 / 1024);
-#line 197 "chapters/A3-programs.nw"
+#line 198 "chapters/A3-programs.nw"
         printf("  data     %s: %s train, %s test, %dx%d, %d classes\n", train->source,
                format_count(n2, train->n), format_count(n3, test->n), train->rows, train->cols,
                train->classes);
-#line 201 "chapters/A3-programs.nw"
+#line 202 "chapters/A3-programs.nw"
         printf("  training %d epochs, batch %d, lr %g, %ld steps/epoch", o->epochs,
                o->batch_size, o->lr, steps);
-#line 204 "chapters/A3-programs.nw"
+#line 205 "chapters/A3-programs.nw"
         if (train->n % o->batch_size)
             printf(" (last %ld samples dropped)", train->n - steps * o->batch_size);
         printf("\n");
@@ -70,7 +71,7 @@ int main(int argc, char **argv)
     TrainResult res;
     if (train_run(&cfg, &m, &run.train, &run.test, NULL, &res, err))
         fatal("%s", err);
-#line 223 "chapters/A3-programs.nw"
+#line 224 "chapters/A3-programs.nw"
     train_report_end(stdout, &res, o->quiet);
 #line 127 "chapters/A3-programs.nw"
     model_free(&m);

@@ -285,7 +285,7 @@ static void run_one(Run *run, int (*body)(Rank *r, char *err))
     if (rank_main(0, 1, run, err))
         fatal("%s", err);
 }
-#line 1029 "chapters/03-ps.nw"
+#line 1031 "chapters/03-ps.nw"
 /** RUN_GO when run->strategy can run as asked; else EXIT_USAGE after one line. */
 static int check_strategy(const Run *run)
 {
@@ -330,16 +330,16 @@ static int check_strategy(const Run *run)
         snprintf(why, sizeof why, "--bucket_mb sets the buckets of --strategy %s only", names);
 #line 2919 "chapters/06-production.nw"
     }
-#line 1036 "chapters/03-ps.nw"
+#line 1038 "chapters/03-ps.nw"
     if (!why[0] && o->n_gpus < def->min_ranks)
         snprintf(why, sizeof why, "--n_gpus %d: %s needs %s (--n_gpus %d or more)", o->n_gpus,
                  def->title, def->why_min, def->min_ranks);
-#line 1040 "chapters/03-ps.nw"
+#line 1042 "chapters/03-ps.nw"
     if (why[0])
         fprintf(stderr, "%s: %s\n", program_name(), why);
     return why[0] ? EXIT_USAGE : RUN_GO;
 }
-#line 966 "chapters/03-ps.nw"
+#line 967 "chapters/03-ps.nw"
 static void run_banner(const Rank *r, const Model *m)
 {
     const Run *run = r->run;
@@ -356,12 +356,13 @@ static void run_banner(const Rank *r, const Model *m)
            def->servers ? ": rank 0 serves" : "");
     train_banner(stdout, &run->o, m, &run->train, &run->test, r->dev, r->note,
                  r->size - def->servers, def->trainer);
+    exercises_banner("  exercise ");
     if (def->traffic && r->size > 1) {
         def->traffic(line, sizeof line, r->size, m->n_params * sizeof(float));
         printf("  traffic  %s\n", line);
     }
 }
-#line 999 "chapters/03-ps.nw"
+#line 1001 "chapters/03-ps.nw"
 void train_banner(FILE *f, const Options *o, const Model *m, const Dataset *train,
                   const Dataset *test, const Device *dev, const char *note, int trainers,
                   const char *each)
@@ -374,11 +375,11 @@ void train_banner(FILE *f, const Options *o, const Model *m, const Dataset *trai
     fprintf(f, "  data     %s: %s train, %s test, %dx%d, %d classes\n", train->source,
             format_count(n2, train->n), format_count(n3, test->n), train->rows, train->cols,
             train->classes);
-#line 1012 "chapters/03-ps.nw"
+#line 1014 "chapters/03-ps.nw"
     fprintf(f, "  training %d epochs, batch %d per %s (global %d), lr %g, %ld steps/epoch\n",
             o->epochs, o->batch_size, each, o->batch_size * trainers, o->lr,
             train_steps_per_epoch(train->n, o->batch_size, trainers));
-#line 1016 "chapters/03-ps.nw"
+#line 1018 "chapters/03-ps.nw"
 }
 #line 938 "chapters/03-ps.nw"
 /** After training: compare the replicas, print the final figures (@p res: this rank's). */

@@ -35,6 +35,14 @@ double now_seconds(void);
  * and its length into *len. Returns 0, or -1 with "PATH: why" in @p err.
  */
 int read_file(const char *path, unsigned char **buf, size_t *len, char *err);
+/**
+ * The exercises linked in place of the book's functions, "ch1/gemm_blocked in place of
+ * gemm_plain", or NULL. The book's definition is weak and says none; the build of
+ * `make EXERCISES=1` links a stronger one that names the student's.
+ */
+const char *exercises_linked(void);
+/** Print @p prefix and exercises_linked() as a line of a banner on stdout, if there are any. */
+void exercises_banner(const char *prefix);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,15 @@
+# Settings shared by setup.sh and run_autograder (sourced by both). Edit them here.
+#
+# How the book is built for grading: no -march=native (Gradescope may grade on another CPU
+# than the one that built the image), no CUDA or MPI (the image has neither), and a
+# student's warning is shown but does not fail the build.
+MAKE_FLAGS=(NATIVE=0 NO_CUDA=1 NO_MPI=1 WERROR=)
+# Seconds one test may run before it counts as failed (each test runs alone; the slowest
+# reference solution's test takes about 1 s). After two such failures in one exercise, its
+# other tests are not run.
+export GRADE_TIMEOUT=20
+# When students see the results of the hidden tests: hidden, after_due_date,
+# after_published or visible (Gradescope's names). Their points count at once.
+export GRADE_HIDDEN_VISIBILITY=after_published
+# The Debian/Ubuntu packages grading needs.
+PACKAGES="build-essential libcriterion-dev libopenblas-dev"

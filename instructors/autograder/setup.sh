@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Gradescope runs this once, as root, when it builds the autograder's image: it installs
+# what grading needs and builds the book's library, so that each submission only compiles
+# its own exercise files. The zip's files are in /autograder/source.
+set -euo pipefail
+cd "$(dirname "$0")"
+. instructors/autograder/env.sh
+missing=$(for p in $PACKAGES; do dpkg -s "$p" >/dev/null 2>&1 || echo "$p"; done)
+if [ -n "$missing" ]; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq $missing
+fi
+make --no-print-directory "${MAKE_FLAGS[@]}" grade-build
+echo "setup: the library is built; packages: $PACKAGES"
