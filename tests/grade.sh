@@ -35,6 +35,7 @@ set -uo pipefail
 mode=${1:?usage: tests/grade.sh test|grade|prove|replacing|place [CHAPTER|DIR]}
 arg=${2:-}
 only=${arg#ch}
+[ "$mode" = place ] && only=
 : "${CC:=gcc}" "${CFLAGS:=}" "${LDLIBS:=}" "${LIB:=build/libdps.a}"
 : "${GRADE_TIMEOUT:=60}" "${GRADE_RESULTS:=results.json}" "${GRADE_HIDDEN_VISIBILITY:=after_published}"
 manifest=exercises/MANIFEST
@@ -298,17 +299,18 @@ place)
     taken=0
     while read -r ch name stars points replaces hash title; do
         # Prefer .../chN/NAME.c (a student's whole tree), then any NAME.c (loose files).
-        mapfile -t found < <(find "$dir" -type f -name "$name.c" -not -path '*/__MACOSX/*' \
-                             -not -path '*/solutions/*' | awk -v c="/$ch/" '{ print (index($0, c) ? 0 : 1) "\t" length($0) "\t" $0 }' \
+        mapfile -t found < <(cd "$dir" && find . -type f -name "$name.c" -not -path '*/__MACOSX/*' \
+                             -not -path '*/solutions/*' | sed 's|^\./||' \
+                             | awk -v c="$ch/" '{ print (index("/" $0, "/" c) ? 0 : 1) "\t" length($0) "\t" $0 }' \
                              | sort -t$'\t' -k1,1n -k2,2n | cut -f3)
         if [ ${#found[@]} = 0 ]; then
             echo "not submitted: $name.c (exercise $ch/$name: graded as not started)"
             continue
         fi
-        cp "${found[0]}" "exercises/$ch/$name.c"
+        cp "$dir/${found[0]}" "exercises/$ch/$name.c"
         taken=$((taken + 1))
-        extra=$([ ${#found[@]} -gt 1 ] && echo " (of ${#found[@]} files of that name, the first of: ${found[*]#"$dir"/})")
-        echo "taken: ${found[0]#"$dir"/} as exercises/$ch/$name.c$extra"
+        extra=$([ ${#found[@]} -gt 1 ] && echo " (of ${#found[@]} files of that name: ${found[*]})")
+        echo "taken: ${found[0]} as exercises/$ch/$name.c$extra"
     done < <(entries)
     echo "place: $taken exercise files taken from the submission"
     ;;

@@ -15,7 +15,7 @@ zip=${1:?usage: instructors/autograder/check.sh build/dps-autograder.zip}
 zip=$(realpath "$zip")
 repo=$(pwd)
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap '[ -n "${KEEP:-}" ] && echo "autograder-check: kept $tmp" >&2 || rm -rf "$tmp"' EXIT
 fail() { echo "autograder-check: $*" >&2; exit 1; }
 
 # The image: /autograder/source, /autograder/run_autograder, after setup.sh.
