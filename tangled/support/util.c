@@ -2,9 +2,10 @@
  * @file util.c
  * @brief Error reporting, allocation and the clock.
  */
-#line 144 "chapters/A1-support.nw"
+#line 147 "chapters/A1-support.nw"
 #include "util.h"
 
+#line 133 "chapters/A1-support.nw"
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,7 +14,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#line 181 "chapters/A1-support.nw"
+#line 178 "chapters/A1-support.nw"
 static const char *progname = "dps";
 
 void set_program_name(const char *argv0)
@@ -25,12 +26,12 @@ void set_program_name(const char *argv0)
 
 const char *program_name(void)
 {
-#line 190 "chapters/A1-support.nw"
+#line 187 "chapters/A1-support.nw"
     return progname;
-#line 190 "chapters/A1-support.nw"
+#line 187 "chapters/A1-support.nw"
 }
 
-#line 209 "chapters/A1-support.nw"
+#line 206 "chapters/A1-support.nw"
 void fatal(const char *fmt, ...)
 {
     va_list ap;
@@ -43,7 +44,7 @@ void fatal(const char *fmt, ...)
     exit(EXIT_RUNTIME);
 }
 
-#line 230 "chapters/A1-support.nw"
+#line 227 "chapters/A1-support.nw"
 int error_set(char *err, const char *fmt, ...)
 {
     va_list ap;
@@ -53,7 +54,7 @@ int error_set(char *err, const char *fmt, ...)
     return -1;
 }
 
-#line 255 "chapters/A1-support.nw"
+#line 252 "chapters/A1-support.nw"
 void *xcalloc(size_t count, size_t size)
 {
     void *p = calloc(count ? count : 1, size ? size : 1);
@@ -62,7 +63,7 @@ void *xcalloc(size_t count, size_t size)
     return p;
 }
 
-#line 280 "chapters/A1-support.nw"
+#line 277 "chapters/A1-support.nw"
 double now_seconds(void)
 {
     struct timespec ts;
@@ -70,7 +71,7 @@ double now_seconds(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-#line 317 "chapters/A1-support.nw"
+#line 314 "chapters/A1-support.nw"
 int read_file(const char *path, unsigned char **buf, size_t *len, char *err)
 {
     FILE *f = fopen(path, "rb");
@@ -90,17 +91,17 @@ int read_file(const char *path, unsigned char **buf, size_t *len, char *err)
         free(*buf);
         return error_set(err, "%s: read error after %zu of %zu bytes: %s", path, got, *len,
                          strerror(e));
-#line 337 "chapters/A1-support.nw"
+#line 334 "chapters/A1-support.nw"
     }
     return 0;
 }
 
-#line 405 "chapters/A1-support.nw"
+#line 364 "chapters/A1-support.nw"
 __attribute__((weak)) const char *exercises_linked(void)
 {
-#line 405 "chapters/A1-support.nw"
+#line 364 "chapters/A1-support.nw"
     return NULL;
-#line 405 "chapters/A1-support.nw"
+#line 364 "chapters/A1-support.nw"
 }
 
 void exercises_banner(const char *prefix)

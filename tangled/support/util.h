@@ -41,7 +41,7 @@ int read_file(const char *path, unsigned char **buf, size_t *len, char *err);
  * `make EXERCISES=1` links a stronger one that names the student's.
  */
 const char *exercises_linked(void);
-/** Print @p prefix and exercises_linked() as a line of a banner on stdout, if there are any. */
+/** Print @p prefix and exercises_linked() as a banner line on stdout, if any are linked. */
 void exercises_banner(const char *prefix);
 
 #ifdef __cplusplus
