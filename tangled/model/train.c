@@ -24,7 +24,7 @@ long train_steps_per_epoch(long n_train, int batch_size, int world)
     return n_train / ((long)batch_size * world);
 }
 
-#line 3234 "chapters/01-mlp.nw"
+#line 3241 "chapters/01-mlp.nw"
 void evaluate(Model *m, const Dataset *d, long lo, long hi, double *right)
 {
     const Device *dev = m->dev;
@@ -177,7 +177,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
         }
         double train_seconds = now_seconds() - epoch_start;
         progress_end(&bar);
-#line 3188 "chapters/01-mlp.nw"
+#line 3195 "chapters/01-mlp.nw"
         if (rc == 0) {
             float st[2];
             dev->download(st, m->stats, sizeof st);

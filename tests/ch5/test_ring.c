@@ -1,6 +1,6 @@
 /* Ring training: N ranks with batch b equal one device with batch N b, step by step; every
- * rank holds bit-identical weights after every step; a dying rank ends the run; the
- * programs ./ring and ./collectives. */
+ * rank holds bit-identical weights after every step; the test accuracy is exact for any N; a
+ * dying rank ends the run; the programs ./ring and ./collectives. */
 #include <math.h>
 
 #include "../ch2/ranks.h"
@@ -22,6 +22,7 @@ typedef struct Setup {
     long die_at;    /* > 0: rank 1 aborts at this message */
     float *out;     /* shared: rank 0's final weights */
     long *steps;    /* shared: steps at which rank 0 compared the replicas */
+    double *test_acc; /* shared, if set: rank 0's test accuracy after the last epoch */
 } Setup;
 
 static Setup setup;
@@ -109,6 +110,8 @@ static int ring_rank(int rank, int size, void *arg, char *err)
         return -1;
     if (rank == 0)
         dev->download(setup.out, m.params, m.n_params * sizeof(float));
+    if (rank == 0 && setup.test_acc)
+        *setup.test_acc = res.last.test_acc;
     ring_strategy_free(&st);
     model_free(&m);
     return 0;
@@ -159,6 +162,41 @@ Test(ring, many_steps_equal_one_device_and_replicas_stay_identical)
 {
     for (int N = 1; N <= 4; N++)
         compare(N, 600, 10, 2);
+}
+
+/* Each rank classifies its slice of the test set and the ranks sum the counts, so the accuracy
+ * reported is that of the final weights on the whole set, exactly, even when N does not divide
+ * its size: no sample is left out and none is counted twice (PyTorch's DistributedSampler pads
+ * the shards with repeated samples instead). Checked against one device that classifies the
+ * whole set with rank 0's final weights. */
+Test(ring, test_accuracy_is_exact_when_n_does_not_divide_the_test_set)
+{
+    for (int N = 2; N <= 4; N++) {
+        load(600);
+        setup.test.n = 997; /* prime: no N > 1 divides it */
+        setup.batch = 10;
+        setup.epochs = 1;
+        setup.die_at = 0;
+        size_t n = (size_t)setup.train.features * 24 + 24 + 24 * 10 + 10;
+        setup.out = shared_zeroed(n * sizeof(float));
+        setup.test_acc = shared_zeroed(sizeof(double));
+        char err[ERR_LEN];
+        cr_assert(run_ranks(N, 0, 30, ring_rank, NULL, 120, err) == 0, "N = %d: %s", N, err);
+        Model m;
+        cr_assert(model_init(&m, test_device(), setup.train.features, setup.hidden, 1,
+                             setup.train.classes, 64, 7, err) == 0, "%s", err);
+        cr_assert(m.n_params == n);
+        m.dev->upload(m.params, setup.out, n * sizeof(float));
+        double right = 0;
+        evaluate(&m, &setup.test, 0, setup.test.n, &right);
+        double reported = *setup.test_acc * setup.test.n;
+        cr_assert(fabs(reported - right) < 1e-6, "N = %d, 997 test samples: the ranks reported "
+                  "%.6f right, one device counts %.0f with the same weights", N, reported, right);
+        model_free(&m);
+        setup.test_acc = NULL;
+        data_free(&setup.train);
+        data_free(&setup.test);
+    }
 }
 
 /* As for the parameter server: peers and launcher would wait 600 s, the test 30. */
