@@ -3,7 +3,7 @@
 #   make                 every stage program
 #   make chapterN        the stage program of chapter N (chapter1: ./mlp, chapter2: ./pingpong,
 #                        chapter3: ./ps, chapter4: ./collectives, chapter5: ./ring,
-#                        chapter6: ./train)
+#                        chapter6: ./train, chapter7: ./train with --strategy zero1)
 #   make tangle          chapters/*.nw -> tangled/ and kernels/ (needs noweb)
 #   make test            drift and layer checks + Criterion tests (DEVICE=cpu|cuda; CHAPTER=N: one)
 #   make soak            the whole suite RUNS=20 times beside LOAD=2 busy processes
@@ -148,7 +148,7 @@ LIB_SRCS   := $(filter-out $(PROG_SRCS) $(BACKEND_SRCS),$(wildcard $(addsuffix /
 LIB_OBJS   := $(patsubst tangled/%.c,$(OBJ)/%.o,$(LIB_SRCS))
 LIB        := $(BUILD)/libdps.a
 
-.PHONY: all chapter0 chapter1 chapter2 chapter3 chapter4 chapter5 chapter6 tangle check-tangle check-layers test test-run deps deps-check \
+.PHONY: all chapter0 chapter1 chapter2 chapter3 chapter4 chapter5 chapter6 chapter7 tangle check-tangle check-layers test test-run deps deps-check \
         book docs clean help grade grade-build grade-submission manifest handout autograder autograder-check \
         bench faults memcheck fuzz soak
 .DEFAULT_GOAL := all
@@ -162,6 +162,7 @@ chapter3: ps
 chapter4: collectives
 chapter5: ring collectives
 chapter6: train collectives allreduce_bench
+chapter7: train collectives
 
 $(OBJ)/%.o: tangled/%.c $(BUILD)/config
 	@mkdir -p $(@D)

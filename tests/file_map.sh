@@ -25,7 +25,7 @@ awk -v layers=tests/layers.txt '
         for (i in parts) if (parts[i] != "") visit(parts[i])
     }
     END {
-        order = "0 1 2 3 4 5 6 A1 A2 A3"; split(order, ord, " ")
+        n_ord = split("0 1 2 3 4 5 6 7 A1 A2 A3", ord, " ")
         label["A1"] = "A"; label["A2"] = "B"; label["A3"] = "C"
         while ((getline l < layers) > 0) {
             if (l ~ /^[ \t]*(#|$)/) continue
@@ -47,7 +47,7 @@ awk -v layers=tests/layers.txt '
                 delete seen; delete from
                 visit("[[" files[j] "]]")
                 out = ""
-                for (k = 1; k <= 10; k++)
+                for (k = 1; k <= n_ord; k++)
                     if (ord[k] in from) out = out (out == "" ? "" : ", ") (ord[k] in label ? label[ord[k]] : ord[k])
                 shown = files[j]; if (extra[i] != "") { if (files[j] !~ /\//) shown = extra[i] "/" files[j] }
                 print "| " (j == 1 ? lay[i] : "") " | `" (shown ~ /^kernels\// ? shown : "tangled/" shown) "` | " out " |"

@@ -20,8 +20,11 @@ void gemm_blocked(bool ta, bool tb, int m, int n, int k, float alpha, const floa
  * (into m->params) where it occurs. The parameters end as they began. */
 double gradient_check(Model *m, int B, float eps, size_t *worst);
 
-/* 1.3: heavy-ball momentum on n device floats: v = mu v + g, then p -= lr v. */
-void sgd_momentum(const Device *dev, size_t n, float lr, float mu, const float *grads,
+/* 1.3: Nesterov momentum as PyTorch's SGD(momentum=mu, nesterov=True) defines it, on n device
+ * floats (no dampening, no weight decay): v = mu v + g, then p -= lr (g + mu v) with the new v.
+ * The velocity buffer carries v from one call to the next (a new run starts it at zero). Use
+ * dev->scale and dev->axpy only, so that it runs on any device. */
+void sgd_nesterov(const Device *dev, size_t n, float lr, float mu, const float *grads,
                   float *velocity, float *params);
 
 /* 1.4: relu_backward() then bias_backward() in one pass: dy[i][j] = 0 where y[i][j] is not

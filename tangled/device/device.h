@@ -17,6 +17,8 @@ extern "C" {
 
 /** Which implementation a Device is. */
 typedef enum DeviceKind { DEVICE_CPU, DEVICE_CUDA } DeviceKind;
+/** The settings of one AdamW step (chapter 7, mlp_kernels.h). */
+typedef struct AdamStep AdamStep;
 
 /** A device: memory and the kernels of the MLP. All pointers are device pointers. */
 typedef struct Device {
@@ -66,6 +68,8 @@ typedef struct Device {
     void *(*ipc_open)(const void *handle, char *err);
     /** Unmap memory from ipc_open(). */
     void (*ipc_close)(void *p);
+    /** AdamW on n elements (chapter 7): see adamw_element(). */
+    void (*adamw)(size_t n, const AdamStep *a, const float *g, float *m, float *u, float *p);
 } Device;
 
 /** The CPU device (always available). */

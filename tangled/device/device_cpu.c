@@ -2,7 +2,7 @@
  * @file device_cpu.c
  * @brief The CPU device: the readable reference of every kernel.
  */
-#line 1685 "chapters/01-mlp.nw"
+#line 1689 "chapters/01-mlp.nw"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +15,7 @@
 #include "mlp_kernels.h"
 #include "util.h"
 
-#line 1719 "chapters/01-mlp.nw"
+#line 1724 "chapters/01-mlp.nw"
 static void *alloc(size_t bytes)
 {
     size_t rounded = (bytes + 63) / 64 * 64;
@@ -28,36 +28,36 @@ static void *alloc(size_t bytes)
 
 static void release(void *p)
 {
-#line 1729 "chapters/01-mlp.nw"
+#line 1734 "chapters/01-mlp.nw"
     free(p);
-#line 1729 "chapters/01-mlp.nw"
+#line 1734 "chapters/01-mlp.nw"
 }
 static void upload(void *dst, const void *src, size_t bytes)
 {
-#line 1730 "chapters/01-mlp.nw"
+#line 1735 "chapters/01-mlp.nw"
     memcpy(dst, src, bytes);
-#line 1730 "chapters/01-mlp.nw"
+#line 1735 "chapters/01-mlp.nw"
 }
 static void download(void *dst, const void *src, size_t bytes)
 {
-#line 1731 "chapters/01-mlp.nw"
+#line 1736 "chapters/01-mlp.nw"
     memcpy(dst, src, bytes);
 }
 static void copy(void *dst, const void *src, size_t bytes)
 {
-#line 1733 "chapters/01-mlp.nw"
+#line 1738 "chapters/01-mlp.nw"
     memmove(dst, src, bytes);
-#line 1733 "chapters/01-mlp.nw"
+#line 1738 "chapters/01-mlp.nw"
 }
 static void zero(void *p, size_t bytes)
 {
-#line 1734 "chapters/01-mlp.nw"
+#line 1739 "chapters/01-mlp.nw"
     memset(p, 0, bytes);
-#line 1734 "chapters/01-mlp.nw"
+#line 1739 "chapters/01-mlp.nw"
 }
 static void sync(void)
 {
-#line 1735 "chapters/01-mlp.nw"
+#line 1740 "chapters/01-mlp.nw"
 }
 #line 1863 "chapters/02-shm.nw"
 static void peer_copy(void *dst, const void *src, size_t bytes)
@@ -65,7 +65,7 @@ static void peer_copy(void *dst, const void *src, size_t bytes)
 #line 1863 "chapters/02-shm.nw"
     memcpy(dst, src, bytes);
 }
-#line 1760 "chapters/01-mlp.nw"
+#line 1765 "chapters/01-mlp.nw"
 /** op(A)[i][p] of the stored A, inside gemm_plain(). */
 #define A_AT(i, p) (ta ? A[(size_t)(p)*m + (i)] : A[(size_t)(i)*k + (p)])
 
@@ -78,15 +78,15 @@ void gemm_plain(bool ta, bool tb, int m, int n, int k, float alpha, const float 
         for (int j = 0; j < n; j++)
             c[j] = beta == 0.0f ? 0.0f : beta * c[j];
         if (!tb) {
-#line 1786 "chapters/01-mlp.nw"
+#line 1791 "chapters/01-mlp.nw"
             for (int p = 0; p < k; p++) {
                 const float a = alpha * A_AT(i, p), *b = B + (size_t)p * n;
                 for (int j = 0; j < n; j++)
                     c[j] += a * b[j];
             }
-#line 1773 "chapters/01-mlp.nw"
+#line 1778 "chapters/01-mlp.nw"
         } else {
-#line 1806 "chapters/01-mlp.nw"
+#line 1811 "chapters/01-mlp.nw"
             for (int j = 0; j < n; j++) {
                 const float *b = B + (size_t)j * k;
                 float s = 0;
@@ -94,24 +94,24 @@ void gemm_plain(bool ta, bool tb, int m, int n, int k, float alpha, const float 
                     s += A_AT(i, p) * b[p];
                 c[j] += alpha * s;
             }
-#line 1775 "chapters/01-mlp.nw"
+#line 1780 "chapters/01-mlp.nw"
         }
     }
 #undef AT
 }
-#line 1825 "chapters/01-mlp.nw"
+#line 1830 "chapters/01-mlp.nw"
 static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
                  const float *B, float beta, float *C)
 {
 #ifdef HAVE_BLAS
     cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
                 m, n, k, alpha, A, ta ? m : k, B, tb ? k : n, beta, C, n);
-#line 1832 "chapters/01-mlp.nw"
+#line 1837 "chapters/01-mlp.nw"
 #else
     gemm_plain(ta, tb, m, n, k, alpha, A, B, beta, C);
 #endif
 }
-#line 1885 "chapters/01-mlp.nw"
+#line 1890 "chapters/01-mlp.nw"
 static void bias_act_forward(float *y, const float *bias, int rows, int cols, bool relu)
 {
     for (int i = 0; i < rows; i++) {
@@ -120,13 +120,13 @@ static void bias_act_forward(float *y, const float *bias, int rows, int cols, bo
             row[j] = bias_act(row[j], bias[j], relu);
     }
 }
-#line 1900 "chapters/01-mlp.nw"
+#line 1905 "chapters/01-mlp.nw"
 static void relu_backward(float *dy, const float *y, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         dy[i] = relu_grad(dy[i], y[i]);
 }
-#line 1912 "chapters/01-mlp.nw"
+#line 1917 "chapters/01-mlp.nw"
 static void bias_backward(float *dbias, const float *dy, int rows, int cols)
 {
     for (int j = 0; j < cols; j++)
@@ -135,7 +135,7 @@ static void bias_backward(float *dbias, const float *dy, int rows, int cols)
         for (int j = 0; j < cols; j++)
             dbias[j] += dy[(size_t)i * cols + j];
 }
-#line 1451 "chapters/01-mlp.nw"
+#line 1455 "chapters/01-mlp.nw"
 static void softmax_xent(const float *logits, const int *labels, int rows, int cols,
                          float *dlogits, float *stats)
 {
@@ -150,7 +150,7 @@ static void softmax_xent(const float *logits, const int *labels, int rows, int c
     stats[0] += (float)loss;
     stats[1] += (float)right;
 }
-#line 1930 "chapters/01-mlp.nw"
+#line 1935 "chapters/01-mlp.nw"
 static void axpy(size_t n, float a, const float *x, float *y)
 {
     for (size_t i = 0; i < n; i++)
@@ -162,7 +162,13 @@ static void scale(size_t n, float a, float *x)
     for (size_t i = 0; i < n; i++)
         x[i] *= a;
 }
-#line 1950 "chapters/01-mlp.nw"
+#line 353 "chapters/07-zero.nw"
+static void adamw(size_t n, const AdamStep *a, const float *g, float *m, float *u, float *p)
+{
+    for (size_t i = 0; i < n; i++)
+        adamw_element(a, g[i], &m[i], &u[i], &p[i]);
+}
+#line 1955 "chapters/01-mlp.nw"
 static Device cpu = {
     .kind = DEVICE_CPU,
     .name = "cpu",
@@ -182,9 +188,10 @@ static Device cpu = {
     .scale = scale,
     .count = 1,
     .peer_copy = peer_copy,
+    .adamw = adamw,
 };
 
-#line 1972 "chapters/01-mlp.nw"
+#line 1978 "chapters/01-mlp.nw"
 void device_cpu_threads(int threads)
 {
 #ifdef HAVE_BLAS
@@ -194,7 +201,7 @@ void device_cpu_threads(int threads)
 #endif
 }
 
-#line 1986 "chapters/01-mlp.nw"
+#line 1992 "chapters/01-mlp.nw"
 const Device *device_cpu(void)
 {
 #ifdef HAVE_BLAS

@@ -53,6 +53,27 @@ static inline HOSTDEV float relu_grad(float dy, float y)
 {
     return y > 0.0f ? dy : 0.0f;
 }
+/** The settings of one AdamW step, with its bias corrections (chapter 7). */
+typedef struct AdamStep {
+    float lr;            /**< the learning rate, eta */
+    float beta1;         /**< the first moment's decay */
+    float beta2;         /**< the second moment's decay */
+    float eps;           /**< the denominator's guard */
+    float decay;         /**< the decoupled weight decay, lambda */
+    float correct1;      /**< 1 - beta1^t */
+    float sqrt_correct2; /**< sqrt(1 - beta2^t) */
+} AdamStep;
+
+/** AdamW on one element: decay p, update the moments m and u from g, step p. */
+static inline HOSTDEV void adamw_element(const AdamStep *a, float g, float *m, float *u,
+                                         float *p)
+{
+    *p *= 1.0f - a->lr * a->decay;
+    *m = a->beta1 * *m + (1.0f - a->beta1) * g;
+    *u = a->beta2 * *u + (1.0f - a->beta2) * g * g;
+    float denom = sqrtf(*u) / a->sqrt_correct2 + a->eps;
+    *p -= a->lr / a->correct1 * *m / denom;
+}
 /** A column-major sgemm, BLAS's or cuBLAS's: C = alpha op(a) op(b) + beta C. */
 typedef struct {
     bool transa;    /**< transpose the first operand */

@@ -2,7 +2,7 @@
  * @file train.c
  * @brief The training loop.
  */
-#line 2912 "chapters/01-mlp.nw"
+#line 2925 "chapters/01-mlp.nw"
 #include "train.h"
 
 #include <errno.h>
@@ -16,7 +16,7 @@
 #include "rng.h"
 #include "util.h"
 
-#line 2940 "chapters/01-mlp.nw"
+#line 2953 "chapters/01-mlp.nw"
 enum { STREAM_SHUFFLE = 1000 };
 
 long train_steps_per_epoch(long n_train, int batch_size, int world)
@@ -24,7 +24,7 @@ long train_steps_per_epoch(long n_train, int batch_size, int world)
     return n_train / ((long)batch_size * world);
 }
 
-#line 3241 "chapters/01-mlp.nw"
+#line 3258 "chapters/01-mlp.nw"
 void evaluate(Model *m, const Dataset *d, long lo, long hi, double *right)
 {
     const Device *dev = m->dev;
@@ -74,7 +74,7 @@ static int train_checkpoint(const TrainConfig *cfg, const Model *m, int world, l
     return rc;
 }
 
-#line 2958 "chapters/01-mlp.nw"
+#line 2971 "chapters/01-mlp.nw"
 void train_report_end(FILE *f, const TrainResult *res, bool quiet)
 {
     if (quiet)
@@ -84,30 +84,35 @@ void train_report_end(FILE *f, const TrainResult *res, bool quiet)
         report_breakdown(f, &res->timers);
 }
 
-#line 2976 "chapters/01-mlp.nw"
+#line 2989 "chapters/01-mlp.nw"
 int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Dataset *test,
               Strategy *s, TrainResult *res, char *err)
 {
     const Device *dev = m->dev;
     const int b = cfg->batch_size, rank = s ? s->rank : 0, world = s ? s->world : 1;
     const long global = (long)b * world, steps = train_steps_per_epoch(train->n, b, world);
-#line 3011 "chapters/01-mlp.nw"
+#line 3026 "chapters/01-mlp.nw"
     if (steps < 1)
         return error_set(err,
                          "a global batch of %ld samples is larger than the training set "
                          "(%ld samples)",
                          global, train->n);
-#line 3014 "chapters/01-mlp.nw"
+#line 3029 "chapters/01-mlp.nw"
     if (b > m->max_batch)
         return error_set(err, "batch %d exceeds the model's buffers (%d)", b, m->max_batch);
-#line 3027 "chapters/01-mlp.nw"
+#line 3042 "chapters/01-mlp.nw"
     memset(res, 0, sizeof *res);
     res->steps = steps;
     res->dropped = train->n - steps * global;
     int32_t *perm = xcalloc((size_t)train->n, sizeof *perm);
     float *xb = xcalloc((size_t)b * (size_t)train->features, sizeof *xb);
     int32_t *yb = xcalloc((size_t)b, sizeof *yb);
-#line 2985 "chapters/01-mlp.nw"
+#line 477 "chapters/07-zero.nw"
+    Optimizer opt;
+    size_t opt_lo = s && s->shards_state ? s->state_lo : 0;
+    optimizer_init(&opt, &cfg->optimizer, cfg->lr, dev, opt_lo,
+                   s && s->shards_state ? s->state_hi - opt_lo : m->n_params);
+#line 2999 "chapters/01-mlp.nw"
     int rc = 0, first = 1;
 #line 894 "chapters/A2-failure.nw"
     if (cfg->resume) {
@@ -118,15 +123,15 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
             fprintf(cfg->out, "resume: %s holds epoch %d; training epochs %d to %d\n",
                     cfg->checkpoint, cfg->resume->epoch, first, cfg->epochs);
     }
-#line 2987 "chapters/01-mlp.nw"
+#line 3001 "chapters/01-mlp.nw"
     for (int epoch = first; epoch <= cfg->epochs && rc == 0; epoch++) {
-#line 3050 "chapters/01-mlp.nw"
+#line 3065 "chapters/01-mlp.nw"
         for (long i = 0; i < train->n; i++)
             perm[i] = (int32_t)i;
         Rng r;
         train_shuffle_rng(&r, cfg, epoch, first);
         rng_shuffle(&r, perm, train->n);
-#line 3076 "chapters/01-mlp.nw"
+#line 3091 "chapters/01-mlp.nw"
         Progress bar;
         progress_begin(&bar, cfg->out ? cfg->out : stdout, cfg->quiet || !cfg->out || rank != 0,
                        epoch, cfg->epochs, steps);
@@ -135,20 +140,20 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
         for (long step = 0; step < steps && rc == 0; step++) {
             if (cfg->phase)
                 cfg->phase("epoch %d, step %ld of %ld", epoch, step + 1, steps);
-#line 3106 "chapters/01-mlp.nw"
+#line 3121 "chapters/01-mlp.nw"
             const int32_t *mine = perm + step * global + (long)rank * b;
             for (int i = 0; i < b; i++) {
                 memcpy(xb + (size_t)i * train->features,
                        train->x + (size_t)mine[i] * train->features,
                        (size_t)train->features * sizeof(float));
-#line 3110 "chapters/01-mlp.nw"
+#line 3125 "chapters/01-mlp.nw"
                 yb[i] = train->y[mine[i]];
             }
             model_set_batch(m, xb, yb, b);
             dev->sync();
             timers_add(&res->timers, "data", (t1 = now_seconds()) - t);
             t = t1;
-#line 3134 "chapters/01-mlp.nw"
+#line 3149 "chapters/01-mlp.nw"
             model_forward(m, b);
             model_loss(m, b, true);
             for (int l = m->n_layers - 1; l >= 0 && rc == 0; l--) {
@@ -159,25 +164,25 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
             dev->sync();
             timers_add(&res->timers, "compute", (t1 = now_seconds()) - t);
             t = t1;
-#line 3157 "chapters/01-mlp.nw"
+#line 3174 "chapters/01-mlp.nw"
             if (rc == 0 && s && s->sync_gradients && s->sync_gradients(s, m, &res->timers, err))
                 rc = -1;
             t = now_seconds();
             if (s && s->update) {
-                if (rc == 0 && s->update(s, m, cfg->lr, &res->timers, err))
+                if (rc == 0 && s->update(s, m, &opt, &res->timers, err))
                     rc = -1;
             } else {
-                model_sgd_step(m, cfg->lr);
+                optimizer_step(&opt, m->params, m->grads);
                 dev->sync();
                 timers_add(&res->timers, "update", now_seconds() - t);
             }
-#line 3087 "chapters/01-mlp.nw"
+#line 3102 "chapters/01-mlp.nw"
             t = now_seconds();
             progress_update(&bar, step + 1, global);
         }
         double train_seconds = now_seconds() - epoch_start;
         progress_end(&bar);
-#line 3195 "chapters/01-mlp.nw"
+#line 3212 "chapters/01-mlp.nw"
         if (rc == 0) {
             float st[2];
             dev->download(st, m->stats, sizeof st);
@@ -211,8 +216,9 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
                 rc = -1;
             timers_add(&res->timers, "checkpoint", now_seconds() - t_ck);
         }
-#line 2992 "chapters/01-mlp.nw"
+#line 3006 "chapters/01-mlp.nw"
     }
+    optimizer_free(&opt);
     free(perm);
     free(xb);
     free(yb);

@@ -11,6 +11,7 @@
 
 #include "data.h"
 #include "model.h"
+#include "optimizer.h"
 #include "report.h"
 
 /** The figures train_run() sums over the ranks after each epoch with sum_stats(): the
@@ -27,21 +28,25 @@ struct Strategy {
     int (*sync_gradients)(Strategy *s, Model *m, Timers *t, char *err);
     /** Replace v[0..n) by its sum over all ranks. */
     int (*sum_stats)(Strategy *s, double *v, int n, char *err);
-    /** Update the weights from the synced gradients, or NULL for the local SGD step. */
-    int (*update)(Strategy *s, Model *m, float lr, Timers *t, char *err);
+    /** Update the weights from the synced gradients with @p opt, or NULL: opt's local step. */
+    int (*update)(Strategy *s, Model *m, Optimizer *opt, Timers *t, char *err);
     /**
      * Optional (chapter 6): called during backward as soon as layer @p layer's gradients
      * are final (layers come last to first), or NULL.
      */
     int (*grads_ready)(Strategy *s, Model *m, int layer, char *err);
-    void *state; /**< the strategy's own data */
+    bool shards_state; /**< chapter 7: the rank keeps optimizer state for a range only */
+    size_t state_lo;   /**< that range's first parameter */
+    size_t state_hi;   /**< one past its last */
+    void *state;       /**< the strategy's own data */
 };
 
 /** What a training run is asked to do. */
 typedef struct TrainConfig {
     int batch_size;                  /**< b: samples per step on each rank */
     int epochs;                      /**< passes over the training set */
-    float lr;                        /**< SGD learning rate */
+    float lr;                        /**< the learning rate */
+    OptimizerConfig optimizer;       /**< the update; zero: plain SGD (chapter 7) */
     uint64_t seed;                   /**< seeds the shuffles */
     bool quiet;                      /**< print nothing per epoch */
     FILE *out;                       /**< where rank 0 prints (stdout), or NULL for nothing */

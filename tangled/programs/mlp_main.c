@@ -59,9 +59,8 @@ int main(int argc, char **argv)
                format_count(n2, train->n), format_count(n3, test->n), train->rows, train->cols,
                train->classes);
 #line 202 "chapters/A3-programs.nw"
-        printf("  training %d epochs, batch %d, lr %g, %ld steps/epoch", o->epochs,
-               o->batch_size, o->lr, steps);
-#line 205 "chapters/A3-programs.nw"
+        printf("  training %d epochs, batch %d, %s, lr %g, %ld steps/epoch", o->epochs,
+               o->batch_size, o->optimizer, options_lr(o), steps);
         if (train->n % o->batch_size)
             printf(" (last %ld samples dropped)", train->n - steps * o->batch_size);
         printf("\n");
@@ -71,7 +70,7 @@ int main(int argc, char **argv)
     TrainResult res;
     if (train_run(&cfg, &m, &run.train, &run.test, NULL, &res, err))
         fatal("%s", err);
-#line 224 "chapters/A3-programs.nw"
+#line 223 "chapters/A3-programs.nw"
     train_report_end(stdout, &res, o->quiet);
 #line 127 "chapters/A3-programs.nw"
     model_free(&m);

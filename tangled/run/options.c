@@ -2,7 +2,7 @@
  * @file options.c
  * @brief A table-driven parser for the book's command line.
  */
-#line 899 "chapters/A1-support.nw"
+#line 906 "chapters/A1-support.nw"
 #include "options.h"
 
 #include <errno.h>
@@ -12,13 +12,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#line 925 "chapters/A1-support.nw"
+#line 932 "chapters/A1-support.nw"
 void options_defaults(Options *o)
 {
     memset(o, 0, sizeof *o);
     o->batch_size = 64;
     o->epochs = 5;
     o->lr = 0.05f;
+    o->optimizer = "sgd";
+    o->momentum = 0.9f;
+    o->weight_decay = 0.01f;
     o->hidden[0] = 128;
     o->n_hidden = 1;
     o->seed = 1;
@@ -26,7 +29,7 @@ void options_defaults(Options *o)
     o->data = "synthetic";
     o->train_size = 0;
     o->log = NULL;
-#line 956 "chapters/A1-support.nw"
+#line 966 "chapters/A1-support.nw"
     o->n_gpus = 2;
     o->timeout = 60;
     o->min_bytes = 8;
@@ -39,12 +42,12 @@ void options_defaults(Options *o)
     o->transport = "shm";
     o->strategy = "ring";
     o->bucket_mb = 25;
-#line 939 "chapters/A1-support.nw"
+#line 949 "chapters/A1-support.nw"
 }
-#line 998 "chapters/A1-support.nw"
+#line 1008 "chapters/A1-support.nw"
 /** The kinds of value an option takes. */
 typedef enum {
-#line 999 "chapters/A1-support.nw"
+#line 1009 "chapters/A1-support.nw"
     ARG_INT,
     ARG_LONG,
     ARG_U64,
@@ -56,7 +59,7 @@ typedef enum {
     ARG_BYTES
 } ArgKind;
 
-#line 1002 "chapters/A1-support.nw"
+#line 1012 "chapters/A1-support.nw"
 /** One row of the option table. */
 typedef struct OptionSpec {
     const char *name;    /**< without the leading -- */
@@ -71,11 +74,11 @@ typedef struct OptionSpec {
     char short_name;     /**< a one-letter alias (-b), or 0 */
 } OptionSpec;
 
-#line 1027 "chapters/A1-support.nw"
+#line 1037 "chapters/A1-support.nw"
 /** The offset of a field of Options, as the table's .offset. */
 #define AT(field) .offset = offsetof(Options, field)
 static const OptionSpec specs[] = {
-#line 1062 "chapters/A1-support.nw"
+#line 1073 "chapters/A1-support.nw"
     {.name = "batch_size",
      .bit = OPT_BATCH_SIZE,
      .kind = ARG_INT,
@@ -99,7 +102,7 @@ static const OptionSpec specs[] = {
      .min = 1e-9,
      .max = 1e3,
      .metavar = "F",
-     .help = "SGD learning rate (default 0.05)"},
+     .help = "learning rate (default 0.05; with adamw 0.001)"},
     {.name = "hidden",
      .bit = OPT_HIDDEN,
      .kind = ARG_WIDTHS,
@@ -146,6 +149,29 @@ static const OptionSpec specs[] = {
      .kind = ARG_FLAG,
      AT(quiet),
      .help = "print only the final line"},
+    {.name = "optimizer",
+     .bit = OPT_OPTIMIZER,
+     .kind = ARG_CHOICE,
+     AT(optimizer),
+     .choices = "sgd|momentum|adamw",
+     .metavar = "O",
+     .help = "sgd|momentum|adamw: the update and its state (default sgd)"},
+    {.name = "momentum",
+     .bit = OPT_MOMENTUM,
+     .kind = ARG_FLOAT,
+     AT(momentum),
+     .min = 0,
+     .max = 0.999999,
+     .metavar = "F",
+     .help = "mu of --optimizer momentum (default 0.9)"},
+    {.name = "weight_decay",
+     .bit = OPT_WEIGHT_DECAY,
+     .kind = ARG_FLOAT,
+     AT(weight_decay),
+     .min = 0,
+     .max = 1,
+     .metavar = "F",
+     .help = "lambda of --optimizer adamw (default 0.01)"},
     {.name = "n_gpus",
      .bit = OPT_N_GPUS,
      .kind = ARG_INT,
@@ -260,10 +286,10 @@ static const OptionSpec specs[] = {
      AT(resume),
      .help = "go on from the --checkpoint FILE, after the last epoch it holds"},
 };
-#line 1032 "chapters/A1-support.nw"
+#line 1042 "chapters/A1-support.nw"
 /** Rows in the option table. */
 #define N_SPECS (sizeof specs / sizeof specs[0])
-#line 1178 "chapters/A1-support.nw"
+#line 1189 "chapters/A1-support.nw"
 /** Choices handed in by options_set_choices(), by the option's bit number. */
 static const char *choices_given[32];
 
@@ -278,13 +304,21 @@ static const char *choices_of(const OptionSpec *s)
     const char *c = s->choices ? s->choices : choices_given[__builtin_ctz(s->bit)];
     return c ? c : "";
 }
-#line 1219 "chapters/A1-support.nw"
+
+#line 1223 "chapters/A1-support.nw"
+float options_lr(const Options *o)
+{
+    if (!(o->given & OPT_LR) && strcmp(o->optimizer, "adamw") == 0)
+        return 1e-3f;
+    return o->lr;
+}
+#line 1246 "chapters/A1-support.nw"
 static int parse_number(const OptionSpec *s, const char *v, double *out, char *err)
 {
     char *end = NULL;
     errno = 0;
     double x;
-#line 1264 "chapters/A1-support.nw"
+#line 1291 "chapters/A1-support.nw"
     if (s->kind == ARG_FLOAT) {
         x = strtod(v, &end);
     } else {
@@ -294,7 +328,7 @@ static int parse_number(const OptionSpec *s, const char *v, double *out, char *e
         long long n = strtoll(v, &end, 10);
         x = (double)n;
     }
-#line 1225 "chapters/A1-support.nw"
+#line 1252 "chapters/A1-support.nw"
     if (end == v || *end != '\0' || *v == '\0' || (*v == ' ' || *v == '\t'))
         return error_set(err, "--%s: expected %s, got '%s'", s->name,
                          s->kind == ARG_FLOAT ? "a number" : "an integer", v);
@@ -310,85 +344,85 @@ static int parse_number(const OptionSpec *s, const char *v, double *out, char *e
     *out = x;
     return 0;
 }
-#line 1303 "chapters/A1-support.nw"
+#line 1330 "chapters/A1-support.nw"
 static int parse_bytes(const OptionSpec *s, const char *v, size_t *out, char *err)
 {
     char *end = NULL;
     errno = 0;
     if (*v < '0' || *v > '9')
         return error_set(err, "--%s: expected a size like 8, 4K or 256M, got '%s'", s->name, v);
-#line 1310 "chapters/A1-support.nw"
+#line 1337 "chapters/A1-support.nw"
     unsigned long long n = strtoull(v, &end, 10), unit = 1;
     switch (*end) {
     case 'K':
-#line 1312 "chapters/A1-support.nw"
+#line 1339 "chapters/A1-support.nw"
     case 'k':
-#line 1312 "chapters/A1-support.nw"
+#line 1339 "chapters/A1-support.nw"
         unit = 1ull << 10;
-#line 1312 "chapters/A1-support.nw"
+#line 1339 "chapters/A1-support.nw"
         end++;
-#line 1312 "chapters/A1-support.nw"
+#line 1339 "chapters/A1-support.nw"
         break;
     case 'M':
-#line 1313 "chapters/A1-support.nw"
+#line 1340 "chapters/A1-support.nw"
     case 'm':
-#line 1313 "chapters/A1-support.nw"
+#line 1340 "chapters/A1-support.nw"
         unit = 1ull << 20;
-#line 1313 "chapters/A1-support.nw"
+#line 1340 "chapters/A1-support.nw"
         end++;
-#line 1313 "chapters/A1-support.nw"
+#line 1340 "chapters/A1-support.nw"
         break;
     case 'G':
-#line 1314 "chapters/A1-support.nw"
+#line 1341 "chapters/A1-support.nw"
     case 'g':
-#line 1314 "chapters/A1-support.nw"
+#line 1341 "chapters/A1-support.nw"
         unit = 1ull << 30;
-#line 1314 "chapters/A1-support.nw"
+#line 1341 "chapters/A1-support.nw"
         end++;
-#line 1314 "chapters/A1-support.nw"
+#line 1341 "chapters/A1-support.nw"
         break;
     }
     if (*end != '\0')
         return error_set(err, "--%s: expected a size like 8, 4K or 256M, got '%s'", s->name, v);
-#line 1319 "chapters/A1-support.nw"
+#line 1346 "chapters/A1-support.nw"
     if (errno == ERANGE || n > (unsigned long long)s->max / unit)
         return error_set(err, "--%s: '%s' is larger than %.0f bytes", s->name, v, s->max);
     *out = (size_t)(n * unit);
     return 0;
 }
 
-#line 1337 "chapters/A1-support.nw"
+#line 1364 "chapters/A1-support.nw"
 static int parse_u64(const OptionSpec *s, const char *v, uint64_t *out, char *err)
 {
     char *end = NULL;
     errno = 0;
     if (*v < '0' || *v > '9')
         return error_set(err, "--%s: expected a non-negative integer, got '%s'", s->name, v);
-#line 1344 "chapters/A1-support.nw"
+#line 1371 "chapters/A1-support.nw"
     unsigned long long n = strtoull(v, &end, 10);
     if (*end != '\0')
         return error_set(err, "--%s: expected a non-negative integer, got '%s'", s->name, v);
-#line 1348 "chapters/A1-support.nw"
+#line 1375 "chapters/A1-support.nw"
     if (errno == ERANGE)
         return error_set(err, "--%s: '%s' is out of range (at most 2^64-1)", s->name, v);
     *out = (uint64_t)n;
     return 0;
 }
 
-#line 1366 "chapters/A1-support.nw"
+#line 1393 "chapters/A1-support.nw"
 static int parse_widths(const OptionSpec *s, const char *v, Options *o, char *err)
 {
     int n = 0;
     const char *p = v;
     if (*v == '\0')
         return error_set(err, "--%s: expected widths like 128 or 256,128, got ''", s->name);
-#line 1373 "chapters/A1-support.nw"
+#line 1400 "chapters/A1-support.nw"
     if (strcmp(v, "0") == 0) { /* no hidden layer: softmax regression */
         o->n_hidden = 0;
         return 0;
     }
     while (*p) {
-#line 1400 "chapters/A1-support.nw"
+#line 1427 "chapters/A1-support.nw"
         char item[32];
         size_t len = strcspn(p, ",");
         if (len == 0 || len >= sizeof item)
@@ -409,42 +443,42 @@ static int parse_widths(const OptionSpec *s, const char *v, Options *o, char *er
         if (*p == ',' && *++p == '\0')
             return error_set(err, "--%s: expected widths like 128 or 256,128, got '%s'",
                              s->name, v);
-#line 1379 "chapters/A1-support.nw"
+#line 1406 "chapters/A1-support.nw"
     }
     o->n_hidden = n;
     return 0;
 }
-#line 1433 "chapters/A1-support.nw"
+#line 1460 "chapters/A1-support.nw"
 static int store(const OptionSpec *s, const char *v, Options *o, char *err)
 {
     char *field = (char *)o + s->offset;
     double x = 0;
     switch (s->kind) {
-#line 1461 "chapters/A1-support.nw"
+#line 1488 "chapters/A1-support.nw"
     case ARG_INT:
         if (parse_number(s, v, &x, err))
             return -1;
-#line 1463 "chapters/A1-support.nw"
+#line 1490 "chapters/A1-support.nw"
         *(int *)field = (int)x;
         return 0;
     case ARG_LONG:
         if (parse_number(s, v, &x, err))
             return -1;
-#line 1467 "chapters/A1-support.nw"
+#line 1494 "chapters/A1-support.nw"
         *(long *)field = (long)x;
         return 0;
     case ARG_FLOAT:
         if (parse_number(s, v, &x, err))
             return -1;
-#line 1471 "chapters/A1-support.nw"
+#line 1498 "chapters/A1-support.nw"
         *(float *)field = (float)x;
         return 0;
     case ARG_U64: return parse_u64(s, v, (uint64_t *)field, err);
-#line 1475 "chapters/A1-support.nw"
+#line 1502 "chapters/A1-support.nw"
     case ARG_WIDTHS: return parse_widths(s, v, o, err);
-#line 1477 "chapters/A1-support.nw"
+#line 1504 "chapters/A1-support.nw"
     case ARG_BYTES: return parse_bytes(s, v, (size_t *)field, err);
-#line 1496 "chapters/A1-support.nw"
+#line 1523 "chapters/A1-support.nw"
     case ARG_CHOICE: {
         size_t len = strlen(v);
         const char *c = choices_of(s);
@@ -457,7 +491,7 @@ static int store(const OptionSpec *s, const char *v, Options *o, char *err)
             c += n + (c[n] == '|');
         }
         return error_set(err, "--%s: expected one of %s, got '%s'", s->name, choices_of(s), v);
-#line 1509 "chapters/A1-support.nw"
+#line 1536 "chapters/A1-support.nw"
     }
     case ARG_STRING:
         if (*v == '\0')
@@ -466,11 +500,11 @@ static int store(const OptionSpec *s, const char *v, Options *o, char *err)
         *(const char **)field = v;
         return 0;
     case ARG_FLAG: *(bool *)field = true; return 0;
-#line 1440 "chapters/A1-support.nw"
+#line 1467 "chapters/A1-support.nw"
     }
     return error_set(err, "--%s: internal error: unknown kind", s->name);
 }
-#line 1546 "chapters/A1-support.nw"
+#line 1573 "chapters/A1-support.nw"
 static const OptionSpec *find(const char *name, size_t len, unsigned accepted)
 {
     for (size_t i = 0; i < N_SPECS; i++)
@@ -481,7 +515,7 @@ static const OptionSpec *find(const char *name, size_t len, unsigned accepted)
     return NULL;
 }
 
-#line 1565 "chapters/A1-support.nw"
+#line 1592 "chapters/A1-support.nw"
 static int unknown(const char *arg, size_t len, unsigned accepted, char *err)
 {
     char fixed[64];
@@ -492,12 +526,12 @@ static int unknown(const char *arg, size_t len, unsigned accepted, char *err)
         if (s)
             return error_set(err, "unknown option '--%.*s': did you mean --%s?", (int)len, arg,
                              s->name);
-#line 1576 "chapters/A1-support.nw"
+#line 1603 "chapters/A1-support.nw"
     }
     return error_set(err, "unknown option '--%.*s' (try --help)", (int)len, arg);
 }
 
-#line 1595 "chapters/A1-support.nw"
+#line 1622 "chapters/A1-support.nw"
 int options_parse(Options *o, int argc, char **argv, unsigned accepted, char *err)
 {
     for (int i = 1; i < argc; i++) {
@@ -506,7 +540,7 @@ int options_parse(Options *o, int argc, char **argv, unsigned accepted, char *er
             o->help = true;
             continue;
         }
-#line 1626 "chapters/A1-support.nw"
+#line 1653 "chapters/A1-support.nw"
         bool one_letter = a[0] == '-' && a[1] && a[1] != '-' && a[2] == '\0';
         if (!one_letter && (strncmp(a, "--", 2) != 0 || a[2] == '\0'))
             return error_set(err,
@@ -518,7 +552,7 @@ int options_parse(Options *o, int argc, char **argv, unsigned accepted, char *er
             return error_set(err, "unknown option '%s' (try --help)", a);
         if (!s)
             return unknown(name, len, accepted, err);
-#line 1651 "chapters/A1-support.nw"
+#line 1678 "chapters/A1-support.nw"
         const char *value = NULL;
         if (s->kind == ARG_FLAG) {
             if (eq)
@@ -530,14 +564,14 @@ int options_parse(Options *o, int argc, char **argv, unsigned accepted, char *er
         } else {
             return error_set(err, "--%s needs a value (%s)", s->name, s->metavar);
         }
-#line 1605 "chapters/A1-support.nw"
+#line 1632 "chapters/A1-support.nw"
         if (store(s, value, o, err))
             return -1;
         o->given |= s->bit;
     }
     return 0;
 }
-#line 1685 "chapters/A1-support.nw"
+#line 1712 "chapters/A1-support.nw"
 void options_usage(FILE *f, const char *summary, unsigned accepted, const char *examples)
 {
     fprintf(f, "usage: %s [options]\n%s\n\noptions:\n", program_name(), summary);
@@ -549,7 +583,7 @@ void options_usage(FILE *f, const char *summary, unsigned accepted, const char *
         snprintf(left, sizeof left, "%s%c%s--%s%s%s", s->short_name ? "-" : "",
                  s->short_name ? s->short_name : ' ', s->short_name ? ", " : "   ", s->name,
                  s->metavar ? " " : "", s->metavar ? s->metavar : "");
-#line 1697 "chapters/A1-support.nw"
+#line 1724 "chapters/A1-support.nw"
         fprintf(f, "  %-24s %s\n", left, s->help);
     }
     fprintf(f, "  %-24s %s\n", "--help", "this text");

@@ -27,20 +27,24 @@ enum OptionBit {
     OPT_QUIET = 1u << 9,
     OPT_N_GPUS = 1u << 10,
     OPT_TIMEOUT = 1u << 11,
-    OPT_BENCH = 1u << 12,      /**< -b -e -f -n -w -c, the sizes and counts of nccl-tests */
-    OPT_OP = 1u << 13,         /**< --op: the collective of ./collectives */
-    OPT_TRANSPORT = 1u << 14,  /**< --transport: shm or mpi */
-    OPT_STRATEGY = 1u << 15,   /**< --strategy: how ./train syncs gradients (chapter 6) */
-    OPT_BUCKET = 1u << 16,     /**< --bucket_mb: the DDP-style bucket cap (chapter 6) */
-    OPT_CSV = 1u << 17,        /**< --csv: where a benchmark writes its table (chapter 6) */
-    OPT_CHECKPOINT = 1u << 18, /**< --checkpoint: a file written after every epoch (app. B) */
-    OPT_RESUME = 1u << 19,     /**< --resume: go on from the --checkpoint file (app. B) */
+    OPT_BENCH = 1u << 12,        /**< -b -e -f -n -w -c, the sizes and counts of nccl-tests */
+    OPT_OP = 1u << 13,           /**< --op: the collective of ./collectives */
+    OPT_TRANSPORT = 1u << 14,    /**< --transport: shm or mpi */
+    OPT_STRATEGY = 1u << 15,     /**< --strategy: how ./train syncs gradients (chapter 6) */
+    OPT_BUCKET = 1u << 16,       /**< --bucket_mb: the DDP-style bucket cap (chapter 6) */
+    OPT_CSV = 1u << 17,          /**< --csv: where a benchmark writes its table (chapter 6) */
+    OPT_CHECKPOINT = 1u << 18,   /**< --checkpoint: a file written after every epoch (app. B) */
+    OPT_RESUME = 1u << 19,       /**< --resume: go on from the --checkpoint file (app. B) */
+    OPT_OPTIMIZER = 1u << 20,    /**< --optimizer: sgd, momentum or adamw (chapter 7) */
+    OPT_MOMENTUM = 1u << 21,     /**< --momentum: mu of heavy-ball momentum (chapter 7) */
+    OPT_WEIGHT_DECAY = 1u << 22, /**< --weight_decay: AdamW's lambda (chapter 7) */
 };
 
 /** The options of one-device training (chapter 1). */
 #define OPTS_TRAIN                                                                             \
     (OPT_BATCH_SIZE | OPT_EPOCHS | OPT_LR | OPT_HIDDEN | OPT_SEED | OPT_CHECKPOINT |           \
-     OPT_RESUME | OPT_DEVICE | OPT_DATA | OPT_TRAIN_SIZE | OPT_LOG | OPT_QUIET)
+     OPT_RESUME | OPT_OPTIMIZER | OPT_MOMENTUM | OPT_WEIGHT_DECAY | OPT_DEVICE | OPT_DATA |    \
+     OPT_TRAIN_SIZE | OPT_LOG | OPT_QUIET)
 
 /** The options of every program with several ranks (chapter 2 on). */
 #define OPTS_RANKS (OPT_N_GPUS | OPT_TIMEOUT | OPT_DEVICE)
@@ -51,7 +55,10 @@ enum OptionBit {
 typedef struct Options {
     int batch_size;         /**< samples per step on each rank */
     int epochs;             /**< passes over the training set */
-    float lr;               /**< SGD learning rate */
+    float lr;               /**< learning rate (see options_lr()) */
+    const char *optimizer;  /**< "sgd", "momentum" or "adamw" (chapter 7) */
+    float momentum;         /**< mu of heavy-ball momentum */
+    float weight_decay;     /**< AdamW's decoupled weight decay */
     int hidden[MAX_HIDDEN]; /**< widths of the hidden layers */
     int n_hidden;           /**< how many hidden layers */
     uint64_t seed;          /**< seeds data, initial weights and shuffles */
@@ -93,5 +100,7 @@ void options_usage(FILE *f, const char *summary, unsigned accepted, const char *
  * before parsing: --strategy's come from the strategy table, which the options do not know.
  */
 void options_set_choices(unsigned bit, const char *choices);
+/** The learning rate of the run: --lr, or its default for the optimizer (chapter 7). */
+float options_lr(const Options *o);
 
 #endif

@@ -18,14 +18,14 @@
 #include "ring_strategy.h"
 #include "util.h"
 
-#line 3329 "chapters/01-mlp.nw"
+#line 3346 "chapters/01-mlp.nw"
 int run_prepare_training(Run *run, int trainers, const char *word)
 {
     Options o = run->o; /* a copy: only rank 0 of an MPI run keeps the log */
     if (run->mpi_rank != 0)
         o.log = NULL;
     if (train_prepare(&o, trainers, word, &run->train, &run->test, &run->log, &run->resume)) {
-#line 3336 "chapters/01-mlp.nw"
+#line 3353 "chapters/01-mlp.nw"
         if (run->mpi)
             comm_mpi_finalize();
         return EXIT_USAGE;
@@ -33,7 +33,7 @@ int run_prepare_training(Run *run, int trainers, const char *word)
     return RUN_GO;
 }
 
-#line 3353 "chapters/01-mlp.nw"
+#line 3370 "chapters/01-mlp.nw"
 int run_model(const Run *run, const Device *dev, Model *m, char *err)
 {
     const Options *o = &run->o;
@@ -41,14 +41,17 @@ int run_model(const Run *run, const Device *dev, Model *m, char *err)
                       o->batch_size, o->seed, err);
 }
 
-#line 3369 "chapters/01-mlp.nw"
+#line 3386 "chapters/01-mlp.nw"
 TrainConfig run_train_config(const Run *run, bool reports)
 {
     const Options *o = &run->o;
+    OptimizerConfig opt; /* the parser let through only the names it knows */
+    optimizer_config(&opt, o->optimizer, o->momentum, o->weight_decay);
     return (TrainConfig){
         .batch_size = o->batch_size,
         .epochs = o->epochs,
-        .lr = o->lr,
+        .lr = options_lr(o),
+        .optimizer = opt,
         .seed = o->seed,
         .quiet = o->quiet,
         .out = stdout,
@@ -59,7 +62,7 @@ TrainConfig run_train_config(const Run *run, bool reports)
     };
 }
 
-#line 3401 "chapters/01-mlp.nw"
+#line 3421 "chapters/01-mlp.nw"
 /** Undo what train_prepare() did to the log and the checkpoint before it failed; returns -1. */
 static int prepare_failed(const Options *o, FILE **log, bool created, Checkpoint *resume)
 {
@@ -72,7 +75,7 @@ static int prepare_failed(const Options *o, FILE **log, bool created, Checkpoint
     return -1;
 }
 
-#line 3513 "chapters/01-mlp.nw"
+#line 3533 "chapters/01-mlp.nw"
 /** Open @p path for appending; *created says whether this call made the file. */
 static FILE *log_open(const char *path, bool *created)
 {
@@ -97,13 +100,21 @@ static bool regular_file(FILE *f)
     struct stat st;
     return fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
 }
-#line 3426 "chapters/01-mlp.nw"
+#line 3446 "chapters/01-mlp.nw"
 int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *train,
                   Dataset *test, FILE **log, Checkpoint *resume)
 {
     char err[ERR_LEN];
     *log = NULL;
     memset(resume, 0, sizeof *resume);
+#line 403 "chapters/07-zero.nw"
+    if (o->checkpoint && strcmp(o->optimizer, "sgd") != 0) {
+        fprintf(stderr,
+                "%s: --checkpoint with --optimizer %s: a checkpoint does not hold the "
+                "optimizer's state yet (use --optimizer sgd)\n",
+                program_name(), o->optimizer);
+        return -1;
+    }
 #line 931 "chapters/A2-failure.nw"
     if (o->resume && !o->checkpoint) {
         fprintf(stderr, "%s: --resume needs --checkpoint FILE (the file to resume from)\n",
@@ -119,19 +130,19 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
         fprintf(stderr, "%s: --resume: %s\n", program_name(), err);
         return -1;
     }
-#line 3498 "chapters/01-mlp.nw"
+#line 3518 "chapters/01-mlp.nw"
     bool created = false;
     if (o->log && !(*log = log_open(o->log, &created))) {
         fprintf(stderr, "%s: --log %s: cannot open: %s\n", program_name(), o->log,
                 strerror(errno));
         return prepare_failed(o, log, false, resume);
     }
-#line 3435 "chapters/01-mlp.nw"
+#line 3455 "chapters/01-mlp.nw"
     if (data_load(o->data, o->train_size, o->seed, train, test, err)) {
         fprintf(stderr, "%s: %s\n", program_name(), err);
         return prepare_failed(o, log, created, resume);
     }
-#line 3455 "chapters/01-mlp.nw"
+#line 3475 "chapters/01-mlp.nw"
     long global = (long)o->batch_size * ranks;
     if (global > train->n) {
         if (ranks == 1)
@@ -139,13 +150,13 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
                     "%s: --batch_size %d is larger than the training set (%ld "
                     "samples)\n",
                     program_name(), o->batch_size, train->n);
-#line 3460 "chapters/01-mlp.nw"
+#line 3480 "chapters/01-mlp.nw"
         else
             fprintf(stderr,
                     "%s: a global batch of %ld samples (--batch_size %d x %d %s) is "
                     "larger than the training set (%ld samples)\n",
                     program_name(), global, o->batch_size, ranks, ranks_word, train->n);
-#line 3464 "chapters/01-mlp.nw"
+#line 3484 "chapters/01-mlp.nw"
         return prepare_failed(o, log, created, resume);
     }
 #line 957 "chapters/A2-failure.nw"
@@ -167,14 +178,14 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
             return prepare_failed(o, log, created, resume);
         }
     }
-#line 3477 "chapters/01-mlp.nw"
+#line 3497 "chapters/01-mlp.nw"
     if (*log && !o->resume && regular_file(*log) && ftruncate(fileno(*log), 0) != 0) {
         fprintf(stderr, "%s: --log %s: %s\n", program_name(), o->log, strerror(errno));
         return prepare_failed(o, log, created, resume);
     }
     if (*log && (!regular_file(*log) || (fseek(*log, 0, SEEK_END) == 0 && ftell(*log) == 0)))
         report_csv_header(*log); /* a resumed run appends to its log */
-#line 3442 "chapters/01-mlp.nw"
+#line 3462 "chapters/01-mlp.nw"
     return 0;
 }
 #line 2303 "chapters/02-shm.nw"
@@ -276,7 +287,7 @@ int run_finish(Run *run)
     checkpoint_free(&run->resume);
     return 0;
 }
-#line 822 "chapters/03-ps.nw"
+#line 823 "chapters/03-ps.nw"
 /** SHAPE_ONE: rank 0 of 1, in this process. */
 static void run_one(Run *run, int (*body)(Rank *r, char *err))
 {
@@ -285,14 +296,14 @@ static void run_one(Run *run, int (*body)(Rank *r, char *err))
     if (rank_main(0, 1, run, err))
         fatal("%s", err);
 }
-#line 1031 "chapters/03-ps.nw"
+#line 1033 "chapters/03-ps.nw"
 /** RUN_GO when run->strategy can run as asked; else EXIT_USAGE after one line. */
 static int check_strategy(const Run *run)
 {
     const StrategyDef *def = run->strategy;
     const Options *o = &run->o;
     char why[ERR_LEN] = "";
-#line 2877 "chapters/06-production.nw"
+#line 2880 "chapters/06-production.nw"
     bool given = o->given & OPT_TRANSPORT, over_mpi = strcmp(o->transport, "mpi") == 0;
     char names[ERR_LEN / 4];
     if ((def->needs & NEEDS_MPI) && given && !over_mpi) {
@@ -300,18 +311,18 @@ static int check_strategy(const Run *run)
                  "--strategy %s: %s needs the MPI transport (drop --transport "
                  "shm, run under mpirun)",
                  def->name, def->title);
-#line 2883 "chapters/06-production.nw"
+#line 2886 "chapters/06-production.nw"
     } else if (given && over_mpi && !(def->needs & RUNS_OVER_MPI)) {
         strategy_names(names, sizeof names, RUNS_OVER_MPI, ", ");
         snprintf(why, sizeof why,
                  "--strategy %s runs on this machine's shared memory; over "
                  "--transport mpi use %s",
                  def->name, names);
-#line 2887 "chapters/06-production.nw"
+#line 2890 "chapters/06-production.nw"
     } else if (def->shape == SHAPE_ONE && (o->given & OPT_N_GPUS) && o->n_gpus != 1) {
         snprintf(why, sizeof why, "--strategy %s trains on one device: drop --n_gpus or give 1",
                  def->name);
-#line 2891 "chapters/06-production.nw"
+#line 2894 "chapters/06-production.nw"
     } else if ((def->needs & NEEDS_GPUS) && strcmp(o->device, "cpu") == 0) {
         snprintf(why, sizeof why, "--strategy %s: %s moves GPU memory: drop --device cpu",
                  def->name, def->title);
@@ -320,26 +331,31 @@ static int check_strategy(const Run *run)
                  "--strategy %s drives CPU replicas from one process; this "
                  "book's CUDA backend holds one GPU per process (use nccl or ring on GPUs)",
                  def->name);
-#line 2898 "chapters/06-production.nw"
+#line 2901 "chapters/06-production.nw"
     } else if (def->check) {
         def->check(o->n_gpus, strcmp(o->device, "cpu") == 0, why, sizeof why);
     }
-#line 2915 "chapters/06-production.nw"
+#line 2918 "chapters/06-production.nw"
     if (!why[0] && (o->given & OPT_BUCKET) && !(def->needs & USES_BUCKETS)) {
         strategy_names(names, sizeof names, USES_BUCKETS, ", ");
         snprintf(why, sizeof why, "--bucket_mb sets the buckets of --strategy %s only", names);
-#line 2919 "chapters/06-production.nw"
+#line 2922 "chapters/06-production.nw"
     }
-#line 1038 "chapters/03-ps.nw"
+#line 392 "chapters/07-zero.nw"
+    if (!why[0] && def->servers && strcmp(o->optimizer, "sgd") != 0)
+        snprintf(why, sizeof why,
+                 "--optimizer %s: %s steps with plain SGD on its server (use --optimizer sgd)",
+                 o->optimizer, def->title);
+#line 1041 "chapters/03-ps.nw"
     if (!why[0] && o->n_gpus < def->min_ranks)
         snprintf(why, sizeof why, "--n_gpus %d: %s needs %s (--n_gpus %d or more)", o->n_gpus,
                  def->title, def->why_min, def->min_ranks);
-#line 1042 "chapters/03-ps.nw"
+#line 1045 "chapters/03-ps.nw"
     if (why[0])
         fprintf(stderr, "%s: %s\n", program_name(), why);
     return why[0] ? EXIT_USAGE : RUN_GO;
 }
-#line 967 "chapters/03-ps.nw"
+#line 968 "chapters/03-ps.nw"
 static void run_banner(const Rank *r, const Model *m)
 {
     const Run *run = r->run;
@@ -362,7 +378,7 @@ static void run_banner(const Rank *r, const Model *m)
         printf("  traffic  %s\n", line);
     }
 }
-#line 1001 "chapters/03-ps.nw"
+#line 1002 "chapters/03-ps.nw"
 void train_banner(FILE *f, const Options *o, const Model *m, const Dataset *train,
                   const Dataset *test, const Device *dev, const char *note, int trainers,
                   const char *each)
@@ -375,13 +391,14 @@ void train_banner(FILE *f, const Options *o, const Model *m, const Dataset *trai
     fprintf(f, "  data     %s: %s train, %s test, %dx%d, %d classes\n", train->source,
             format_count(n2, train->n), format_count(n3, test->n), train->rows, train->cols,
             train->classes);
-#line 1014 "chapters/03-ps.nw"
-    fprintf(f, "  training %d epochs, batch %d per %s (global %d), lr %g, %ld steps/epoch\n",
-            o->epochs, o->batch_size, each, o->batch_size * trainers, o->lr,
-            train_steps_per_epoch(train->n, o->batch_size, trainers));
-#line 1018 "chapters/03-ps.nw"
+#line 1015 "chapters/03-ps.nw"
+    fprintf(f,
+            "  training %d epochs, batch %d per %s (global %d), %s, lr %g, %ld steps/epoch\n",
+            o->epochs, o->batch_size, each, o->batch_size * trainers, o->optimizer,
+            options_lr(o), train_steps_per_epoch(train->n, o->batch_size, trainers));
+#line 1020 "chapters/03-ps.nw"
 }
-#line 938 "chapters/03-ps.nw"
+#line 939 "chapters/03-ps.nw"
 /** After training: compare the replicas, print the final figures (@p res: this rank's). */
 static int run_report(const Rank *r, const Strategy *s, const Model *m, const TrainResult *res,
                       char *err)
@@ -404,7 +421,7 @@ static int run_report(const Rank *r, const Strategy *s, const Model *m, const Tr
         r->run->strategy->report(s, stdout);
     return 0;
 }
-#line 900 "chapters/03-ps.nw"
+#line 901 "chapters/03-ps.nw"
 static int open_strategy(const Rank *r, Model *m, Strategy *s, char *err)
 {
     const StrategyDef *def = r->run->strategy;
@@ -412,7 +429,7 @@ static int open_strategy(const Rank *r, Model *m, Strategy *s, char *err)
                        .host = r->host,
                        .m = m,
                        .bucket_bytes = (size_t)(r->run->o.bucket_mb * (1 << 20))};
-#line 905 "chapters/03-ps.nw"
+#line 906 "chapters/03-ps.nw"
     return def->open ? def->open(s, &env, err) : 0;
 }
 
@@ -426,7 +443,7 @@ static int serve(const Rank *r, Model *m, Strategy *s, const TrainConfig *cfg, c
     return run->strategy->serve(s, m, cfg, steps, err);
 }
 
-#line 849 "chapters/03-ps.nw"
+#line 850 "chapters/03-ps.nw"
 static int train_rank(Rank *r, char *err)
 {
     Run *run = r->run;
@@ -438,16 +455,16 @@ static int train_rank(Rank *r, char *err)
         return -1;
     if (speaks && !run->o.quiet)
         run_banner(r, &m);
-#line 885 "chapters/03-ps.nw"
+#line 886 "chapters/03-ps.nw"
     TrainConfig cfg = run_train_config(run, speaks);
     TrainResult res;
     int rc = r->rank < def->servers ? serve(r, &m, &s, &cfg, err)
                                     : train_run(&cfg, &m, &run->train, &run->test,
                                                 def->open ? &s : NULL, &res, err);
-#line 891 "chapters/03-ps.nw"
+#line 892 "chapters/03-ps.nw"
     if (rc == 0)
         rc = run_report(r, &s, &m, speaks ? &res : NULL, err);
-#line 861 "chapters/03-ps.nw"
+#line 862 "chapters/03-ps.nw"
     if (rc)
         return -1; /* closing may wait for peers (a thread inside an all-reduce): don't */
     if (def->close)
@@ -455,7 +472,7 @@ static int train_rank(Rank *r, char *err)
     model_free(&m);
     return 0;
 }
-#line 2819 "chapters/06-production.nw"
+#line 2822 "chapters/06-production.nw"
 /** Build one replica on the CPU, for a strategy that drives them all. */
 static int build_replica(Model *m, void *arg, char *err)
 {
@@ -468,7 +485,7 @@ static void run_threads(Run *run)
     char err[ERR_LEN];
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     device_cpu_threads((int)(cores / run->ranks > 0 ? cores / run->ranks : 1));
-#line 2854 "chapters/06-production.nw"
+#line 2857 "chapters/06-production.nw"
     if (!run->o.quiet) {
         Rank r = {.size = run->ranks, .dev = device_cpu(), .run = run};
         Model probe;
@@ -478,19 +495,19 @@ static void run_threads(Run *run)
         run_banner(&r, &probe);
         model_free(&probe);
     }
-#line 2832 "chapters/06-production.nw"
+#line 2835 "chapters/06-production.nw"
     TrainConfig cfg = run_train_config(run, true);
     Model master;
     TrainResult res;
     if (run->strategy->threads(&cfg, run->ranks, &run->train, &run->test, build_replica, run,
                                &master, &res, err))
         fatal("%s", err);
-#line 2839 "chapters/06-production.nw"
+#line 2842 "chapters/06-production.nw"
     train_report_end(stdout, &res, run->o.quiet);
     model_free(&master);
 }
 
-#line 786 "chapters/03-ps.nw"
+#line 787 "chapters/03-ps.nw"
 int run_training(Run *run)
 {
     const StrategyDef *def = run->strategy;

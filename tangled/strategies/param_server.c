@@ -2,7 +2,7 @@
  * @file param_server.c
  * @brief The parameter server's two roles.
  */
-#line 454 "chapters/03-ps.nw"
+#line 455 "chapters/03-ps.nw"
 #include "param_server.h"
 
 #include <stdlib.h>
@@ -93,10 +93,10 @@ static int push(Strategy *s, Model *m, Timers *t, char *err)
     return 0;
 }
 
-#line 382 "chapters/03-ps.nw"
-static int pull(Strategy *s, Model *m, float lr, Timers *t, char *err)
+#line 383 "chapters/03-ps.nw"
+static int pull(Strategy *s, Model *m, Optimizer *opt, Timers *t, char *err)
 {
-    (void)lr; /* the server steps */
+    (void)opt; /* the server steps */
     Comm *c = ((Comm **)s->state)[0], *host = ((Comm **)s->state)[1];
     double took, t0 = now_seconds();
     launch_phase("waiting for the weights");
@@ -111,7 +111,7 @@ static int pull(Strategy *s, Model *m, float lr, Timers *t, char *err)
     return 0;
 }
 
-#line 409 "chapters/03-ps.nw"
+#line 410 "chapters/03-ps.nw"
 static int ps_sum_stats(Strategy *s, double *v, int n, char *err)
 {
     Comm *host = ((Comm **)s->state)[1];
@@ -121,12 +121,12 @@ static int ps_sum_stats(Strategy *s, double *v, int n, char *err)
     memcpy(buf, v, (size_t)n * sizeof *v);
     if (host->send(host, 0, buf, sizeof buf, err) || host->recv(host, 0, buf, sizeof buf, err))
         return -1;
-#line 419 "chapters/03-ps.nw"
+#line 420 "chapters/03-ps.nw"
     memcpy(v, buf, (size_t)n * sizeof *v);
     return 0;
 }
 
-#line 433 "chapters/03-ps.nw"
+#line 434 "chapters/03-ps.nw"
 void ps_worker(Strategy *s, Comm *c, Comm *host, Comm **state)
 {
     state[0] = c;
@@ -138,9 +138,9 @@ void ps_worker(Strategy *s, Comm *c, Comm *host, Comm **state)
                     .sum_stats = ps_sum_stats,
                     .update = pull,
                     .state = state};
-#line 440 "chapters/03-ps.nw"
+#line 441 "chapters/03-ps.nw"
 }
-#line 670 "chapters/03-ps.nw"
+#line 671 "chapters/03-ps.nw"
 /** A rank's parameter-server state: the worker's two communicators come first. */
 typedef struct PsState {
     Comm *pair[2]; /**< the communicator and the host one: a worker's Strategy.state */
@@ -166,15 +166,15 @@ static void ps_close(Strategy *s)
     free(s->state);
 }
 
-#line 707 "chapters/03-ps.nw"
+#line 708 "chapters/03-ps.nw"
 static int ps_serve_all(Strategy *s, Model *m, const TrainConfig *cfg, long steps, char *err)
 {
-#line 710 "chapters/03-ps.nw"
+#line 711 "chapters/03-ps.nw"
     PsState *st = s->state;
     int done = cfg->resume ? cfg->resume->epoch : 0;
     return ps_serve(st->pair[0], st->pair[1], m, cfg->epochs - done, steps, cfg->lr, &st->rep,
                     err);
-#line 715 "chapters/03-ps.nw"
+#line 716 "chapters/03-ps.nw"
 }
 
 static void ps_print_report(const Strategy *s, FILE *f)
@@ -191,7 +191,7 @@ static void ps_traffic(char *line, size_t len, int ranks, size_t bytes)
              format_bytes(b, 2 * (size_t)(ranks - 1) * bytes), ranks - 1, ranks - 1);
 }
 
-#line 642 "chapters/03-ps.nw"
+#line 643 "chapters/03-ps.nw"
 const StrategyDef strategy_ps = {
     .name = "param_server",
     .title = "a parameter server",
@@ -206,7 +206,7 @@ const StrategyDef strategy_ps = {
     .report = ps_print_report,
     .traffic = ps_traffic,
 };
-#line 1066 "chapters/03-ps.nw"
+#line 1069 "chapters/03-ps.nw"
 void ps_report(FILE *f, const PsReport *rep)
 {
     char in[32], out[32];

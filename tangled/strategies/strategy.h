@@ -88,5 +88,7 @@ extern const StrategyDef *const strategy_table[];
 const StrategyDef *strategy_find(const char *name);
 /** The names of the rows whose needs include all of @p needs, joined by @p sep. */
 void strategy_names(char *buf, size_t len, unsigned needs, const char *sep);
+/** ZeRO-1: the ring's collectives, the optimizer's state sharded (chapter 7). */
+extern const StrategyDef strategy_zero1;
 
 #endif

@@ -1,6 +1,7 @@
-/* Hidden tests of exercise 1.3, sgd_momentum: the velocity buffer itself, a learning rate
+/* Hidden tests of exercise 1.3, sgd_nesterov: the velocity buffer itself, a learning rate
  * that changes between steps, and sizes of one float and of an odd large count (not in the
- * students' handout). References are the recursion v = mu v + g, p -= lr v in double. */
+ * students' handout). References are the recursion v = mu v + g, p -= lr (g + mu v) in double,
+ * with the new v in the look-ahead, as PyTorch's SGD(nesterov=True) does it. */
 #include <math.h>
 
 #include "ch1.h"
@@ -17,7 +18,7 @@ static void run(size_t n, int steps, const float *lr, float mu, const float *g, 
     dev->upload(dv, v0, n * 4);
     for (int s = 0; s < steps; s++) {
         dev->upload(dg, g + (size_t)s * n, n * 4);
-        sgd_momentum(dev, n, lr[s], mu, dg, dv, dp);
+        sgd_nesterov(dev, n, lr[s], mu, dg, dv, dp);
     }
     dev->download(p, dp, n * 4);
     dev->download(v, dv, n * 4);
@@ -36,8 +37,9 @@ static void reference(size_t n, int steps, const float *lr, float mu, const floa
     }
     for (int s = 0; s < steps; s++)
         for (size_t i = 0; i < n; i++) {
-            v[i] = (double)mu * v[i] + g[(size_t)s * n + i];
-            p[i] -= (double)lr[s] * v[i];
+            double gi = g[(size_t)s * n + i];
+            v[i] = (double)mu * v[i] + gi;
+            p[i] -= (double)lr[s] * (gi + (double)mu * v[i]);
         }
 }
 
@@ -49,8 +51,9 @@ static void compare(const char *what, size_t n, const float *got, const double *
 }
 
 /* A velocity that starts non-zero (a run resumed from a checkpoint): after two steps it
- * must hold mu (mu v0 + g1) + g2, the sum of the gradients, not of lr times them. */
-Test(hidden_sgd_momentum, the_velocity_buffer_holds_mu_v_plus_g)
+ * must hold mu (mu v0 + g1) + g2, a sum of gradients, not of lr times them; the parameters
+ * must take the look-ahead with that new velocity. */
+Test(hidden_sgd_nesterov, the_velocity_buffer_holds_mu_v_plus_g)
 {
     enum { N = 5, STEPS = 2 };
     const float lr[STEPS] = {0.25f, 0.25f}, mu = 0.5f;
@@ -64,9 +67,10 @@ Test(hidden_sgd_momentum, the_velocity_buffer_holds_mu_v_plus_g)
     compare("2 steps from a non-zero velocity, lr 0.25, mu 0.5: parameters", N, p, wp);
 }
 
-/* A schedule: lr changes every step. The learning rate multiplies the whole velocity at the
- * step it is used, so v = mu v + lr g (the other convention) gives other parameters. */
-Test(hidden_sgd_momentum, a_learning_rate_that_changes_every_step)
+/* A schedule: lr changes every step. The learning rate multiplies g + mu v at the step it is
+ * used, so keeping lr inside the velocity (v = mu v + lr g, the convention of some papers)
+ * gives other parameters. */
+Test(hidden_sgd_nesterov, a_learning_rate_that_changes_every_step)
 {
     enum { N = 3, STEPS = 4 };
     const float lr[STEPS] = {0.1f, 0.4f, 0.05f, 0.2f}, mu = 0.9f;
@@ -82,7 +86,7 @@ Test(hidden_sgd_momentum, a_learning_rate_that_changes_every_step)
 
 /* n = 1, and n = 100003 (odd, not a multiple of any vector width), every element its own
  * gradient; three steps each. */
-Test(hidden_sgd_momentum, one_float_and_an_odd_large_count)
+Test(hidden_sgd_nesterov, one_float_and_an_odd_large_count)
 {
     static const size_t sizes[] = {1, 100003};
     enum { STEPS = 3 };
@@ -102,6 +106,8 @@ Test(hidden_sgd_momentum, one_float_and_an_odd_large_count)
         char what[64];
         snprintf(what, sizeof what, "n = %zu, 3 steps: parameters", n);
         compare(what, n, p, wp);
+        snprintf(what, sizeof what, "n = %zu, 3 steps: velocity", n);
+        compare(what, n, v, wv);
         free(g);
         free(p0);
         free(v0);

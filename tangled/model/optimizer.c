@@ -1,0 +1,91 @@
+/**
+ * @file optimizer.c
+ * @brief SGD, heavy-ball momentum and AdamW (chapter 7).
+ */
+#line 208 "chapters/07-zero.nw"
+#include "optimizer.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "mlp_kernels.h"
+
+#line 226 "chapters/07-zero.nw"
+void optimizer_init(Optimizer *o, const OptimizerConfig *cfg, float lr, const Device *dev,
+                    size_t lo, size_t n)
+{
+    *o = (Optimizer){.cfg = *cfg, .lr = lr, .dev = dev, .lo = lo, .n = n};
+    int buffers = cfg->kind == OPTIM_ADAMW ? 2 : cfg->kind == OPTIM_MOMENTUM ? 1 : 0;
+    if (buffers >= 1) {
+        o->m = dev->alloc((n ? n : 1) * sizeof(float));
+        dev->zero(o->m, n * sizeof(float));
+    }
+    if (buffers == 2) {
+        o->u = dev->alloc((n ? n : 1) * sizeof(float));
+        dev->zero(o->u, n * sizeof(float));
+    }
+}
+
+size_t optimizer_state_bytes(const Optimizer *o)
+{
+    return ((o->m ? o->n : 0) + (o->u ? o->n : 0)) * sizeof(float);
+}
+
+#line 259 "chapters/07-zero.nw"
+void optimizer_step(Optimizer *o, float *params, const float *grads)
+{
+    const Device *dev = o->dev;
+    float *p = params + o->lo;
+    const float *g = grads + o->lo;
+    o->step++;
+    if (o->cfg.kind == OPTIM_SGD) {
+        dev->axpy(o->n, -o->lr, g, p);
+    } else if (o->cfg.kind == OPTIM_MOMENTUM) {
+        dev->scale(o->n, o->cfg.momentum, o->m);
+        dev->axpy(o->n, 1.0f, g, o->m);
+        dev->axpy(o->n, -o->lr, o->m, p);
+    } else {
+        double c1 = 1.0 - pow(o->cfg.beta1, (double)o->step);
+        double c2 = 1.0 - pow(o->cfg.beta2, (double)o->step);
+        AdamStep a = {.lr = o->lr,
+                      .beta1 = o->cfg.beta1,
+                      .beta2 = o->cfg.beta2,
+                      .eps = o->cfg.eps,
+                      .decay = o->cfg.weight_decay,
+                      .correct1 = (float)c1,
+                      .sqrt_correct2 = (float)sqrt(c2)};
+#line 277 "chapters/07-zero.nw"
+        dev->adamw(o->n, &a, g, o->m, o->u, p);
+    }
+}
+
+#line 283 "chapters/07-zero.nw"
+const char *optimizer_name(OptimizerKind kind)
+{
+    return kind == OPTIM_ADAMW ? "adamw" : kind == OPTIM_MOMENTUM ? "momentum" : "sgd";
+}
+
+int optimizer_config(OptimizerConfig *cfg, const char *name, float momentum, float weight_decay)
+{
+    *cfg = (OptimizerConfig){.momentum = momentum,
+                             .weight_decay = weight_decay,
+                             .beta1 = 0.9f,
+                             .beta2 = 0.999f,
+                             .eps = 1e-8f};
+#line 292 "chapters/07-zero.nw"
+    for (int k = OPTIM_SGD; k <= OPTIM_ADAMW; k++)
+        if (strcmp(name, optimizer_name((OptimizerKind)k)) == 0) {
+            cfg->kind = (OptimizerKind)k;
+            return 0;
+        }
+    return -1;
+}
+
+void optimizer_free(Optimizer *o)
+{
+    if (o->m)
+        o->dev->release(o->m);
+    if (o->u)
+        o->dev->release(o->u);
+    o->m = o->u = NULL;
+}

@@ -1,0 +1,78 @@
+/**
+ * @file zero.c
+ * @brief ZeRO-1: the optimizer's state sharded over the ranks (chapter 7).
+ */
+#line 492 "chapters/07-zero.nw"
+#include <stdlib.h>
+
+#include "collectives.h"
+#include "optimizer.h"
+#include "ring_strategy.h"
+#include "strategy.h"
+#include "util.h"
+
+#line 514 "chapters/07-zero.nw"
+static int zero1_sync(Strategy *s, Model *m, Timers *t, char *err)
+{
+    RingState *st = s->state;
+    Comm *c = st->c;
+    double t0 = now_seconds();
+    if (ring_reduce_scatter(c, m->grads, m->n_params, st->scratch, err))
+        return -1;
+    if (c->size > 1)
+        c->dev->scale(s->state_hi - s->state_lo, 1.0f / (float)c->size, m->grads + s->state_lo);
+#line 524 "chapters/07-zero.nw"
+    c->dev->sync();
+    timers_add(t, "share-reduce", now_seconds() - t0);
+    return 0;
+}
+
+#line 534 "chapters/07-zero.nw"
+static int zero1_update(Strategy *s, Model *m, Optimizer *opt, Timers *t, char *err)
+{
+    RingState *st = s->state;
+    double t0 = now_seconds();
+    optimizer_step(opt, m->params, m->grads);
+    m->dev->sync();
+    double t1 = now_seconds();
+    timers_add(t, "update", t1 - t0);
+    if (ring_all_gather(st->c, m->params, m->n_params, sizeof(float), err))
+        return -1;
+    st->c->dev->sync();
+    timers_add(t, "share-only", now_seconds() - t1);
+    return 0;
+}
+
+#line 561 "chapters/07-zero.nw"
+static int zero1_open(Strategy *s, const StrategyEnv *e, char *err)
+{
+    (void)err;
+    RingState *st = xcalloc(1, sizeof *st);
+    ring_strategy(s, st, e->c, e->host, e->m->n_params);
+    s->name = "zero1";
+    s->sync_gradients = zero1_sync;
+    s->update = zero1_update;
+    s->shards_state = true;
+    s->state_lo = chunk_start(e->m->n_params, e->c->size, e->c->rank);
+    s->state_hi = chunk_start(e->m->n_params, e->c->size, e->c->rank + 1);
+    return 0;
+}
+
+static void zero1_close(Strategy *s)
+{
+    ring_strategy_free(s->state);
+    free(s->state);
+}
+
+#line 586 "chapters/07-zero.nw"
+const StrategyDef strategy_zero1 = {
+    .name = "zero1",
+    .title = "ZeRO-1 (optimizer state sharded, ring collectives)",
+    .trainer = "rank",
+    .shape = SHAPE_RANKS,
+    .needs = RUNS_OVER_MPI,
+    .min_ranks = 1,
+    .open = zero1_open,
+    .close = zero1_close,
+    .traffic = ring_traffic,
+};

@@ -1,0 +1,198 @@
+/* Chapter 7: the optimizers against their formulas computed in double; ZeRO-1 ends with the
+ * ring's weights bit for bit, for every optimizer and for chunks that N does not divide;
+ * ./train's refusals of what a stateful optimizer cannot do yet. */
+#include <math.h>
+
+#include "../ch2/ranks.h"
+#include "data.h"
+#include "helpers.h"
+#include "model.h"
+#include "optimizer.h"
+#include "strategy.h"
+#include "train.h"
+
+/* The gradient of step s at element i: a fixed spread of signs and sizes. */
+static float grad_at(int s, size_t i)
+{
+    return (float)(sin(0.37 * (double)i + 1.3 * s) * (1 + (double)(i % 7)));
+}
+
+/* Run @p steps steps of @p kind on elements [lo, lo + n) of a buffer of `total` floats on
+ * the device under test; the host copy of the final parameters into @p p. */
+static void run_optimizer(const OptimizerConfig *cfg, float lr, size_t total, size_t lo, size_t n,
+                          int steps, float *p)
+{
+    const Device *dev = test_device();
+    float *dp = dev->alloc(total * 4), *dg = dev->alloc(total * 4), *g = xcalloc(total, 4);
+    for (size_t i = 0; i < total; i++)
+        p[i] = (float)(i % 11) * 0.1f - 0.5f;
+    dev->upload(dp, p, total * 4);
+    Optimizer o;
+    optimizer_init(&o, cfg, lr, dev, lo, n);
+    for (int s = 0; s < steps; s++) {
+        for (size_t i = 0; i < total; i++)
+            g[i] = grad_at(s, i);
+        dev->upload(dg, g, total * 4);
+        optimizer_step(&o, dp, dg);
+    }
+    dev->download(p, dp, total * 4);
+    optimizer_free(&o);
+    dev->release(dp);
+    dev->release(dg);
+    free(g);
+}
+
+/* The same run, in double, on the host, straight from the formulas of section 7.2. */
+static double reference(const OptimizerConfig *c, double lr, size_t i, int steps)
+{
+    double p = (double)((float)(i % 11) * 0.1f - 0.5f), m = 0, u = 0;
+    for (int s = 1; s <= steps; s++) {
+        double g = grad_at(s - 1, i);
+        if (c->kind == OPTIM_SGD) {
+            p -= lr * g;
+        } else if (c->kind == OPTIM_MOMENTUM) {
+            m = c->momentum * m + g;
+            p -= lr * m;
+        } else {
+            p *= 1 - lr * c->weight_decay;
+            m = c->beta1 * m + (1 - c->beta1) * g;
+            u = c->beta2 * u + (1 - c->beta2) * g * g;
+            double mhat = m / (1 - pow(c->beta1, s)), uhat = u / (1 - pow(c->beta2, s));
+            p -= lr * mhat / (sqrt(uhat) + c->eps);
+        }
+    }
+    return p;
+}
+
+Test(optimizer, each_kind_follows_its_formula_on_its_range_only)
+{
+    const char *names[] = {"sgd", "momentum", "adamw"};
+    enum { TOTAL = 1500, LO = 211, N = 1001, STEPS = 40 };
+    for (int k = 0; k < 3; k++) {
+        OptimizerConfig cfg;
+        cr_assert(optimizer_config(&cfg, names[k], 0.8f, 0.05f) == 0, "%s", names[k]);
+        float lr = k == 2 ? 0.01f : 0.02f, p[TOTAL];
+        run_optimizer(&cfg, lr, TOTAL, LO, N, STEPS, p);
+        for (size_t i = 0; i < TOTAL; i++) {
+            bool inside = i >= LO && i < LO + N;
+            double want = inside ? reference(&cfg, lr, i, STEPS) : (float)(i % 11) * 0.1f - 0.5f;
+            cr_assert(fabs(p[i] - want) <= 2e-5 * (1 + fabs(want)),
+                      "%s, %d steps: element %zu (%s the range [%d, %d)) is %.7g, expected %.7g",
+                      names[k], STEPS, i, inside ? "inside" : "outside", LO, LO + N, p[i], want);
+        }
+    }
+}
+
+Test(optimizer, state_bytes_and_names)
+{
+    const char *names[] = {"sgd", "momentum", "adamw"};
+    size_t per[] = {0, 4, 8};
+    for (int k = 0; k < 3; k++) {
+        OptimizerConfig cfg;
+        cr_assert(optimizer_config(&cfg, names[k], 0.9f, 0.01f) == 0);
+        cr_assert_str_eq(optimizer_name(cfg.kind), names[k]);
+        Optimizer o;
+        optimizer_init(&o, &cfg, 0.1f, test_device(), 7, 333);
+        cr_assert(optimizer_state_bytes(&o) == per[k] * 333, "%s: %zu bytes of state for 333 "
+                  "parameters, expected %zu", names[k], optimizer_state_bytes(&o), per[k] * 333);
+        optimizer_free(&o);
+    }
+    OptimizerConfig cfg;
+    cr_assert(optimizer_config(&cfg, "adam", 0.9f, 0.01f) == -1, "'adam' is not a choice");
+}
+
+/* Ranks train with a strategy of the table; rank 0 leaves its final weights behind. */
+static struct {
+    Dataset train, test;
+    const StrategyDef *def;
+    OptimizerConfig opt;
+    float lr;
+    float *out;
+} run;
+
+static int train_rank(int rank, int size, void *arg, char *err)
+{
+    (void)arg, (void)size;
+    const Device *dev = rank_device(rank, err);
+    if (!dev)
+        return -1;
+    Comm *c = comm_shm_open(test_world, rank, dev, err), *host;
+    if (!c || !(host = comm_shm_host(c, err)))
+        return -1;
+    Model m;
+    int hidden[1] = {7}; /* 5,575 parameters: no N in 2..4 divides them */
+    if (model_init(&m, dev, run.train.features, hidden, 1, run.train.classes, 8, 5, err))
+        return -1;
+    Strategy s;
+    StrategyEnv env = {.c = c, .host = host, .m = &m};
+    if (run.def->open(&s, &env, err))
+        return -1;
+    TrainConfig cfg = {.batch_size = 8, .epochs = 2, .lr = run.lr, .optimizer = run.opt,
+                       .seed = 3, .quiet = true};
+    TrainResult res;
+    int rc = train_run(&cfg, &m, &run.train, &run.test, &s, &res, err);
+    if (rc == 0 && rank == 0)
+        dev->download(run.out, m.params, m.n_params * sizeof(float));
+    run.def->close(&s);
+    model_free(&m);
+    c->close(c);
+    return rc;
+}
+
+/* Rank 0's weights after training with @p def on @p N ranks, into @p w (n floats). */
+static void weights_after(const StrategyDef *def, int N, float *w, size_t n)
+{
+    run.def = def;
+    run.out = shared_zeroed(n * sizeof(float));
+    char err[ERR_LEN];
+    cr_assert(run_ranks(N, 0, 30, train_rank, NULL, 120, err) == 0, "%s, N = %d: %s", def->name,
+              N, err);
+    memcpy(w, run.out, n * sizeof(float));
+    munmap(run.out, n * sizeof(float));
+}
+
+Test(zero1, ends_with_the_rings_bits_for_every_optimizer)
+{
+    char err[ERR_LEN];
+    cr_assert(data_load("synthetic", 240, 3, &run.train, &run.test, err) == 0, "%s", err);
+    run.test.n = 100;
+    size_t n = (size_t)run.train.features * 7 + 7 + 7 * 10 + 10;
+    float *ring = xcalloc(n, 4), *zero = xcalloc(n, 4);
+    const char *names[] = {"sgd", "momentum", "adamw"};
+    for (int k = 0; k < 3; k++)
+        for (int N = 1; N <= 4; N++) {
+            cr_assert(optimizer_config(&run.opt, names[k], 0.9f, 0.01f) == 0);
+            run.lr = k == 2 ? 1e-3f : 0.05f;
+            weights_after(&strategy_ring, N, ring, n);
+            weights_after(&strategy_zero1, N, zero, n);
+            size_t differ = 0, first = 0;
+            for (size_t i = n; i-- > 0;)
+                if (memcmp(&ring[i], &zero[i], 4) != 0)
+                    differ++, first = i;
+            cr_assert(differ == 0, "%s, N = %d: %zu of %zu weights differ from the ring's "
+                      "(first: %zu, %.9g against %.9g)", names[k], N, differ, n, first,
+                      zero[first], ring[first]);
+        }
+    free(ring);
+    free(zero);
+    data_free(&run.train);
+    data_free(&run.test);
+}
+
+Test(zero1, train_refuses_what_a_stateful_optimizer_cannot_do_yet)
+{
+    char ck[] = "/tmp/dps-zero-XXXXXX";
+    cr_assert(mkdtemp(ck));
+    char path[64];
+    snprintf(path, sizeof path, "%s/run.ckpt", ck);
+    expect_refused((char *[]){"./train", "--strategy", "param_server", "--n_gpus", "2",
+                              "--optimizer", "adamw", NULL},
+                   "steps with plain SGD on its server", "param_server with adamw");
+    expect_refused((char *[]){"./train", "--optimizer", "momentum", "--checkpoint", path, NULL},
+                   "does not hold the optimizer's state", "--checkpoint with momentum");
+    expect_refused((char *[]){"./mlp", "--optimizer", "adamw", "--checkpoint", path, NULL},
+                   "does not hold the optimizer's state", "--checkpoint with adamw");
+    expect_refused((char *[]){"./train", "--optimizer", "adam", NULL},
+                   "--optimizer: expected one of sgd|momentum|adamw", "--optimizer adam");
+    rmdir(ck);
+}
