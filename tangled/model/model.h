@@ -38,6 +38,8 @@ typedef struct Model {
     float *dact[MAX_LAYERS + 1]; /**< gradient of the loss w.r.t. act[l], l >= 1 */
     int *labels;                 /**< the batch's labels */
     float *stats;                /**< [0] summed loss, [1] right answers (see softmax_xent) */
+    bool accumulate;             /**< backward adds into grads (chapter 7's --accum) */
+    float *scratch;              /**< room for one layer's bias gradient (chapter 7) */
 } Model;
 
 /**

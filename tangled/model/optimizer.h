@@ -34,7 +34,7 @@ typedef struct Optimizer {
     long step;           /**< updates made */
 } Optimizer;
 
-/** Make @p o update parameters [lo, lo + n) with @p cfg and learning rate @p lr on @p dev. */
+/** Make @p o update parameters [lo, lo + n) on @p dev with @p cfg and rate @p lr. */
 void optimizer_init(Optimizer *o, const OptimizerConfig *cfg, float lr, const Device *dev,
                     size_t lo, size_t n);
 /** One update of params[lo, lo + n) from grads[lo, lo + n) (full flat buffers). */

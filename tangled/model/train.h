@@ -28,7 +28,7 @@ struct Strategy {
     int (*sync_gradients)(Strategy *s, Model *m, Timers *t, char *err);
     /** Replace v[0..n) by its sum over all ranks. */
     int (*sum_stats)(Strategy *s, double *v, int n, char *err);
-    /** Update the weights from the synced gradients with @p opt, or NULL: opt's local step. */
+    /** Update the weights with @p opt from the synced gradients, or NULL: opt's own step. */
     int (*update)(Strategy *s, Model *m, Optimizer *opt, Timers *t, char *err);
     /**
      * Optional (chapter 6): called during backward as soon as layer @p layer's gradients
@@ -47,6 +47,7 @@ typedef struct TrainConfig {
     int epochs;                      /**< passes over the training set */
     float lr;                        /**< the learning rate */
     OptimizerConfig optimizer;       /**< the update; zero: plain SGD (chapter 7) */
+    int accum;                       /**< micro-batches per step (chapter 7); 0 or 1: one */
     uint64_t seed;                   /**< seeds the shuffles */
     bool quiet;                      /**< print nothing per epoch */
     FILE *out;                       /**< where rank 0 prints (stdout), or NULL for nothing */

@@ -48,7 +48,7 @@ int main(int argc, char **argv)
         char shape[128], n1[32], n2[32], n3[32];
         const Dataset *train = &run.train, *test = &run.test;
         model_describe(&m, shape, sizeof shape);
-        long steps = train_steps_per_epoch(train->n, o->batch_size, 1);
+        long steps = train_steps_per_epoch(train->n, o->batch_size * o->accum, 1);
         printf("%s: one device trains an MLP\n", program_name());
         printf("  device   %s: %s\n", note, dev->description);
         exercises_banner("  exercise ");
@@ -60,9 +60,11 @@ int main(int argc, char **argv)
                train->classes);
 #line 202 "chapters/A3-programs.nw"
         printf("  training %d epochs, batch %d, %s, lr %g, %ld steps/epoch", o->epochs,
-               o->batch_size, o->optimizer, options_lr(o), steps);
-        if (train->n % o->batch_size)
-            printf(" (last %ld samples dropped)", train->n - steps * o->batch_size);
+               o->batch_size * o->accum, o->optimizer, options_lr(o), steps);
+        if (train->n % (o->batch_size * o->accum))
+            printf(" (last %ld samples dropped)", train->n - steps * o->batch_size * o->accum);
+        if (o->accum > 1)
+            printf(" (%d micro-batches of %d)", o->accum, o->batch_size);
         printf("\n");
     }
 #line 122 "chapters/A3-programs.nw"
@@ -70,7 +72,7 @@ int main(int argc, char **argv)
     TrainResult res;
     if (train_run(&cfg, &m, &run.train, &run.test, NULL, &res, err))
         fatal("%s", err);
-#line 223 "chapters/A3-programs.nw"
+#line 225 "chapters/A3-programs.nw"
     train_report_end(stdout, &res, o->quiet);
 #line 127 "chapters/A3-programs.nw"
     model_free(&m);

@@ -2,7 +2,7 @@
  * @file pingpong_main.c
  * @brief The program pingpong: latency and bandwidth between ranks (chapter 2).
  */
-#line 245 "chapters/A3-programs.nw"
+#line 247 "chapters/A3-programs.nw"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +15,7 @@
 #include "run.h"
 #include "util.h"
 
-#line 273 "chapters/A3-programs.nw"
+#line 275 "chapters/A3-programs.nw"
 static const char *summary =
     "Measure the shared-memory transport: latency and bandwidth between two ranks,\n"
     "and the barrier at N ranks. Ranks are GPUs, or processes standing in for them.";
@@ -34,7 +34,7 @@ static int pingpong_rank(Rank *r, char *err)
     int rank = r->rank, size = r->size;
     Timing tm = {.warmup = o->warmup, .iters = o->iters, .check = o->check};
     if (rank == 0) {
-#line 369 "chapters/A3-programs.nw"
+#line 371 "chapters/A3-programs.nw"
         char lo[32], hi[32], chan[32];
         printf("# pingpong: %d ranks over shared memory (%s)\n", size,
                dev->kind == DEVICE_CPU ? "processes standing in for GPUs" : "CUDA IPC");
@@ -44,7 +44,7 @@ static int pingpong_rank(Rank *r, char *err)
             printf("# %d ranks share %d GPU(s): messages between ranks on one GPU stay in its "
                    "memory\n",
                    size, dev->count);
-#line 377 "chapters/A3-programs.nw"
+#line 379 "chapters/A3-programs.nw"
         printf("# sizes %s to %s, x%d; %d iterations after %d warm-up; channel %s%s\n",
                format_bytes(lo, o->min_bytes), format_bytes(hi, o->max_bytes), o->step_factor,
                o->iters, o->warmup, format_bytes(chan, SHM_CHANNEL_BYTES),
@@ -67,7 +67,7 @@ static int pingpong_rank(Rank *r, char *err)
             if (pingpong_size(c, &tm, s, host, sbuf, rbuf, times, &row, err))
                 return -1;
             if (rank == 0) {
-#line 306 "chapters/A3-programs.nw"
+#line 308 "chapters/A3-programs.nw"
                 char wrong[24];
                 snprintf(wrong, sizeof wrong, "%ld", row.wrong);
                 printf("%12zu %10.2f %9.3f %10.2f %9.3f %8s\n", s, row.oneway * 1e6,
@@ -104,7 +104,7 @@ static int pingpong_rank(Rank *r, char *err)
                (now_seconds() - t0) / BARRIERS * 1e6, BARRIERS);
 #line 2750 "chapters/02-shm.nw"
     if (rank == 0) {
-#line 341 "chapters/A3-programs.nw"
+#line 343 "chapters/A3-programs.nw"
         if (last <= o->min_bytes)
             printf("# alpha-beta fit: none (one size only: give -e larger than -b)\n");
         else if (beta > 0)
@@ -123,7 +123,7 @@ static int pingpong_rank(Rank *r, char *err)
     free(times);
     return 0;
 }
-#line 401 "chapters/A3-programs.nw"
+#line 403 "chapters/A3-programs.nw"
 /** Parse, refuse what cannot work, launch the ranks. */
 int main(int argc, char **argv)
 {
@@ -141,7 +141,7 @@ int main(int argc, char **argv)
     if (run.o.min_bytes > run.o.max_bytes) {
         fprintf(stderr, "%s: -b %zu is larger than -e %zu\n", program_name(), run.o.min_bytes,
                 run.o.max_bytes);
-#line 419 "chapters/A3-programs.nw"
+#line 421 "chapters/A3-programs.nw"
         return EXIT_USAGE;
     }
     run_ranks(&run, pingpong_rank);

@@ -38,13 +38,14 @@ enum OptionBit {
     OPT_OPTIMIZER = 1u << 20,    /**< --optimizer: sgd, momentum or adamw (chapter 7) */
     OPT_MOMENTUM = 1u << 21,     /**< --momentum: mu of heavy-ball momentum (chapter 7) */
     OPT_WEIGHT_DECAY = 1u << 22, /**< --weight_decay: AdamW's lambda (chapter 7) */
+    OPT_ACCUM = 1u << 23,        /**< --accum: micro-batches per step (chapter 7) */
 };
 
 /** The options of one-device training (chapter 1). */
 #define OPTS_TRAIN                                                                             \
     (OPT_BATCH_SIZE | OPT_EPOCHS | OPT_LR | OPT_HIDDEN | OPT_SEED | OPT_CHECKPOINT |           \
-     OPT_RESUME | OPT_OPTIMIZER | OPT_MOMENTUM | OPT_WEIGHT_DECAY | OPT_DEVICE | OPT_DATA |    \
-     OPT_TRAIN_SIZE | OPT_LOG | OPT_QUIET)
+     OPT_RESUME | OPT_OPTIMIZER | OPT_MOMENTUM | OPT_WEIGHT_DECAY | OPT_ACCUM | OPT_DEVICE |   \
+     OPT_DATA | OPT_TRAIN_SIZE | OPT_LOG | OPT_QUIET)
 
 /** The options of every program with several ranks (chapter 2 on). */
 #define OPTS_RANKS (OPT_N_GPUS | OPT_TIMEOUT | OPT_DEVICE)
@@ -59,6 +60,7 @@ typedef struct Options {
     const char *optimizer;  /**< "sgd", "momentum" or "adamw" (chapter 7) */
     float momentum;         /**< mu of heavy-ball momentum */
     float weight_decay;     /**< AdamW's decoupled weight decay */
+    int accum;              /**< micro-batches per step (chapter 7) */
     int hidden[MAX_HIDDEN]; /**< widths of the hidden layers */
     int n_hidden;           /**< how many hidden layers */
     uint64_t seed;          /**< seeds data, initial weights and shuffles */

@@ -18,14 +18,14 @@
 #include "ring_strategy.h"
 #include "util.h"
 
-#line 3346 "chapters/01-mlp.nw"
+#line 3366 "chapters/01-mlp.nw"
 int run_prepare_training(Run *run, int trainers, const char *word)
 {
     Options o = run->o; /* a copy: only rank 0 of an MPI run keeps the log */
     if (run->mpi_rank != 0)
         o.log = NULL;
     if (train_prepare(&o, trainers, word, &run->train, &run->test, &run->log, &run->resume)) {
-#line 3353 "chapters/01-mlp.nw"
+#line 3373 "chapters/01-mlp.nw"
         if (run->mpi)
             comm_mpi_finalize();
         return EXIT_USAGE;
@@ -33,7 +33,7 @@ int run_prepare_training(Run *run, int trainers, const char *word)
     return RUN_GO;
 }
 
-#line 3370 "chapters/01-mlp.nw"
+#line 3390 "chapters/01-mlp.nw"
 int run_model(const Run *run, const Device *dev, Model *m, char *err)
 {
     const Options *o = &run->o;
@@ -41,7 +41,7 @@ int run_model(const Run *run, const Device *dev, Model *m, char *err)
                       o->batch_size, o->seed, err);
 }
 
-#line 3386 "chapters/01-mlp.nw"
+#line 3406 "chapters/01-mlp.nw"
 TrainConfig run_train_config(const Run *run, bool reports)
 {
     const Options *o = &run->o;
@@ -52,6 +52,7 @@ TrainConfig run_train_config(const Run *run, bool reports)
         .epochs = o->epochs,
         .lr = options_lr(o),
         .optimizer = opt,
+        .accum = o->accum,
         .seed = o->seed,
         .quiet = o->quiet,
         .out = stdout,
@@ -62,7 +63,7 @@ TrainConfig run_train_config(const Run *run, bool reports)
     };
 }
 
-#line 3421 "chapters/01-mlp.nw"
+#line 3442 "chapters/01-mlp.nw"
 /** Undo what train_prepare() did to the log and the checkpoint before it failed; returns -1. */
 static int prepare_failed(const Options *o, FILE **log, bool created, Checkpoint *resume)
 {
@@ -75,7 +76,7 @@ static int prepare_failed(const Options *o, FILE **log, bool created, Checkpoint
     return -1;
 }
 
-#line 3533 "chapters/01-mlp.nw"
+#line 3554 "chapters/01-mlp.nw"
 /** Open @p path for appending; *created says whether this call made the file. */
 static FILE *log_open(const char *path, bool *created)
 {
@@ -100,19 +101,28 @@ static bool regular_file(FILE *f)
     struct stat st;
     return fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
 }
-#line 3446 "chapters/01-mlp.nw"
+#line 3467 "chapters/01-mlp.nw"
 int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *train,
                   Dataset *test, FILE **log, Checkpoint *resume)
 {
     char err[ERR_LEN];
     *log = NULL;
     memset(resume, 0, sizeof *resume);
-#line 403 "chapters/07-zero.nw"
+#line 415 "chapters/07-zero.nw"
     if (o->checkpoint && strcmp(o->optimizer, "sgd") != 0) {
         fprintf(stderr,
                 "%s: --checkpoint with --optimizer %s: a checkpoint does not hold the "
                 "optimizer's state yet (use --optimizer sgd)\n",
                 program_name(), o->optimizer);
+        return -1;
+    }
+#line 713 "chapters/07-zero.nw"
+    if (o->checkpoint && o->accum > 1) {
+        fprintf(stderr,
+                "%s: --checkpoint with --accum %d: a checkpoint does not record the "
+                "micro-batches yet (use --accum 1)\n",
+                program_name(), o->accum);
+#line 716 "chapters/07-zero.nw"
         return -1;
     }
 #line 931 "chapters/A2-failure.nw"
@@ -130,19 +140,19 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
         fprintf(stderr, "%s: --resume: %s\n", program_name(), err);
         return -1;
     }
-#line 3518 "chapters/01-mlp.nw"
+#line 3539 "chapters/01-mlp.nw"
     bool created = false;
     if (o->log && !(*log = log_open(o->log, &created))) {
         fprintf(stderr, "%s: --log %s: cannot open: %s\n", program_name(), o->log,
                 strerror(errno));
         return prepare_failed(o, log, false, resume);
     }
-#line 3455 "chapters/01-mlp.nw"
+#line 3476 "chapters/01-mlp.nw"
     if (data_load(o->data, o->train_size, o->seed, train, test, err)) {
         fprintf(stderr, "%s: %s\n", program_name(), err);
         return prepare_failed(o, log, created, resume);
     }
-#line 3475 "chapters/01-mlp.nw"
+#line 3496 "chapters/01-mlp.nw"
     long global = (long)o->batch_size * ranks;
     if (global > train->n) {
         if (ranks == 1)
@@ -150,13 +160,13 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
                     "%s: --batch_size %d is larger than the training set (%ld "
                     "samples)\n",
                     program_name(), o->batch_size, train->n);
-#line 3480 "chapters/01-mlp.nw"
+#line 3501 "chapters/01-mlp.nw"
         else
             fprintf(stderr,
                     "%s: a global batch of %ld samples (--batch_size %d x %d %s) is "
                     "larger than the training set (%ld samples)\n",
                     program_name(), global, o->batch_size, ranks, ranks_word, train->n);
-#line 3484 "chapters/01-mlp.nw"
+#line 3505 "chapters/01-mlp.nw"
         return prepare_failed(o, log, created, resume);
     }
 #line 957 "chapters/A2-failure.nw"
@@ -178,14 +188,14 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
             return prepare_failed(o, log, created, resume);
         }
     }
-#line 3497 "chapters/01-mlp.nw"
+#line 3518 "chapters/01-mlp.nw"
     if (*log && !o->resume && regular_file(*log) && ftruncate(fileno(*log), 0) != 0) {
         fprintf(stderr, "%s: --log %s: %s\n", program_name(), o->log, strerror(errno));
         return prepare_failed(o, log, created, resume);
     }
     if (*log && (!regular_file(*log) || (fseek(*log, 0, SEEK_END) == 0 && ftell(*log) == 0)))
         report_csv_header(*log); /* a resumed run appends to its log */
-#line 3462 "chapters/01-mlp.nw"
+#line 3483 "chapters/01-mlp.nw"
     return 0;
 }
 #line 2303 "chapters/02-shm.nw"
@@ -296,7 +306,7 @@ static void run_one(Run *run, int (*body)(Rank *r, char *err))
     if (rank_main(0, 1, run, err))
         fatal("%s", err);
 }
-#line 1033 "chapters/03-ps.nw"
+#line 1035 "chapters/03-ps.nw"
 /** RUN_GO when run->strategy can run as asked; else EXIT_USAGE after one line. */
 static int check_strategy(const Run *run)
 {
@@ -341,16 +351,20 @@ static int check_strategy(const Run *run)
         snprintf(why, sizeof why, "--bucket_mb sets the buckets of --strategy %s only", names);
 #line 2922 "chapters/06-production.nw"
     }
-#line 392 "chapters/07-zero.nw"
+#line 404 "chapters/07-zero.nw"
     if (!why[0] && def->servers && strcmp(o->optimizer, "sgd") != 0)
         snprintf(why, sizeof why,
                  "--optimizer %s: %s steps with plain SGD on its server (use --optimizer sgd)",
                  o->optimizer, def->title);
-#line 1041 "chapters/03-ps.nw"
+#line 707 "chapters/07-zero.nw"
+    if (!why[0] && def->servers && o->accum > 1)
+        snprintf(why, sizeof why, "--accum %d: %s steps once per push (use --accum 1)",
+                 o->accum, def->title);
+#line 1043 "chapters/03-ps.nw"
     if (!why[0] && o->n_gpus < def->min_ranks)
         snprintf(why, sizeof why, "--n_gpus %d: %s needs %s (--n_gpus %d or more)", o->n_gpus,
                  def->title, def->why_min, def->min_ranks);
-#line 1045 "chapters/03-ps.nw"
+#line 1047 "chapters/03-ps.nw"
     if (why[0])
         fprintf(stderr, "%s: %s\n", program_name(), why);
     return why[0] ? EXIT_USAGE : RUN_GO;
@@ -392,11 +406,16 @@ void train_banner(FILE *f, const Options *o, const Model *m, const Dataset *trai
             format_count(n2, train->n), format_count(n3, test->n), train->rows, train->cols,
             train->classes);
 #line 1015 "chapters/03-ps.nw"
+    int step_b = o->batch_size * o->accum; /* a rank's samples per step (chapter 7) */
     fprintf(f,
-            "  training %d epochs, batch %d per %s (global %d), %s, lr %g, %ld steps/epoch\n",
-            o->epochs, o->batch_size, each, o->batch_size * trainers, o->optimizer,
-            options_lr(o), train_steps_per_epoch(train->n, o->batch_size, trainers));
-#line 1020 "chapters/03-ps.nw"
+            "  training %d epochs, batch %d per %s (global %d), %s, lr %g, %ld "
+            "steps/epoch\n",
+            o->epochs, o->batch_size, each, step_b * trainers, o->optimizer, options_lr(o),
+            train_steps_per_epoch(train->n, step_b, trainers));
+#line 1019 "chapters/03-ps.nw"
+    if (o->accum > 1)
+        fprintf(f, "  accum    %d micro-batches of %d per %s and step, synced once\n", o->accum,
+                o->batch_size, each);
 }
 #line 939 "chapters/03-ps.nw"
 /** After training: compare the replicas, print the final figures (@p res: this rank's). */

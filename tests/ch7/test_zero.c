@@ -1,6 +1,7 @@
 /* Chapter 7: the optimizers against their formulas computed in double; ZeRO-1 ends with the
  * ring's weights bit for bit, for every optimizer and for chunks that N does not divide;
- * ./train's refusals of what a stateful optimizer cannot do yet. */
+ * N ranks accumulating K micro-batches of b equal one device with batch N K b; ./train's
+ * refusals of what a stateful optimizer or accumulation cannot do yet. */
 #include <math.h>
 
 #include "../ch2/ranks.h"
@@ -10,6 +11,7 @@
 #include "optimizer.h"
 #include "strategy.h"
 #include "train.h"
+#include "train_ref.h"
 
 /* The gradient of step s at element i: a fixed spread of signs and sizes. */
 static float grad_at(int s, size_t i)
@@ -107,6 +109,8 @@ static struct {
     const StrategyDef *def;
     OptimizerConfig opt;
     float lr;
+    int hidden, batch, accum, epochs;
+    uint64_t seed;
     float *out;
 } run;
 
@@ -120,15 +124,17 @@ static int train_rank(int rank, int size, void *arg, char *err)
     if (!c || !(host = comm_shm_host(c, err)))
         return -1;
     Model m;
-    int hidden[1] = {7}; /* 5,575 parameters: no N in 2..4 divides them */
-    if (model_init(&m, dev, run.train.features, hidden, 1, run.train.classes, 8, 5, err))
+    int hidden[1] = {run.hidden};
+    if (model_init(&m, dev, run.train.features, hidden, 1, run.train.classes, run.batch,
+                   run.seed, err))
         return -1;
     Strategy s;
-    StrategyEnv env = {.c = c, .host = host, .m = &m};
+    StrategyEnv env = {.c = c, .host = host, .m = &m, .bucket_bytes = 2048};
     if (run.def->open(&s, &env, err))
         return -1;
-    TrainConfig cfg = {.batch_size = 8, .epochs = 2, .lr = run.lr, .optimizer = run.opt,
-                       .seed = 3, .quiet = true};
+    TrainConfig cfg = {.batch_size = run.batch, .epochs = run.epochs, .lr = run.lr,
+                       .optimizer = run.opt, .accum = run.accum, .seed = run.seed,
+                       .quiet = true};
     TrainResult res;
     int rc = train_run(&cfg, &m, &run.train, &run.test, &s, &res, err);
     if (rc == 0 && rank == 0)
@@ -156,6 +162,8 @@ Test(zero1, ends_with_the_rings_bits_for_every_optimizer)
     char err[ERR_LEN];
     cr_assert(data_load("synthetic", 240, 3, &run.train, &run.test, err) == 0, "%s", err);
     run.test.n = 100;
+    run.hidden = 7; /* 5,575 parameters: no N in 2..4 divides them */
+    run.batch = 8, run.accum = 1, run.epochs = 2, run.seed = 5;
     size_t n = (size_t)run.train.features * 7 + 7 + 7 * 10 + 10;
     float *ring = xcalloc(n, 4), *zero = xcalloc(n, 4);
     const char *names[] = {"sgd", "momentum", "adamw"};
@@ -179,6 +187,53 @@ Test(zero1, ends_with_the_rings_bits_for_every_optimizer)
     data_free(&run.test);
 }
 
+/* N ranks that each accumulate K micro-batches of b train as one device with batch N K b,
+ * for every strategy that accumulates: the ring, the ring with buckets (whose hooks must
+ * fire once, in the last micro-batch) and ZeRO-1. */
+Test(accum, n_ranks_times_k_micro_batches_equal_one_device)
+{
+    char err[ERR_LEN];
+    cr_assert(data_load("synthetic", 480, 3, &run.train, &run.test, err) == 0, "%s", err);
+    run.test.n = 100;
+    run.hidden = 24, run.batch = 8, run.epochs = 2, run.seed = 7, run.lr = 0.1f;
+    cr_assert(optimizer_config(&run.opt, "sgd", 0, 0) == 0);
+    size_t n = (size_t)run.train.features * 24 + 24 + 24 * 10 + 10;
+    float *got = xcalloc(n, 4), *ref = xcalloc(n, 4);
+    const StrategyDef *defs[] = {&strategy_ring, &strategy_ring_bucketed, &strategy_zero1};
+    for (int N = 1; N <= 3; N++)
+        for (int K = 2; K <= 3; K++) {
+            single_device_weights(&run.train, &run.test, 24, N * K * run.batch, run.epochs,
+                                  run.lr, ref, n);
+            for (int d = 0; d < 3; d++) {
+                run.accum = K;
+                weights_after(defs[d], N, got, n);
+                double gap = weight_gap(got, ref, n);
+                cr_assert(gap <= 1e-5, "%s, N = %d, K = %d micro-batches of %d: the weights "
+                          "differ by up to %g (relative) from one device's with batch %d",
+                          defs[d]->name, N, K, run.batch, gap, N * K * run.batch);
+            }
+        }
+    free(got);
+    free(ref);
+    data_free(&run.train);
+    data_free(&run.test);
+}
+
+Test(accum, train_ends_with_mlps_loss_for_the_global_batch)
+{
+    Run a, b;
+    run_program((char *[]){"./train", "--strategy", "ring", "--n_gpus", "2", "--batch_size",
+                           "16", "--accum", "4", "--train_size", "4096", "--epochs", "2",
+                           "--quiet", NULL}, &a);
+    run_program((char *[]){"./mlp", "--batch_size", "128", "--train_size", "4096", "--epochs",
+                           "2", "--quiet", NULL}, &b);
+    cr_assert(a.status == 0 && b.status == 0, "exit %d and %d: %s %s", a.status, b.status, a.err,
+              b.err);
+    double la = final_loss(a.out), lb = final_loss(b.out);
+    cr_assert(fabs(la - lb) < 1e-3, "./train --n_gpus 2 --batch_size 16 --accum 4: loss %g, "
+              "./mlp --batch_size 128: %g", la, lb);
+}
+
 Test(zero1, train_refuses_what_a_stateful_optimizer_cannot_do_yet)
 {
     char ck[] = "/tmp/dps-zero-XXXXXX";
@@ -194,5 +249,10 @@ Test(zero1, train_refuses_what_a_stateful_optimizer_cannot_do_yet)
                    "does not hold the optimizer's state", "--checkpoint with adamw");
     expect_refused((char *[]){"./train", "--optimizer", "adam", NULL},
                    "--optimizer: expected one of sgd|momentum|adamw", "--optimizer adam");
+    expect_refused((char *[]){"./train", "--strategy", "param_server", "--n_gpus", "2",
+                              "--accum", "2", NULL},
+                   "steps once per push", "param_server with --accum 2");
+    expect_refused((char *[]){"./mlp", "--accum", "2", "--checkpoint", path, NULL},
+                   "does not record the micro-batches", "--checkpoint with --accum 2");
     rmdir(ck);
 }

@@ -23,6 +23,7 @@ static const struct {
     {"--optimizer", {MISSING, "", "adam", "SGD", NULL}},
     {"--momentum", {MISSING, "", "abc", "-0.1", "1", "nan", NULL}},
     {"--weight_decay", {MISSING, "", "abc", "-1", "2", "inf", NULL}},
+    {"--accum", {INTEGER, "0", "5000", NULL}},
     {"--hidden", {INTEGER, "100000", "128,", "1,2,3,4,5,6,7,8,9", "0,5", NULL}},
     {"--seed", {MISSING, "", "abc", "-1", "18446744073709551616", NULL}},
     {"--device", {MISSING, "", "gpu", NULL}},
