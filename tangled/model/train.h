@@ -60,10 +60,12 @@ typedef struct TrainConfig {
 
 /** What a training run reports. */
 typedef struct TrainResult {
-    EpochStats last; /**< the final epoch's figures */
-    Timers timers;   /**< time per phase, summed over the run */
-    long steps;      /**< steps per epoch */
-    long dropped;    /**< training samples left out of each epoch (last partial batch) */
+    EpochStats last;        /**< the final epoch's figures */
+    Timers timers;          /**< time per phase, summed over the run */
+    long steps;             /**< steps per epoch */
+    long dropped;           /**< training samples left out of each epoch (last partial batch) */
+    size_t state_bytes;     /**< the rank's parameters, gradients, optimizer state (ch. 7) */
+    size_t optimizer_bytes; /**< of which the optimizer's state */
 } TrainResult;
 
 /** Steps in one epoch: whole global batches of world * batch_size samples. */

@@ -2,7 +2,7 @@
  * @file allreduce_bench_main.c
  * @brief The program allreduce_bench: every all-reduce of the book, side by side (chapter 6).
  */
-#line 875 "chapters/A3-programs.nw"
+#line 876 "chapters/A3-programs.nw"
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -17,7 +17,7 @@
 #include "run.h"
 #include "util.h"
 
-#line 900 "chapters/A3-programs.nw"
+#line 901 "chapters/A3-programs.nw"
 static const char *summary =
     "Run every all-reduce of the book on the same ranks and sizes, one after the other, and\n"
     "print their times and bus bandwidths side by side: our ring (shared memory),\n"
@@ -28,7 +28,7 @@ static const char *examples =
     "  ./allreduce_bench --n_gpus 4 -b 4K -e 64M -f 4     fewer sizes\n"
     "  ./allreduce_bench --n_gpus 2 --csv ar.csv          the table as CSV too\n";
 
-#line 924 "chapters/A3-programs.nw"
+#line 925 "chapters/A3-programs.nw"
 /** Append the common arguments of every contender to @p argv from index @p k. */
 static int common_args(char **argv, int k, const Options *o, char bufs[][32])
 {
@@ -48,7 +48,7 @@ static int common_args(char **argv, int k, const Options *o, char bufs[][32])
     argv[k] = NULL;
     return k;
 }
-#line 964 "chapters/A3-programs.nw"
+#line 965 "chapters/A3-programs.nw"
 /** Parse, run every contender, print the table (and the CSV). */
 int main(int argc, char **argv)
 {
@@ -69,7 +69,7 @@ int main(int argc, char **argv)
                 strerror(errno));
         return EXIT_USAGE;
     }
-#line 1031 "chapters/A3-programs.nw"
+#line 1032 "chapters/A3-programs.nw"
     char self[PATH_MAX], coll[PATH_MAX + 16], bufs[8][32];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     self[n > 0 ? n : 0] = '\0';
@@ -77,7 +77,7 @@ int main(int argc, char **argv)
     if (slash)
         *slash = '\0';
     snprintf(coll, sizeof coll, "%s/collectives", slash ? self : ".");
-#line 1004 "chapters/A3-programs.nw"
+#line 1005 "chapters/A3-programs.nw"
     enum { RING, MPI, PS, NCCL, COPY, N_COLUMNS };
     static Contender col[N_COLUMNS] = {
         {.title = "ring (ours, shm)", .key = "ring", .bus = true},
@@ -88,7 +88,7 @@ int main(int argc, char **argv)
     };
     const char *ops[N_COLUMNS] = {"all_reduce", "native_all_reduce", "ps_all_reduce",
                                   "nccl_all_reduce", "memcpy"};
-#line 1055 "chapters/A3-programs.nw"
+#line 1056 "chapters/A3-programs.nw"
     for (int k = 0; k < N_COLUMNS; k++) {
         int i = 0;
         if (k == MPI) {
@@ -109,7 +109,7 @@ int main(int argc, char **argv)
         col[k].argv[i++] = k == NCCL ? "cuda" : k == MPI ? "cpu" : (char *)o.device;
         common_args(col[k].argv, i, &o, bufs);
     }
-#line 1090 "chapters/A3-programs.nw"
+#line 1091 "chapters/A3-programs.nw"
     int gpus = gpu_count();
     if (!comm_mpi_available() || system("command -v mpirun >/dev/null 2>&1") != 0)
         snprintf(col[MPI].why, sizeof col[MPI].why,
@@ -118,7 +118,7 @@ int main(int argc, char **argv)
         snprintf(col[NCCL].why, sizeof col[NCCL].why,
                  "not run: %d rank%s, %d GPU%s (one per rank)", o.n_gpus,
                  o.n_gpus == 1 ? "" : "s", gpus, gpus == 1 ? "" : "s");
-#line 1116 "chapters/A3-programs.nw"
+#line 1117 "chapters/A3-programs.nw"
     for (int k = 0; k < N_COLUMNS; k++)
         if (!col[k].why[0])
             contender_run(&col[k]);
@@ -129,11 +129,11 @@ int main(int argc, char **argv)
         "warm-up%s\n# machine: %s\n",
         o.n_gpus, format_bytes(lo, o.min_bytes), format_bytes(hi, o.max_bytes), o.step_factor,
         o.iters, o.warmup, o.check ? ", every element checked" : "", where);
-#line 1125 "chapters/A3-programs.nw"
+#line 1126 "chapters/A3-programs.nw"
     exercises_banner("# exercise ");
     printf(
         "# time in us, busbw in GB/s (all-reduce: algbw x 2(N-1)/N; memcpy: bytes/time)\n#\n");
-#line 1127 "chapters/A3-programs.nw"
+#line 1128 "chapters/A3-programs.nw"
     if (csv)
         fprintf(csv, "# machine: %s; %d ranks\n", where, o.n_gpus);
     const int vs[] = {MPI, COPY};
@@ -141,6 +141,6 @@ int main(int argc, char **argv)
     if (csv && fclose(csv) != 0)
         fatal("--csv %s: %s", o.csv, strerror(errno));
     fflush(stdout);
-#line 986 "chapters/A3-programs.nw"
+#line 987 "chapters/A3-programs.nw"
     return status;
 }

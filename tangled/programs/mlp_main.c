@@ -59,6 +59,7 @@ int main(int argc, char **argv)
                format_count(n2, train->n), format_count(n3, test->n), train->rows, train->cols,
                train->classes);
 #line 202 "chapters/A3-programs.nw"
+        state_banner(o, NULL, m.n_params, 1);
         printf("  training %d epochs, batch %d, %s, lr %g, %ld steps/epoch", o->epochs,
                o->batch_size * o->accum, o->optimizer, options_lr(o), steps);
         if (train->n % (o->batch_size * o->accum))
@@ -72,7 +73,7 @@ int main(int argc, char **argv)
     TrainResult res;
     if (train_run(&cfg, &m, &run.train, &run.test, NULL, &res, err))
         fatal("%s", err);
-#line 225 "chapters/A3-programs.nw"
+#line 226 "chapters/A3-programs.nw"
     train_report_end(stdout, &res, o->quiet);
 #line 127 "chapters/A3-programs.nw"
     model_free(&m);

@@ -12,20 +12,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "collectives.h"
 #include "comm_mpi.h"
 #include "launch.h"
 #include "report.h"
 #include "ring_strategy.h"
 #include "util.h"
 
-#line 3366 "chapters/01-mlp.nw"
+#line 3371 "chapters/01-mlp.nw"
 int run_prepare_training(Run *run, int trainers, const char *word)
 {
     Options o = run->o; /* a copy: only rank 0 of an MPI run keeps the log */
     if (run->mpi_rank != 0)
         o.log = NULL;
     if (train_prepare(&o, trainers, word, &run->train, &run->test, &run->log, &run->resume)) {
-#line 3373 "chapters/01-mlp.nw"
+#line 3378 "chapters/01-mlp.nw"
         if (run->mpi)
             comm_mpi_finalize();
         return EXIT_USAGE;
@@ -33,7 +34,7 @@ int run_prepare_training(Run *run, int trainers, const char *word)
     return RUN_GO;
 }
 
-#line 3390 "chapters/01-mlp.nw"
+#line 3395 "chapters/01-mlp.nw"
 int run_model(const Run *run, const Device *dev, Model *m, char *err)
 {
     const Options *o = &run->o;
@@ -41,7 +42,7 @@ int run_model(const Run *run, const Device *dev, Model *m, char *err)
                       o->batch_size, o->seed, err);
 }
 
-#line 3406 "chapters/01-mlp.nw"
+#line 3411 "chapters/01-mlp.nw"
 TrainConfig run_train_config(const Run *run, bool reports)
 {
     const Options *o = &run->o;
@@ -63,7 +64,7 @@ TrainConfig run_train_config(const Run *run, bool reports)
     };
 }
 
-#line 3442 "chapters/01-mlp.nw"
+#line 3447 "chapters/01-mlp.nw"
 /** Undo what train_prepare() did to the log and the checkpoint before it failed; returns -1. */
 static int prepare_failed(const Options *o, FILE **log, bool created, Checkpoint *resume)
 {
@@ -76,7 +77,7 @@ static int prepare_failed(const Options *o, FILE **log, bool created, Checkpoint
     return -1;
 }
 
-#line 3554 "chapters/01-mlp.nw"
+#line 3559 "chapters/01-mlp.nw"
 /** Open @p path for appending; *created says whether this call made the file. */
 static FILE *log_open(const char *path, bool *created)
 {
@@ -101,7 +102,7 @@ static bool regular_file(FILE *f)
     struct stat st;
     return fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
 }
-#line 3467 "chapters/01-mlp.nw"
+#line 3472 "chapters/01-mlp.nw"
 int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *train,
                   Dataset *test, FILE **log, Checkpoint *resume)
 {
@@ -116,13 +117,13 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
                 program_name(), o->optimizer);
         return -1;
     }
-#line 713 "chapters/07-zero.nw"
+#line 761 "chapters/07-zero.nw"
     if (o->checkpoint && o->accum > 1) {
         fprintf(stderr,
                 "%s: --checkpoint with --accum %d: a checkpoint does not record the "
                 "micro-batches yet (use --accum 1)\n",
                 program_name(), o->accum);
-#line 716 "chapters/07-zero.nw"
+#line 764 "chapters/07-zero.nw"
         return -1;
     }
 #line 931 "chapters/A2-failure.nw"
@@ -140,19 +141,19 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
         fprintf(stderr, "%s: --resume: %s\n", program_name(), err);
         return -1;
     }
-#line 3539 "chapters/01-mlp.nw"
+#line 3544 "chapters/01-mlp.nw"
     bool created = false;
     if (o->log && !(*log = log_open(o->log, &created))) {
         fprintf(stderr, "%s: --log %s: cannot open: %s\n", program_name(), o->log,
                 strerror(errno));
         return prepare_failed(o, log, false, resume);
     }
-#line 3476 "chapters/01-mlp.nw"
+#line 3481 "chapters/01-mlp.nw"
     if (data_load(o->data, o->train_size, o->seed, train, test, err)) {
         fprintf(stderr, "%s: %s\n", program_name(), err);
         return prepare_failed(o, log, created, resume);
     }
-#line 3496 "chapters/01-mlp.nw"
+#line 3501 "chapters/01-mlp.nw"
     long global = (long)o->batch_size * ranks;
     if (global > train->n) {
         if (ranks == 1)
@@ -160,13 +161,13 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
                     "%s: --batch_size %d is larger than the training set (%ld "
                     "samples)\n",
                     program_name(), o->batch_size, train->n);
-#line 3501 "chapters/01-mlp.nw"
+#line 3506 "chapters/01-mlp.nw"
         else
             fprintf(stderr,
                     "%s: a global batch of %ld samples (--batch_size %d x %d %s) is "
                     "larger than the training set (%ld samples)\n",
                     program_name(), global, o->batch_size, ranks, ranks_word, train->n);
-#line 3505 "chapters/01-mlp.nw"
+#line 3510 "chapters/01-mlp.nw"
         return prepare_failed(o, log, created, resume);
     }
 #line 957 "chapters/A2-failure.nw"
@@ -188,15 +189,29 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
             return prepare_failed(o, log, created, resume);
         }
     }
-#line 3518 "chapters/01-mlp.nw"
+#line 3523 "chapters/01-mlp.nw"
     if (*log && !o->resume && regular_file(*log) && ftruncate(fileno(*log), 0) != 0) {
         fprintf(stderr, "%s: --log %s: %s\n", program_name(), o->log, strerror(errno));
         return prepare_failed(o, log, created, resume);
     }
     if (*log && (!regular_file(*log) || (fseek(*log, 0, SEEK_END) == 0 && ftell(*log) == 0)))
         report_csv_header(*log); /* a resumed run appends to its log */
-#line 3483 "chapters/01-mlp.nw"
+#line 3488 "chapters/01-mlp.nw"
     return 0;
+}
+#line 517 "chapters/07-zero.nw"
+void state_banner(const Options *o, const StrategyDef *def, size_t n_params, int ranks)
+{
+    OptimizerConfig cfg;
+    optimizer_config(&cfg, o->optimizer, o->momentum, o->weight_decay);
+    size_t floats = cfg.kind == OPTIM_ADAMW ? 2 : cfg.kind == OPTIM_MOMENTUM ? 1 : 0;
+    bool sharded = def && (def->needs & SHARDS_STATE);
+    size_t shard = sharded ? chunk_start(n_params, ranks, 1) : n_params;
+    size_t opt = floats * shard * sizeof(float), both = 2 * n_params * sizeof(float);
+    char all[32], replicated[32], optimizer[32];
+    printf("  state    %s on rank 0: parameters and gradients %s, %s %s%s\n",
+           format_bytes(all, both + opt), format_bytes(replicated, both), o->optimizer,
+           format_bytes(optimizer, opt), sharded ? " (its chunk of the state)" : "");
 }
 #line 2303 "chapters/02-shm.nw"
 int run_parse(Run *run, int argc, char **argv, unsigned accepted, const char *summary,
@@ -297,7 +312,7 @@ int run_finish(Run *run)
     checkpoint_free(&run->resume);
     return 0;
 }
-#line 823 "chapters/03-ps.nw"
+#line 824 "chapters/03-ps.nw"
 /** SHAPE_ONE: rank 0 of 1, in this process. */
 static void run_one(Run *run, int (*body)(Rank *r, char *err))
 {
@@ -306,7 +321,7 @@ static void run_one(Run *run, int (*body)(Rank *r, char *err))
     if (rank_main(0, 1, run, err))
         fatal("%s", err);
 }
-#line 1035 "chapters/03-ps.nw"
+#line 1037 "chapters/03-ps.nw"
 /** RUN_GO when run->strategy can run as asked; else EXIT_USAGE after one line. */
 static int check_strategy(const Run *run)
 {
@@ -356,20 +371,20 @@ static int check_strategy(const Run *run)
         snprintf(why, sizeof why,
                  "--optimizer %s: %s steps with plain SGD on its server (use --optimizer sgd)",
                  o->optimizer, def->title);
-#line 707 "chapters/07-zero.nw"
+#line 755 "chapters/07-zero.nw"
     if (!why[0] && def->servers && o->accum > 1)
         snprintf(why, sizeof why, "--accum %d: %s steps once per push (use --accum 1)",
                  o->accum, def->title);
-#line 1043 "chapters/03-ps.nw"
+#line 1045 "chapters/03-ps.nw"
     if (!why[0] && o->n_gpus < def->min_ranks)
         snprintf(why, sizeof why, "--n_gpus %d: %s needs %s (--n_gpus %d or more)", o->n_gpus,
                  def->title, def->why_min, def->min_ranks);
-#line 1047 "chapters/03-ps.nw"
+#line 1049 "chapters/03-ps.nw"
     if (why[0])
         fprintf(stderr, "%s: %s\n", program_name(), why);
     return why[0] ? EXIT_USAGE : RUN_GO;
 }
-#line 968 "chapters/03-ps.nw"
+#line 969 "chapters/03-ps.nw"
 static void run_banner(const Rank *r, const Model *m)
 {
     const Run *run = r->run;
@@ -386,13 +401,14 @@ static void run_banner(const Rank *r, const Model *m)
            def->servers ? ": rank 0 serves" : "");
     train_banner(stdout, &run->o, m, &run->train, &run->test, r->dev, r->note,
                  r->size - def->servers, def->trainer);
+    state_banner(&run->o, def, m->n_params, r->size - def->servers);
     exercises_banner("  exercise ");
     if (def->traffic && r->size > 1) {
         def->traffic(line, sizeof line, r->size, m->n_params * sizeof(float));
         printf("  traffic  %s\n", line);
     }
 }
-#line 1002 "chapters/03-ps.nw"
+#line 1004 "chapters/03-ps.nw"
 void train_banner(FILE *f, const Options *o, const Model *m, const Dataset *train,
                   const Dataset *test, const Device *dev, const char *note, int trainers,
                   const char *each)
@@ -405,19 +421,19 @@ void train_banner(FILE *f, const Options *o, const Model *m, const Dataset *trai
     fprintf(f, "  data     %s: %s train, %s test, %dx%d, %d classes\n", train->source,
             format_count(n2, train->n), format_count(n3, test->n), train->rows, train->cols,
             train->classes);
-#line 1015 "chapters/03-ps.nw"
+#line 1017 "chapters/03-ps.nw"
     int step_b = o->batch_size * o->accum; /* a rank's samples per step (chapter 7) */
     fprintf(f,
             "  training %d epochs, batch %d per %s (global %d), %s, lr %g, %ld "
             "steps/epoch\n",
             o->epochs, o->batch_size, each, step_b * trainers, o->optimizer, options_lr(o),
             train_steps_per_epoch(train->n, step_b, trainers));
-#line 1019 "chapters/03-ps.nw"
+#line 1021 "chapters/03-ps.nw"
     if (o->accum > 1)
         fprintf(f, "  accum    %d micro-batches of %d per %s and step, synced once\n", o->accum,
                 o->batch_size, each);
 }
-#line 939 "chapters/03-ps.nw"
+#line 940 "chapters/03-ps.nw"
 /** After training: compare the replicas, print the final figures (@p res: this rank's). */
 static int run_report(const Rank *r, const Strategy *s, const Model *m, const TrainResult *res,
                       char *err)
@@ -440,7 +456,7 @@ static int run_report(const Rank *r, const Strategy *s, const Model *m, const Tr
         r->run->strategy->report(s, stdout);
     return 0;
 }
-#line 901 "chapters/03-ps.nw"
+#line 902 "chapters/03-ps.nw"
 static int open_strategy(const Rank *r, Model *m, Strategy *s, char *err)
 {
     const StrategyDef *def = r->run->strategy;
@@ -448,7 +464,7 @@ static int open_strategy(const Rank *r, Model *m, Strategy *s, char *err)
                        .host = r->host,
                        .m = m,
                        .bucket_bytes = (size_t)(r->run->o.bucket_mb * (1 << 20))};
-#line 906 "chapters/03-ps.nw"
+#line 907 "chapters/03-ps.nw"
     return def->open ? def->open(s, &env, err) : 0;
 }
 
@@ -462,7 +478,7 @@ static int serve(const Rank *r, Model *m, Strategy *s, const TrainConfig *cfg, c
     return run->strategy->serve(s, m, cfg, steps, err);
 }
 
-#line 850 "chapters/03-ps.nw"
+#line 851 "chapters/03-ps.nw"
 static int train_rank(Rank *r, char *err)
 {
     Run *run = r->run;
@@ -474,16 +490,16 @@ static int train_rank(Rank *r, char *err)
         return -1;
     if (speaks && !run->o.quiet)
         run_banner(r, &m);
-#line 886 "chapters/03-ps.nw"
+#line 887 "chapters/03-ps.nw"
     TrainConfig cfg = run_train_config(run, speaks);
     TrainResult res;
     int rc = r->rank < def->servers ? serve(r, &m, &s, &cfg, err)
                                     : train_run(&cfg, &m, &run->train, &run->test,
                                                 def->open ? &s : NULL, &res, err);
-#line 892 "chapters/03-ps.nw"
+#line 893 "chapters/03-ps.nw"
     if (rc == 0)
         rc = run_report(r, &s, &m, speaks ? &res : NULL, err);
-#line 862 "chapters/03-ps.nw"
+#line 863 "chapters/03-ps.nw"
     if (rc)
         return -1; /* closing may wait for peers (a thread inside an all-reduce): don't */
     if (def->close)
@@ -526,7 +542,7 @@ static void run_threads(Run *run)
     model_free(&master);
 }
 
-#line 787 "chapters/03-ps.nw"
+#line 788 "chapters/03-ps.nw"
 int run_training(Run *run)
 {
     const StrategyDef *def = run->strategy;

@@ -97,5 +97,10 @@ int run_training(Run *run);
 void train_banner(FILE *f, const Options *o, const Model *m, const Dataset *train,
                   const Dataset *test, const Device *dev, const char *note, int trainers,
                   const char *each);
+/**
+ * Print the banner's state line: the bytes rank 0 will keep for parameters, gradients and
+ * optimizer state with @p o's optimizer and @p def's sharding (NULL: one device).
+ */
+void state_banner(const Options *o, const StrategyDef *def, size_t n_params, int ranks);
 
 #endif

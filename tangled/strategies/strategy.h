@@ -22,6 +22,7 @@ enum StrategyNeeds {
     NEEDS_GPUS = 1u << 2,    /**< one GPU per rank (NCCL) */
     CPU_ONLY = 1u << 3,      /**< CPU replicas only (DataParallel) */
     USES_BUCKETS = 1u << 4,  /**< --bucket_mb applies */
+    SHARDS_STATE = 1u << 5,  /**< keeps the optimizer's state for its chunk (chapter 7) */
 };
 
 /** How a strategy's ranks are processes. */

@@ -2,7 +2,7 @@
  * @file report.c
  * @brief What a training run prints.
  */
-#line 1909 "chapters/A1-support.nw"
+#line 1910 "chapters/A1-support.nw"
 #include "report.h"
 
 #include <stdlib.h>
@@ -11,7 +11,7 @@
 
 #include "util.h"
 
-#line 1935 "chapters/A1-support.nw"
+#line 1936 "chapters/A1-support.nw"
 void timers_add(Timers *t, const char *name, double seconds)
 {
     for (int i = 0; i < t->n; i++)
@@ -33,7 +33,7 @@ double timers_get(const Timers *t, const char *name)
     return 0;
 }
 
-#line 1975 "chapters/A1-support.nw"
+#line 1976 "chapters/A1-support.nw"
 void report_breakdown(FILE *f, const Timers *t)
 {
     double total = 0;
@@ -45,7 +45,7 @@ void report_breakdown(FILE *f, const Timers *t)
                 total > 0 ? 100.0 * t->seconds[i] / total : 0.0);
     fprintf(f, "\n");
 }
-#line 2018 "chapters/A1-support.nw"
+#line 2019 "chapters/A1-support.nw"
 void progress_begin(Progress *p, FILE *f, bool quiet, int epoch, int epochs, long total)
 {
     p->f = f;
@@ -56,7 +56,7 @@ void progress_begin(Progress *p, FILE *f, bool quiet, int epoch, int epochs, lon
     p->start = p->last = now_seconds();
 }
 
-#line 2043 "chapters/A1-support.nw"
+#line 2044 "chapters/A1-support.nw"
 void progress_update(Progress *p, long done, long samples_per_step)
 {
     if (!p->active)
@@ -77,7 +77,7 @@ void progress_update(Progress *p, long done, long samples_per_step)
     fflush(p->f);
 }
 
-#line 2070 "chapters/A1-support.nw"
+#line 2071 "chapters/A1-support.nw"
 void progress_end(Progress *p)
 {
     if (p->active) {
@@ -85,7 +85,7 @@ void progress_end(Progress *p)
         fflush(p->f);
     }
 }
-#line 2106 "chapters/A1-support.nw"
+#line 2107 "chapters/A1-support.nw"
 void report_epoch(FILE *f, const EpochStats *e)
 {
     fprintf(f,
@@ -93,24 +93,24 @@ void report_epoch(FILE *f, const EpochStats *e)
             "%.2f s  %.0f samples/s  %.3f ms/step\n",
             e->epochs >= 10 ? 2 : 1, e->epoch, e->epochs, e->loss, 100 * e->train_acc,
             100 * e->test_acc, e->seconds, e->samples_per_s, e->step_ms);
-#line 2112 "chapters/A1-support.nw"
+#line 2113 "chapters/A1-support.nw"
     fflush(f);
 }
 
 void report_csv_header(FILE *f)
 {
-    fprintf(f, "epoch,loss,train_acc,test_acc,seconds,samples_per_s,step_ms\n");
+    fprintf(f, "epoch,loss,train_acc,test_acc,seconds,samples_per_s,step_ms,state_bytes\n");
     fflush(f);
 }
 
 void report_csv_row(FILE *f, const EpochStats *e)
 {
-    fprintf(f, "%d,%.6f,%.6f,%.6f,%.6f,%.1f,%.6f\n", e->epoch, e->loss, e->train_acc,
-            e->test_acc, e->seconds, e->samples_per_s, e->step_ms);
+    fprintf(f, "%d,%.6f,%.6f,%.6f,%.6f,%.1f,%.6f,%zu\n", e->epoch, e->loss, e->train_acc,
+            e->test_acc, e->seconds, e->samples_per_s, e->step_ms, e->state_bytes);
     fflush(f);
 }
 
-#line 2140 "chapters/A1-support.nw"
+#line 2141 "chapters/A1-support.nw"
 const char *format_count(char *buf, long long v)
 {
     char digits[24];
@@ -126,7 +126,7 @@ const char *format_count(char *buf, long long v)
     return buf;
 }
 
-#line 2167 "chapters/A1-support.nw"
+#line 2168 "chapters/A1-support.nw"
 const char *format_bytes(char *buf, size_t bytes)
 {
     static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -140,7 +140,7 @@ const char *format_bytes(char *buf, size_t bytes)
     return buf;
 }
 
-#line 2201 "chapters/A1-support.nw"
+#line 2202 "chapters/A1-support.nw"
 static int compare_doubles(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;

@@ -18,6 +18,7 @@ typedef struct EpochStats {
     double seconds;       /**< training time of the epoch (evaluation excluded) */
     double samples_per_s; /**< global training samples per second */
     double step_ms;       /**< mean time of one step */
+    size_t state_bytes;   /**< rank 0's parameters, gradients and optimizer state (ch. 7) */
 } EpochStats;
 
 /** Most phases a run can time. */

@@ -128,7 +128,7 @@ Test(ch1_cli, a_short_run_logs_csv, .timeout = 60)
     FILE *f = fopen(log, "r");
     char line[256];
     cr_assert(fgets(line, sizeof line, f) &&
-              strcmp(line, "epoch,loss,train_acc,test_acc,seconds,samples_per_s,step_ms\n") == 0,
+              strcmp(line, "epoch,loss,train_acc,test_acc,seconds,samples_per_s,step_ms,state_bytes\n") == 0,
               "header: %s", line);
     int rows = 0, epoch;
     double loss, tr, te, s, sps, ms;

@@ -234,6 +234,48 @@ Test(accum, train_ends_with_mlps_loss_for_the_global_batch)
               "./mlp --batch_size 128: %g", la, lb);
 }
 
+/* The last field of the last row of the CSV log at @p path: rank 0's state_bytes. */
+static long long last_state_bytes(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    cr_assert(f, "no log at %s", path);
+    char line[512], last[512] = "";
+    while (fgets(line, sizeof line, f))
+        memcpy(last, line, sizeof line);
+    fclose(f);
+    const char *comma = strrchr(last, ',');
+    cr_assert(comma, "no CSV row in %s: '%s'", path, last);
+    return atoll(comma + 1);
+}
+
+/* What rank 0 keeps, measured by the loop and written in the log, against the count of
+ * section 7.1: 8 bytes of parameters and gradients per parameter, and AdamW's 8 for every
+ * parameter (ring) or for rank 0's chunk of n / 4 (zero1). */
+Test(zero1, the_log_counts_the_state_rank_0_keeps)
+{
+    char dir[] = "/tmp/dps-state-XXXXXX";
+    cr_assert(mkdtemp(dir));
+    const long long n = 784 * 32 + 32 + 32 * 10 + 10; /* 25,450: rank 0's chunk is 6,362 */
+    const char *strategies[] = {"ring", "zero1"};
+    const long long want[] = {8 * n + 8 * n, 8 * n + 8 * (n / 4)};
+    for (int k = 0; k < 2; k++) {
+        char log[64];
+        snprintf(log, sizeof log, "%s/%s.csv", dir, strategies[k]);
+        Run r;
+        run_program((char *[]){"./train", "--strategy", (char *)strategies[k], "--n_gpus", "4",
+                               "--optimizer", "adamw", "--hidden", "32", "--train_size", "1024",
+                               "--epochs", "1", "--log", log, NULL}, &r);
+        cr_assert(r.status == 0, "%s: exit %d: %s", strategies[k], r.status, r.err);
+        cr_assert(strstr(r.out, "  state    ") && strstr(r.out, "\nstate: "),
+                  "%s: no state line in the banner or at the end: %s", strategies[k], r.out);
+        long long got = last_state_bytes(log);
+        cr_assert(got == want[k], "--strategy %s, adamw, 4 ranks: rank 0 keeps %lld bytes, "
+                  "expected %lld", strategies[k], got, want[k]);
+        unlink(log);
+    }
+    rmdir(dir);
+}
+
 Test(zero1, train_refuses_what_a_stateful_optimizer_cannot_do_yet)
 {
     char ck[] = "/tmp/dps-zero-XXXXXX";
