@@ -2,7 +2,7 @@
  * @file optimizer.c
  * @brief SGD, heavy-ball momentum and AdamW (chapter 7).
  */
-#line 212 "chapters/07-zero.nw"
+#line 213 "chapters/07-zero.nw"
 #include "optimizer.h"
 
 #include <math.h>
@@ -10,7 +10,7 @@
 
 #include "mlp_kernels.h"
 
-#line 232 "chapters/07-zero.nw"
+#line 233 "chapters/07-zero.nw"
 void optimizer_init(Optimizer *o, const OptimizerConfig *cfg, float lr, const Device *dev,
                     size_t lo, size_t n)
 {
@@ -31,7 +31,7 @@ size_t optimizer_state_bytes(const Optimizer *o)
     return ((o->m ? o->n : 0) + (o->u ? o->n : 0)) * sizeof(float);
 }
 
-#line 265 "chapters/07-zero.nw"
+#line 266 "chapters/07-zero.nw"
 void optimizer_step(Optimizer *o, float *params, const float *grads)
 {
     const Device *dev = o->dev;
@@ -54,12 +54,12 @@ void optimizer_step(Optimizer *o, float *params, const float *grads)
                       .decay = o->cfg.weight_decay,
                       .correct1 = (float)c1,
                       .sqrt_correct2 = (float)sqrt(c2)};
-#line 283 "chapters/07-zero.nw"
+#line 284 "chapters/07-zero.nw"
         dev->adamw(o->n, &a, g, o->m, o->u, p);
     }
 }
 
-#line 292 "chapters/07-zero.nw"
+#line 293 "chapters/07-zero.nw"
 const char *optimizer_name(OptimizerKind kind)
 {
     return kind == OPTIM_ADAMW ? "adamw" : kind == OPTIM_MOMENTUM ? "momentum" : "sgd";
@@ -67,13 +67,13 @@ const char *optimizer_name(OptimizerKind kind)
 
 int optimizer_config(OptimizerConfig *cfg, const char *name, float momentum, float weight_decay)
 {
-#line 300 "chapters/07-zero.nw"
+#line 301 "chapters/07-zero.nw"
     *cfg = (OptimizerConfig){.momentum = momentum,
                              .weight_decay = weight_decay,
                              .beta1 = 0.9f,
                              .beta2 = 0.999f,
                              .eps = 1e-8f};
-#line 302 "chapters/07-zero.nw"
+#line 303 "chapters/07-zero.nw"
     for (int k = OPTIM_SGD; k <= OPTIM_ADAMW; k++)
         if (strcmp(name, optimizer_name((OptimizerKind)k)) == 0) {
             cfg->kind = (OptimizerKind)k;
@@ -82,7 +82,7 @@ int optimizer_config(OptimizerConfig *cfg, const char *name, float momentum, flo
     return -1;
 }
 
-#line 312 "chapters/07-zero.nw"
+#line 313 "chapters/07-zero.nw"
 void optimizer_free(Optimizer *o)
 {
     if (o->m)

@@ -82,7 +82,7 @@ void train_report_end(FILE *f, const TrainResult *res, bool quiet)
                 res->last.train_acc, res->last.test_acc);
     else {
         report_breakdown(f, &res->timers);
-#line 504 "chapters/07-zero.nw"
+#line 505 "chapters/07-zero.nw"
         char all[32], replicated[32], optimizer[32];
         fprintf(f, "state: %s on rank 0 (parameters and gradients %s, optimizer %s)\n",
                 format_bytes(all, res->state_bytes),
@@ -117,7 +117,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
     int32_t *perm = xcalloc((size_t)train->n, sizeof *perm);
     float *xb = xcalloc((size_t)b * (size_t)train->features, sizeof *xb);
     int32_t *yb = xcalloc((size_t)b, sizeof *yb);
-#line 489 "chapters/07-zero.nw"
+#line 490 "chapters/07-zero.nw"
     Optimizer opt;
     size_t opt_lo = s && s->shards_state ? s->state_lo : 0;
     optimizer_init(&opt, &cfg->optimizer, cfg->lr, dev, opt_lo,
@@ -169,7 +169,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
 #line 3171 "chapters/01-mlp.nw"
                 model_forward(m, b);
                 model_loss(m, b, true);
-#line 737 "chapters/07-zero.nw"
+#line 771 "chapters/07-zero.nw"
                 if (K > 1)
                     dev->scale((size_t)b * (size_t)m->width[m->n_layers], 1.0f / (float)K,
                                m->dact[m->n_layers]);

@@ -109,7 +109,7 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
     char err[ERR_LEN];
     *log = NULL;
     memset(resume, 0, sizeof *resume);
-#line 415 "chapters/07-zero.nw"
+#line 416 "chapters/07-zero.nw"
     if (o->checkpoint && strcmp(o->optimizer, "sgd") != 0) {
         fprintf(stderr,
                 "%s: --checkpoint with --optimizer %s: a checkpoint does not hold the "
@@ -117,13 +117,13 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
                 program_name(), o->optimizer);
         return -1;
     }
-#line 761 "chapters/07-zero.nw"
+#line 795 "chapters/07-zero.nw"
     if (o->checkpoint && o->accum > 1) {
         fprintf(stderr,
                 "%s: --checkpoint with --accum %d: a checkpoint does not record the "
                 "micro-batches yet (use --accum 1)\n",
                 program_name(), o->accum);
-#line 764 "chapters/07-zero.nw"
+#line 798 "chapters/07-zero.nw"
         return -1;
     }
 #line 931 "chapters/A2-failure.nw"
@@ -199,7 +199,7 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
 #line 3488 "chapters/01-mlp.nw"
     return 0;
 }
-#line 517 "chapters/07-zero.nw"
+#line 518 "chapters/07-zero.nw"
 void state_banner(const Options *o, const StrategyDef *def, size_t n_params, int ranks)
 {
     OptimizerConfig cfg;
@@ -366,12 +366,12 @@ static int check_strategy(const Run *run)
         snprintf(why, sizeof why, "--bucket_mb sets the buckets of --strategy %s only", names);
 #line 2922 "chapters/06-production.nw"
     }
-#line 404 "chapters/07-zero.nw"
+#line 405 "chapters/07-zero.nw"
     if (!why[0] && def->servers && strcmp(o->optimizer, "sgd") != 0)
         snprintf(why, sizeof why,
                  "--optimizer %s: %s steps with plain SGD on its server (use --optimizer sgd)",
                  o->optimizer, def->title);
-#line 755 "chapters/07-zero.nw"
+#line 789 "chapters/07-zero.nw"
     if (!why[0] && def->servers && o->accum > 1)
         snprintf(why, sizeof why, "--accum %d: %s steps once per push (use --accum 1)",
                  o->accum, def->title);
