@@ -2,7 +2,7 @@
  * @file optimizer.c
  * @brief SGD, heavy-ball momentum and AdamW (chapter 7).
  */
-#line 213 "chapters/07-zero.nw"
+#line 215 "chapters/07-zero.nw"
 #include "optimizer.h"
 
 #include <math.h>
@@ -10,12 +10,12 @@
 
 #include "mlp_kernels.h"
 
-#line 233 "chapters/07-zero.nw"
+#line 235 "chapters/07-zero.nw"
 void optimizer_init(Optimizer *o, const OptimizerConfig *cfg, float lr, const Device *dev,
                     size_t lo, size_t n)
 {
     *o = (Optimizer){.cfg = *cfg, .lr = lr, .dev = dev, .lo = lo, .n = n};
-    int buffers = cfg->kind == OPTIM_ADAMW ? 2 : cfg->kind == OPTIM_MOMENTUM ? 1 : 0;
+    int buffers = optimizer_state_floats(cfg->kind);
     if (buffers >= 1) {
         o->m = dev->alloc((n ? n : 1) * sizeof(float));
         dev->zero(o->m, n * sizeof(float));
@@ -31,7 +31,7 @@ size_t optimizer_state_bytes(const Optimizer *o)
     return ((o->m ? o->n : 0) + (o->u ? o->n : 0)) * sizeof(float);
 }
 
-#line 266 "chapters/07-zero.nw"
+#line 268 "chapters/07-zero.nw"
 void optimizer_step(Optimizer *o, float *params, const float *grads)
 {
     const Device *dev = o->dev;
@@ -54,26 +54,31 @@ void optimizer_step(Optimizer *o, float *params, const float *grads)
                       .decay = o->cfg.weight_decay,
                       .correct1 = (float)c1,
                       .sqrt_correct2 = (float)sqrt(c2)};
-#line 284 "chapters/07-zero.nw"
+#line 286 "chapters/07-zero.nw"
         dev->adamw(o->n, &a, g, o->m, o->u, p);
     }
 }
 
-#line 293 "chapters/07-zero.nw"
+#line 295 "chapters/07-zero.nw"
 const char *optimizer_name(OptimizerKind kind)
 {
     return kind == OPTIM_ADAMW ? "adamw" : kind == OPTIM_MOMENTUM ? "momentum" : "sgd";
 }
 
+int optimizer_state_floats(OptimizerKind kind)
+{
+    return kind == OPTIM_ADAMW ? 2 : kind == OPTIM_MOMENTUM ? 1 : 0;
+}
+
 int optimizer_config(OptimizerConfig *cfg, const char *name, float momentum, float weight_decay)
 {
-#line 301 "chapters/07-zero.nw"
+#line 308 "chapters/07-zero.nw"
     *cfg = (OptimizerConfig){.momentum = momentum,
                              .weight_decay = weight_decay,
                              .beta1 = 0.9f,
                              .beta2 = 0.999f,
                              .eps = 1e-8f};
-#line 303 "chapters/07-zero.nw"
+#line 310 "chapters/07-zero.nw"
     for (int k = OPTIM_SGD; k <= OPTIM_ADAMW; k++)
         if (strcmp(name, optimizer_name((OptimizerKind)k)) == 0) {
             cfg->kind = (OptimizerKind)k;
@@ -82,7 +87,7 @@ int optimizer_config(OptimizerConfig *cfg, const char *name, float momentum, flo
     return -1;
 }
 
-#line 313 "chapters/07-zero.nw"
+#line 320 "chapters/07-zero.nw"
 void optimizer_free(Optimizer *o)
 {
     if (o->m)

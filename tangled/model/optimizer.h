@@ -45,6 +45,8 @@ size_t optimizer_state_bytes(const Optimizer *o);
 void optimizer_free(Optimizer *o);
 /** "sgd", "momentum" or "adamw". */
 const char *optimizer_name(OptimizerKind kind);
+/** Floats of state per parameter: 0 for SGD, 1 for momentum, 2 for AdamW. */
+int optimizer_state_floats(OptimizerKind kind);
 /** The settings of @p name with PyTorch's defaults, or -1 when the name is none of them. */
 int optimizer_config(OptimizerConfig *cfg, const char *name, float momentum,
                      float weight_decay);

@@ -2,7 +2,7 @@
  * @file train.c
  * @brief The training loop.
  */
-#line 2940 "chapters/01-mlp.nw"
+#line 2936 "chapters/01-mlp.nw"
 #include "train.h"
 
 #include <errno.h>
@@ -16,7 +16,7 @@
 #include "rng.h"
 #include "util.h"
 
-#line 2968 "chapters/01-mlp.nw"
+#line 2964 "chapters/01-mlp.nw"
 enum { STREAM_SHUFFLE = 1000 };
 
 long train_steps_per_epoch(long n_train, int batch_size, int world)
@@ -24,7 +24,7 @@ long train_steps_per_epoch(long n_train, int batch_size, int world)
     return n_train / ((long)batch_size * world);
 }
 
-#line 3283 "chapters/01-mlp.nw"
+#line 3279 "chapters/01-mlp.nw"
 void evaluate(Model *m, const Dataset *d, long lo, long hi, double *right)
 {
     const Device *dev = m->dev;
@@ -74,7 +74,7 @@ static int train_checkpoint(const TrainConfig *cfg, const Model *m, int world, l
     return rc;
 }
 
-#line 2986 "chapters/01-mlp.nw"
+#line 2982 "chapters/01-mlp.nw"
 void train_report_end(FILE *f, const TrainResult *res, bool quiet)
 {
     if (quiet)
@@ -82,17 +82,17 @@ void train_report_end(FILE *f, const TrainResult *res, bool quiet)
                 res->last.train_acc, res->last.test_acc);
     else {
         report_breakdown(f, &res->timers);
-#line 505 "chapters/07-zero.nw"
+#line 537 "chapters/07-zero.nw"
         char all[32], replicated[32], optimizer[32];
         fprintf(f, "state: %s on rank 0 (parameters and gradients %s, optimizer %s)\n",
                 format_bytes(all, res->state_bytes),
                 format_bytes(replicated, res->state_bytes - res->optimizer_bytes),
                 format_bytes(optimizer, res->optimizer_bytes));
-#line 2994 "chapters/01-mlp.nw"
+#line 2990 "chapters/01-mlp.nw"
     }
 }
 
-#line 3006 "chapters/01-mlp.nw"
+#line 3002 "chapters/01-mlp.nw"
 int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Dataset *test,
               Strategy *s, TrainResult *res, char *err)
 {
@@ -101,30 +101,30 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
     const int K = cfg->accum > 1 ? cfg->accum : 1; /* micro-batches per step (chapter 7) */
     const long global = (long)b * world * K,
                steps = train_steps_per_epoch(train->n, b * K, world);
-#line 3044 "chapters/01-mlp.nw"
+#line 3040 "chapters/01-mlp.nw"
     if (steps < 1)
         return error_set(err,
                          "a global batch of %ld samples is larger than the training set "
                          "(%ld samples)",
                          global, train->n);
-#line 3047 "chapters/01-mlp.nw"
+#line 3043 "chapters/01-mlp.nw"
     if (b > m->max_batch)
         return error_set(err, "batch %d exceeds the model's buffers (%d)", b, m->max_batch);
-#line 3060 "chapters/01-mlp.nw"
+#line 3056 "chapters/01-mlp.nw"
     memset(res, 0, sizeof *res);
     res->steps = steps;
     res->dropped = train->n - steps * global;
     int32_t *perm = xcalloc((size_t)train->n, sizeof *perm);
     float *xb = xcalloc((size_t)b * (size_t)train->features, sizeof *xb);
     int32_t *yb = xcalloc((size_t)b, sizeof *yb);
-#line 490 "chapters/07-zero.nw"
+#line 522 "chapters/07-zero.nw"
     Optimizer opt;
     size_t opt_lo = s && s->shards_state ? s->state_lo : 0;
     optimizer_init(&opt, &cfg->optimizer, cfg->lr, dev, opt_lo,
                    s && s->shards_state ? s->state_hi - opt_lo : m->n_params);
     res->optimizer_bytes = optimizer_state_bytes(&opt);
     res->state_bytes = 2 * m->n_params * sizeof(float) + res->optimizer_bytes;
-#line 3017 "chapters/01-mlp.nw"
+#line 3013 "chapters/01-mlp.nw"
     int rc = 0, first = 1;
 #line 894 "chapters/A2-failure.nw"
     if (cfg->resume) {
@@ -135,15 +135,15 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
             fprintf(cfg->out, "resume: %s holds epoch %d; training epochs %d to %d\n",
                     cfg->checkpoint, cfg->resume->epoch, first, cfg->epochs);
     }
-#line 3019 "chapters/01-mlp.nw"
+#line 3015 "chapters/01-mlp.nw"
     for (int epoch = first; epoch <= cfg->epochs && rc == 0; epoch++) {
-#line 3083 "chapters/01-mlp.nw"
+#line 3079 "chapters/01-mlp.nw"
         for (long i = 0; i < train->n; i++)
             perm[i] = (int32_t)i;
         Rng r;
         train_shuffle_rng(&r, cfg, epoch, first);
         rng_shuffle(&r, perm, train->n);
-#line 3109 "chapters/01-mlp.nw"
+#line 3105 "chapters/01-mlp.nw"
         Progress bar;
         progress_begin(&bar, cfg->out ? cfg->out : stdout, cfg->quiet || !cfg->out || rank != 0,
                        epoch, cfg->epochs, steps);
@@ -153,28 +153,28 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
             if (cfg->phase)
                 cfg->phase("epoch %d, step %ld of %ld", epoch, step + 1, steps);
             for (int micro = 0; micro < K && rc == 0; micro++) { /* K > 1: chapter 7 */
-#line 3141 "chapters/01-mlp.nw"
+#line 3137 "chapters/01-mlp.nw"
                 const int32_t *mine = perm + step * global + ((long)micro * world + rank) * b;
                 for (int i = 0; i < b; i++) {
                     memcpy(xb + (size_t)i * train->features,
                            train->x + (size_t)mine[i] * train->features,
                            (size_t)train->features * sizeof(float));
-#line 3145 "chapters/01-mlp.nw"
+#line 3141 "chapters/01-mlp.nw"
                     yb[i] = train->y[mine[i]];
                 }
                 model_set_batch(m, xb, yb, b);
                 dev->sync();
                 timers_add(&res->timers, "data", (t1 = now_seconds()) - t);
                 t = t1;
-#line 3171 "chapters/01-mlp.nw"
+#line 3167 "chapters/01-mlp.nw"
                 model_forward(m, b);
                 model_loss(m, b, true);
-#line 771 "chapters/07-zero.nw"
+#line 803 "chapters/07-zero.nw"
                 if (K > 1)
                     dev->scale((size_t)b * (size_t)m->width[m->n_layers], 1.0f / (float)K,
                                m->dact[m->n_layers]);
                 m->accumulate = micro > 0;
-#line 3174 "chapters/01-mlp.nw"
+#line 3170 "chapters/01-mlp.nw"
                 for (int l = m->n_layers - 1; l >= 0 && rc == 0; l--) {
                     model_backward_layer(m, b, l);
                     if (micro == K - 1 && s && s->grads_ready && s->grads_ready(s, m, l, err))
@@ -184,9 +184,9 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
                 dev->sync();
                 timers_add(&res->timers, "compute", (t1 = now_seconds()) - t);
                 t = t1;
-#line 3120 "chapters/01-mlp.nw"
+#line 3116 "chapters/01-mlp.nw"
             }
-#line 3198 "chapters/01-mlp.nw"
+#line 3194 "chapters/01-mlp.nw"
             if (rc == 0 && s && s->sync_gradients && s->sync_gradients(s, m, &res->timers, err))
                 rc = -1;
             t = now_seconds();
@@ -198,13 +198,13 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
                 dev->sync();
                 timers_add(&res->timers, "update", now_seconds() - t);
             }
-#line 3122 "chapters/01-mlp.nw"
+#line 3118 "chapters/01-mlp.nw"
             t = now_seconds();
             progress_update(&bar, step + 1, global);
         }
         double train_seconds = now_seconds() - epoch_start;
         progress_end(&bar);
-#line 3236 "chapters/01-mlp.nw"
+#line 3232 "chapters/01-mlp.nw"
         if (rc == 0) {
             float st[2];
             dev->download(st, m->stats, sizeof st);
@@ -239,7 +239,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
                 rc = -1;
             timers_add(&res->timers, "checkpoint", now_seconds() - t_ck);
         }
-#line 3024 "chapters/01-mlp.nw"
+#line 3020 "chapters/01-mlp.nw"
     }
     optimizer_free(&opt);
     free(perm);

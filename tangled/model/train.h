@@ -35,7 +35,7 @@ struct Strategy {
      * are final (layers come last to first), or NULL.
      */
     int (*grads_ready)(Strategy *s, Model *m, int layer, char *err);
-    bool shards_state; /**< chapter 7: the rank keeps optimizer state for a range only */
+    bool shards_state; /**< the rank keeps optimizer state for a range only (chapter 7) */
     size_t state_lo;   /**< that range's first parameter */
     size_t state_hi;   /**< one past its last */
     void *state;       /**< the strategy's own data */
@@ -46,8 +46,8 @@ typedef struct TrainConfig {
     int batch_size;                  /**< b: samples per step on each rank */
     int epochs;                      /**< passes over the training set */
     float lr;                        /**< the learning rate */
-    OptimizerConfig optimizer;       /**< the update; zero: plain SGD (chapter 7) */
-    int accum;                       /**< micro-batches per step (chapter 7); 0 or 1: one */
+    OptimizerConfig optimizer;       /**< the update; zero: plain SGD */
+    int accum;                       /**< micro-batches per step; 0 or 1: one */
     uint64_t seed;                   /**< seeds the shuffles */
     bool quiet;                      /**< print nothing per epoch */
     FILE *out;                       /**< where rank 0 prints (stdout), or NULL for nothing */
@@ -64,7 +64,7 @@ typedef struct TrainResult {
     Timers timers;          /**< time per phase, summed over the run */
     long steps;             /**< steps per epoch */
     long dropped;           /**< training samples left out of each epoch (last partial batch) */
-    size_t state_bytes;     /**< the rank's parameters, gradients, optimizer state (ch. 7) */
+    size_t state_bytes;     /**< the rank's parameters, gradients and optimizer state */
     size_t optimizer_bytes; /**< of which the optimizer's state */
 } TrainResult;
 

@@ -19,14 +19,14 @@
 #include "ring_strategy.h"
 #include "util.h"
 
-#line 3371 "chapters/01-mlp.nw"
+#line 3367 "chapters/01-mlp.nw"
 int run_prepare_training(Run *run, int trainers, const char *word)
 {
     Options o = run->o; /* a copy: only rank 0 of an MPI run keeps the log */
     if (run->mpi_rank != 0)
         o.log = NULL;
     if (train_prepare(&o, trainers, word, &run->train, &run->test, &run->log, &run->resume)) {
-#line 3378 "chapters/01-mlp.nw"
+#line 3374 "chapters/01-mlp.nw"
         if (run->mpi)
             comm_mpi_finalize();
         return EXIT_USAGE;
@@ -34,7 +34,7 @@ int run_prepare_training(Run *run, int trainers, const char *word)
     return RUN_GO;
 }
 
-#line 3395 "chapters/01-mlp.nw"
+#line 3391 "chapters/01-mlp.nw"
 int run_model(const Run *run, const Device *dev, Model *m, char *err)
 {
     const Options *o = &run->o;
@@ -42,7 +42,7 @@ int run_model(const Run *run, const Device *dev, Model *m, char *err)
                       o->batch_size, o->seed, err);
 }
 
-#line 3411 "chapters/01-mlp.nw"
+#line 3407 "chapters/01-mlp.nw"
 TrainConfig run_train_config(const Run *run, bool reports)
 {
     const Options *o = &run->o;
@@ -64,7 +64,7 @@ TrainConfig run_train_config(const Run *run, bool reports)
     };
 }
 
-#line 3447 "chapters/01-mlp.nw"
+#line 3443 "chapters/01-mlp.nw"
 /** Undo what train_prepare() did to the log and the checkpoint before it failed; returns -1. */
 static int prepare_failed(const Options *o, FILE **log, bool created, Checkpoint *resume)
 {
@@ -77,7 +77,7 @@ static int prepare_failed(const Options *o, FILE **log, bool created, Checkpoint
     return -1;
 }
 
-#line 3559 "chapters/01-mlp.nw"
+#line 3555 "chapters/01-mlp.nw"
 /** Open @p path for appending; *created says whether this call made the file. */
 static FILE *log_open(const char *path, bool *created)
 {
@@ -102,14 +102,14 @@ static bool regular_file(FILE *f)
     struct stat st;
     return fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
 }
-#line 3472 "chapters/01-mlp.nw"
+#line 3468 "chapters/01-mlp.nw"
 int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *train,
                   Dataset *test, FILE **log, Checkpoint *resume)
 {
     char err[ERR_LEN];
     *log = NULL;
     memset(resume, 0, sizeof *resume);
-#line 416 "chapters/07-zero.nw"
+#line 423 "chapters/07-zero.nw"
     if (o->checkpoint && strcmp(o->optimizer, "sgd") != 0) {
         fprintf(stderr,
                 "%s: --checkpoint with --optimizer %s: a checkpoint does not hold the "
@@ -117,13 +117,13 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
                 program_name(), o->optimizer);
         return -1;
     }
-#line 795 "chapters/07-zero.nw"
+#line 827 "chapters/07-zero.nw"
     if (o->checkpoint && o->accum > 1) {
         fprintf(stderr,
                 "%s: --checkpoint with --accum %d: a checkpoint does not record the "
                 "micro-batches yet (use --accum 1)\n",
                 program_name(), o->accum);
-#line 798 "chapters/07-zero.nw"
+#line 830 "chapters/07-zero.nw"
         return -1;
     }
 #line 931 "chapters/A2-failure.nw"
@@ -141,19 +141,19 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
         fprintf(stderr, "%s: --resume: %s\n", program_name(), err);
         return -1;
     }
-#line 3544 "chapters/01-mlp.nw"
+#line 3540 "chapters/01-mlp.nw"
     bool created = false;
     if (o->log && !(*log = log_open(o->log, &created))) {
         fprintf(stderr, "%s: --log %s: cannot open: %s\n", program_name(), o->log,
                 strerror(errno));
         return prepare_failed(o, log, false, resume);
     }
-#line 3481 "chapters/01-mlp.nw"
+#line 3477 "chapters/01-mlp.nw"
     if (data_load(o->data, o->train_size, o->seed, train, test, err)) {
         fprintf(stderr, "%s: %s\n", program_name(), err);
         return prepare_failed(o, log, created, resume);
     }
-#line 3501 "chapters/01-mlp.nw"
+#line 3497 "chapters/01-mlp.nw"
     long global = (long)o->batch_size * ranks;
     if (global > train->n) {
         if (ranks == 1)
@@ -161,13 +161,13 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
                     "%s: --batch_size %d is larger than the training set (%ld "
                     "samples)\n",
                     program_name(), o->batch_size, train->n);
-#line 3506 "chapters/01-mlp.nw"
+#line 3502 "chapters/01-mlp.nw"
         else
             fprintf(stderr,
                     "%s: a global batch of %ld samples (--batch_size %d x %d %s) is "
                     "larger than the training set (%ld samples)\n",
                     program_name(), global, o->batch_size, ranks, ranks_word, train->n);
-#line 3510 "chapters/01-mlp.nw"
+#line 3506 "chapters/01-mlp.nw"
         return prepare_failed(o, log, created, resume);
     }
 #line 957 "chapters/A2-failure.nw"
@@ -189,22 +189,22 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
             return prepare_failed(o, log, created, resume);
         }
     }
-#line 3523 "chapters/01-mlp.nw"
+#line 3519 "chapters/01-mlp.nw"
     if (*log && !o->resume && regular_file(*log) && ftruncate(fileno(*log), 0) != 0) {
         fprintf(stderr, "%s: --log %s: %s\n", program_name(), o->log, strerror(errno));
         return prepare_failed(o, log, created, resume);
     }
     if (*log && (!regular_file(*log) || (fseek(*log, 0, SEEK_END) == 0 && ftell(*log) == 0)))
         report_csv_header(*log); /* a resumed run appends to its log */
-#line 3488 "chapters/01-mlp.nw"
+#line 3484 "chapters/01-mlp.nw"
     return 0;
 }
-#line 518 "chapters/07-zero.nw"
+#line 550 "chapters/07-zero.nw"
 void state_banner(const Options *o, const StrategyDef *def, size_t n_params, int ranks)
 {
     OptimizerConfig cfg;
     optimizer_config(&cfg, o->optimizer, o->momentum, o->weight_decay);
-    size_t floats = cfg.kind == OPTIM_ADAMW ? 2 : cfg.kind == OPTIM_MOMENTUM ? 1 : 0;
+    size_t floats = (size_t)optimizer_state_floats(cfg.kind);
     bool sharded = def && (def->needs & SHARDS_STATE);
     size_t shard = sharded ? chunk_start(n_params, ranks, 1) : n_params;
     size_t opt = floats * shard * sizeof(float), both = 2 * n_params * sizeof(float);
@@ -366,12 +366,12 @@ static int check_strategy(const Run *run)
         snprintf(why, sizeof why, "--bucket_mb sets the buckets of --strategy %s only", names);
 #line 2922 "chapters/06-production.nw"
     }
-#line 405 "chapters/07-zero.nw"
+#line 412 "chapters/07-zero.nw"
     if (!why[0] && def->servers && strcmp(o->optimizer, "sgd") != 0)
         snprintf(why, sizeof why,
                  "--optimizer %s: %s steps with plain SGD on its server (use --optimizer sgd)",
                  o->optimizer, def->title);
-#line 789 "chapters/07-zero.nw"
+#line 821 "chapters/07-zero.nw"
     if (!why[0] && def->servers && o->accum > 1)
         snprintf(why, sizeof why, "--accum %d: %s steps once per push (use --accum 1)",
                  o->accum, def->title);
