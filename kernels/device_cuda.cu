@@ -2,7 +2,7 @@
  * @file device_cuda.cu
  * @brief The CUDA device: the same table as the CPU's, on a GPU.
  */
-#line 2031 "chapters/01-mlp.nw"
+#line 2057 "chapters/01-mlp.nw"
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -12,7 +12,7 @@
 #include "mlp_kernels.h"
 #include "util.h"
 
-#line 2065 "chapters/01-mlp.nw"
+#line 2091 "chapters/01-mlp.nw"
 /** Stop with file, line and CUDA's message when @p call fails. */
 #define CUDA_CHECK(call)                                                                       \
     do {                                                                                       \
@@ -32,7 +32,7 @@
 
 static cublasHandle_t handle; /* one per process, made by device_cuda_backend_open() */
 
-#line 2101 "chapters/01-mlp.nw"
+#line 2127 "chapters/01-mlp.nw"
 static void *alloc(size_t bytes)
 {
     void *p = NULL;
@@ -43,9 +43,9 @@ static void *alloc(size_t bytes)
 
 static void release(void *p)
 {
-#line 2109 "chapters/01-mlp.nw"
+#line 2135 "chapters/01-mlp.nw"
     CUDA_CHECK(cudaFree(p));
-#line 2109 "chapters/01-mlp.nw"
+#line 2135 "chapters/01-mlp.nw"
 }
 static void upload(void *dst, const void *src, size_t bytes)
 {
@@ -61,17 +61,17 @@ static void copy(void *dst, const void *src, size_t bytes)
 }
 static void zero(void *p, size_t bytes)
 {
-#line 2122 "chapters/01-mlp.nw"
+#line 2148 "chapters/01-mlp.nw"
     CUDA_CHECK(cudaMemset(p, 0, bytes));
-#line 2122 "chapters/01-mlp.nw"
+#line 2148 "chapters/01-mlp.nw"
 }
 static void sync(void)
 {
-#line 2123 "chapters/01-mlp.nw"
+#line 2149 "chapters/01-mlp.nw"
     CUDA_CHECK(cudaDeviceSynchronize());
-#line 2123 "chapters/01-mlp.nw"
+#line 2149 "chapters/01-mlp.nw"
 }
-#line 2148 "chapters/01-mlp.nw"
+#line 2174 "chapters/01-mlp.nw"
 static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
                  const float *B, float beta, float *C)
 {
@@ -80,7 +80,7 @@ static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float
                              g.transb ? CUBLAS_OP_T : CUBLAS_OP_N, g.m, g.n, g.k, &alpha, g.a,
                              g.lda, g.b, g.ldb, &beta, C, g.ldc));
 }
-#line 2294 "chapters/01-mlp.nw"
+#line 2320 "chapters/01-mlp.nw"
 /** One thread per element: add the column's bias, then ReLU. */
 __global__ void bias_act_forward_kernel(float *y, const float *bias, int rows, int cols,
                                         bool relu)
@@ -96,7 +96,7 @@ static void bias_act_forward(float *y, const float *bias, int rows, int cols, bo
                                                                                   cols, relu);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2321 "chapters/01-mlp.nw"
+#line 2347 "chapters/01-mlp.nw"
 /** One thread per element: zero dy where the ReLU's output was not positive. */
 __global__ void relu_backward_kernel(float *dy, const float *y, size_t n)
 {
@@ -110,7 +110,7 @@ static void relu_backward(float *dy, const float *y, size_t n)
     relu_backward_kernel<<<grid_blocks(n), KERNEL_THREADS>>>(dy, y, n);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2343 "chapters/01-mlp.nw"
+#line 2369 "chapters/01-mlp.nw"
 /** One thread per column: sum dy down the column. */
 __global__ void bias_backward_kernel(float *dbias, const float *dy, int rows, int cols)
 {
@@ -128,7 +128,7 @@ static void bias_backward(float *dbias, const float *dy, int rows, int cols)
     bias_backward_kernel<<<grid_blocks(cols), KERNEL_THREADS>>>(dbias, dy, rows, cols);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 1509 "chapters/01-mlp.nw"
+#line 1534 "chapters/01-mlp.nw"
 /** One thread per row: softmax_xent_row(), then add the counts atomically. */
 __global__ void softmax_xent_kernel(const float *logits, const int *labels, int rows, int cols,
                                     float *dlogits, float *stats)
@@ -148,10 +148,10 @@ static void softmax_xent(const float *logits, const int *labels, int rows, int c
 {
     softmax_xent_kernel<<<grid_blocks(rows), KERNEL_THREADS>>>(logits, labels, rows, cols,
                                                                dlogits, stats);
-#line 1529 "chapters/01-mlp.nw"
+#line 1554 "chapters/01-mlp.nw"
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2410 "chapters/01-mlp.nw"
+#line 2436 "chapters/01-mlp.nw"
 /** Grid-stride y += a x. */
 __global__ void axpy_kernel(size_t n, float a, const float *x, float *y)
 {
@@ -168,7 +168,7 @@ __global__ void scale_kernel(size_t n, float a, float *x)
         x[i] *= a;
 }
 
-#line 2431 "chapters/01-mlp.nw"
+#line 2457 "chapters/01-mlp.nw"
 static void axpy(size_t n, float a, const float *x, float *y)
 {
     axpy_kernel<<<stride_blocks(n), KERNEL_THREADS>>>(n, a, x, y);
@@ -237,9 +237,9 @@ static void ipc_close(void *p)
     CUDA_CHECK(cudaIpcCloseMemHandle(p));
 #line 1881 "chapters/02-shm.nw"
 }
-#line 2511 "chapters/01-mlp.nw"
+#line 2537 "chapters/01-mlp.nw"
 static Device cuda = {
-#line 2511 "chapters/01-mlp.nw"
+#line 2537 "chapters/01-mlp.nw"
     /* every member, in Device's order, as C++ requires */
     .kind = DEVICE_CUDA,
     .name = "cuda",
@@ -266,14 +266,14 @@ static Device cuda = {
     .adamw = adamw,
 };
 
-#line 2534 "chapters/01-mlp.nw"
+#line 2560 "chapters/01-mlp.nw"
 /**
  * The backend's entry point (DEVICE_CUDA_ENTRY), found by device_cuda_open() with dlsym():
  * the CUDA device for GPU @p rank % count, or NULL with the reason in @p why.
  */
 extern "C" const Device *device_cuda_backend_open(int rank, char *why)
 {
-#line 2559 "chapters/01-mlp.nw"
+#line 2585 "chapters/01-mlp.nw"
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) {
@@ -282,11 +282,11 @@ extern "C" const Device *device_cuda_backend_open(int rank, char *why)
         cudaGetLastError(); /* clear the error so later calls do not report it */
         return NULL;
     }
-#line 2541 "chapters/01-mlp.nw"
+#line 2567 "chapters/01-mlp.nw"
     int ordinal = rank % count;
     cuda.count = count;
     CUDA_CHECK(cudaSetDevice(ordinal));
-#line 2577 "chapters/01-mlp.nw"
+#line 2603 "chapters/01-mlp.nw"
     cublasStatus_t s = cublasCreate(&handle);
     if (s != CUBLAS_STATUS_SUCCESS) {
         snprintf(why, ERR_LEN, "cublasCreate failed: %s", cublasGetStatusString(s));
@@ -297,6 +297,6 @@ extern "C" const Device *device_cuda_backend_open(int rank, char *why)
     snprintf(cuda.description, sizeof cuda.description, "cuda:%d %.100s (sm_%d%d, %.1f GiB)",
              ordinal, prop.name, prop.major, prop.minor,
              (double)prop.totalGlobalMem / (1u << 30));
-#line 2545 "chapters/01-mlp.nw"
+#line 2571 "chapters/01-mlp.nw"
     return &cuda;
 }

@@ -66,3 +66,32 @@ int ring_all_reduce(Comm *c, float *buf, size_t count, float *scratch, float sca
     }
     return ring_all_gather(c, buf, count, sizeof(float), err);
 }
+
+#line 936 "chapters/07-zero.nw"
+/** Chunk @p k of @p count floats over @p size ranks, clipped to [lo, hi), relative to lo. */
+static void window_chunk(size_t count, int size, int k, size_t lo, size_t hi, size_t *a,
+                         size_t *b)
+{
+    size_t s = chunk_start(count, size, k), e = chunk_start(count, size, k + 1);
+    s = s < lo ? lo : s > hi ? hi : s;
+    e = e < lo ? lo : e > hi ? hi : e;
+    *a = s - lo, *b = e - lo;
+}
+
+#line 948 "chapters/07-zero.nw"
+int ring_reduce_scatter_window(Comm *c, float *win, size_t count, size_t lo, size_t hi,
+                               float *scratch, char *err)
+{
+    int n = c->size, r = c->rank, next = (r + 1) % n, prev = (r + n - 1) % n;
+    for (int t = 0; t < n - 1; t++) {
+        size_t olo, ohi, ilo, ihi;
+        window_chunk(count, n, (r - t - 1 + 2 * n) % n, lo, hi, &olo, &ohi);
+        window_chunk(count, n, (r - t - 2 + 2 * n) % n, lo, hi, &ilo, &ihi);
+        launch_phase("share-reduce of a window, step %d of %d", t + 1, n - 1);
+        if (c->sendrecv(c, next, win + olo, (ohi - olo) * sizeof(float), prev, scratch,
+                        (ihi - ilo) * sizeof(float), err))
+            return -1;
+        c->dev->axpy(ihi - ilo, 1.0f, scratch, win + ilo);
+    }
+    return 0;
+}

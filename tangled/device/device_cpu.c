@@ -2,7 +2,7 @@
  * @file device_cpu.c
  * @brief The CPU device: the readable reference of every kernel.
  */
-#line 1701 "chapters/01-mlp.nw"
+#line 1727 "chapters/01-mlp.nw"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +15,7 @@
 #include "mlp_kernels.h"
 #include "util.h"
 
-#line 1736 "chapters/01-mlp.nw"
+#line 1762 "chapters/01-mlp.nw"
 static void *alloc(size_t bytes)
 {
     size_t rounded = (bytes + 63) / 64 * 64;
@@ -28,36 +28,36 @@ static void *alloc(size_t bytes)
 
 static void release(void *p)
 {
-#line 1746 "chapters/01-mlp.nw"
+#line 1772 "chapters/01-mlp.nw"
     free(p);
-#line 1746 "chapters/01-mlp.nw"
+#line 1772 "chapters/01-mlp.nw"
 }
 static void upload(void *dst, const void *src, size_t bytes)
 {
-#line 1747 "chapters/01-mlp.nw"
+#line 1773 "chapters/01-mlp.nw"
     memcpy(dst, src, bytes);
-#line 1747 "chapters/01-mlp.nw"
+#line 1773 "chapters/01-mlp.nw"
 }
 static void download(void *dst, const void *src, size_t bytes)
 {
-#line 1748 "chapters/01-mlp.nw"
+#line 1774 "chapters/01-mlp.nw"
     memcpy(dst, src, bytes);
 }
 static void copy(void *dst, const void *src, size_t bytes)
 {
-#line 1750 "chapters/01-mlp.nw"
+#line 1776 "chapters/01-mlp.nw"
     memmove(dst, src, bytes);
-#line 1750 "chapters/01-mlp.nw"
+#line 1776 "chapters/01-mlp.nw"
 }
 static void zero(void *p, size_t bytes)
 {
-#line 1751 "chapters/01-mlp.nw"
+#line 1777 "chapters/01-mlp.nw"
     memset(p, 0, bytes);
-#line 1751 "chapters/01-mlp.nw"
+#line 1777 "chapters/01-mlp.nw"
 }
 static void sync(void)
 {
-#line 1752 "chapters/01-mlp.nw"
+#line 1778 "chapters/01-mlp.nw"
 }
 #line 1863 "chapters/02-shm.nw"
 static void peer_copy(void *dst, const void *src, size_t bytes)
@@ -65,7 +65,7 @@ static void peer_copy(void *dst, const void *src, size_t bytes)
 #line 1863 "chapters/02-shm.nw"
     memcpy(dst, src, bytes);
 }
-#line 1777 "chapters/01-mlp.nw"
+#line 1803 "chapters/01-mlp.nw"
 /** op(A)[i][p] of the stored A, inside gemm_plain(). */
 #define A_AT(i, p) (ta ? A[(size_t)(p)*m + (i)] : A[(size_t)(i)*k + (p)])
 
@@ -78,15 +78,15 @@ void gemm_plain(bool ta, bool tb, int m, int n, int k, float alpha, const float 
         for (int j = 0; j < n; j++)
             c[j] = beta == 0.0f ? 0.0f : beta * c[j];
         if (!tb) {
-#line 1803 "chapters/01-mlp.nw"
+#line 1829 "chapters/01-mlp.nw"
             for (int p = 0; p < k; p++) {
                 const float a = alpha * A_AT(i, p), *b = B + (size_t)p * n;
                 for (int j = 0; j < n; j++)
                     c[j] += a * b[j];
             }
-#line 1790 "chapters/01-mlp.nw"
+#line 1816 "chapters/01-mlp.nw"
         } else {
-#line 1823 "chapters/01-mlp.nw"
+#line 1849 "chapters/01-mlp.nw"
             for (int j = 0; j < n; j++) {
                 const float *b = B + (size_t)j * k;
                 float s = 0;
@@ -94,24 +94,24 @@ void gemm_plain(bool ta, bool tb, int m, int n, int k, float alpha, const float 
                     s += A_AT(i, p) * b[p];
                 c[j] += alpha * s;
             }
-#line 1792 "chapters/01-mlp.nw"
+#line 1818 "chapters/01-mlp.nw"
         }
     }
 #undef AT
 }
-#line 1842 "chapters/01-mlp.nw"
+#line 1868 "chapters/01-mlp.nw"
 static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
                  const float *B, float beta, float *C)
 {
 #ifdef HAVE_BLAS
     cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
                 m, n, k, alpha, A, ta ? m : k, B, tb ? k : n, beta, C, n);
-#line 1849 "chapters/01-mlp.nw"
+#line 1875 "chapters/01-mlp.nw"
 #else
     gemm_plain(ta, tb, m, n, k, alpha, A, B, beta, C);
 #endif
 }
-#line 1902 "chapters/01-mlp.nw"
+#line 1928 "chapters/01-mlp.nw"
 static void bias_act_forward(float *y, const float *bias, int rows, int cols, bool relu)
 {
     for (int i = 0; i < rows; i++) {
@@ -120,13 +120,13 @@ static void bias_act_forward(float *y, const float *bias, int rows, int cols, bo
             row[j] = bias_act(row[j], bias[j], relu);
     }
 }
-#line 1917 "chapters/01-mlp.nw"
+#line 1943 "chapters/01-mlp.nw"
 static void relu_backward(float *dy, const float *y, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         dy[i] = relu_grad(dy[i], y[i]);
 }
-#line 1929 "chapters/01-mlp.nw"
+#line 1955 "chapters/01-mlp.nw"
 static void bias_backward(float *dbias, const float *dy, int rows, int cols)
 {
     for (int j = 0; j < cols; j++)
@@ -135,7 +135,7 @@ static void bias_backward(float *dbias, const float *dy, int rows, int cols)
         for (int j = 0; j < cols; j++)
             dbias[j] += dy[(size_t)i * cols + j];
 }
-#line 1462 "chapters/01-mlp.nw"
+#line 1487 "chapters/01-mlp.nw"
 static void softmax_xent(const float *logits, const int *labels, int rows, int cols,
                          float *dlogits, float *stats)
 {
@@ -150,7 +150,7 @@ static void softmax_xent(const float *logits, const int *labels, int rows, int c
     stats[0] += (float)loss;
     stats[1] += (float)right;
 }
-#line 1947 "chapters/01-mlp.nw"
+#line 1973 "chapters/01-mlp.nw"
 static void axpy(size_t n, float a, const float *x, float *y)
 {
     for (size_t i = 0; i < n; i++)
@@ -168,7 +168,7 @@ static void adamw(size_t n, const AdamStep *a, const float *g, float *m, float *
     for (size_t i = 0; i < n; i++)
         adamw_element(a, g[i], &m[i], &u[i], &p[i]);
 }
-#line 1967 "chapters/01-mlp.nw"
+#line 1993 "chapters/01-mlp.nw"
 static Device cpu = {
     .kind = DEVICE_CPU,
     .name = "cpu",
@@ -191,7 +191,7 @@ static Device cpu = {
     .adamw = adamw,
 };
 
-#line 1990 "chapters/01-mlp.nw"
+#line 2016 "chapters/01-mlp.nw"
 void device_cpu_threads(int threads)
 {
 #ifdef HAVE_BLAS
@@ -201,7 +201,7 @@ void device_cpu_threads(int threads)
 #endif
 }
 
-#line 2004 "chapters/01-mlp.nw"
+#line 2030 "chapters/01-mlp.nw"
 const Device *device_cpu(void)
 {
 #ifdef HAVE_BLAS

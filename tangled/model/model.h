@@ -38,8 +38,10 @@ typedef struct Model {
     float *dact[MAX_LAYERS + 1]; /**< gradient of the loss w.r.t. act[l], l >= 1 */
     int *labels;                 /**< the batch's labels */
     float *stats;                /**< [0] summed loss, [1] right answers (see softmax_xent) */
-    bool accumulate;             /**< backward adds into grads (chapter 7's --accum) */
-    float *scratch;              /**< room for one layer's bias gradient (chapter 7) */
+    float *layer_params[MAX_LAYERS]; /**< where layer l's weights, then its bias, are now */
+    float *layer_grads[MAX_LAYERS];  /**< where layer l's gradients are now */
+    bool accumulate;                 /**< backward adds into grads (chapter 7's --accum) */
+    float *scratch;                  /**< room for one layer's bias gradient (chapter 7) */
 } Model;
 
 /**
@@ -58,6 +60,8 @@ void widths_describe(const int *width, int n_layers, char *buf, size_t len);
 void model_set_batch(Model *m, const float *x, const int32_t *y, int B);
 /** Forward the batch in act[0]: logits land in act[n_layers]. */
 void model_forward(Model *m, int B);
+/** Layer @p l's part of forward: act[l+1] from act[l]. model_forward() is this for every l. */
+void model_forward_layer(Model *m, int B, int l);
 /**
  * Softmax cross-entropy of the logits against the labels: adds the summed loss
  * and the right answers to stats; when @p backprop, writes dact[n_layers].

@@ -12,9 +12,9 @@
 
 #line 235 "chapters/07-zero.nw"
 void optimizer_init(Optimizer *o, const OptimizerConfig *cfg, float lr, const Device *dev,
-                    size_t lo, size_t n)
+                    size_t n)
 {
-    *o = (Optimizer){.cfg = *cfg, .lr = lr, .dev = dev, .lo = lo, .n = n};
+    *o = (Optimizer){.cfg = *cfg, .lr = lr, .dev = dev, .n = n};
     int buffers = optimizer_state_floats(cfg->kind);
     if (buffers >= 1) {
         o->m = dev->alloc((n ? n : 1) * sizeof(float));
@@ -31,12 +31,10 @@ size_t optimizer_state_bytes(const Optimizer *o)
     return ((o->m ? o->n : 0) + (o->u ? o->n : 0)) * sizeof(float);
 }
 
-#line 268 "chapters/07-zero.nw"
-void optimizer_step(Optimizer *o, float *params, const float *grads)
+#line 270 "chapters/07-zero.nw"
+void optimizer_step(Optimizer *o, float *p, const float *g)
 {
     const Device *dev = o->dev;
-    float *p = params + o->lo;
-    const float *g = grads + o->lo;
     o->step++;
     if (o->cfg.kind == OPTIM_SGD) {
         dev->axpy(o->n, -o->lr, g, p);

@@ -1,6 +1,6 @@
 /**
  * @file optimizer.h
- * @brief SGD, heavy-ball momentum and AdamW on a range of the flat parameters (chapter 7).
+ * @brief SGD, heavy-ball momentum and AdamW on a run of parameters (chapter 7).
  */
 #ifndef DPS_OPTIMIZER_H
 #define DPS_OPTIMIZER_H
@@ -22,23 +22,22 @@ typedef struct OptimizerConfig {
     float eps;          /**< AdamW's guard in the denominator (1e-8) */
 } OptimizerConfig;
 
-/** An optimizer of the parameters [lo, lo + n), with its state for them. */
+/** An optimizer of n parameters, with its state for them. */
 typedef struct Optimizer {
     OptimizerConfig cfg; /**< what it does */
     float lr;            /**< eta, the learning rate */
     const Device *dev;   /**< where the state lives */
-    size_t lo;           /**< the first parameter it updates */
     size_t n;            /**< how many it updates */
     float *m;            /**< velocity, or first moment: n floats (NULL for SGD) */
     float *u;            /**< second moment: n floats (AdamW only) */
     long step;           /**< updates made */
 } Optimizer;
 
-/** Make @p o update parameters [lo, lo + n) on @p dev with @p cfg and rate @p lr. */
+/** Make @p o update @p n parameters on @p dev with @p cfg and rate @p lr. */
 void optimizer_init(Optimizer *o, const OptimizerConfig *cfg, float lr, const Device *dev,
-                    size_t lo, size_t n);
-/** One update of params[lo, lo + n) from grads[lo, lo + n) (full flat buffers). */
-void optimizer_step(Optimizer *o, float *params, const float *grads);
+                    size_t n);
+/** One update of p[0, n) from g[0, n): the optimizer's parameters and their gradients. */
+void optimizer_step(Optimizer *o, float *p, const float *g);
 /** Bytes of state @p o keeps on its device. */
 size_t optimizer_state_bytes(const Optimizer *o);
 /** Free the state. */

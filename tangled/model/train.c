@@ -2,7 +2,7 @@
  * @file train.c
  * @brief The training loop.
  */
-#line 2936 "chapters/01-mlp.nw"
+#line 2971 "chapters/01-mlp.nw"
 #include "train.h"
 
 #include <errno.h>
@@ -16,7 +16,7 @@
 #include "rng.h"
 #include "util.h"
 
-#line 2964 "chapters/01-mlp.nw"
+#line 3003 "chapters/01-mlp.nw"
 enum { STREAM_SHUFFLE = 1000 };
 
 long train_steps_per_epoch(long n_train, int batch_size, int world)
@@ -24,21 +24,53 @@ long train_steps_per_epoch(long n_train, int batch_size, int world)
     return n_train / ((long)batch_size * world);
 }
 
-#line 3279 "chapters/01-mlp.nw"
-void evaluate(Model *m, const Dataset *d, long lo, long hi, double *right)
+#line 3391 "chapters/01-mlp.nw"
+static int around_layer(Strategy *s, Model *m, int l, Pass pass, bool before, char *err)
 {
-    const Device *dev = m->dev;
-    dev->zero(m->stats, 2 * sizeof(float));
-    for (long i = lo; i < hi; i += m->max_batch) {
-        int B = (int)(hi - i < m->max_batch ? hi - i : m->max_batch);
-        model_set_batch(m, d->x + (size_t)i * d->features, d->y + i, B);
-        model_forward(m, B);
-        model_loss(m, B, false);
+    if (!s)
+        return 0;
+    int (*hook)(Strategy *, Model *, int, Pass, char *) =
+        before ? s->before_layer : s->after_layer;
+    return hook ? hook(s, m, l, pass, err) : 0;
+}
+
+#line 3373 "chapters/01-mlp.nw"
+static int forward_layers(Model *m, Strategy *s, int B, Pass pass, char *err)
+{
+    for (int l = 0; l < m->n_layers; l++) {
+        if (around_layer(s, m, l, pass, true, err))
+            return -1;
+        if (B > 0)
+            model_forward_layer(m, B, l);
+        if (around_layer(s, m, l, pass, false, err))
+            return -1;
+    }
+    return 0;
+}
+
+#line 3335 "chapters/01-mlp.nw"
+int evaluate(Model *m, Strategy *s, const Dataset *d, int world, int rank, double *right,
+             char *err)
+{
+    const long lo = d->n * rank / world, hi = d->n * (rank + 1) / world;
+    const long largest = (d->n + world - 1) / world;
+    const long batches = (largest + m->max_batch - 1) / m->max_batch;
+    m->dev->zero(m->stats, 2 * sizeof(float));
+    for (long k = 0; k < batches; k++) {
+        long i = lo + k * m->max_batch;
+        int B = i >= hi ? 0 : (int)(hi - i < m->max_batch ? hi - i : m->max_batch);
+        if (B > 0)
+            model_set_batch(m, d->x + (size_t)i * d->features, d->y + i, B);
+        if (forward_layers(m, s, B, PASS_EVAL, err))
+            return -1;
+        if (B > 0)
+            model_loss(m, B, false);
     }
     float st[2];
-    dev->download(st, m->stats, sizeof st);
+    m->dev->download(st, m->stats, sizeof st);
     *right += st[1];
-    dev->zero(m->stats, 2 * sizeof(float));
+    m->dev->zero(m->stats, 2 * sizeof(float));
+    return 0;
 }
 #line 879 "chapters/A2-failure.nw"
 /** The generator that shuffles @p epoch: a resumed run's first from its checkpoint. */
@@ -74,7 +106,7 @@ static int train_checkpoint(const TrainConfig *cfg, const Model *m, int world, l
     return rc;
 }
 
-#line 2982 "chapters/01-mlp.nw"
+#line 3021 "chapters/01-mlp.nw"
 void train_report_end(FILE *f, const TrainResult *res, bool quiet)
 {
     if (quiet)
@@ -82,17 +114,17 @@ void train_report_end(FILE *f, const TrainResult *res, bool quiet)
                 res->last.train_acc, res->last.test_acc);
     else {
         report_breakdown(f, &res->timers);
-#line 537 "chapters/07-zero.nw"
-        char all[32], replicated[32], optimizer[32];
-        fprintf(f, "state: %s on rank 0 (parameters and gradients %s, optimizer %s)\n",
-                format_bytes(all, res->state_bytes),
-                format_bytes(replicated, res->state_bytes - res->optimizer_bytes),
+#line 540 "chapters/07-zero.nw"
+        char all[32], p[32], g[32], optimizer[32];
+        fprintf(f, "state: %s on rank 0 (parameters %s, gradients %s, optimizer %s)\n",
+                format_bytes(all, res->state_bytes), format_bytes(p, res->param_bytes),
+                format_bytes(g, res->grad_bytes),
                 format_bytes(optimizer, res->optimizer_bytes));
-#line 2990 "chapters/01-mlp.nw"
+#line 3029 "chapters/01-mlp.nw"
     }
 }
 
-#line 3002 "chapters/01-mlp.nw"
+#line 3041 "chapters/01-mlp.nw"
 int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Dataset *test,
               Strategy *s, TrainResult *res, char *err)
 {
@@ -101,30 +133,31 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
     const int K = cfg->accum > 1 ? cfg->accum : 1; /* micro-batches per step (chapter 7) */
     const long global = (long)b * world * K,
                steps = train_steps_per_epoch(train->n, b * K, world);
-#line 3040 "chapters/01-mlp.nw"
+#line 3081 "chapters/01-mlp.nw"
     if (steps < 1)
         return error_set(err,
                          "a global batch of %ld samples is larger than the training set "
                          "(%ld samples)",
                          global, train->n);
-#line 3043 "chapters/01-mlp.nw"
+#line 3084 "chapters/01-mlp.nw"
     if (b > m->max_batch)
         return error_set(err, "batch %d exceeds the model's buffers (%d)", b, m->max_batch);
-#line 3056 "chapters/01-mlp.nw"
+#line 3097 "chapters/01-mlp.nw"
     memset(res, 0, sizeof *res);
     res->steps = steps;
     res->dropped = train->n - steps * global;
     int32_t *perm = xcalloc((size_t)train->n, sizeof *perm);
     float *xb = xcalloc((size_t)b * (size_t)train->features, sizeof *xb);
     int32_t *yb = xcalloc((size_t)b, sizeof *yb);
-#line 522 "chapters/07-zero.nw"
+#line 524 "chapters/07-zero.nw"
     Optimizer opt;
-    size_t opt_lo = s && s->shards_state ? s->state_lo : 0;
-    optimizer_init(&opt, &cfg->optimizer, cfg->lr, dev, opt_lo,
-                   s && s->shards_state ? s->state_hi - opt_lo : m->n_params);
+    optimizer_init(&opt, &cfg->optimizer, cfg->lr, dev,
+                   s && s->shards_state ? s->state_hi - s->state_lo : m->n_params);
     res->optimizer_bytes = optimizer_state_bytes(&opt);
-    res->state_bytes = 2 * m->n_params * sizeof(float) + res->optimizer_bytes;
-#line 3013 "chapters/01-mlp.nw"
+    res->param_bytes = s && s->param_bytes ? s->param_bytes : m->n_params * sizeof(float);
+    res->grad_bytes = s && s->grad_bytes ? s->grad_bytes : m->n_params * sizeof(float);
+    res->state_bytes = res->param_bytes + res->grad_bytes + res->optimizer_bytes;
+#line 3052 "chapters/01-mlp.nw"
     int rc = 0, first = 1;
 #line 894 "chapters/A2-failure.nw"
     if (cfg->resume) {
@@ -135,15 +168,15 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
             fprintf(cfg->out, "resume: %s holds epoch %d; training epochs %d to %d\n",
                     cfg->checkpoint, cfg->resume->epoch, first, cfg->epochs);
     }
-#line 3015 "chapters/01-mlp.nw"
+#line 3054 "chapters/01-mlp.nw"
     for (int epoch = first; epoch <= cfg->epochs && rc == 0; epoch++) {
-#line 3079 "chapters/01-mlp.nw"
+#line 3120 "chapters/01-mlp.nw"
         for (long i = 0; i < train->n; i++)
             perm[i] = (int32_t)i;
         Rng r;
         train_shuffle_rng(&r, cfg, epoch, first);
         rng_shuffle(&r, perm, train->n);
-#line 3105 "chapters/01-mlp.nw"
+#line 3146 "chapters/01-mlp.nw"
         Progress bar;
         progress_begin(&bar, cfg->out ? cfg->out : stdout, cfg->quiet || !cfg->out || rank != 0,
                        epoch, cfg->epochs, steps);
@@ -153,40 +186,48 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
             if (cfg->phase)
                 cfg->phase("epoch %d, step %ld of %ld", epoch, step + 1, steps);
             for (int micro = 0; micro < K && rc == 0; micro++) { /* K > 1: chapter 7 */
-#line 3137 "chapters/01-mlp.nw"
+#line 3178 "chapters/01-mlp.nw"
                 const int32_t *mine = perm + step * global + ((long)micro * world + rank) * b;
                 for (int i = 0; i < b; i++) {
                     memcpy(xb + (size_t)i * train->features,
                            train->x + (size_t)mine[i] * train->features,
                            (size_t)train->features * sizeof(float));
-#line 3141 "chapters/01-mlp.nw"
+#line 3182 "chapters/01-mlp.nw"
                     yb[i] = train->y[mine[i]];
                 }
                 model_set_batch(m, xb, yb, b);
                 dev->sync();
                 timers_add(&res->timers, "data", (t1 = now_seconds()) - t);
                 t = t1;
-#line 3167 "chapters/01-mlp.nw"
-                model_forward(m, b);
-                model_loss(m, b, true);
-#line 803 "chapters/07-zero.nw"
+#line 3211 "chapters/01-mlp.nw"
+                rc = forward_layers(m, s, b, PASS_FORWARD, err);
+                if (rc == 0)
+                    model_loss(m, b, true);
+#line 810 "chapters/07-zero.nw"
                 if (K > 1)
                     dev->scale((size_t)b * (size_t)m->width[m->n_layers], 1.0f / (float)K,
                                m->dact[m->n_layers]);
                 m->accumulate = micro > 0;
-#line 3170 "chapters/01-mlp.nw"
+#line 3215 "chapters/01-mlp.nw"
                 for (int l = m->n_layers - 1; l >= 0 && rc == 0; l--) {
-                    model_backward_layer(m, b, l);
-                    if (micro == K - 1 && s && s->grads_ready && s->grads_ready(s, m, l, err))
+                    if (around_layer(s, m, l, PASS_BACKWARD, true, err))
+                        rc = -1;
+                    if (rc == 0)
+                        model_backward_layer(m, b, l);
+                    if (rc == 0 && micro == K - 1 && s && s->grads_ready &&
+                        s->grads_ready(s, m, l, err))
+                        rc = -1;
+#line 3222 "chapters/01-mlp.nw"
+                    if (rc == 0 && around_layer(s, m, l, PASS_BACKWARD, false, err))
                         rc = -1;
                 }
                 m->accumulate = false;
                 dev->sync();
                 timers_add(&res->timers, "compute", (t1 = now_seconds()) - t);
                 t = t1;
-#line 3116 "chapters/01-mlp.nw"
+#line 3157 "chapters/01-mlp.nw"
             }
-#line 3194 "chapters/01-mlp.nw"
+#line 3244 "chapters/01-mlp.nw"
             if (rc == 0 && s && s->sync_gradients && s->sync_gradients(s, m, &res->timers, err))
                 rc = -1;
             t = now_seconds();
@@ -198,21 +239,21 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
                 dev->sync();
                 timers_add(&res->timers, "update", now_seconds() - t);
             }
-#line 3118 "chapters/01-mlp.nw"
+#line 3159 "chapters/01-mlp.nw"
             t = now_seconds();
             progress_update(&bar, step + 1, global);
         }
         double train_seconds = now_seconds() - epoch_start;
         progress_end(&bar);
-#line 3232 "chapters/01-mlp.nw"
+#line 3282 "chapters/01-mlp.nw"
         if (rc == 0) {
             float st[2];
             dev->download(st, m->stats, sizeof st);
             double t_eval = now_seconds();
             double v[TRAIN_STATS] = {st[0], st[1], 0};
-            evaluate(m, test, test->n * rank / world, test->n * (rank + 1) / world, &v[2]);
+            rc = evaluate(m, s, test, world, rank, &v[2], err);
             timers_add(&res->timers, "eval", now_seconds() - t_eval);
-            if (s && s->sum_stats && s->sum_stats(s, v, TRAIN_STATS, err))
+            if (rc == 0 && s && s->sum_stats && s->sum_stats(s, v, TRAIN_STATS, err))
                 rc = -1;
             double seen = (double)steps * global;
             EpochStats *e = &res->last;
@@ -239,8 +280,10 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
                 rc = -1;
             timers_add(&res->timers, "checkpoint", now_seconds() - t_ck);
         }
-#line 3020 "chapters/01-mlp.nw"
+#line 3059 "chapters/01-mlp.nw"
     }
+    if (rc == 0 && s && s->unshard && s->unshard(s, m, err)) /* chapter 7 */
+        rc = -1;
     optimizer_free(&opt);
     free(perm);
     free(xb);

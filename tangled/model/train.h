@@ -19,6 +19,12 @@
 #define TRAIN_STATS 3
 /** How ranks make their gradients agree (see struct Strategy). */
 typedef struct Strategy Strategy;
+/** Which pass a strategy's layer hooks are called in (chapter 7). */
+typedef enum Pass {
+    PASS_FORWARD,  /**< a training forward, which backward follows */
+    PASS_EVAL,     /**< an evaluation's forward: no backward follows */
+    PASS_BACKWARD, /**< backward */
+} Pass;
 /** How ranks make their gradients agree. */
 struct Strategy {
     const char *name; /**< "single", "ring", ... */
@@ -35,10 +41,18 @@ struct Strategy {
      * are final (layers come last to first), or NULL.
      */
     int (*grads_ready)(Strategy *s, Model *m, int layer, char *err);
-    bool shards_state; /**< the rank keeps optimizer state for a range only (chapter 7) */
-    size_t state_lo;   /**< that range's first parameter */
-    size_t state_hi;   /**< one past its last */
-    void *state;       /**< the strategy's own data */
+    bool shards_state;  /**< the rank keeps optimizer state for a range only (chapter 7) */
+    size_t state_lo;    /**< that range's first parameter */
+    size_t state_hi;    /**< one past its last */
+    size_t param_bytes; /**< bytes it keeps of parameters, buffers included; 0: the model's */
+    size_t grad_bytes;  /**< bytes it keeps of gradients, likewise */
+    /** Optional (chapter 7): before layer @p l's part of @p pass (gather its parameters). */
+    int (*before_layer)(Strategy *s, Model *m, int l, Pass pass, char *err);
+    /** Optional (chapter 7): after layer @p l's part of @p pass (let its parameters go). */
+    int (*after_layer)(Strategy *s, Model *m, int l, Pass pass, char *err);
+    /** Optional (chapter 7): after the last epoch, put every parameter back in m->params. */
+    int (*unshard)(Strategy *s, Model *m, char *err);
+    void *state; /**< the strategy's own data */
 };
 
 /** What a training run is asked to do. */
@@ -65,7 +79,9 @@ typedef struct TrainResult {
     long steps;             /**< steps per epoch */
     long dropped;           /**< training samples left out of each epoch (last partial batch) */
     size_t state_bytes;     /**< the rank's parameters, gradients and optimizer state */
-    size_t optimizer_bytes; /**< of which the optimizer's state */
+    size_t param_bytes;     /**< of which the parameters (with any buffers they pass through) */
+    size_t grad_bytes;      /**< the gradients, likewise */
+    size_t optimizer_bytes; /**< the optimizer's state */
 } TrainResult;
 
 /** Steps in one epoch: whole global batches of world * batch_size samples. */
@@ -76,8 +92,13 @@ long train_steps_per_epoch(long n_train, int batch_size, int world);
  */
 int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Dataset *test,
               Strategy *s, TrainResult *res, char *err);
-/** Count the samples [lo, hi) of @p d that @p m classifies right, adding the count to *right. */
-void evaluate(Model *m, const Dataset *d, long lo, long hi, double *right);
+/**
+ * Count the samples of rank @p rank's share of @p d (of @p world shares) that @p m classifies
+ * right, adding the count to *right. @p s (or NULL) is the rank's strategy, whose layer hooks
+ * forward calls (chapter 7). Returns 0, or -1 with @p err.
+ */
+int evaluate(Model *m, Strategy *s, const Dataset *d, int world, int rank, double *right,
+             char *err);
 /** A run's last words: with @p quiet the one final line, otherwise the time breakdown. */
 void train_report_end(FILE *f, const TrainResult *res, bool quiet);
 

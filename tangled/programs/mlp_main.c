@@ -59,7 +59,7 @@ int main(int argc, char **argv)
                format_count(n2, train->n), format_count(n3, test->n), train->rows, train->cols,
                train->classes);
 #line 202 "chapters/A3-programs.nw"
-        state_banner(o, NULL, m.n_params, 1);
+        state_banner(o, NULL, m.n_params);
         printf("  training %d epochs, batch %d, %s, lr %g, %ld steps/epoch", o->epochs,
                o->batch_size * o->accum, o->optimizer, options_lr(o), steps);
         if (train->n % (o->batch_size * o->accum))

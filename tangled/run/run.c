@@ -19,14 +19,14 @@
 #include "ring_strategy.h"
 #include "util.h"
 
-#line 3367 "chapters/01-mlp.nw"
+#line 3466 "chapters/01-mlp.nw"
 int run_prepare_training(Run *run, int trainers, const char *word)
 {
     Options o = run->o; /* a copy: only rank 0 of an MPI run keeps the log */
     if (run->mpi_rank != 0)
         o.log = NULL;
     if (train_prepare(&o, trainers, word, &run->train, &run->test, &run->log, &run->resume)) {
-#line 3374 "chapters/01-mlp.nw"
+#line 3473 "chapters/01-mlp.nw"
         if (run->mpi)
             comm_mpi_finalize();
         return EXIT_USAGE;
@@ -34,7 +34,7 @@ int run_prepare_training(Run *run, int trainers, const char *word)
     return RUN_GO;
 }
 
-#line 3391 "chapters/01-mlp.nw"
+#line 3490 "chapters/01-mlp.nw"
 int run_model(const Run *run, const Device *dev, Model *m, char *err)
 {
     const Options *o = &run->o;
@@ -42,7 +42,7 @@ int run_model(const Run *run, const Device *dev, Model *m, char *err)
                       o->batch_size, o->seed, err);
 }
 
-#line 3407 "chapters/01-mlp.nw"
+#line 3506 "chapters/01-mlp.nw"
 TrainConfig run_train_config(const Run *run, bool reports)
 {
     const Options *o = &run->o;
@@ -64,7 +64,7 @@ TrainConfig run_train_config(const Run *run, bool reports)
     };
 }
 
-#line 3443 "chapters/01-mlp.nw"
+#line 3542 "chapters/01-mlp.nw"
 /** Undo what train_prepare() did to the log and the checkpoint before it failed; returns -1. */
 static int prepare_failed(const Options *o, FILE **log, bool created, Checkpoint *resume)
 {
@@ -77,7 +77,7 @@ static int prepare_failed(const Options *o, FILE **log, bool created, Checkpoint
     return -1;
 }
 
-#line 3555 "chapters/01-mlp.nw"
+#line 3654 "chapters/01-mlp.nw"
 /** Open @p path for appending; *created says whether this call made the file. */
 static FILE *log_open(const char *path, bool *created)
 {
@@ -102,7 +102,7 @@ static bool regular_file(FILE *f)
     struct stat st;
     return fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
 }
-#line 3468 "chapters/01-mlp.nw"
+#line 3567 "chapters/01-mlp.nw"
 int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *train,
                   Dataset *test, FILE **log, Checkpoint *resume)
 {
@@ -117,13 +117,13 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
                 program_name(), o->optimizer);
         return -1;
     }
-#line 827 "chapters/07-zero.nw"
+#line 839 "chapters/07-zero.nw"
     if (o->checkpoint && o->accum > 1) {
         fprintf(stderr,
                 "%s: --checkpoint with --accum %d: a checkpoint does not record the "
                 "micro-batches yet (use --accum 1)\n",
                 program_name(), o->accum);
-#line 830 "chapters/07-zero.nw"
+#line 842 "chapters/07-zero.nw"
         return -1;
     }
 #line 931 "chapters/A2-failure.nw"
@@ -141,19 +141,19 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
         fprintf(stderr, "%s: --resume: %s\n", program_name(), err);
         return -1;
     }
-#line 3540 "chapters/01-mlp.nw"
+#line 3639 "chapters/01-mlp.nw"
     bool created = false;
     if (o->log && !(*log = log_open(o->log, &created))) {
         fprintf(stderr, "%s: --log %s: cannot open: %s\n", program_name(), o->log,
                 strerror(errno));
         return prepare_failed(o, log, false, resume);
     }
-#line 3477 "chapters/01-mlp.nw"
+#line 3576 "chapters/01-mlp.nw"
     if (data_load(o->data, o->train_size, o->seed, train, test, err)) {
         fprintf(stderr, "%s: %s\n", program_name(), err);
         return prepare_failed(o, log, created, resume);
     }
-#line 3497 "chapters/01-mlp.nw"
+#line 3596 "chapters/01-mlp.nw"
     long global = (long)o->batch_size * ranks;
     if (global > train->n) {
         if (ranks == 1)
@@ -161,13 +161,13 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
                     "%s: --batch_size %d is larger than the training set (%ld "
                     "samples)\n",
                     program_name(), o->batch_size, train->n);
-#line 3502 "chapters/01-mlp.nw"
+#line 3601 "chapters/01-mlp.nw"
         else
             fprintf(stderr,
                     "%s: a global batch of %ld samples (--batch_size %d x %d %s) is "
                     "larger than the training set (%ld samples)\n",
                     program_name(), global, o->batch_size, ranks, ranks_word, train->n);
-#line 3506 "chapters/01-mlp.nw"
+#line 3605 "chapters/01-mlp.nw"
         return prepare_failed(o, log, created, resume);
     }
 #line 957 "chapters/A2-failure.nw"
@@ -189,29 +189,32 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
             return prepare_failed(o, log, created, resume);
         }
     }
-#line 3519 "chapters/01-mlp.nw"
+#line 3618 "chapters/01-mlp.nw"
     if (*log && !o->resume && regular_file(*log) && ftruncate(fileno(*log), 0) != 0) {
         fprintf(stderr, "%s: --log %s: %s\n", program_name(), o->log, strerror(errno));
         return prepare_failed(o, log, created, resume);
     }
     if (*log && (!regular_file(*log) || (fseek(*log, 0, SEEK_END) == 0 && ftell(*log) == 0)))
         report_csv_header(*log); /* a resumed run appends to its log */
-#line 3484 "chapters/01-mlp.nw"
+#line 3583 "chapters/01-mlp.nw"
     return 0;
 }
-#line 550 "chapters/07-zero.nw"
-void state_banner(const Options *o, const StrategyDef *def, size_t n_params, int ranks)
+#line 554 "chapters/07-zero.nw"
+void state_banner(const Options *o, const Strategy *s, size_t n_params)
 {
     OptimizerConfig cfg;
     optimizer_config(&cfg, o->optimizer, o->momentum, o->weight_decay);
+    bool sharded = s && s->shards_state;
     size_t floats = (size_t)optimizer_state_floats(cfg.kind);
-    bool sharded = def && (def->needs & SHARDS_STATE);
-    size_t shard = sharded ? chunk_start(n_params, ranks, 1) : n_params;
-    size_t opt = floats * shard * sizeof(float), both = 2 * n_params * sizeof(float);
-    char all[32], replicated[32], optimizer[32];
-    printf("  state    %s on rank 0: parameters and gradients %s, %s %s%s\n",
-           format_bytes(all, both + opt), format_bytes(replicated, both), o->optimizer,
-           format_bytes(optimizer, opt), sharded ? " (its chunk of the state)" : "");
+    size_t opt = floats * (sharded ? s->state_hi - s->state_lo : n_params) * sizeof(float);
+    size_t full = n_params * sizeof(float);
+    size_t params = s && s->param_bytes ? s->param_bytes : full;
+    size_t grads = s && s->grad_bytes ? s->grad_bytes : full;
+    char all[32], p[32], g[32], optimizer[32];
+    printf("  state    %s on rank 0: parameters %s, gradients %s, %s %s%s\n",
+           format_bytes(all, params + grads + opt), format_bytes(p, params),
+           format_bytes(g, grads), o->optimizer, format_bytes(optimizer, opt),
+           sharded ? " (its chunk of the state)" : "");
 }
 #line 2303 "chapters/02-shm.nw"
 int run_parse(Run *run, int argc, char **argv, unsigned accepted, const char *summary,
@@ -312,7 +315,7 @@ int run_finish(Run *run)
     checkpoint_free(&run->resume);
     return 0;
 }
-#line 824 "chapters/03-ps.nw"
+#line 826 "chapters/03-ps.nw"
 /** SHAPE_ONE: rank 0 of 1, in this process. */
 static void run_one(Run *run, int (*body)(Rank *r, char *err))
 {
@@ -321,14 +324,14 @@ static void run_one(Run *run, int (*body)(Rank *r, char *err))
     if (rank_main(0, 1, run, err))
         fatal("%s", err);
 }
-#line 1037 "chapters/03-ps.nw"
+#line 1040 "chapters/03-ps.nw"
 /** RUN_GO when run->strategy can run as asked; else EXIT_USAGE after one line. */
 static int check_strategy(const Run *run)
 {
     const StrategyDef *def = run->strategy;
     const Options *o = &run->o;
     char why[ERR_LEN] = "";
-#line 2880 "chapters/06-production.nw"
+#line 2881 "chapters/06-production.nw"
     bool given = o->given & OPT_TRANSPORT, over_mpi = strcmp(o->transport, "mpi") == 0;
     char names[ERR_LEN / 4];
     if ((def->needs & NEEDS_MPI) && given && !over_mpi) {
@@ -336,18 +339,18 @@ static int check_strategy(const Run *run)
                  "--strategy %s: %s needs the MPI transport (drop --transport "
                  "shm, run under mpirun)",
                  def->name, def->title);
-#line 2886 "chapters/06-production.nw"
+#line 2887 "chapters/06-production.nw"
     } else if (given && over_mpi && !(def->needs & RUNS_OVER_MPI)) {
         strategy_names(names, sizeof names, RUNS_OVER_MPI, ", ");
         snprintf(why, sizeof why,
                  "--strategy %s runs on this machine's shared memory; over "
                  "--transport mpi use %s",
                  def->name, names);
-#line 2890 "chapters/06-production.nw"
+#line 2891 "chapters/06-production.nw"
     } else if (def->shape == SHAPE_ONE && (o->given & OPT_N_GPUS) && o->n_gpus != 1) {
         snprintf(why, sizeof why, "--strategy %s trains on one device: drop --n_gpus or give 1",
                  def->name);
-#line 2894 "chapters/06-production.nw"
+#line 2895 "chapters/06-production.nw"
     } else if ((def->needs & NEEDS_GPUS) && strcmp(o->device, "cpu") == 0) {
         snprintf(why, sizeof why, "--strategy %s: %s moves GPU memory: drop --device cpu",
                  def->name, def->title);
@@ -356,36 +359,41 @@ static int check_strategy(const Run *run)
                  "--strategy %s drives CPU replicas from one process; this "
                  "book's CUDA backend holds one GPU per process (use nccl or ring on GPUs)",
                  def->name);
-#line 2901 "chapters/06-production.nw"
+#line 2902 "chapters/06-production.nw"
     } else if (def->check) {
         def->check(o->n_gpus, strcmp(o->device, "cpu") == 0, why, sizeof why);
     }
-#line 2918 "chapters/06-production.nw"
+#line 2919 "chapters/06-production.nw"
     if (!why[0] && (o->given & OPT_BUCKET) && !(def->needs & USES_BUCKETS)) {
         strategy_names(names, sizeof names, USES_BUCKETS, ", ");
         snprintf(why, sizeof why, "--bucket_mb sets the buckets of --strategy %s only", names);
-#line 2922 "chapters/06-production.nw"
+#line 2923 "chapters/06-production.nw"
     }
 #line 412 "chapters/07-zero.nw"
     if (!why[0] && def->servers && strcmp(o->optimizer, "sgd") != 0)
         snprintf(why, sizeof why,
                  "--optimizer %s: %s steps with plain SGD on its server (use --optimizer sgd)",
                  o->optimizer, def->title);
-#line 821 "chapters/07-zero.nw"
+#line 828 "chapters/07-zero.nw"
+    if (!why[0] && (def->needs & SHARDS_PARAMS) && o->checkpoint)
+        snprintf(why, sizeof why,
+                 "--checkpoint with --strategy %s: it keeps only a part of each layer's "
+                 "parameters between steps (use zero2)",
+                 def->name);
     if (!why[0] && def->servers && o->accum > 1)
         snprintf(why, sizeof why, "--accum %d: %s steps once per push (use --accum 1)",
                  o->accum, def->title);
-#line 1045 "chapters/03-ps.nw"
+#line 1048 "chapters/03-ps.nw"
     if (!why[0] && o->n_gpus < def->min_ranks)
         snprintf(why, sizeof why, "--n_gpus %d: %s needs %s (--n_gpus %d or more)", o->n_gpus,
                  def->title, def->why_min, def->min_ranks);
-#line 1049 "chapters/03-ps.nw"
+#line 1052 "chapters/03-ps.nw"
     if (why[0])
         fprintf(stderr, "%s: %s\n", program_name(), why);
     return why[0] ? EXIT_USAGE : RUN_GO;
 }
-#line 969 "chapters/03-ps.nw"
-static void run_banner(const Rank *r, const Model *m)
+#line 972 "chapters/03-ps.nw"
+static void run_banner(const Rank *r, const Model *m, const Strategy *s)
 {
     const Run *run = r->run;
     const StrategyDef *def = run->strategy;
@@ -401,14 +409,14 @@ static void run_banner(const Rank *r, const Model *m)
            def->servers ? ": rank 0 serves" : "");
     train_banner(stdout, &run->o, m, &run->train, &run->test, r->dev, r->note,
                  r->size - def->servers, def->trainer);
-    state_banner(&run->o, def, m->n_params, r->size - def->servers);
+    state_banner(&run->o, s, m->n_params);
     exercises_banner("  exercise ");
     if (def->traffic && r->size > 1) {
         def->traffic(line, sizeof line, r->size, m->n_params * sizeof(float));
         printf("  traffic  %s\n", line);
     }
 }
-#line 1004 "chapters/03-ps.nw"
+#line 1007 "chapters/03-ps.nw"
 void train_banner(FILE *f, const Options *o, const Model *m, const Dataset *train,
                   const Dataset *test, const Device *dev, const char *note, int trainers,
                   const char *each)
@@ -421,19 +429,19 @@ void train_banner(FILE *f, const Options *o, const Model *m, const Dataset *trai
     fprintf(f, "  data     %s: %s train, %s test, %dx%d, %d classes\n", train->source,
             format_count(n2, train->n), format_count(n3, test->n), train->rows, train->cols,
             train->classes);
-#line 1017 "chapters/03-ps.nw"
+#line 1020 "chapters/03-ps.nw"
     int step_b = o->batch_size * o->accum; /* a rank's samples per step (chapter 7) */
     fprintf(f,
             "  training %d epochs, batch %d per %s (global %d), %s, lr %g, %ld "
             "steps/epoch\n",
             o->epochs, o->batch_size, each, step_b * trainers, o->optimizer, options_lr(o),
             train_steps_per_epoch(train->n, step_b, trainers));
-#line 1021 "chapters/03-ps.nw"
+#line 1024 "chapters/03-ps.nw"
     if (o->accum > 1)
         fprintf(f, "  accum    %d micro-batches of %d per %s and step, synced once\n", o->accum,
                 o->batch_size, each);
 }
-#line 940 "chapters/03-ps.nw"
+#line 943 "chapters/03-ps.nw"
 /** After training: compare the replicas, print the final figures (@p res: this rank's). */
 static int run_report(const Rank *r, const Strategy *s, const Model *m, const TrainResult *res,
                       char *err)
@@ -456,15 +464,16 @@ static int run_report(const Rank *r, const Strategy *s, const Model *m, const Tr
         r->run->strategy->report(s, stdout);
     return 0;
 }
-#line 902 "chapters/03-ps.nw"
+#line 904 "chapters/03-ps.nw"
 static int open_strategy(const Rank *r, Model *m, Strategy *s, char *err)
 {
     const StrategyDef *def = r->run->strategy;
     StrategyEnv env = {.c = r->c,
                        .host = r->host,
                        .m = m,
-                       .bucket_bytes = (size_t)(r->run->o.bucket_mb * (1 << 20))};
-#line 907 "chapters/03-ps.nw"
+                       .bucket_bytes = (size_t)(r->run->o.bucket_mb * (1 << 20)),
+                       .accum = r->run->o.accum};
+#line 910 "chapters/03-ps.nw"
     return def->open ? def->open(s, &env, err) : 0;
 }
 
@@ -478,7 +487,7 @@ static int serve(const Rank *r, Model *m, Strategy *s, const TrainConfig *cfg, c
     return run->strategy->serve(s, m, cfg, steps, err);
 }
 
-#line 851 "chapters/03-ps.nw"
+#line 853 "chapters/03-ps.nw"
 static int train_rank(Rank *r, char *err)
 {
     Run *run = r->run;
@@ -489,17 +498,17 @@ static int train_rank(Rank *r, char *err)
     if (run_model(run, r->dev, &m, err) || open_strategy(r, &m, &s, err))
         return -1;
     if (speaks && !run->o.quiet)
-        run_banner(r, &m);
-#line 887 "chapters/03-ps.nw"
+        run_banner(r, &m, &s);
+#line 889 "chapters/03-ps.nw"
     TrainConfig cfg = run_train_config(run, speaks);
     TrainResult res;
     int rc = r->rank < def->servers ? serve(r, &m, &s, &cfg, err)
                                     : train_run(&cfg, &m, &run->train, &run->test,
                                                 def->open ? &s : NULL, &res, err);
-#line 893 "chapters/03-ps.nw"
+#line 895 "chapters/03-ps.nw"
     if (rc == 0)
         rc = run_report(r, &s, &m, speaks ? &res : NULL, err);
-#line 863 "chapters/03-ps.nw"
+#line 865 "chapters/03-ps.nw"
     if (rc)
         return -1; /* closing may wait for peers (a thread inside an all-reduce): don't */
     if (def->close)
@@ -507,7 +516,7 @@ static int train_rank(Rank *r, char *err)
     model_free(&m);
     return 0;
 }
-#line 2822 "chapters/06-production.nw"
+#line 2823 "chapters/06-production.nw"
 /** Build one replica on the CPU, for a strategy that drives them all. */
 static int build_replica(Model *m, void *arg, char *err)
 {
@@ -520,29 +529,29 @@ static void run_threads(Run *run)
     char err[ERR_LEN];
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     device_cpu_threads((int)(cores / run->ranks > 0 ? cores / run->ranks : 1));
-#line 2857 "chapters/06-production.nw"
+#line 2858 "chapters/06-production.nw"
     if (!run->o.quiet) {
         Rank r = {.size = run->ranks, .dev = device_cpu(), .run = run};
         Model probe;
         snprintf(r.note, sizeof r.note, "cpu (%s drives CPU replicas)", run->strategy->name);
         if (build_replica(&probe, run, err))
             fatal("%s", err);
-        run_banner(&r, &probe);
+        run_banner(&r, &probe, NULL);
         model_free(&probe);
     }
-#line 2835 "chapters/06-production.nw"
+#line 2836 "chapters/06-production.nw"
     TrainConfig cfg = run_train_config(run, true);
     Model master;
     TrainResult res;
     if (run->strategy->threads(&cfg, run->ranks, &run->train, &run->test, build_replica, run,
                                &master, &res, err))
         fatal("%s", err);
-#line 2842 "chapters/06-production.nw"
+#line 2843 "chapters/06-production.nw"
     train_report_end(stdout, &res, run->o.quiet);
     model_free(&master);
 }
 
-#line 788 "chapters/03-ps.nw"
+#line 790 "chapters/03-ps.nw"
 int run_training(Run *run)
 {
     const StrategyDef *def = run->strategy;

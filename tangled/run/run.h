@@ -99,8 +99,8 @@ void train_banner(FILE *f, const Options *o, const Model *m, const Dataset *trai
                   const char *each);
 /**
  * Print the banner's state line: the bytes rank 0 will keep for parameters, gradients and
- * optimizer state with @p o's optimizer and @p def's sharding (NULL: one device).
+ * optimizer state with @p o's optimizer and its opened strategy @p s (NULL: one device).
  */
-void state_banner(const Options *o, const StrategyDef *def, size_t n_params, int ranks);
+void state_banner(const Options *o, const Strategy *s, size_t n_params);
 
 #endif

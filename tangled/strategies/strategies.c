@@ -17,12 +17,20 @@ const StrategyDef strategy_single = {
 };
 
 const StrategyDef *const strategy_table[] = {
-    &strategy_single,        &strategy_ps,    &strategy_ring,
-    &strategy_ring_bucketed, &strategy_mpi,   &strategy_nccl,
-    &strategy_data_parallel, &strategy_zero1, NULL,
+    &strategy_single,
+    &strategy_ps,
+    &strategy_ring,
+    &strategy_ring_bucketed,
+    &strategy_mpi,
+    &strategy_nccl,
+    &strategy_data_parallel,
+    &strategy_zero1,
+    &strategy_zero2,
+    &strategy_fsdp,
+    NULL,
 };
 
-#line 2552 "chapters/06-production.nw"
+#line 2553 "chapters/06-production.nw"
 const StrategyDef *strategy_find(const char *name)
 {
     for (const StrategyDef *const *d = strategy_table; *d; d++)

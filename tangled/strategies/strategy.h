@@ -23,6 +23,7 @@ enum StrategyNeeds {
     CPU_ONLY = 1u << 3,      /**< CPU replicas only (DataParallel) */
     USES_BUCKETS = 1u << 4,  /**< --bucket_mb applies */
     SHARDS_STATE = 1u << 5,  /**< keeps the optimizer's state for its chunk (chapter 7) */
+    SHARDS_PARAMS = 1u << 6, /**< keeps only a part of each layer's parameters (chapter 7) */
 };
 
 /** How a strategy's ranks are processes. */
@@ -37,6 +38,7 @@ typedef struct StrategyEnv {
     Comm *host;          /**< host messages beside it */
     Model *m;            /**< the rank's replica (its device is m->dev) */
     size_t bucket_bytes; /**< the bucket cap of ring_bucketed (chapter 6) */
+    int accum;           /**< the run's micro-batches per step (chapter 7) */
 } StrategyEnv;
 
 /** Builds one replica for a strategy that drives them all (SHAPE_THREADS). */
@@ -91,5 +93,9 @@ const StrategyDef *strategy_find(const char *name);
 void strategy_names(char *buf, size_t len, unsigned needs, const char *sep);
 /** ZeRO-1: the ring's collectives, the optimizer's state sharded (chapter 7). */
 extern const StrategyDef strategy_zero1;
+/** ZeRO-2: gradients reduce-scattered layer by layer during backward (chapter 7). */
+extern const StrategyDef strategy_zero2;
+/** FSDP: parameters gathered layer by layer, one ahead (chapter 7). */
+extern const StrategyDef strategy_fsdp;
 
 #endif

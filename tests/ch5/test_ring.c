@@ -188,7 +188,7 @@ Test(ring, test_accuracy_is_exact_when_n_does_not_divide_the_test_set)
         cr_assert(m.n_params == n);
         m.dev->upload(m.params, setup.out, n * sizeof(float));
         double right = 0;
-        evaluate(&m, &setup.test, 0, setup.test.n, &right);
+        cr_assert(evaluate(&m, NULL, &setup.test, 1, 0, &right, err) == 0, "%s", err);
         double reported = *setup.test_acc * setup.test.n;
         cr_assert(fabs(reported - right) < 1e-6, "N = %d, 997 test samples: the ranks reported "
                   "%.6f right, one device counts %.0f with the same weights", N, reported, right);

@@ -1,7 +1,9 @@
-/* Chapter 7: the optimizers against their formulas computed in double; ZeRO-1 ends with the
- * ring's weights bit for bit, for every optimizer and for chunks that N does not divide;
- * N ranks accumulating K micro-batches of b equal one device with batch N K b; ./train's
- * refusals of what a stateful optimizer or accumulation cannot do yet. */
+/* Chapter 7: the optimizers against their formulas computed in double; ZeRO-1 and ZeRO-2 end
+ * with the ring's weights bit for bit, for every optimizer and for chunks that N does not
+ * divide; FSDP does at N <= 2 and within float tolerance above, and its evaluation, which
+ * gathers every layer, is exact when the ranks' shares of the test set take different numbers
+ * of batches; N ranks accumulating K micro-batches of b equal one device with batch N K b;
+ * the state each rank keeps, logged, against a count of our own; ./train's refusals. */
 #include <math.h>
 
 #include "../ch2/ranks.h"
@@ -30,12 +32,12 @@ static void run_optimizer(const OptimizerConfig *cfg, float lr, size_t total, si
         p[i] = (float)(i % 11) * 0.1f - 0.5f;
     dev->upload(dp, p, total * 4);
     Optimizer o;
-    optimizer_init(&o, cfg, lr, dev, lo, n);
+    optimizer_init(&o, cfg, lr, dev, n);
     for (int s = 0; s < steps; s++) {
         for (size_t i = 0; i < total; i++)
             g[i] = grad_at(s, i);
         dev->upload(dg, g, total * 4);
-        optimizer_step(&o, dp, dg);
+        optimizer_step(&o, dp + lo, dg + lo);
     }
     dev->download(p, dp, total * 4);
     optimizer_free(&o);
@@ -94,7 +96,7 @@ Test(optimizer, state_bytes_and_names)
         cr_assert(optimizer_config(&cfg, names[k], 0.9f, 0.01f) == 0);
         cr_assert_str_eq(optimizer_name(cfg.kind), names[k]);
         Optimizer o;
-        optimizer_init(&o, &cfg, 0.1f, test_device(), 7, 333);
+        optimizer_init(&o, &cfg, 0.1f, test_device(), 333);
         cr_assert(optimizer_state_bytes(&o) == per[k] * 333, "%s: %zu bytes of state for 333 "
                   "parameters, expected %zu", names[k], optimizer_state_bytes(&o), per[k] * 333);
         optimizer_free(&o);
@@ -109,9 +111,10 @@ static struct {
     const StrategyDef *def;
     OptimizerConfig opt;
     float lr;
-    int hidden, batch, accum, epochs;
+    int hidden[MAX_HIDDEN], n_hidden, batch, accum, epochs;
     uint64_t seed;
     float *out;
+    double *test_acc; /* rank 0's last reported test accuracy, or NULL */
 } run;
 
 static int train_rank(int rank, int size, void *arg, char *err)
@@ -124,12 +127,12 @@ static int train_rank(int rank, int size, void *arg, char *err)
     if (!c || !(host = comm_shm_host(c, err)))
         return -1;
     Model m;
-    int hidden[1] = {run.hidden};
-    if (model_init(&m, dev, run.train.features, hidden, 1, run.train.classes, run.batch,
-                   run.seed, err))
+    if (model_init(&m, dev, run.train.features, run.hidden, run.n_hidden, run.train.classes,
+                   run.batch, run.seed, err))
         return -1;
     Strategy s;
-    StrategyEnv env = {.c = c, .host = host, .m = &m, .bucket_bytes = 2048};
+    StrategyEnv env = {.c = c, .host = host, .m = &m, .bucket_bytes = 2048,
+                       .accum = run.accum};
     if (run.def->open(&s, &env, err))
         return -1;
     TrainConfig cfg = {.batch_size = run.batch, .epochs = run.epochs, .lr = run.lr,
@@ -139,6 +142,8 @@ static int train_rank(int rank, int size, void *arg, char *err)
     int rc = train_run(&cfg, &m, &run.train, &run.test, &s, &res, err);
     if (rc == 0 && rank == 0)
         dev->download(run.out, m.params, m.n_params * sizeof(float));
+    if (rc == 0 && rank == 0 && run.test_acc)
+        *run.test_acc = res.last.test_acc;
     run.def->close(&s);
     model_free(&m);
     c->close(c);
@@ -157,54 +162,153 @@ static void weights_after(const StrategyDef *def, int N, float *w, size_t n)
     munmap(run.out, n * sizeof(float));
 }
 
-Test(zero1, ends_with_the_rings_bits_for_every_optimizer)
+/* Two hidden layers, 784-6-5-10: 4,805 parameters, which no N in 2..4 divides, in three layers
+ * of 4,710, 35 and 60, so that a window of ZeRO-2 and a layer of FSDP may hold no float of a
+ * rank, and FSDP's prefetch has a layer between the first and the last. */
+static size_t load_small(long train_size)
 {
     char err[ERR_LEN];
-    cr_assert(data_load("synthetic", 240, 3, &run.train, &run.test, err) == 0, "%s", err);
+    cr_assert(data_load("synthetic", train_size, 3, &run.train, &run.test, err) == 0, "%s",
+              err);
     run.test.n = 100;
-    run.hidden = 7; /* 5,575 parameters: no N in 2..4 divides them */
-    run.batch = 8, run.accum = 1, run.epochs = 2, run.seed = 5;
-    size_t n = (size_t)run.train.features * 7 + 7 + 7 * 10 + 10;
-    float *ring = xcalloc(n, 4), *zero = xcalloc(n, 4);
+    run.hidden[0] = 6, run.hidden[1] = 5, run.n_hidden = 2;
+    run.batch = 8, run.accum = 1, run.seed = 5;
+    return (size_t)run.train.features * 6 + 6 + 6 * 5 + 5 + 5 * 10 + 10;
+}
+
+/* How many of the n floats of a and b differ in their bits; the first in *first. */
+static size_t bits_differ(const float *a, const float *b, size_t n, size_t *first)
+{
+    size_t differ = 0;
+    for (size_t i = n; i-- > 0;)
+        if (memcmp(&a[i], &b[i], 4) != 0)
+            differ++, *first = i;
+    return differ;
+}
+
+/* One step (the training set is one global batch), then 2 epochs of several steps. */
+static const int epochs_of[2] = {1, 2};
+static long train_size_of(int k, int N) { return k == 0 ? 8L * N : 240; }
+
+Test(zero, zero1_and_zero2_end_with_the_rings_bits_for_every_optimizer)
+{
     const char *names[] = {"sgd", "momentum", "adamw"};
-    for (int k = 0; k < 3; k++)
+    for (int e = 0; e < 2; e++)
         for (int N = 1; N <= 4; N++) {
-            cr_assert(optimizer_config(&run.opt, names[k], 0.9f, 0.01f) == 0);
-            run.lr = k == 2 ? 1e-3f : 0.05f;
-            weights_after(&strategy_ring, N, ring, n);
-            weights_after(&strategy_zero1, N, zero, n);
-            size_t differ = 0, first = 0;
-            for (size_t i = n; i-- > 0;)
-                if (memcmp(&ring[i], &zero[i], 4) != 0)
-                    differ++, first = i;
-            cr_assert(differ == 0, "%s, N = %d: %zu of %zu weights differ from the ring's "
-                      "(first: %zu, %.9g against %.9g)", names[k], N, differ, n, first,
-                      zero[first], ring[first]);
+            size_t n = load_small(train_size_of(e, N)), first = 0;
+            run.epochs = epochs_of[e];
+            float *ring = xcalloc(n, 4), *zero = xcalloc(n, 4);
+            for (int k = 0; k < 3; k++) {
+                cr_assert(optimizer_config(&run.opt, names[k], 0.9f, 0.01f) == 0);
+                run.lr = k == 2 ? 1e-3f : 0.05f;
+                weights_after(&strategy_ring, N, ring, n);
+                const StrategyDef *defs[] = {&strategy_zero1, &strategy_zero2};
+                for (int d = 0; d < 2; d++) {
+                    weights_after(defs[d], N, zero, n);
+                    size_t differ = bits_differ(zero, ring, n, &first);
+                    cr_assert(differ == 0, "%s, %s, N = %d, %d epoch(s): %zu of %zu weights "
+                              "differ from the ring's (first: %zu, %.9g against %.9g)",
+                              defs[d]->name, names[k], N, run.epochs, differ, n, first,
+                              zero[first], ring[first]);
+                }
+            }
+            free(ring);
+            free(zero);
+            data_free(&run.train);
+            data_free(&run.test);
         }
-    free(ring);
-    free(zero);
-    data_free(&run.train);
-    data_free(&run.test);
+}
+
+/* FSDP reduce-scatters each layer with the layer's own chunks, so its sums add in another
+ * order than the ring's: the same bits at N = 1 and 2 (a sum of two floats has one order),
+ * float tolerance at N = 3 and 4, after one step and after several. */
+Test(fsdp, matches_the_ring_bit_for_bit_at_n_2_and_within_tolerance_above)
+{
+    const char *names[] = {"sgd", "momentum", "adamw"};
+    for (int e = 0; e < 2; e++)
+        for (int N = 1; N <= 4; N++) {
+            size_t n = load_small(train_size_of(e, N)), first = 0;
+            run.epochs = epochs_of[e];
+            float *ring = xcalloc(n, 4), *fsdp = xcalloc(n, 4);
+            for (int k = 0; k < 3; k++) {
+                cr_assert(optimizer_config(&run.opt, names[k], 0.9f, 0.01f) == 0);
+                run.lr = k == 2 ? 1e-3f : 0.05f;
+                weights_after(&strategy_ring, N, ring, n);
+                weights_after(&strategy_fsdp, N, fsdp, n);
+                size_t differ = bits_differ(fsdp, ring, n, &first);
+                double gap = weight_gap(fsdp, ring, n);
+                if (N <= 2)
+                    cr_assert(differ == 0, "fsdp, %s, N = %d, %d epoch(s): %zu of %zu weights "
+                              "differ from the ring's (first: %zu, %.9g against %.9g)",
+                              names[k], N, run.epochs, differ, n, first, fsdp[first],
+                              ring[first]);
+                else
+                    cr_assert(gap <= 1e-5, "fsdp, %s, N = %d, %d epoch(s): the weights differ "
+                              "by up to %g (relative) from the ring's", names[k], N,
+                              run.epochs, gap);
+            }
+            free(ring);
+            free(fsdp);
+            data_free(&run.train);
+            data_free(&run.test);
+        }
+}
+
+/* FSDP gathers every layer's parameters for evaluation too, so every rank must run as many
+ * batches as the largest share: 97 test samples in batches of 8 are 6 and 7 batches on 2
+ * ranks, 4, 4 and 5 on 3, 3, 3, 3 and 4 on 4. The accuracy reported is, to the sample, one
+ * device's count with rank 0's final weights. */
+Test(fsdp, evaluation_is_exact_when_the_shares_take_different_numbers_of_batches)
+{
+    for (int N = 2; N <= 4; N++) {
+        size_t n = load_small(240);
+        run.test.n = 97;
+        run.epochs = 1, run.lr = 0.05f;
+        cr_assert(optimizer_config(&run.opt, "sgd", 0, 0) == 0);
+        run.test_acc = shared_zeroed(sizeof(double));
+        float *w = xcalloc(n, 4);
+        weights_after(&strategy_fsdp, N, w, n);
+        char err[ERR_LEN];
+        Model m;
+        cr_assert(model_init(&m, test_device(), run.train.features, run.hidden, 2,
+                             run.train.classes, 8, run.seed, err) == 0, "%s", err);
+        m.dev->upload(m.params, w, n * sizeof(float));
+        double right = 0;
+        cr_assert(evaluate(&m, NULL, &run.test, 1, 0, &right, err) == 0, "%s", err);
+        double reported = *run.test_acc * run.test.n;
+        cr_assert(fabs(reported - right) < 1e-6, "fsdp, N = %d, 97 test samples: the ranks "
+                  "reported %.6f right, one device counts %.0f with the same weights", N,
+                  reported, right);
+        model_free(&m);
+        munmap(run.test_acc, sizeof(double));
+        run.test_acc = NULL;
+        free(w);
+        data_free(&run.train);
+        data_free(&run.test);
+    }
 }
 
 /* N ranks that each accumulate K micro-batches of b train as one device with batch N K b,
  * for every strategy that accumulates: the ring, the ring with buckets (whose hooks must
- * fire once, in the last micro-batch) and ZeRO-1. */
+ * fire once, in the last micro-batch), ZeRO-1, ZeRO-2 and FSDP (which keep the full gradients
+ * while they accumulate, and reduce-scatter them once). */
 Test(accum, n_ranks_times_k_micro_batches_equal_one_device)
 {
     char err[ERR_LEN];
     cr_assert(data_load("synthetic", 480, 3, &run.train, &run.test, err) == 0, "%s", err);
     run.test.n = 100;
-    run.hidden = 24, run.batch = 8, run.epochs = 2, run.seed = 7, run.lr = 0.1f;
+    run.hidden[0] = 24, run.n_hidden = 1;
+    run.batch = 8, run.epochs = 2, run.seed = 7, run.lr = 0.1f;
     cr_assert(optimizer_config(&run.opt, "sgd", 0, 0) == 0);
     size_t n = (size_t)run.train.features * 24 + 24 + 24 * 10 + 10;
     float *got = xcalloc(n, 4), *ref = xcalloc(n, 4);
-    const StrategyDef *defs[] = {&strategy_ring, &strategy_ring_bucketed, &strategy_zero1};
+    const StrategyDef *defs[] = {&strategy_ring, &strategy_ring_bucketed, &strategy_zero1,
+                                 &strategy_zero2, &strategy_fsdp};
     for (int N = 1; N <= 3; N++)
         for (int K = 2; K <= 3; K++) {
             single_device_weights(&run.train, &run.test, 24, N * K * run.batch, run.epochs,
                                   run.lr, ref, n);
-            for (int d = 0; d < 3; d++) {
+            for (int d = 0; d < 5; d++) {
                 run.accum = K;
                 weights_after(defs[d], N, got, n);
                 double gap = weight_gap(got, ref, n);
@@ -248,17 +352,25 @@ static long long last_state_bytes(const char *path)
     return atoll(comma + 1);
 }
 
-/* What rank 0 keeps, measured by the loop and written in the log, against the count of
- * section 7.1: 8 bytes of parameters and gradients per parameter, and AdamW's 8 for every
- * parameter (ring) or for rank 0's chunk of n / 4 (zero1). */
-Test(zero1, the_log_counts_the_state_rank_0_keeps)
+/* What rank 0 keeps, measured by the loop and written in the log, against a count of our own
+ * for 784-32-10 with AdamW on 4 ranks: layers of 25,120 and 330 floats, n = 25,450; rank 0's
+ * chunk of the flat vector is [0, 6,362), its FSDP parts are the first 6,280 floats of layer 0
+ * and the first 82 of layer 1 (6,362 again). The ring keeps 4n of parameters, 4n of gradients
+ * and 8n of moments; ZeRO-1 the moments of its chunk only; ZeRO-2 its chunk of the gradients
+ * and the two buffers backward writes into (one per parity of layer: 25,120 and 330 floats);
+ * FSDP its parts of the parameters and of the gradients, each with its two buffers. */
+Test(zero, the_log_counts_the_state_rank_0_keeps)
 {
     char dir[] = "/tmp/dps-state-XXXXXX";
     cr_assert(mkdtemp(dir));
-    const long long n = 784 * 32 + 32 + 32 * 10 + 10; /* 25,450: rank 0's chunk is 6,362 */
-    const char *strategies[] = {"ring", "zero1"};
-    const long long want[] = {8 * n + 8 * n, 8 * n + 8 * (n / 4)};
-    for (int k = 0; k < 2; k++) {
+    const long long layer[2] = {784 * 32 + 32, 32 * 10 + 10}, n = layer[0] + layer[1];
+    const long long chunk = n / 4, parts = layer[0] / 4 + layer[1] / 4, bufs = n;
+    const char *strategies[] = {"ring", "zero1", "zero2", "fsdp"};
+    const long long want[] = {4 * n + 4 * n + 8 * n, 4 * n + 4 * n + 8 * chunk,
+                              4 * n + 4 * (chunk + bufs) + 8 * chunk,
+                              4 * (parts + bufs) + 4 * (parts + bufs) + 8 * parts};
+    cr_assert(chunk == 6362 && parts == 6362);
+    for (int k = 0; k < 4; k++) {
         char log[64];
         snprintf(log, sizeof log, "%s/%s.csv", dir, strategies[k]);
         Run r;
@@ -296,5 +408,8 @@ Test(zero1, train_refuses_what_a_stateful_optimizer_cannot_do_yet)
                    "steps once per push", "param_server with --accum 2");
     expect_refused((char *[]){"./mlp", "--accum", "2", "--checkpoint", path, NULL},
                    "does not record the micro-batches", "--checkpoint with --accum 2");
+    expect_refused((char *[]){"./train", "--strategy", "fsdp", "--n_gpus", "2", "--checkpoint",
+                              path, NULL},
+                   "keeps only a part of each layer's parameters", "fsdp with --checkpoint");
     rmdir(ck);
 }

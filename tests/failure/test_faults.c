@@ -1,4 +1,5 @@
-/* Appendix B: kill -9 of a random rank at a random moment of a 4-rank ./ring or ./ps run.
+/* Appendix B: kill -9 of a random rank at a random moment of a 4-rank ./ring, ./ps or
+ * ./train --strategy fsdp run (whose communication thread may be inside a gather).
  * Every run must end (a run still going 10 s after the kill has hung), with a non-zero status
  * and a message naming the dead rank; no rank may survive; no process of the run may map or
  * hold a file in /dev/shm; the last checkpoint must be intact. How long the end took is
@@ -60,17 +61,36 @@ typedef struct Trial {
     bool tmp;         /* FILE.tmp was left by a writer killed mid-write */
 } Trial;
 
-static void trial(const char *prog, const char *ckpt, Rng *g, Trial *t)
+/* The programs the trials take turns with; fsdp takes no checkpoint (it would refuse one). */
+static const struct {
+    const char *name, *prog, *strategy;
+    bool checkpoint;
+} programs[] = {{"./ring", "./ring", NULL, true},
+                {"./ps", "./ps", NULL, true},
+                {"./train --strategy fsdp", "./train", "fsdp", false}};
+
+static void trial(int which, const char *ckpt, Rng *g, Trial *t)
 {
+    const char *prog = programs[which].name;
     unlink(ckpt);
     char tmp[300];
     snprintf(tmp, sizeof tmp, "%s.tmp", ckpt);
     unlink(tmp);
     int err[2];
     cr_assert(pipe2(err, O_CLOEXEC) == 0);
-    char *argv[] = {(char *)prog, "--n_gpus", "4", "--device", "cpu", "--train_size", "2048",
-                    "--batch_size", "16", "--epochs", "100000", "--checkpoint", (char *)ckpt,
-                    "--timeout", "30", NULL};
+    char *argv[24] = {(char *)programs[which].prog, "--n_gpus", "4", "--device", "cpu",
+                      "--train_size", "2048", "--batch_size", "16", "--epochs", "100000",
+                      "--timeout", "30"};
+    int argc = 13;
+    if (programs[which].strategy) {
+        argv[argc++] = "--strategy";
+        argv[argc++] = (char *)programs[which].strategy;
+    }
+    if (programs[which].checkpoint) {
+        argv[argc++] = "--checkpoint";
+        argv[argc++] = (char *)ckpt;
+    }
+    argv[argc] = NULL;
     /* The run would go on for an hour: it dies with this test, however the test ends (a failed
      * assertion, its time-out); its ranks die with their launcher. */
     int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
@@ -154,14 +174,15 @@ Test(failure_faults, kill_9_of_a_random_rank_ends_the_run_cleanly, .timeout = 60
     cr_assert(mkdtemp(dir));
     snprintf(ckpt, sizeof ckpt, "%s/run.ckpt", dir);
     double slowest = 0, sum = 0;
-    int leftovers = 0, with_ckpt = 0, tmps = 0;
+    int leftovers = 0, with_ckpt = 0, writers = 0, tmps = 0;
     for (int i = 0; i < trials; i++) {
         Trial t;
-        trial(i % 2 ? "./ps" : "./ring", ckpt, &g, &t);
+        trial(i % 3, ckpt, &g, &t);
         slowest = t.abort_s > slowest ? t.abort_s : slowest;
         sum += t.abort_s;
         leftovers += t.leftovers;
         with_ckpt += t.checkpoint;
+        writers += programs[i % 3].checkpoint;
         tmps += t.tmp;
     }
     char tmp[80];
@@ -169,9 +190,10 @@ Test(failure_faults, kill_9_of_a_random_rank_ends_the_run_cleanly, .timeout = 60
     unlink(tmp);
     unlink(ckpt);
     rmdir(dir);
-    cr_log_info("faults: %d trials (./ring and ./ps, 4 ranks, kill -9 of a random rank 0-1.5 s "
-                "in): slowest abort %.3f s, mean %.3f s; leftovers (processes, /dev/shm) %d; "
-                "checkpoints intact %d of %d (the others died before epoch 1 ended); "
-                "FILE.tmp left by a killed writer %d", trials, slowest, sum / trials, leftovers,
-                with_ckpt, trials, tmps);
+    cr_log_info("faults: %d trials (./ring, ./ps and ./train --strategy fsdp, 4 ranks, "
+                "kill -9 of a random rank 0-1.5 s in): slowest abort %.3f s, mean %.3f s; "
+                "leftovers (processes, /dev/shm) %d; checkpoints intact %d of %d runs that "
+                "write them (the others died before epoch 1 ended); FILE.tmp left by a "
+                "killed writer %d", trials, slowest, sum / trials, leftovers,
+                with_ckpt, writers, tmps);
 }

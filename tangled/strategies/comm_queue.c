@@ -1,0 +1,97 @@
+/**
+ * @file comm_queue.c
+ * @brief A thread that runs a rank's collectives in order (chapter 7).
+ */
+#line 1058 "chapters/07-zero.nw"
+#include "comm_queue.h"
+
+#include <string.h>
+
+#include "report.h"
+
+#line 1078 "chapters/07-zero.nw"
+static void *queue_thread(void *arg)
+{
+    CommQueue *q = arg;
+    pthread_mutex_lock(&q->mu);
+    for (;;) {
+        while (!q->stop && q->done == q->posted)
+            pthread_cond_wait(&q->cv, &q->mu);
+        if (q->stop)
+            break;
+        int kind = q->kind[q->done % QUEUE_SLOTS], item = q->item[q->done % QUEUE_SLOTS];
+        bool skip = q->failed;
+        pthread_mutex_unlock(&q->mu);
+        char err[ERR_LEN];
+        double t0 = now_seconds();
+        int rc = skip ? 0 : q->work(q->state, kind, item, err);
+        double dt = now_seconds() - t0;
+        pthread_mutex_lock(&q->mu);
+        q->busy += dt;
+        if (rc && !q->failed) {
+            q->failed = true;
+            memcpy(q->err, err, ERR_LEN);
+        }
+        q->done++;
+        pthread_cond_broadcast(&q->cv);
+    }
+    pthread_mutex_unlock(&q->mu);
+    return NULL;
+}
+
+#line 1109 "chapters/07-zero.nw"
+int queue_start(CommQueue *q, QueueWork work, void *state, char *err)
+{
+    memset(q, 0, sizeof *q);
+    q->work = work;
+    q->state = state;
+    pthread_mutex_init(&q->mu, NULL);
+    pthread_cond_init(&q->cv, NULL);
+    if (pthread_create(&q->thread, NULL, queue_thread, q) != 0)
+        return error_set(err, "cannot start the communication thread");
+    return 0;
+}
+
+void queue_stop(CommQueue *q)
+{
+    pthread_mutex_lock(&q->mu);
+    q->stop = true;
+    pthread_cond_broadcast(&q->cv);
+    pthread_mutex_unlock(&q->mu);
+    pthread_join(q->thread, NULL);
+    pthread_mutex_destroy(&q->mu);
+    pthread_cond_destroy(&q->cv);
+}
+
+#line 1138 "chapters/07-zero.nw"
+long queue_post(CommQueue *q, int kind, int item)
+{
+    pthread_mutex_lock(&q->mu);
+    while (q->posted - q->done >= QUEUE_SLOTS)
+        pthread_cond_wait(&q->cv, &q->mu);
+    long seq = q->posted++;
+    q->kind[seq % QUEUE_SLOTS] = kind, q->item[seq % QUEUE_SLOTS] = item;
+    pthread_cond_broadcast(&q->cv);
+    pthread_mutex_unlock(&q->mu);
+    return seq;
+}
+
+int queue_wait(CommQueue *q, long seq, char *err)
+{
+    double t0 = now_seconds();
+    pthread_mutex_lock(&q->mu);
+    while (q->done <= seq && !q->failed)
+        pthread_cond_wait(&q->cv, &q->mu);
+    bool failed = q->failed;
+    pthread_mutex_unlock(&q->mu);
+    q->exposed += now_seconds() - t0;
+    return failed ? error_set(err, "%s", q->err) : 0;
+}
+
+int queue_drain(CommQueue *q, char *err)
+{
+    pthread_mutex_lock(&q->mu);
+    long last = q->posted - 1;
+    pthread_mutex_unlock(&q->mu);
+    return queue_wait(q, last, err);
+}
