@@ -3,7 +3,7 @@
 #   make                 every stage program
 #   make chapterN        the stage program of chapter N (chapter1: ./mlp, chapter2: ./pingpong,
 #                        chapter3: ./ps, chapter4: ./collectives, chapter5: ./ring,
-#                        chapter6: ./train, chapter7: ./train with --strategy zero1)
+#                        chapter6: ./train, chapter7: ./train with --strategy zero1, zero2, fsdp)
 #   make tangle          chapters/*.nw -> tangled/ and kernels/ (needs noweb)
 #   make test            drift and layer checks + Criterion tests (DEVICE=cpu|cuda; CHAPTER=N: one)
 #   make soak            the whole suite RUNS=20 times beside LOAD=2 busy processes

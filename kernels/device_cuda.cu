@@ -180,11 +180,11 @@ static void scale(size_t n, float a, float *x)
     scale_kernel<<<stride_blocks(n), KERNEL_THREADS>>>(n, a, x);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 385 "chapters/07-zero.nw"
+#line 390 "chapters/07-zero.nw"
 /** Grid-stride AdamW: adamw_element() on every element. */
 __global__ void adamw_kernel(size_t n, AdamStep a, const float *g, float *m, float *u, float *p)
 {
-#line 389 "chapters/07-zero.nw"
+#line 394 "chapters/07-zero.nw"
     for (size_t i = thread_index(blockIdx.x, blockDim.x, threadIdx.x); i < n;
          i += grid_stride(gridDim.x, blockDim.x))
         adamw_element(&a, g[i], &m[i], &u[i], &p[i]);

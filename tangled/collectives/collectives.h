@@ -48,10 +48,11 @@ int ring_all_gather(Comm *c, void *buf, size_t count, size_t elem, char *err);
  */
 int ring_all_reduce(Comm *c, float *buf, size_t count, float *scratch, float scale, char *err);
 /**
- * Share-reduce of the window [lo, hi) of a vector of @p count floats (chapter 7): @p win
- * holds the window's hi - lo floats; afterwards rank r's chunk of the vector, clipped to
- * the window, holds its sum over all ranks, added in ring_reduce_scatter()'s order.
- * @p scratch holds the largest clipped chunk. Returns 0, or -1 with @p err.
+ * Share-reduce of the window [lo, hi) of a vector of @p count floats (chapter 7):
+ * @p win holds the window's hi - lo floats; afterwards rank r's chunk of the vector,
+ * clipped to the window, holds its sum over all ranks, added in the order of
+ * ring_reduce_scatter(). @p scratch holds the largest clipped chunk.
+ * Returns 0, or -1 with @p err.
  */
 int ring_reduce_scatter_window(Comm *c, float *win, size_t count, size_t lo, size_t hi,
                                float *scratch, char *err);

@@ -162,7 +162,7 @@ static void scale(size_t n, float a, float *x)
     for (size_t i = 0; i < n; i++)
         x[i] *= a;
 }
-#line 373 "chapters/07-zero.nw"
+#line 378 "chapters/07-zero.nw"
 static void adamw(size_t n, const AdamStep *a, const float *g, float *m, float *u, float *p)
 {
     for (size_t i = 0; i < n; i++)

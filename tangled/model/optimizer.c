@@ -2,7 +2,7 @@
  * @file optimizer.c
  * @brief SGD, heavy-ball momentum and AdamW (chapter 7).
  */
-#line 215 "chapters/07-zero.nw"
+#line 220 "chapters/07-zero.nw"
 #include "optimizer.h"
 
 #include <math.h>
@@ -10,7 +10,7 @@
 
 #include "mlp_kernels.h"
 
-#line 235 "chapters/07-zero.nw"
+#line 240 "chapters/07-zero.nw"
 void optimizer_init(Optimizer *o, const OptimizerConfig *cfg, float lr, const Device *dev,
                     size_t n)
 {
@@ -31,7 +31,7 @@ size_t optimizer_state_bytes(const Optimizer *o)
     return ((o->m ? o->n : 0) + (o->u ? o->n : 0)) * sizeof(float);
 }
 
-#line 270 "chapters/07-zero.nw"
+#line 275 "chapters/07-zero.nw"
 void optimizer_step(Optimizer *o, float *p, const float *g)
 {
     const Device *dev = o->dev;
@@ -52,12 +52,12 @@ void optimizer_step(Optimizer *o, float *p, const float *g)
                       .decay = o->cfg.weight_decay,
                       .correct1 = (float)c1,
                       .sqrt_correct2 = (float)sqrt(c2)};
-#line 286 "chapters/07-zero.nw"
+#line 291 "chapters/07-zero.nw"
         dev->adamw(o->n, &a, g, o->m, o->u, p);
     }
 }
 
-#line 295 "chapters/07-zero.nw"
+#line 300 "chapters/07-zero.nw"
 const char *optimizer_name(OptimizerKind kind)
 {
     return kind == OPTIM_ADAMW ? "adamw" : kind == OPTIM_MOMENTUM ? "momentum" : "sgd";
@@ -70,13 +70,13 @@ int optimizer_state_floats(OptimizerKind kind)
 
 int optimizer_config(OptimizerConfig *cfg, const char *name, float momentum, float weight_decay)
 {
-#line 308 "chapters/07-zero.nw"
+#line 313 "chapters/07-zero.nw"
     *cfg = (OptimizerConfig){.momentum = momentum,
                              .weight_decay = weight_decay,
                              .beta1 = 0.9f,
                              .beta2 = 0.999f,
                              .eps = 1e-8f};
-#line 310 "chapters/07-zero.nw"
+#line 315 "chapters/07-zero.nw"
     for (int k = OPTIM_SGD; k <= OPTIM_ADAMW; k++)
         if (strcmp(name, optimizer_name((OptimizerKind)k)) == 0) {
             cfg->kind = (OptimizerKind)k;
@@ -85,7 +85,7 @@ int optimizer_config(OptimizerConfig *cfg, const char *name, float momentum, flo
     return -1;
 }
 
-#line 320 "chapters/07-zero.nw"
+#line 325 "chapters/07-zero.nw"
 void optimizer_free(Optimizer *o)
 {
     if (o->m)

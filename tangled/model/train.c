@@ -2,7 +2,7 @@
  * @file train.c
  * @brief The training loop.
  */
-#line 2971 "chapters/01-mlp.nw"
+#line 2963 "chapters/01-mlp.nw"
 #include "train.h"
 
 #include <errno.h>
@@ -16,7 +16,7 @@
 #include "rng.h"
 #include "util.h"
 
-#line 3003 "chapters/01-mlp.nw"
+#line 3001 "chapters/01-mlp.nw"
 enum { STREAM_SHUFFLE = 1000 };
 
 long train_steps_per_epoch(long n_train, int batch_size, int world)
@@ -24,7 +24,7 @@ long train_steps_per_epoch(long n_train, int batch_size, int world)
     return n_train / ((long)batch_size * world);
 }
 
-#line 3391 "chapters/01-mlp.nw"
+#line 3395 "chapters/01-mlp.nw"
 static int around_layer(Strategy *s, Model *m, int l, Pass pass, bool before, char *err)
 {
     if (!s)
@@ -34,7 +34,7 @@ static int around_layer(Strategy *s, Model *m, int l, Pass pass, bool before, ch
     return hook ? hook(s, m, l, pass, err) : 0;
 }
 
-#line 3373 "chapters/01-mlp.nw"
+#line 3377 "chapters/01-mlp.nw"
 static int forward_layers(Model *m, Strategy *s, int B, Pass pass, char *err)
 {
     for (int l = 0; l < m->n_layers; l++) {
@@ -48,7 +48,7 @@ static int forward_layers(Model *m, Strategy *s, int B, Pass pass, char *err)
     return 0;
 }
 
-#line 3335 "chapters/01-mlp.nw"
+#line 3337 "chapters/01-mlp.nw"
 int evaluate(Model *m, Strategy *s, const Dataset *d, int world, int rank, double *right,
              char *err)
 {
@@ -106,7 +106,7 @@ static int train_checkpoint(const TrainConfig *cfg, const Model *m, int world, l
     return rc;
 }
 
-#line 3021 "chapters/01-mlp.nw"
+#line 3019 "chapters/01-mlp.nw"
 void train_report_end(FILE *f, const TrainResult *res, bool quiet)
 {
     if (quiet)
@@ -114,17 +114,17 @@ void train_report_end(FILE *f, const TrainResult *res, bool quiet)
                 res->last.train_acc, res->last.test_acc);
     else {
         report_breakdown(f, &res->timers);
-#line 540 "chapters/07-zero.nw"
+#line 545 "chapters/07-zero.nw"
         char all[32], p[32], g[32], optimizer[32];
         fprintf(f, "state: %s on rank 0 (parameters %s, gradients %s, optimizer %s)\n",
                 format_bytes(all, res->state_bytes), format_bytes(p, res->param_bytes),
                 format_bytes(g, res->grad_bytes),
                 format_bytes(optimizer, res->optimizer_bytes));
-#line 3029 "chapters/01-mlp.nw"
+#line 3027 "chapters/01-mlp.nw"
     }
 }
 
-#line 3041 "chapters/01-mlp.nw"
+#line 3039 "chapters/01-mlp.nw"
 int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Dataset *test,
               Strategy *s, TrainResult *res, char *err)
 {
@@ -133,23 +133,23 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
     const int K = cfg->accum > 1 ? cfg->accum : 1; /* micro-batches per step (chapter 7) */
     const long global = (long)b * world * K,
                steps = train_steps_per_epoch(train->n, b * K, world);
-#line 3081 "chapters/01-mlp.nw"
+#line 3082 "chapters/01-mlp.nw"
     if (steps < 1)
         return error_set(err,
                          "a global batch of %ld samples is larger than the training set "
                          "(%ld samples)",
                          global, train->n);
-#line 3084 "chapters/01-mlp.nw"
+#line 3085 "chapters/01-mlp.nw"
     if (b > m->max_batch)
         return error_set(err, "batch %d exceeds the model's buffers (%d)", b, m->max_batch);
-#line 3097 "chapters/01-mlp.nw"
+#line 3098 "chapters/01-mlp.nw"
     memset(res, 0, sizeof *res);
     res->steps = steps;
     res->dropped = train->n - steps * global;
     int32_t *perm = xcalloc((size_t)train->n, sizeof *perm);
     float *xb = xcalloc((size_t)b * (size_t)train->features, sizeof *xb);
     int32_t *yb = xcalloc((size_t)b, sizeof *yb);
-#line 524 "chapters/07-zero.nw"
+#line 529 "chapters/07-zero.nw"
     Optimizer opt;
     optimizer_init(&opt, &cfg->optimizer, cfg->lr, dev,
                    s && s->shards_state ? s->state_hi - s->state_lo : m->n_params);
@@ -157,7 +157,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
     res->param_bytes = s && s->param_bytes ? s->param_bytes : m->n_params * sizeof(float);
     res->grad_bytes = s && s->grad_bytes ? s->grad_bytes : m->n_params * sizeof(float);
     res->state_bytes = res->param_bytes + res->grad_bytes + res->optimizer_bytes;
-#line 3052 "chapters/01-mlp.nw"
+#line 3050 "chapters/01-mlp.nw"
     int rc = 0, first = 1;
 #line 894 "chapters/A2-failure.nw"
     if (cfg->resume) {
@@ -168,15 +168,15 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
             fprintf(cfg->out, "resume: %s holds epoch %d; training epochs %d to %d\n",
                     cfg->checkpoint, cfg->resume->epoch, first, cfg->epochs);
     }
-#line 3054 "chapters/01-mlp.nw"
+#line 3052 "chapters/01-mlp.nw"
     for (int epoch = first; epoch <= cfg->epochs && rc == 0; epoch++) {
-#line 3120 "chapters/01-mlp.nw"
+#line 3121 "chapters/01-mlp.nw"
         for (long i = 0; i < train->n; i++)
             perm[i] = (int32_t)i;
         Rng r;
         train_shuffle_rng(&r, cfg, epoch, first);
         rng_shuffle(&r, perm, train->n);
-#line 3146 "chapters/01-mlp.nw"
+#line 3147 "chapters/01-mlp.nw"
         Progress bar;
         progress_begin(&bar, cfg->out ? cfg->out : stdout, cfg->quiet || !cfg->out || rank != 0,
                        epoch, cfg->epochs, steps);
@@ -186,29 +186,29 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
             if (cfg->phase)
                 cfg->phase("epoch %d, step %ld of %ld", epoch, step + 1, steps);
             for (int micro = 0; micro < K && rc == 0; micro++) { /* K > 1: chapter 7 */
-#line 3178 "chapters/01-mlp.nw"
+#line 3179 "chapters/01-mlp.nw"
                 const int32_t *mine = perm + step * global + ((long)micro * world + rank) * b;
                 for (int i = 0; i < b; i++) {
                     memcpy(xb + (size_t)i * train->features,
                            train->x + (size_t)mine[i] * train->features,
                            (size_t)train->features * sizeof(float));
-#line 3182 "chapters/01-mlp.nw"
+#line 3183 "chapters/01-mlp.nw"
                     yb[i] = train->y[mine[i]];
                 }
                 model_set_batch(m, xb, yb, b);
                 dev->sync();
                 timers_add(&res->timers, "data", (t1 = now_seconds()) - t);
                 t = t1;
-#line 3211 "chapters/01-mlp.nw"
+#line 3212 "chapters/01-mlp.nw"
                 rc = forward_layers(m, s, b, PASS_FORWARD, err);
                 if (rc == 0)
                     model_loss(m, b, true);
-#line 810 "chapters/07-zero.nw"
+#line 786 "chapters/07-zero.nw"
                 if (K > 1)
                     dev->scale((size_t)b * (size_t)m->width[m->n_layers], 1.0f / (float)K,
                                m->dact[m->n_layers]);
                 m->accumulate = micro > 0;
-#line 3215 "chapters/01-mlp.nw"
+#line 3216 "chapters/01-mlp.nw"
                 for (int l = m->n_layers - 1; l >= 0 && rc == 0; l--) {
                     if (around_layer(s, m, l, PASS_BACKWARD, true, err))
                         rc = -1;
@@ -217,7 +217,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
                     if (rc == 0 && micro == K - 1 && s && s->grads_ready &&
                         s->grads_ready(s, m, l, err))
                         rc = -1;
-#line 3222 "chapters/01-mlp.nw"
+#line 3223 "chapters/01-mlp.nw"
                     if (rc == 0 && around_layer(s, m, l, PASS_BACKWARD, false, err))
                         rc = -1;
                 }
@@ -225,9 +225,9 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
                 dev->sync();
                 timers_add(&res->timers, "compute", (t1 = now_seconds()) - t);
                 t = t1;
-#line 3157 "chapters/01-mlp.nw"
+#line 3158 "chapters/01-mlp.nw"
             }
-#line 3244 "chapters/01-mlp.nw"
+#line 3245 "chapters/01-mlp.nw"
             if (rc == 0 && s && s->sync_gradients && s->sync_gradients(s, m, &res->timers, err))
                 rc = -1;
             t = now_seconds();
@@ -239,13 +239,13 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
                 dev->sync();
                 timers_add(&res->timers, "update", now_seconds() - t);
             }
-#line 3159 "chapters/01-mlp.nw"
+#line 3160 "chapters/01-mlp.nw"
             t = now_seconds();
             progress_update(&bar, step + 1, global);
         }
         double train_seconds = now_seconds() - epoch_start;
         progress_end(&bar);
-#line 3282 "chapters/01-mlp.nw"
+#line 3283 "chapters/01-mlp.nw"
         if (rc == 0) {
             float st[2];
             dev->download(st, m->stats, sizeof st);
@@ -280,13 +280,16 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
                 rc = -1;
             timers_add(&res->timers, "checkpoint", now_seconds() - t_ck);
         }
-#line 3059 "chapters/01-mlp.nw"
+#line 3057 "chapters/01-mlp.nw"
     }
-    if (rc == 0 && s && s->unshard && s->unshard(s, m, err)) /* chapter 7 */
+#line 1509 "chapters/07-zero.nw"
+    if (rc == 0 && s && s->unshard && s->unshard(s, m, err))
         rc = -1;
+#line 3065 "chapters/01-mlp.nw"
     optimizer_free(&opt);
     free(perm);
     free(xb);
     free(yb);
+#line 3060 "chapters/01-mlp.nw"
     return rc;
 }

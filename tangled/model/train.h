@@ -36,10 +36,7 @@ struct Strategy {
     int (*sum_stats)(Strategy *s, double *v, int n, char *err);
     /** Update the weights with @p opt from the synced gradients, or NULL: opt's own step. */
     int (*update)(Strategy *s, Model *m, Optimizer *opt, Timers *t, char *err);
-    /**
-     * Optional (chapter 6): called during backward as soon as layer @p layer's gradients
-     * are final (layers come last to first), or NULL.
-     */
+    /** Optional (chapter 6): layer @p layer's gradients are final (last to first). */
     int (*grads_ready)(Strategy *s, Model *m, int layer, char *err);
     bool shards_state;  /**< the rank keeps optimizer state for a range only (chapter 7) */
     size_t state_lo;    /**< that range's first parameter */

@@ -176,7 +176,7 @@ void bucket_strategy_free(BucketState *st)
     st->c->dev->release(st->scratch);
 }
 
-#line 2616 "chapters/06-production.nw"
+#line 2617 "chapters/06-production.nw"
 static int bucketed_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     BucketState *st = xcalloc(1, sizeof *st);
@@ -193,7 +193,7 @@ static void bucketed_close(Strategy *s)
     free(s->state);
 }
 
-#line 2641 "chapters/06-production.nw"
+#line 2642 "chapters/06-production.nw"
 static void bucketed_report(const Strategy *s, FILE *f)
 {
     const BucketState *bs = s->state;
@@ -204,7 +204,7 @@ static void bucketed_report(const Strategy *s, FILE *f)
             bs->busy > 0 ? 100 * (1 - bs->exposed / bs->busy) : 0.0);
 }
 
-#line 2593 "chapters/06-production.nw"
+#line 2594 "chapters/06-production.nw"
 const StrategyDef strategy_ring_bucketed = {
     .name = "ring_bucketed",
     .title = "ring all-reduce in buckets during backward",

@@ -28,7 +28,7 @@ int gpu_count(void)
         return 0;
     return WEXITSTATUS(status);
 }
-#line 2738 "chapters/06-production.nw"
+#line 2739 "chapters/06-production.nw"
 static int nccl_row_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     char why[ERR_LEN];
@@ -50,7 +50,7 @@ static void nccl_row_close(Strategy *s)
     free(st);
 }
 
-#line 2769 "chapters/06-production.nw"
+#line 2770 "chapters/06-production.nw"
 static int nccl_check(int ranks, bool cpu, char *why, size_t len)
 {
     int gpus = cpu ? 0 : gpu_count();
@@ -63,7 +63,7 @@ static int nccl_check(int ranks, bool cpu, char *why, size_t len)
     return gpus < ranks ? -1 : 0;
 }
 
-#line 2712 "chapters/06-production.nw"
+#line 2713 "chapters/06-production.nw"
 const StrategyDef strategy_nccl = {
     .name = "nccl",
     .title = "NCCL",
