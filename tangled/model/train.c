@@ -282,7 +282,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
         }
 #line 3057 "chapters/01-mlp.nw"
     }
-#line 1509 "chapters/07-zero.nw"
+#line 1513 "chapters/07-zero.nw"
     if (rc == 0 && s && s->unshard && s->unshard(s, m, err))
         rc = -1;
 #line 3065 "chapters/01-mlp.nw"

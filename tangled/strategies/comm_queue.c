@@ -2,14 +2,14 @@
  * @file comm_queue.c
  * @brief A thread that runs a rank's collectives in order (chapter 7).
  */
-#line 1038 "chapters/07-zero.nw"
+#line 1039 "chapters/07-zero.nw"
 #include "comm_queue.h"
 
 #include <string.h>
 
 #include "report.h"
 
-#line 1058 "chapters/07-zero.nw"
+#line 1059 "chapters/07-zero.nw"
 static void *queue_thread(void *arg)
 {
     CommQueue *q = arg;
@@ -27,7 +27,7 @@ static void *queue_thread(void *arg)
         int rc = skip ? 0 : q->work(q->state, kind, item, err);
         double dt = now_seconds() - t0;
         pthread_mutex_lock(&q->mu);
-#line 1083 "chapters/07-zero.nw"
+#line 1084 "chapters/07-zero.nw"
         q->busy += dt;
         if (rc && !q->failed) {
             q->failed = true;
@@ -35,13 +35,13 @@ static void *queue_thread(void *arg)
         }
         q->done++;
         pthread_cond_broadcast(&q->cv);
-#line 1076 "chapters/07-zero.nw"
+#line 1077 "chapters/07-zero.nw"
     }
     pthread_mutex_unlock(&q->mu);
     return NULL;
 }
 
-#line 1093 "chapters/07-zero.nw"
+#line 1094 "chapters/07-zero.nw"
 int queue_start(CommQueue *q, QueueWork work, void *state, char *err)
 {
     memset(q, 0, sizeof *q);
@@ -65,7 +65,7 @@ void queue_stop(CommQueue *q)
     pthread_cond_destroy(&q->cv);
 }
 
-#line 1128 "chapters/07-zero.nw"
+#line 1129 "chapters/07-zero.nw"
 long queue_post(CommQueue *q, int kind, int item)
 {
     pthread_mutex_lock(&q->mu);
@@ -78,7 +78,7 @@ long queue_post(CommQueue *q, int kind, int item)
     return seq;
 }
 
-#line 1142 "chapters/07-zero.nw"
+#line 1143 "chapters/07-zero.nw"
 int queue_wait(CommQueue *q, long seq, char *err)
 {
     double t0 = now_seconds();

@@ -17,19 +17,20 @@ typedef int (*QueueWork)(void *state, int kind, int item, char *err);
 
 /** A queue of operations that one thread runs in order. */
 typedef struct CommQueue {
-    QueueWork work;                           /**< what runs each operation */
-    void *state;                              /**< handed to work */
-    int kind[QUEUE_SLOTS], item[QUEUE_SLOTS]; /**< operation k is in slot k % QUEUE_SLOTS */
-    long posted;                              /**< operations posted */
-    long done;                                /**< operations finished */
-    bool stop;                                /**< the thread must end */
-    bool failed;                              /**< an operation failed: see err */
-    char err[ERR_LEN];                        /**< why */
-    double busy;                              /**< seconds the thread spent working */
-    double exposed;                           /**< seconds the training thread waited for it */
-    pthread_t thread;                         /**< the thread */
-    pthread_mutex_t mu;                       /**< guards the counters and the slots */
-    pthread_cond_t cv;                        /**< signals a post, a finish and stop */
+    QueueWork work;        /**< what runs each operation */
+    void *state;           /**< handed to work */
+    int kind[QUEUE_SLOTS]; /**< operation k's kind is in slot k % QUEUE_SLOTS */
+    int item[QUEUE_SLOTS]; /**< and its item */
+    long posted;           /**< operations posted */
+    long done;             /**< operations finished */
+    bool stop;             /**< the thread must end */
+    bool failed;           /**< an operation failed: see err */
+    char err[ERR_LEN];     /**< why */
+    double busy;           /**< seconds the thread spent working */
+    double exposed;        /**< seconds the training thread waited for it */
+    pthread_t thread;      /**< the thread */
+    pthread_mutex_t mu;    /**< guards the counters and the slots */
+    pthread_cond_t cv;     /**< signals a post, a finish and stop */
 } CommQueue;
 
 /** Start @p q's thread, which will run @p work(state, kind, item). 0, or -1 with @p err. */
