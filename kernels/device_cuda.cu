@@ -31,8 +31,9 @@
     } while (0)
 
 static cublasHandle_t handle; /* one per process, made by device_cuda_backend_open() */
+static int ordinal;           /* the rank's GPU, which each of the rank's threads must use */
 
-#line 2127 "chapters/01-mlp.nw"
+#line 2128 "chapters/01-mlp.nw"
 static void *alloc(size_t bytes)
 {
     void *p = NULL;
@@ -43,9 +44,9 @@ static void *alloc(size_t bytes)
 
 static void release(void *p)
 {
-#line 2135 "chapters/01-mlp.nw"
+#line 2136 "chapters/01-mlp.nw"
     CUDA_CHECK(cudaFree(p));
-#line 2135 "chapters/01-mlp.nw"
+#line 2136 "chapters/01-mlp.nw"
 }
 static void upload(void *dst, const void *src, size_t bytes)
 {
@@ -61,17 +62,17 @@ static void copy(void *dst, const void *src, size_t bytes)
 }
 static void zero(void *p, size_t bytes)
 {
-#line 2148 "chapters/01-mlp.nw"
+#line 2149 "chapters/01-mlp.nw"
     CUDA_CHECK(cudaMemset(p, 0, bytes));
-#line 2148 "chapters/01-mlp.nw"
+#line 2149 "chapters/01-mlp.nw"
 }
 static void sync(void)
 {
-#line 2149 "chapters/01-mlp.nw"
+#line 2150 "chapters/01-mlp.nw"
     CUDA_CHECK(cudaDeviceSynchronize());
-#line 2149 "chapters/01-mlp.nw"
+#line 2150 "chapters/01-mlp.nw"
 }
-#line 2174 "chapters/01-mlp.nw"
+#line 2175 "chapters/01-mlp.nw"
 static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
                  const float *B, float beta, float *C)
 {
@@ -80,7 +81,7 @@ static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float
                              g.transb ? CUBLAS_OP_T : CUBLAS_OP_N, g.m, g.n, g.k, &alpha, g.a,
                              g.lda, g.b, g.ldb, &beta, C, g.ldc));
 }
-#line 2320 "chapters/01-mlp.nw"
+#line 2321 "chapters/01-mlp.nw"
 /** One thread per element: add the column's bias, then ReLU. */
 __global__ void bias_act_forward_kernel(float *y, const float *bias, int rows, int cols,
                                         bool relu)
@@ -96,7 +97,7 @@ static void bias_act_forward(float *y, const float *bias, int rows, int cols, bo
                                                                                   cols, relu);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2347 "chapters/01-mlp.nw"
+#line 2348 "chapters/01-mlp.nw"
 /** One thread per element: zero dy where the ReLU's output was not positive. */
 __global__ void relu_backward_kernel(float *dy, const float *y, size_t n)
 {
@@ -110,7 +111,7 @@ static void relu_backward(float *dy, const float *y, size_t n)
     relu_backward_kernel<<<grid_blocks(n), KERNEL_THREADS>>>(dy, y, n);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2369 "chapters/01-mlp.nw"
+#line 2370 "chapters/01-mlp.nw"
 /** One thread per column: sum dy down the column. */
 __global__ void bias_backward_kernel(float *dbias, const float *dy, int rows, int cols)
 {
@@ -151,7 +152,7 @@ static void softmax_xent(const float *logits, const int *labels, int rows, int c
 #line 1554 "chapters/01-mlp.nw"
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2436 "chapters/01-mlp.nw"
+#line 2437 "chapters/01-mlp.nw"
 /** Grid-stride y += a x. */
 __global__ void axpy_kernel(size_t n, float a, const float *x, float *y)
 {
@@ -168,7 +169,7 @@ __global__ void scale_kernel(size_t n, float a, float *x)
         x[i] *= a;
 }
 
-#line 2457 "chapters/01-mlp.nw"
+#line 2458 "chapters/01-mlp.nw"
 static void axpy(size_t n, float a, const float *x, float *y)
 {
     axpy_kernel<<<stride_blocks(n), KERNEL_THREADS>>>(n, a, x, y);
@@ -237,9 +238,14 @@ static void ipc_close(void *p)
     CUDA_CHECK(cudaIpcCloseMemHandle(p));
 #line 1881 "chapters/02-shm.nw"
 }
-#line 2537 "chapters/01-mlp.nw"
+#line 1132 "chapters/06-production.nw"
+static void bind_thread(void)
+{
+    CUDA_CHECK(cudaSetDevice(ordinal));
+}
+#line 2538 "chapters/01-mlp.nw"
 static Device cuda = {
-#line 2537 "chapters/01-mlp.nw"
+#line 2538 "chapters/01-mlp.nw"
     /* every member, in Device's order, as C++ requires */
     .kind = DEVICE_CUDA,
     .name = "cuda",
@@ -263,17 +269,18 @@ static Device cuda = {
     .ipc_export = ipc_export,
     .ipc_open = ipc_open,
     .ipc_close = ipc_close,
+    .bind_thread = bind_thread,
     .adamw = adamw,
 };
 
-#line 2560 "chapters/01-mlp.nw"
+#line 2561 "chapters/01-mlp.nw"
 /**
  * The backend's entry point (DEVICE_CUDA_ENTRY), found by device_cuda_open() with dlsym():
  * the CUDA device for GPU @p rank % count, or NULL with the reason in @p why.
  */
 extern "C" const Device *device_cuda_backend_open(int rank, char *why)
 {
-#line 2585 "chapters/01-mlp.nw"
+#line 2586 "chapters/01-mlp.nw"
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) {
@@ -282,11 +289,11 @@ extern "C" const Device *device_cuda_backend_open(int rank, char *why)
         cudaGetLastError(); /* clear the error so later calls do not report it */
         return NULL;
     }
-#line 2567 "chapters/01-mlp.nw"
-    int ordinal = rank % count;
+#line 2568 "chapters/01-mlp.nw"
+    ordinal = rank % count;
     cuda.count = count;
     CUDA_CHECK(cudaSetDevice(ordinal));
-#line 2603 "chapters/01-mlp.nw"
+#line 2604 "chapters/01-mlp.nw"
     cublasStatus_t s = cublasCreate(&handle);
     if (s != CUBLAS_STATUS_SUCCESS) {
         snprintf(why, ERR_LEN, "cublasCreate failed: %s", cublasGetStatusString(s));
@@ -297,6 +304,6 @@ extern "C" const Device *device_cuda_backend_open(int rank, char *why)
     snprintf(cuda.description, sizeof cuda.description, "cuda:%d %.100s (sm_%d%d, %.1f GiB)",
              ordinal, prop.name, prop.major, prop.minor,
              (double)prop.totalGlobalMem / (1u << 30));
-#line 2571 "chapters/01-mlp.nw"
+#line 2572 "chapters/01-mlp.nw"
     return &cuda;
 }

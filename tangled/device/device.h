@@ -68,6 +68,8 @@ typedef struct Device {
     void *(*ipc_open)(const void *handle, char *err);
     /** Unmap memory from ipc_open(). */
     void (*ipc_close)(void *p);
+    /** Optional (chapter 6): make the calling thread use this device, or NULL. */
+    void (*bind_thread)(void);
     /** AdamW on n elements (chapter 7): see adamw_element(). */
     void (*adamw)(size_t n, const AdamStep *a, const float *g, float *m, float *u, float *p);
 } Device;

@@ -19,14 +19,14 @@
 #include "ring_strategy.h"
 #include "util.h"
 
-#line 3470 "chapters/01-mlp.nw"
+#line 3471 "chapters/01-mlp.nw"
 int run_prepare_training(Run *run, int trainers, const char *word)
 {
     Options o = run->o; /* a copy: only rank 0 of an MPI run keeps the log */
     if (run->mpi_rank != 0)
         o.log = NULL;
     if (train_prepare(&o, trainers, word, &run->train, &run->test, &run->log, &run->resume)) {
-#line 3477 "chapters/01-mlp.nw"
+#line 3478 "chapters/01-mlp.nw"
         if (run->mpi)
             comm_mpi_finalize();
         return EXIT_USAGE;
@@ -34,7 +34,7 @@ int run_prepare_training(Run *run, int trainers, const char *word)
     return RUN_GO;
 }
 
-#line 3494 "chapters/01-mlp.nw"
+#line 3495 "chapters/01-mlp.nw"
 int run_model(const Run *run, const Device *dev, Model *m, char *err)
 {
     const Options *o = &run->o;
@@ -42,7 +42,7 @@ int run_model(const Run *run, const Device *dev, Model *m, char *err)
                       o->batch_size, o->seed, err);
 }
 
-#line 3510 "chapters/01-mlp.nw"
+#line 3511 "chapters/01-mlp.nw"
 TrainConfig run_train_config(const Run *run, bool reports)
 {
     const Options *o = &run->o;
@@ -64,7 +64,7 @@ TrainConfig run_train_config(const Run *run, bool reports)
     };
 }
 
-#line 3546 "chapters/01-mlp.nw"
+#line 3547 "chapters/01-mlp.nw"
 /** Undo what train_prepare() did to the log and the checkpoint before it failed; returns -1. */
 static int prepare_failed(const Options *o, FILE **log, bool created, Checkpoint *resume)
 {
@@ -77,7 +77,7 @@ static int prepare_failed(const Options *o, FILE **log, bool created, Checkpoint
     return -1;
 }
 
-#line 3658 "chapters/01-mlp.nw"
+#line 3659 "chapters/01-mlp.nw"
 /** Open @p path for appending; *created says whether this call made the file. */
 static FILE *log_open(const char *path, bool *created)
 {
@@ -102,7 +102,7 @@ static bool regular_file(FILE *f)
     struct stat st;
     return fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
 }
-#line 3571 "chapters/01-mlp.nw"
+#line 3572 "chapters/01-mlp.nw"
 int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *train,
                   Dataset *test, FILE **log, Checkpoint *resume)
 {
@@ -141,19 +141,19 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
         fprintf(stderr, "%s: --resume: %s\n", program_name(), err);
         return -1;
     }
-#line 3643 "chapters/01-mlp.nw"
+#line 3644 "chapters/01-mlp.nw"
     bool created = false;
     if (o->log && !(*log = log_open(o->log, &created))) {
         fprintf(stderr, "%s: --log %s: cannot open: %s\n", program_name(), o->log,
                 strerror(errno));
         return prepare_failed(o, log, false, resume);
     }
-#line 3580 "chapters/01-mlp.nw"
+#line 3581 "chapters/01-mlp.nw"
     if (data_load(o->data, o->train_size, o->seed, train, test, err)) {
         fprintf(stderr, "%s: %s\n", program_name(), err);
         return prepare_failed(o, log, created, resume);
     }
-#line 3600 "chapters/01-mlp.nw"
+#line 3601 "chapters/01-mlp.nw"
     long global = (long)o->batch_size * ranks;
     if (global > train->n) {
         if (ranks == 1)
@@ -161,13 +161,13 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
                     "%s: --batch_size %d is larger than the training set (%ld "
                     "samples)\n",
                     program_name(), o->batch_size, train->n);
-#line 3605 "chapters/01-mlp.nw"
+#line 3606 "chapters/01-mlp.nw"
         else
             fprintf(stderr,
                     "%s: a global batch of %ld samples (--batch_size %d x %d %s) is "
                     "larger than the training set (%ld samples)\n",
                     program_name(), global, o->batch_size, ranks, ranks_word, train->n);
-#line 3609 "chapters/01-mlp.nw"
+#line 3610 "chapters/01-mlp.nw"
         return prepare_failed(o, log, created, resume);
     }
 #line 957 "chapters/A2-failure.nw"
@@ -189,14 +189,14 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
             return prepare_failed(o, log, created, resume);
         }
     }
-#line 3622 "chapters/01-mlp.nw"
+#line 3623 "chapters/01-mlp.nw"
     if (*log && !o->resume && regular_file(*log) && ftruncate(fileno(*log), 0) != 0) {
         fprintf(stderr, "%s: --log %s: %s\n", program_name(), o->log, strerror(errno));
         return prepare_failed(o, log, created, resume);
     }
     if (*log && (!regular_file(*log) || (fseek(*log, 0, SEEK_END) == 0 && ftell(*log) == 0)))
         report_csv_header(*log); /* a resumed run appends to its log */
-#line 3587 "chapters/01-mlp.nw"
+#line 3588 "chapters/01-mlp.nw"
     return 0;
 }
 #line 559 "chapters/07-zero.nw"
@@ -331,7 +331,7 @@ static int check_strategy(const Run *run)
     const StrategyDef *def = run->strategy;
     const Options *o = &run->o;
     char why[ERR_LEN] = "";
-#line 2882 "chapters/06-production.nw"
+#line 2904 "chapters/06-production.nw"
     bool given = o->given & OPT_TRANSPORT, over_mpi = strcmp(o->transport, "mpi") == 0;
     char names[ERR_LEN / 4];
     if ((def->needs & NEEDS_MPI) && given && !over_mpi) {
@@ -339,18 +339,18 @@ static int check_strategy(const Run *run)
                  "--strategy %s: %s needs the MPI transport (drop --transport "
                  "shm, run under mpirun)",
                  def->name, def->title);
-#line 2888 "chapters/06-production.nw"
+#line 2910 "chapters/06-production.nw"
     } else if (given && over_mpi && !(def->needs & RUNS_OVER_MPI)) {
         strategy_names(names, sizeof names, RUNS_OVER_MPI, ", ");
         snprintf(why, sizeof why,
                  "--strategy %s runs on this machine's shared memory; over "
                  "--transport mpi use %s",
                  def->name, names);
-#line 2892 "chapters/06-production.nw"
+#line 2914 "chapters/06-production.nw"
     } else if (def->shape == SHAPE_ONE && (o->given & OPT_N_GPUS) && o->n_gpus != 1) {
         snprintf(why, sizeof why, "--strategy %s trains on one device: drop --n_gpus or give 1",
                  def->name);
-#line 2896 "chapters/06-production.nw"
+#line 2918 "chapters/06-production.nw"
     } else if ((def->needs & NEEDS_GPUS) && strcmp(o->device, "cpu") == 0) {
         snprintf(why, sizeof why, "--strategy %s: %s moves GPU memory: drop --device cpu",
                  def->name, def->title);
@@ -359,15 +359,15 @@ static int check_strategy(const Run *run)
                  "--strategy %s drives CPU replicas from one process; this "
                  "book's CUDA backend holds one GPU per process (use nccl or ring on GPUs)",
                  def->name);
-#line 2903 "chapters/06-production.nw"
+#line 2925 "chapters/06-production.nw"
     } else if (def->check) {
         def->check(o->n_gpus, strcmp(o->device, "cpu") == 0, why, sizeof why);
     }
-#line 2920 "chapters/06-production.nw"
+#line 2942 "chapters/06-production.nw"
     if (!why[0] && (o->given & OPT_BUCKET) && !(def->needs & USES_BUCKETS)) {
         strategy_names(names, sizeof names, USES_BUCKETS, ", ");
         snprintf(why, sizeof why, "--bucket_mb sets the buckets of --strategy %s only", names);
-#line 2924 "chapters/06-production.nw"
+#line 2946 "chapters/06-production.nw"
     }
 #line 417 "chapters/07-zero.nw"
     if (!why[0] && def->servers && strcmp(o->optimizer, "sgd") != 0)
@@ -516,7 +516,7 @@ static int train_rank(Rank *r, char *err)
     model_free(&m);
     return 0;
 }
-#line 2824 "chapters/06-production.nw"
+#line 2846 "chapters/06-production.nw"
 /** Build one replica on the CPU, for a strategy that drives them all. */
 static int build_replica(Model *m, void *arg, char *err)
 {
@@ -529,7 +529,7 @@ static void run_threads(Run *run)
     char err[ERR_LEN];
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     device_cpu_threads((int)(cores / run->ranks > 0 ? cores / run->ranks : 1));
-#line 2859 "chapters/06-production.nw"
+#line 2881 "chapters/06-production.nw"
     if (!run->o.quiet) {
         Rank r = {.size = run->ranks, .dev = device_cpu(), .run = run};
         Model probe;
@@ -539,14 +539,14 @@ static void run_threads(Run *run)
         run_banner(&r, &probe, NULL);
         model_free(&probe);
     }
-#line 2837 "chapters/06-production.nw"
+#line 2859 "chapters/06-production.nw"
     TrainConfig cfg = run_train_config(run, true);
     Model master;
     TrainResult res;
     if (run->strategy->threads(&cfg, run->ranks, &run->train, &run->test, build_replica, run,
                                &master, &res, err))
         fatal("%s", err);
-#line 2844 "chapters/06-production.nw"
+#line 2866 "chapters/06-production.nw"
     train_report_end(stdout, &res, run->o.quiet);
     model_free(&master);
 }

@@ -31,18 +31,20 @@ __attribute__((weak)) int bucket_assign(const size_t *layer_floats, int n_layers
     }
     return n_layers > 0 ? b + 1 : 0;
 }
-#line 1123 "chapters/06-production.nw"
+#line 1143 "chapters/06-production.nw"
 /** The communication thread: all-reduce each posted bucket, in order, until stopped. */
 static void *communicate(void *arg)
 {
     BucketState *st = arg;
+    if (st->c->dev->bind_thread)
+        st->c->dev->bind_thread();
     pthread_mutex_lock(&st->mu);
     for (;;) {
         while (!st->stop && st->done == st->posted)
             pthread_cond_wait(&st->cv, &st->mu);
         if (st->stop)
             break;
-#line 1160 "chapters/06-production.nw"
+#line 1182 "chapters/06-production.nw"
         const Bucket *b = &st->bucket[st->done];
         bool skip = st->failed;
         pthread_mutex_unlock(&st->mu);
@@ -54,7 +56,7 @@ static void *communicate(void *arg)
         st->c->dev->sync();
         double dt = now_seconds() - t0;
         pthread_mutex_lock(&st->mu);
-#line 1134 "chapters/06-production.nw"
+#line 1156 "chapters/06-production.nw"
         st->busy += dt;
         if (rc && !st->failed) {
             st->failed = true;
@@ -67,7 +69,7 @@ static void *communicate(void *arg)
     return NULL;
 }
 
-#line 1186 "chapters/06-production.nw"
+#line 1208 "chapters/06-production.nw"
 static int grads_ready(Strategy *s, Model *m, int layer, char *err)
 {
     (void)err;
@@ -82,7 +84,7 @@ static int grads_ready(Strategy *s, Model *m, int layer, char *err)
     return 0;
 }
 
-#line 1214 "chapters/06-production.nw"
+#line 1236 "chapters/06-production.nw"
 static int bucket_sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
 {
     (void)m;
@@ -106,7 +108,7 @@ static int bucket_sum_stats(Strategy *s, double *v, int n, char *err)
 {
     return ring_sum_doubles(((BucketState *)s->state)->host, v, n, err);
 }
-#line 1262 "chapters/06-production.nw"
+#line 1284 "chapters/06-production.nw"
 int bucket_strategy(Strategy *s, BucketState *st, Comm *c, Comm *host, Model *m,
                     size_t cap_bytes, char *err)
 {
@@ -114,7 +116,7 @@ int bucket_strategy(Strategy *s, BucketState *st, Comm *c, Comm *host, Model *m,
     st->c = c;
     st->host = host;
     st->m = m;
-#line 1292 "chapters/06-production.nw"
+#line 1314 "chapters/06-production.nw"
     size_t floats[MAX_LAYERS];
     int of[MAX_LAYERS];
     for (int l = 0; l < m->n_layers; l++)
@@ -123,7 +125,7 @@ int bucket_strategy(Strategy *s, BucketState *st, Comm *c, Comm *host, Model *m,
     st->n = bucket_assign(floats, m->n_layers, cap_bytes, first, of);
     if (st->n < 1 || st->n > m->n_layers)
         return error_set(err, "bucket_assign made %d buckets of %d layers", st->n, m->n_layers);
-#line 1315 "chapters/06-production.nw"
+#line 1337 "chapters/06-production.nw"
     size_t largest = 0;
     for (int k = 0; k < st->n; k++) {
         Bucket *b = &st->bucket[k];
@@ -140,14 +142,14 @@ int bucket_strategy(Strategy *s, BucketState *st, Comm *c, Comm *host, Model *m,
                              "bucket_assign: bucket %d is not a run of layers below "
                              "bucket %d's",
                              k, k - 1);
-#line 1329 "chapters/06-production.nw"
+#line 1351 "chapters/06-production.nw"
         if (b->hi - b->lo > largest)
             largest = b->hi - b->lo;
     }
     if (st->bucket[0].hi != m->n_params || st->bucket[st->n - 1].lo != 0)
         return error_set(err, "bucket_assign: the buckets do not cover every layer");
     st->scratch = c->dev->alloc((chunk_max(largest, c->size) + 1) * sizeof(float));
-#line 1271 "chapters/06-production.nw"
+#line 1293 "chapters/06-production.nw"
     pthread_mutex_init(&st->mu, NULL);
     pthread_cond_init(&st->cv, NULL);
     if (pthread_create(&st->thread, NULL, communicate, st) != 0)
@@ -159,11 +161,11 @@ int bucket_strategy(Strategy *s, BucketState *st, Comm *c, Comm *host, Model *m,
                     .sum_stats = bucket_sum_stats,
                     .grads_ready = grads_ready,
                     .state = st};
-#line 1279 "chapters/06-production.nw"
+#line 1301 "chapters/06-production.nw"
     return 0;
 }
 
-#line 1350 "chapters/06-production.nw"
+#line 1372 "chapters/06-production.nw"
 void bucket_strategy_free(BucketState *st)
 {
     pthread_mutex_lock(&st->mu);
@@ -176,7 +178,7 @@ void bucket_strategy_free(BucketState *st)
     st->c->dev->release(st->scratch);
 }
 
-#line 2617 "chapters/06-production.nw"
+#line 2639 "chapters/06-production.nw"
 static int bucketed_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     BucketState *st = xcalloc(1, sizeof *st);
@@ -193,7 +195,7 @@ static void bucketed_close(Strategy *s)
     free(s->state);
 }
 
-#line 2642 "chapters/06-production.nw"
+#line 2664 "chapters/06-production.nw"
 static void bucketed_report(const Strategy *s, FILE *f)
 {
     const BucketState *bs = s->state;
@@ -204,7 +206,7 @@ static void bucketed_report(const Strategy *s, FILE *f)
             bs->busy > 0 ? 100 * (1 - bs->exposed / bs->busy) : 0.0);
 }
 
-#line 2594 "chapters/06-production.nw"
+#line 2616 "chapters/06-production.nw"
 const StrategyDef strategy_ring_bucketed = {
     .name = "ring_bucketed",
     .title = "ring all-reduce in buckets during backward",

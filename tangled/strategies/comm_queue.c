@@ -2,17 +2,19 @@
  * @file comm_queue.c
  * @brief A thread that runs a rank's collectives in order (chapter 7).
  */
-#line 1039 "chapters/07-zero.nw"
+#line 1041 "chapters/07-zero.nw"
 #include "comm_queue.h"
 
 #include <string.h>
 
 #include "report.h"
 
-#line 1059 "chapters/07-zero.nw"
+#line 1061 "chapters/07-zero.nw"
 static void *queue_thread(void *arg)
 {
     CommQueue *q = arg;
+    if (q->dev->bind_thread) /* CUDA's current GPU is per thread (Chapter 6) */
+        q->dev->bind_thread();
     pthread_mutex_lock(&q->mu);
     for (;;) {
         while (!q->stop && q->done == q->posted)
@@ -27,7 +29,7 @@ static void *queue_thread(void *arg)
         int rc = skip ? 0 : q->work(q->state, kind, item, err);
         double dt = now_seconds() - t0;
         pthread_mutex_lock(&q->mu);
-#line 1084 "chapters/07-zero.nw"
+#line 1088 "chapters/07-zero.nw"
         q->busy += dt;
         if (rc && !q->failed) {
             q->failed = true;
@@ -35,16 +37,17 @@ static void *queue_thread(void *arg)
         }
         q->done++;
         pthread_cond_broadcast(&q->cv);
-#line 1077 "chapters/07-zero.nw"
+#line 1081 "chapters/07-zero.nw"
     }
     pthread_mutex_unlock(&q->mu);
     return NULL;
 }
 
-#line 1094 "chapters/07-zero.nw"
-int queue_start(CommQueue *q, QueueWork work, void *state, char *err)
+#line 1098 "chapters/07-zero.nw"
+int queue_start(CommQueue *q, const Device *dev, QueueWork work, void *state, char *err)
 {
     memset(q, 0, sizeof *q);
+    q->dev = dev;
     q->work = work;
     q->state = state;
     pthread_mutex_init(&q->mu, NULL);
@@ -65,7 +68,7 @@ void queue_stop(CommQueue *q)
     pthread_cond_destroy(&q->cv);
 }
 
-#line 1129 "chapters/07-zero.nw"
+#line 1134 "chapters/07-zero.nw"
 long queue_post(CommQueue *q, int kind, int item)
 {
     pthread_mutex_lock(&q->mu);
@@ -78,7 +81,7 @@ long queue_post(CommQueue *q, int kind, int item)
     return seq;
 }
 
-#line 1143 "chapters/07-zero.nw"
+#line 1148 "chapters/07-zero.nw"
 int queue_wait(CommQueue *q, long seq, char *err)
 {
     double t0 = now_seconds();

@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 
+#include "device.h"
 #include "util.h"
 
 /** What a queue's thread runs: operation @p kind on @p item, for its owner's @p state. */
@@ -17,6 +18,7 @@ typedef int (*QueueWork)(void *state, int kind, int item, char *err);
 
 /** A queue of operations that one thread runs in order. */
 typedef struct CommQueue {
+    const Device *dev;     /**< the rank's device, which the thread binds to */
     QueueWork work;        /**< what runs each operation */
     void *state;           /**< handed to work */
     int kind[QUEUE_SLOTS]; /**< operation k's kind is in slot k % QUEUE_SLOTS */
@@ -33,8 +35,8 @@ typedef struct CommQueue {
     pthread_cond_t cv;     /**< signals a post, a finish and stop */
 } CommQueue;
 
-/** Start @p q's thread, which will run @p work(state, kind, item). 0, or -1 with @p err. */
-int queue_start(CommQueue *q, QueueWork work, void *state, char *err);
+/** Start @p q's thread on @p dev, to run @p work(state, kind, item). 0, or -1 with @p err. */
+int queue_start(CommQueue *q, const Device *dev, QueueWork work, void *state, char *err);
 /** Post operation @p kind on @p item; returns its sequence number, for queue_wait(). */
 long queue_post(CommQueue *q, int kind, int item);
 /** Wait until operation @p seq (-1: none) has finished. 0, or -1 with the first failure. */
