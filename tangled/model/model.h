@@ -60,7 +60,7 @@ void widths_describe(const int *width, int n_layers, char *buf, size_t len);
 void model_set_batch(Model *m, const float *x, const int32_t *y, int B);
 /** Forward the batch in act[0]: logits land in act[n_layers]. */
 void model_forward(Model *m, int B);
-/** Layer @p l's part of forward: act[l+1] from act[l]. model_forward() is this for every l. */
+/** Layer @p l's part of forward, act[l+1] from act[l]; model_forward() runs every l. */
 void model_forward_layer(Model *m, int B, int l);
 /**
  * Softmax cross-entropy of the logits against the labels: adds the summed loss

@@ -282,7 +282,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
         }
 #line 3058 "chapters/01-mlp.nw"
     }
-#line 1518 "chapters/07-zero.nw"
+#line 1312 "chapters/07-zero.nw"
     if (rc == 0 && s && s->unshard && s->unshard(s, m, err))
         rc = -1;
 #line 3066 "chapters/01-mlp.nw"

@@ -2,7 +2,7 @@
  * @file buckets.c
  * @brief DDP-style buckets: a communication thread all-reduces them during backward.
  */
-#line 1047 "chapters/06-production.nw"
+#line 1030 "chapters/06-production.nw"
 #include "buckets.h"
 
 #include <stdlib.h>
@@ -14,11 +14,11 @@
 #include "ring_strategy.h"
 #include "strategy.h"
 
-#line 1067 "chapters/06-production.nw"
+#line 1050 "chapters/06-production.nw"
 __attribute__((weak)) int bucket_assign(const size_t *layer_floats, int n_layers, size_t cap,
                                         size_t first_cap, int *bucket_of)
 {
-#line 1071 "chapters/06-production.nw"
+#line 1054 "chapters/06-production.nw"
     int b = 0;
     size_t bytes = 0;
     for (int l = n_layers - 1; l >= 0; l--) {
@@ -31,84 +31,47 @@ __attribute__((weak)) int bucket_assign(const size_t *layer_floats, int n_layers
     }
     return n_layers > 0 ? b + 1 : 0;
 }
-#line 1143 "chapters/06-production.nw"
-/** The communication thread: all-reduce each posted bucket, in order, until stopped. */
-static void *communicate(void *arg)
+#line 1353 "chapters/06-production.nw"
+static int all_reduce_bucket(void *state, int kind, int k, char *err)
 {
-    BucketState *st = arg;
-    if (st->c->dev->bind_thread)
-        st->c->dev->bind_thread();
-    pthread_mutex_lock(&st->mu);
-    for (;;) {
-        while (!st->stop && st->done == st->posted)
-            pthread_cond_wait(&st->cv, &st->mu);
-        if (st->stop)
-            break;
-#line 1182 "chapters/06-production.nw"
-        const Bucket *b = &st->bucket[st->done];
-        bool skip = st->failed;
-        pthread_mutex_unlock(&st->mu);
-        char err[ERR_LEN];
-        double t0 = now_seconds();
-        int rc = skip ? 0
-                      : ring_all_reduce(st->c, st->m->grads + b->lo, b->hi - b->lo, st->scratch,
-                                        1.0f / (float)st->c->size, err);
-        st->c->dev->sync();
-        double dt = now_seconds() - t0;
-        pthread_mutex_lock(&st->mu);
-#line 1156 "chapters/06-production.nw"
-        st->busy += dt;
-        if (rc && !st->failed) {
-            st->failed = true;
-            memcpy(st->err, err, ERR_LEN);
-        }
-        st->done++;
-        pthread_cond_broadcast(&st->cv);
-    }
-    pthread_mutex_unlock(&st->mu);
-    return NULL;
+    (void)kind; /* the buckets post one kind of operation */
+    BucketState *st = state;
+    const Bucket *b = &st->bucket[k];
+    int rc = ring_all_reduce(st->c, st->m->grads + b->lo, b->hi - b->lo, st->scratch,
+                             1.0f / (float)st->c->size, err);
+    st->c->dev->sync();
+    return rc;
 }
 
-#line 1208 "chapters/06-production.nw"
+#line 1377 "chapters/06-production.nw"
 static int grads_ready(Strategy *s, Model *m, int layer, char *err)
 {
     (void)err;
     BucketState *st = s->state;
     if (st->posted < st->n && st->bucket[st->posted].ready_at == layer) {
         m->dev->sync(); /* on a GPU: the layer's kernels have finished */
-        pthread_mutex_lock(&st->mu);
-        st->posted++;
-        pthread_cond_broadcast(&st->cv);
-        pthread_mutex_unlock(&st->mu);
+        queue_post(&st->q, 0, st->posted++);
     }
     return 0;
 }
 
-#line 1236 "chapters/06-production.nw"
+#line 1402 "chapters/06-production.nw"
 static int bucket_sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
 {
     (void)m;
     BucketState *st = s->state;
     double t0 = now_seconds();
-    pthread_mutex_lock(&st->mu);
-    while (st->done < st->n)
-        pthread_cond_wait(&st->cv, &st->mu);
-    st->posted = st->done = 0;
-    bool failed = st->failed;
-    pthread_mutex_unlock(&st->mu);
-    double dt = now_seconds() - t0;
-    st->exposed += dt;
-    timers_add(t, "bucket wait", dt);
-    if (failed)
-        return error_set(err, "%s", st->err);
-    return 0;
+    int rc = queue_drain(&st->q, err);
+    st->posted = 0;
+    timers_add(t, "bucket wait", now_seconds() - t0);
+    return rc;
 }
 
 static int bucket_sum_stats(Strategy *s, double *v, int n, char *err)
 {
     return ring_sum_doubles(((BucketState *)s->state)->host, v, n, err);
 }
-#line 1284 "chapters/06-production.nw"
+#line 1440 "chapters/06-production.nw"
 int bucket_strategy(Strategy *s, BucketState *st, Comm *c, Comm *host, Model *m,
                     size_t cap_bytes, char *err)
 {
@@ -116,7 +79,7 @@ int bucket_strategy(Strategy *s, BucketState *st, Comm *c, Comm *host, Model *m,
     st->c = c;
     st->host = host;
     st->m = m;
-#line 1314 "chapters/06-production.nw"
+#line 1468 "chapters/06-production.nw"
     size_t floats[MAX_LAYERS];
     int of[MAX_LAYERS];
     for (int l = 0; l < m->n_layers; l++)
@@ -125,7 +88,7 @@ int bucket_strategy(Strategy *s, BucketState *st, Comm *c, Comm *host, Model *m,
     st->n = bucket_assign(floats, m->n_layers, cap_bytes, first, of);
     if (st->n < 1 || st->n > m->n_layers)
         return error_set(err, "bucket_assign made %d buckets of %d layers", st->n, m->n_layers);
-#line 1337 "chapters/06-production.nw"
+#line 1491 "chapters/06-production.nw"
     size_t largest = 0;
     for (int k = 0; k < st->n; k++) {
         Bucket *b = &st->bucket[k];
@@ -142,18 +105,16 @@ int bucket_strategy(Strategy *s, BucketState *st, Comm *c, Comm *host, Model *m,
                              "bucket_assign: bucket %d is not a run of layers below "
                              "bucket %d's",
                              k, k - 1);
-#line 1351 "chapters/06-production.nw"
+#line 1505 "chapters/06-production.nw"
         if (b->hi - b->lo > largest)
             largest = b->hi - b->lo;
     }
     if (st->bucket[0].hi != m->n_params || st->bucket[st->n - 1].lo != 0)
         return error_set(err, "bucket_assign: the buckets do not cover every layer");
     st->scratch = c->dev->alloc((chunk_max(largest, c->size) + 1) * sizeof(float));
-#line 1293 "chapters/06-production.nw"
-    pthread_mutex_init(&st->mu, NULL);
-    pthread_cond_init(&st->cv, NULL);
-    if (pthread_create(&st->thread, NULL, communicate, st) != 0)
-        return error_set(err, "cannot start the communication thread");
+#line 1449 "chapters/06-production.nw"
+    if (queue_start(&st->q, c->dev, all_reduce_bucket, st, err))
+        return -1;
     *s = (Strategy){.name = "ring_bucketed",
                     .rank = c->rank,
                     .world = c->size,
@@ -161,24 +122,18 @@ int bucket_strategy(Strategy *s, BucketState *st, Comm *c, Comm *host, Model *m,
                     .sum_stats = bucket_sum_stats,
                     .grads_ready = grads_ready,
                     .state = st};
-#line 1301 "chapters/06-production.nw"
+#line 1455 "chapters/06-production.nw"
     return 0;
 }
 
-#line 1372 "chapters/06-production.nw"
+#line 1525 "chapters/06-production.nw"
 void bucket_strategy_free(BucketState *st)
 {
-    pthread_mutex_lock(&st->mu);
-    st->stop = true;
-    pthread_cond_broadcast(&st->cv);
-    pthread_mutex_unlock(&st->mu);
-    pthread_join(st->thread, NULL);
-    pthread_mutex_destroy(&st->mu);
-    pthread_cond_destroy(&st->cv);
+    queue_stop(&st->q);
     st->c->dev->release(st->scratch);
 }
 
-#line 2639 "chapters/06-production.nw"
+#line 2782 "chapters/06-production.nw"
 static int bucketed_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     BucketState *st = xcalloc(1, sizeof *st);
@@ -195,18 +150,19 @@ static void bucketed_close(Strategy *s)
     free(s->state);
 }
 
-#line 2664 "chapters/06-production.nw"
+#line 2807 "chapters/06-production.nw"
 static void bucketed_report(const Strategy *s, FILE *f)
 {
     const BucketState *bs = s->state;
+    double busy = bs->q.busy, exposed = bs->q.exposed;
     fprintf(f,
             "overlap: %d bucket%s; all-reduces took %.3f s, %.3f s of it exposed: %.0f%% "
             "hidden behind backward\n",
-            bs->n, bs->n == 1 ? "" : "s", bs->busy, bs->exposed,
-            bs->busy > 0 ? 100 * (1 - bs->exposed / bs->busy) : 0.0);
+            bs->n, bs->n == 1 ? "" : "s", busy, exposed,
+            busy > 0 ? 100 * (1 - exposed / busy) : 0.0);
 }
 
-#line 2616 "chapters/06-production.nw"
+#line 2759 "chapters/06-production.nw"
 const StrategyDef strategy_ring_bucketed = {
     .name = "ring_bucketed",
     .title = "ring all-reduce in buckets during backward",

@@ -5,11 +5,11 @@
 #ifndef DPS_BUCKETS_H
 #define DPS_BUCKETS_H
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "comm.h"
+#include "comm_queue.h"
 #include "model.h"
 #include "train.h"
 #include "util.h"
@@ -33,7 +33,7 @@ typedef struct Bucket {
     int ready_at; /**< the layer whose gradients complete it (its lowest) */
 } Bucket;
 
-/** The bucketed strategy's data: the buckets, and the thread that all-reduces them. */
+/** The bucketed strategy's data: the buckets, and the queue that all-reduces them. */
 typedef struct BucketState {
     Comm *c;                   /**< the communicator of the gradients */
     Comm *host;                /**< host memory beside it, for the epoch's figures */
@@ -41,16 +41,8 @@ typedef struct BucketState {
     float *scratch;            /**< the ring's scratch, for the largest bucket */
     int n;                     /**< buckets */
     Bucket bucket[MAX_LAYERS]; /**< in the order they are sent */
-    pthread_t thread;          /**< the communication thread */
-    pthread_mutex_t mu;        /**< guards what follows */
-    pthread_cond_t cv;         /**< signals posted, done and stop */
-    int posted;                /**< buckets of this step handed to the thread */
-    int done;                  /**< buckets of this step all-reduced */
-    bool stop;                 /**< the thread must end */
-    bool failed;               /**< an all-reduce failed: see err */
-    char err[ERR_LEN];         /**< why */
-    double busy;               /**< seconds the thread spent all-reducing */
-    double exposed;            /**< seconds the training loop waited for it */
+    int posted;                /**< buckets of this step posted to the queue */
+    CommQueue q;               /**< the communication thread */
 } BucketState;
 
 /**

@@ -1,19 +1,19 @@
 /**
  * @file comm_queue.c
- * @brief A thread that runs a rank's collectives in order (chapter 7).
+ * @brief A thread that runs a rank's collectives in order (chapter 6).
  */
-#line 1041 "chapters/07-zero.nw"
+#line 1169 "chapters/06-production.nw"
 #include "comm_queue.h"
 
 #include <string.h>
 
 #include "report.h"
 
-#line 1061 "chapters/07-zero.nw"
+#line 1208 "chapters/06-production.nw"
 static void *queue_thread(void *arg)
 {
     CommQueue *q = arg;
-    if (q->dev->bind_thread) /* CUDA's current GPU is per thread (Chapter 6) */
+    if (q->dev->bind_thread) /* CUDA's current GPU is per thread */
         q->dev->bind_thread();
     pthread_mutex_lock(&q->mu);
     for (;;) {
@@ -29,7 +29,7 @@ static void *queue_thread(void *arg)
         int rc = skip ? 0 : q->work(q->state, kind, item, err);
         double dt = now_seconds() - t0;
         pthread_mutex_lock(&q->mu);
-#line 1088 "chapters/07-zero.nw"
+#line 1247 "chapters/06-production.nw"
         q->busy += dt;
         if (rc && !q->failed) {
             q->failed = true;
@@ -37,13 +37,13 @@ static void *queue_thread(void *arg)
         }
         q->done++;
         pthread_cond_broadcast(&q->cv);
-#line 1081 "chapters/07-zero.nw"
+#line 1228 "chapters/06-production.nw"
     }
     pthread_mutex_unlock(&q->mu);
     return NULL;
 }
 
-#line 1098 "chapters/07-zero.nw"
+#line 1257 "chapters/06-production.nw"
 int queue_start(CommQueue *q, const Device *dev, QueueWork work, void *state, char *err)
 {
     memset(q, 0, sizeof *q);
@@ -68,7 +68,7 @@ void queue_stop(CommQueue *q)
     pthread_cond_destroy(&q->cv);
 }
 
-#line 1134 "chapters/07-zero.nw"
+#line 1299 "chapters/06-production.nw"
 long queue_post(CommQueue *q, int kind, int item)
 {
     pthread_mutex_lock(&q->mu);
@@ -81,7 +81,7 @@ long queue_post(CommQueue *q, int kind, int item)
     return seq;
 }
 
-#line 1148 "chapters/07-zero.nw"
+#line 1313 "chapters/06-production.nw"
 int queue_wait(CommQueue *q, long seq, char *err)
 {
     double t0 = now_seconds();

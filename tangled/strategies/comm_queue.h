@@ -1,6 +1,6 @@
 /**
  * @file comm_queue.h
- * @brief A thread that runs a rank's collectives in the order they are posted (chapter 7).
+ * @brief A thread that runs a rank's collectives in the order they are posted (chapter 6).
  */
 #ifndef DPS_COMM_QUEUE_H
 #define DPS_COMM_QUEUE_H
@@ -35,7 +35,7 @@ typedef struct CommQueue {
     pthread_cond_t cv;     /**< signals a post, a finish and stop */
 } CommQueue;
 
-/** Start @p q's thread on @p dev, to run @p work(state, kind, item). 0, or -1 with @p err. */
+/** Start @p q's thread on @p dev to run @p work(state, kind, item). 0, or -1 with @p err. */
 int queue_start(CommQueue *q, const Device *dev, QueueWork work, void *state, char *err);
 /** Post operation @p kind on @p item; returns its sequence number, for queue_wait(). */
 long queue_post(CommQueue *q, int kind, int item);
