@@ -238,7 +238,7 @@ static void ipc_close(void *p)
     CUDA_CHECK(cudaIpcCloseMemHandle(p));
 #line 1881 "chapters/02-shm.nw"
 }
-#line 1197 "chapters/06-production.nw"
+#line 1203 "chapters/06-production.nw"
 static void bind_thread(void)
 {
     CUDA_CHECK(cudaSetDevice(ordinal));

@@ -2,7 +2,7 @@
  * @file options.c
  * @brief A table-driven parser for the book's command line.
  */
-#line 907 "chapters/A1-support.nw"
+#line 910 "chapters/A1-support.nw"
 #include "options.h"
 
 #include <errno.h>
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#line 933 "chapters/A1-support.nw"
+#line 936 "chapters/A1-support.nw"
 void options_defaults(Options *o)
 {
     memset(o, 0, sizeof *o);
@@ -30,7 +30,7 @@ void options_defaults(Options *o)
     o->data = "synthetic";
     o->train_size = 0;
     o->log = NULL;
-#line 968 "chapters/A1-support.nw"
+#line 971 "chapters/A1-support.nw"
     o->n_gpus = 2;
     o->timeout = 60;
     o->min_bytes = 8;
@@ -43,12 +43,12 @@ void options_defaults(Options *o)
     o->transport = "shm";
     o->strategy = "ring";
     o->bucket_mb = 25;
-#line 951 "chapters/A1-support.nw"
+#line 954 "chapters/A1-support.nw"
 }
-#line 1010 "chapters/A1-support.nw"
+#line 1013 "chapters/A1-support.nw"
 /** The kinds of value an option takes. */
 typedef enum {
-#line 1011 "chapters/A1-support.nw"
+#line 1014 "chapters/A1-support.nw"
     ARG_INT,
     ARG_LONG,
     ARG_U64,
@@ -60,7 +60,7 @@ typedef enum {
     ARG_BYTES
 } ArgKind;
 
-#line 1014 "chapters/A1-support.nw"
+#line 1017 "chapters/A1-support.nw"
 /** One row of the option table. */
 typedef struct OptionSpec {
     const char *name;    /**< without the leading -- */
@@ -75,11 +75,11 @@ typedef struct OptionSpec {
     char short_name;     /**< a one-letter alias (-b), or 0 */
 } OptionSpec;
 
-#line 1039 "chapters/A1-support.nw"
+#line 1042 "chapters/A1-support.nw"
 /** The offset of a field of Options, as the table's .offset. */
 #define AT(field) .offset = offsetof(Options, field)
 static const OptionSpec specs[] = {
-#line 1075 "chapters/A1-support.nw"
+#line 1078 "chapters/A1-support.nw"
     {.name = "batch_size",
      .bit = OPT_BATCH_SIZE,
      .kind = ARG_INT,
@@ -145,6 +145,12 @@ static const OptionSpec specs[] = {
      AT(log),
      .metavar = "FILE.csv",
      .help = "write the per-epoch figures as CSV"},
+    {.name = "trace",
+     .bit = OPT_TRACE,
+     .kind = ARG_STRING,
+     AT(trace),
+     .metavar = "FILE.json",
+     .help = "write every rank's timeline as Chrome trace events (Perfetto opens it)"},
     {.name = "quiet",
      .bit = OPT_QUIET,
      .kind = ARG_FLAG,
@@ -295,10 +301,10 @@ static const OptionSpec specs[] = {
      AT(resume),
      .help = "go on from the --checkpoint FILE, after the last epoch it holds"},
 };
-#line 1044 "chapters/A1-support.nw"
+#line 1047 "chapters/A1-support.nw"
 /** Rows in the option table. */
 #define N_SPECS (sizeof specs / sizeof specs[0])
-#line 1191 "chapters/A1-support.nw"
+#line 1196 "chapters/A1-support.nw"
 /** Choices handed in by options_set_choices(), by the option's bit number. */
 static const char *choices_given[32];
 
@@ -314,20 +320,20 @@ static const char *choices_of(const OptionSpec *s)
     return c ? c : "";
 }
 
-#line 1225 "chapters/A1-support.nw"
+#line 1230 "chapters/A1-support.nw"
 float options_lr(const Options *o)
 {
     if (!(o->given & OPT_LR) && strcmp(o->optimizer, "adamw") == 0)
         return 1e-3f;
     return o->lr;
 }
-#line 1248 "chapters/A1-support.nw"
+#line 1253 "chapters/A1-support.nw"
 static int parse_number(const OptionSpec *s, const char *v, double *out, char *err)
 {
     char *end = NULL;
     errno = 0;
     double x;
-#line 1293 "chapters/A1-support.nw"
+#line 1298 "chapters/A1-support.nw"
     if (s->kind == ARG_FLOAT) {
         x = strtod(v, &end);
     } else {
@@ -337,7 +343,7 @@ static int parse_number(const OptionSpec *s, const char *v, double *out, char *e
         long long n = strtoll(v, &end, 10);
         x = (double)n;
     }
-#line 1254 "chapters/A1-support.nw"
+#line 1259 "chapters/A1-support.nw"
     if (end == v || *end != '\0' || *v == '\0' || (*v == ' ' || *v == '\t'))
         return error_set(err, "--%s: expected %s, got '%s'", s->name,
                          s->kind == ARG_FLOAT ? "a number" : "an integer", v);
@@ -353,85 +359,85 @@ static int parse_number(const OptionSpec *s, const char *v, double *out, char *e
     *out = x;
     return 0;
 }
-#line 1332 "chapters/A1-support.nw"
+#line 1337 "chapters/A1-support.nw"
 static int parse_bytes(const OptionSpec *s, const char *v, size_t *out, char *err)
 {
     char *end = NULL;
     errno = 0;
     if (*v < '0' || *v > '9')
         return error_set(err, "--%s: expected a size like 8, 4K or 256M, got '%s'", s->name, v);
-#line 1339 "chapters/A1-support.nw"
+#line 1344 "chapters/A1-support.nw"
     unsigned long long n = strtoull(v, &end, 10), unit = 1;
     switch (*end) {
     case 'K':
-#line 1341 "chapters/A1-support.nw"
+#line 1346 "chapters/A1-support.nw"
     case 'k':
-#line 1341 "chapters/A1-support.nw"
+#line 1346 "chapters/A1-support.nw"
         unit = 1ull << 10;
-#line 1341 "chapters/A1-support.nw"
+#line 1346 "chapters/A1-support.nw"
         end++;
-#line 1341 "chapters/A1-support.nw"
+#line 1346 "chapters/A1-support.nw"
         break;
     case 'M':
-#line 1342 "chapters/A1-support.nw"
+#line 1347 "chapters/A1-support.nw"
     case 'm':
-#line 1342 "chapters/A1-support.nw"
+#line 1347 "chapters/A1-support.nw"
         unit = 1ull << 20;
-#line 1342 "chapters/A1-support.nw"
+#line 1347 "chapters/A1-support.nw"
         end++;
-#line 1342 "chapters/A1-support.nw"
+#line 1347 "chapters/A1-support.nw"
         break;
     case 'G':
-#line 1343 "chapters/A1-support.nw"
+#line 1348 "chapters/A1-support.nw"
     case 'g':
-#line 1343 "chapters/A1-support.nw"
+#line 1348 "chapters/A1-support.nw"
         unit = 1ull << 30;
-#line 1343 "chapters/A1-support.nw"
+#line 1348 "chapters/A1-support.nw"
         end++;
-#line 1343 "chapters/A1-support.nw"
+#line 1348 "chapters/A1-support.nw"
         break;
     }
     if (*end != '\0')
         return error_set(err, "--%s: expected a size like 8, 4K or 256M, got '%s'", s->name, v);
-#line 1348 "chapters/A1-support.nw"
+#line 1353 "chapters/A1-support.nw"
     if (errno == ERANGE || n > (unsigned long long)s->max / unit)
         return error_set(err, "--%s: '%s' is larger than %.0f bytes", s->name, v, s->max);
     *out = (size_t)(n * unit);
     return 0;
 }
 
-#line 1366 "chapters/A1-support.nw"
+#line 1371 "chapters/A1-support.nw"
 static int parse_u64(const OptionSpec *s, const char *v, uint64_t *out, char *err)
 {
     char *end = NULL;
     errno = 0;
     if (*v < '0' || *v > '9')
         return error_set(err, "--%s: expected a non-negative integer, got '%s'", s->name, v);
-#line 1373 "chapters/A1-support.nw"
+#line 1378 "chapters/A1-support.nw"
     unsigned long long n = strtoull(v, &end, 10);
     if (*end != '\0')
         return error_set(err, "--%s: expected a non-negative integer, got '%s'", s->name, v);
-#line 1377 "chapters/A1-support.nw"
+#line 1382 "chapters/A1-support.nw"
     if (errno == ERANGE)
         return error_set(err, "--%s: '%s' is out of range (at most 2^64-1)", s->name, v);
     *out = (uint64_t)n;
     return 0;
 }
 
-#line 1395 "chapters/A1-support.nw"
+#line 1400 "chapters/A1-support.nw"
 static int parse_widths(const OptionSpec *s, const char *v, Options *o, char *err)
 {
     int n = 0;
     const char *p = v;
     if (*v == '\0')
         return error_set(err, "--%s: expected widths like 128 or 256,128, got ''", s->name);
-#line 1402 "chapters/A1-support.nw"
+#line 1407 "chapters/A1-support.nw"
     if (strcmp(v, "0") == 0) { /* no hidden layer: softmax regression */
         o->n_hidden = 0;
         return 0;
     }
     while (*p) {
-#line 1429 "chapters/A1-support.nw"
+#line 1434 "chapters/A1-support.nw"
         char item[32];
         size_t len = strcspn(p, ",");
         if (len == 0 || len >= sizeof item)
@@ -452,42 +458,42 @@ static int parse_widths(const OptionSpec *s, const char *v, Options *o, char *er
         if (*p == ',' && *++p == '\0')
             return error_set(err, "--%s: expected widths like 128 or 256,128, got '%s'",
                              s->name, v);
-#line 1408 "chapters/A1-support.nw"
+#line 1413 "chapters/A1-support.nw"
     }
     o->n_hidden = n;
     return 0;
 }
-#line 1462 "chapters/A1-support.nw"
+#line 1467 "chapters/A1-support.nw"
 static int store(const OptionSpec *s, const char *v, Options *o, char *err)
 {
     char *field = (char *)o + s->offset;
     double x = 0;
     switch (s->kind) {
-#line 1490 "chapters/A1-support.nw"
+#line 1495 "chapters/A1-support.nw"
     case ARG_INT:
         if (parse_number(s, v, &x, err))
             return -1;
-#line 1492 "chapters/A1-support.nw"
+#line 1497 "chapters/A1-support.nw"
         *(int *)field = (int)x;
         return 0;
     case ARG_LONG:
         if (parse_number(s, v, &x, err))
             return -1;
-#line 1496 "chapters/A1-support.nw"
+#line 1501 "chapters/A1-support.nw"
         *(long *)field = (long)x;
         return 0;
     case ARG_FLOAT:
         if (parse_number(s, v, &x, err))
             return -1;
-#line 1500 "chapters/A1-support.nw"
+#line 1505 "chapters/A1-support.nw"
         *(float *)field = (float)x;
         return 0;
     case ARG_U64: return parse_u64(s, v, (uint64_t *)field, err);
-#line 1504 "chapters/A1-support.nw"
+#line 1509 "chapters/A1-support.nw"
     case ARG_WIDTHS: return parse_widths(s, v, o, err);
-#line 1506 "chapters/A1-support.nw"
+#line 1511 "chapters/A1-support.nw"
     case ARG_BYTES: return parse_bytes(s, v, (size_t *)field, err);
-#line 1525 "chapters/A1-support.nw"
+#line 1530 "chapters/A1-support.nw"
     case ARG_CHOICE: {
         size_t len = strlen(v);
         const char *c = choices_of(s);
@@ -500,7 +506,7 @@ static int store(const OptionSpec *s, const char *v, Options *o, char *err)
             c += n + (c[n] == '|');
         }
         return error_set(err, "--%s: expected one of %s, got '%s'", s->name, choices_of(s), v);
-#line 1538 "chapters/A1-support.nw"
+#line 1543 "chapters/A1-support.nw"
     }
     case ARG_STRING:
         if (*v == '\0')
@@ -509,11 +515,11 @@ static int store(const OptionSpec *s, const char *v, Options *o, char *err)
         *(const char **)field = v;
         return 0;
     case ARG_FLAG: *(bool *)field = true; return 0;
-#line 1469 "chapters/A1-support.nw"
+#line 1474 "chapters/A1-support.nw"
     }
     return error_set(err, "--%s: internal error: unknown kind", s->name);
 }
-#line 1575 "chapters/A1-support.nw"
+#line 1580 "chapters/A1-support.nw"
 static const OptionSpec *find(const char *name, size_t len, unsigned accepted)
 {
     for (size_t i = 0; i < N_SPECS; i++)
@@ -524,7 +530,7 @@ static const OptionSpec *find(const char *name, size_t len, unsigned accepted)
     return NULL;
 }
 
-#line 1594 "chapters/A1-support.nw"
+#line 1599 "chapters/A1-support.nw"
 static int unknown(const char *arg, size_t len, unsigned accepted, char *err)
 {
     char fixed[64];
@@ -535,12 +541,12 @@ static int unknown(const char *arg, size_t len, unsigned accepted, char *err)
         if (s)
             return error_set(err, "unknown option '--%.*s': did you mean --%s?", (int)len, arg,
                              s->name);
-#line 1605 "chapters/A1-support.nw"
+#line 1610 "chapters/A1-support.nw"
     }
     return error_set(err, "unknown option '--%.*s' (try --help)", (int)len, arg);
 }
 
-#line 1624 "chapters/A1-support.nw"
+#line 1629 "chapters/A1-support.nw"
 int options_parse(Options *o, int argc, char **argv, unsigned accepted, char *err)
 {
     for (int i = 1; i < argc; i++) {
@@ -549,7 +555,7 @@ int options_parse(Options *o, int argc, char **argv, unsigned accepted, char *er
             o->help = true;
             continue;
         }
-#line 1655 "chapters/A1-support.nw"
+#line 1660 "chapters/A1-support.nw"
         bool one_letter = a[0] == '-' && a[1] && a[1] != '-' && a[2] == '\0';
         if (!one_letter && (strncmp(a, "--", 2) != 0 || a[2] == '\0'))
             return error_set(err,
@@ -561,7 +567,7 @@ int options_parse(Options *o, int argc, char **argv, unsigned accepted, char *er
             return error_set(err, "unknown option '%s' (try --help)", a);
         if (!s)
             return unknown(name, len, accepted, err);
-#line 1680 "chapters/A1-support.nw"
+#line 1685 "chapters/A1-support.nw"
         const char *value = NULL;
         if (s->kind == ARG_FLAG) {
             if (eq)
@@ -573,14 +579,14 @@ int options_parse(Options *o, int argc, char **argv, unsigned accepted, char *er
         } else {
             return error_set(err, "--%s needs a value (%s)", s->name, s->metavar);
         }
-#line 1634 "chapters/A1-support.nw"
+#line 1639 "chapters/A1-support.nw"
         if (store(s, value, o, err))
             return -1;
         o->given |= s->bit;
     }
     return 0;
 }
-#line 1714 "chapters/A1-support.nw"
+#line 1719 "chapters/A1-support.nw"
 void options_usage(FILE *f, const char *summary, unsigned accepted, const char *examples)
 {
     fprintf(f, "usage: %s [options]\n%s\n\noptions:\n", program_name(), summary);
@@ -592,7 +598,7 @@ void options_usage(FILE *f, const char *summary, unsigned accepted, const char *
         snprintf(left, sizeof left, "%s%c%s--%s%s%s", s->short_name ? "-" : "",
                  s->short_name ? s->short_name : ' ', s->short_name ? ", " : "   ", s->name,
                  s->metavar ? " " : "", s->metavar ? s->metavar : "");
-#line 1726 "chapters/A1-support.nw"
+#line 1731 "chapters/A1-support.nw"
         fprintf(f, "  %-24s %s\n", left, s->help);
     }
     fprintf(f, "  %-24s %s\n", "--help", "this text");

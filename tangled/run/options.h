@@ -39,13 +39,14 @@ enum OptionBit {
     OPT_MOMENTUM = 1u << 21,     /**< --momentum: mu of heavy-ball momentum (chapter 7) */
     OPT_WEIGHT_DECAY = 1u << 22, /**< --weight_decay: AdamW's lambda (chapter 7) */
     OPT_ACCUM = 1u << 23,        /**< --accum: micro-batches per step (chapter 7) */
+    OPT_TRACE = 1u << 24,        /**< --trace: Chrome trace events of every rank (appendix A) */
 };
 
 /** The options of one-device training (chapter 1). */
 #define OPTS_TRAIN                                                                             \
     (OPT_BATCH_SIZE | OPT_EPOCHS | OPT_LR | OPT_HIDDEN | OPT_SEED | OPT_CHECKPOINT |           \
      OPT_RESUME | OPT_OPTIMIZER | OPT_MOMENTUM | OPT_WEIGHT_DECAY | OPT_ACCUM | OPT_DEVICE |   \
-     OPT_DATA | OPT_TRAIN_SIZE | OPT_LOG | OPT_QUIET)
+     OPT_DATA | OPT_TRAIN_SIZE | OPT_LOG | OPT_TRACE | OPT_QUIET)
 
 /** The options of every program with several ranks (chapter 2 on). */
 #define OPTS_RANKS (OPT_N_GPUS | OPT_TIMEOUT | OPT_DEVICE)
@@ -68,6 +69,7 @@ typedef struct Options {
     const char *data;       /**< "synthetic" or a directory of MNIST IDX files */
     long train_size;        /**< training samples to use; 0: the data's default */
     const char *log;        /**< CSV file for per-epoch figures, or NULL */
+    const char *trace;      /**< Chrome trace file of every rank's timeline, or NULL */
     bool quiet;             /**< print only the final line */
     int n_gpus;             /**< ranks: GPUs, or processes standing in for them */
     float timeout;          /**< seconds a rank waits for a peer before giving up */

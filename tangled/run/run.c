@@ -2,7 +2,7 @@
  * @file run.c
  * @brief The run layer (chapters 1-3, 6, appendix B).
  */
-#line 2499 "chapters/02-shm.nw"
+#line 2503 "chapters/02-shm.nw"
 #include "run.h"
 
 #include <errno.h>
@@ -17,16 +17,36 @@
 #include "launch.h"
 #include "report.h"
 #include "ring_strategy.h"
+#include "trace.h"
 #include "util.h"
 
-#line 3471 "chapters/01-mlp.nw"
+#line 2478 "chapters/A1-support.nw"
+/** --trace: create the file (one process of the run does) and start recording. */
+static int trace_begin(Run *run)
+{
+    char err[ERR_LEN];
+    if (!run->o.trace)
+        return 0;
+    if (run->mpi_rank == 0) {
+        if (trace_create(run->o.trace, err)) {
+            fprintf(stderr, "%s: %s\n", program_name(), err);
+            return -1;
+        }
+        run->trace_owner = true;
+    }
+    trace_start(0);
+    return 0;
+}
+
+#line 3476 "chapters/01-mlp.nw"
 int run_prepare_training(Run *run, int trainers, const char *word)
 {
     Options o = run->o; /* a copy: only rank 0 of an MPI run keeps the log */
     if (run->mpi_rank != 0)
         o.log = NULL;
-    if (train_prepare(&o, trainers, word, &run->train, &run->test, &run->log, &run->resume)) {
-#line 3478 "chapters/01-mlp.nw"
+    if (train_prepare(&o, trainers, word, &run->train, &run->test, &run->log, &run->resume) ||
+        trace_begin(run)) {
+#line 3484 "chapters/01-mlp.nw"
         if (run->mpi)
             comm_mpi_finalize();
         return EXIT_USAGE;
@@ -34,7 +54,7 @@ int run_prepare_training(Run *run, int trainers, const char *word)
     return RUN_GO;
 }
 
-#line 3495 "chapters/01-mlp.nw"
+#line 3501 "chapters/01-mlp.nw"
 int run_model(const Run *run, const Device *dev, Model *m, char *err)
 {
     const Options *o = &run->o;
@@ -42,7 +62,7 @@ int run_model(const Run *run, const Device *dev, Model *m, char *err)
                       o->batch_size, o->seed, err);
 }
 
-#line 3511 "chapters/01-mlp.nw"
+#line 3517 "chapters/01-mlp.nw"
 TrainConfig run_train_config(const Run *run, bool reports)
 {
     const Options *o = &run->o;
@@ -64,7 +84,7 @@ TrainConfig run_train_config(const Run *run, bool reports)
     };
 }
 
-#line 3547 "chapters/01-mlp.nw"
+#line 3553 "chapters/01-mlp.nw"
 /** Undo what train_prepare() did to the log and the checkpoint before it failed; returns -1. */
 static int prepare_failed(const Options *o, FILE **log, bool created, Checkpoint *resume)
 {
@@ -77,7 +97,7 @@ static int prepare_failed(const Options *o, FILE **log, bool created, Checkpoint
     return -1;
 }
 
-#line 3659 "chapters/01-mlp.nw"
+#line 3665 "chapters/01-mlp.nw"
 /** Open @p path for appending; *created says whether this call made the file. */
 static FILE *log_open(const char *path, bool *created)
 {
@@ -102,7 +122,7 @@ static bool regular_file(FILE *f)
     struct stat st;
     return fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
 }
-#line 3572 "chapters/01-mlp.nw"
+#line 3578 "chapters/01-mlp.nw"
 int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *train,
                   Dataset *test, FILE **log, Checkpoint *resume)
 {
@@ -141,19 +161,19 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
         fprintf(stderr, "%s: --resume: %s\n", program_name(), err);
         return -1;
     }
-#line 3644 "chapters/01-mlp.nw"
+#line 3650 "chapters/01-mlp.nw"
     bool created = false;
     if (o->log && !(*log = log_open(o->log, &created))) {
         fprintf(stderr, "%s: --log %s: cannot open: %s\n", program_name(), o->log,
                 strerror(errno));
         return prepare_failed(o, log, false, resume);
     }
-#line 3581 "chapters/01-mlp.nw"
+#line 3587 "chapters/01-mlp.nw"
     if (data_load(o->data, o->train_size, o->seed, train, test, err)) {
         fprintf(stderr, "%s: %s\n", program_name(), err);
         return prepare_failed(o, log, created, resume);
     }
-#line 3601 "chapters/01-mlp.nw"
+#line 3607 "chapters/01-mlp.nw"
     long global = (long)o->batch_size * ranks;
     if (global > train->n) {
         if (ranks == 1)
@@ -161,13 +181,13 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
                     "%s: --batch_size %d is larger than the training set (%ld "
                     "samples)\n",
                     program_name(), o->batch_size, train->n);
-#line 3606 "chapters/01-mlp.nw"
+#line 3612 "chapters/01-mlp.nw"
         else
             fprintf(stderr,
                     "%s: a global batch of %ld samples (--batch_size %d x %d %s) is "
                     "larger than the training set (%ld samples)\n",
                     program_name(), global, o->batch_size, ranks, ranks_word, train->n);
-#line 3610 "chapters/01-mlp.nw"
+#line 3616 "chapters/01-mlp.nw"
         return prepare_failed(o, log, created, resume);
     }
 #line 957 "chapters/A2-failure.nw"
@@ -189,14 +209,14 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
             return prepare_failed(o, log, created, resume);
         }
     }
-#line 3623 "chapters/01-mlp.nw"
+#line 3629 "chapters/01-mlp.nw"
     if (*log && !o->resume && regular_file(*log) && ftruncate(fileno(*log), 0) != 0) {
         fprintf(stderr, "%s: --log %s: %s\n", program_name(), o->log, strerror(errno));
         return prepare_failed(o, log, created, resume);
     }
     if (*log && (!regular_file(*log) || (fseek(*log, 0, SEEK_END) == 0 && ftell(*log) == 0)))
         report_csv_header(*log); /* a resumed run appends to its log */
-#line 3588 "chapters/01-mlp.nw"
+#line 3594 "chapters/01-mlp.nw"
     return 0;
 }
 #line 559 "chapters/07-zero.nw"
@@ -216,7 +236,7 @@ void state_banner(const Options *o, const Strategy *s, size_t n_params)
            format_bytes(g, grads), o->optimizer, format_bytes(optimizer, opt),
            sharded ? " (its chunk of the state)" : "");
 }
-#line 2303 "chapters/02-shm.nw"
+#line 2304 "chapters/02-shm.nw"
 int run_parse(Run *run, int argc, char **argv, unsigned accepted, const char *summary,
               const char *examples)
 {
@@ -234,7 +254,7 @@ int run_parse(Run *run, int argc, char **argv, unsigned accepted, const char *su
     return RUN_GO;
 }
 
-#line 2283 "chapters/02-shm.nw"
+#line 2284 "chapters/02-shm.nw"
 int run_start(Run *run, bool mpi)
 {
     run->ranks = run->o.n_gpus;
@@ -260,10 +280,10 @@ int run_start(Run *run, bool mpi)
         }
         run->ranks = size;
     }
-#line 2290 "chapters/02-shm.nw"
+#line 2291 "chapters/02-shm.nw"
     return RUN_GO;
 }
-#line 2333 "chapters/02-shm.nw"
+#line 2334 "chapters/02-shm.nw"
 /** The prelude of every rank, then the program's body. */
 static int rank_main(int rank, int size, void *arg, char *err)
 {
@@ -276,13 +296,15 @@ static int rank_main(int rank, int size, void *arg, char *err)
     device_cpu_threads((int)(cores / size > 0 ? cores / size : 1));
     if ((run->w || run->mpi) && comm_open_rank(run->w, rank, r.dev, &r.c, &r.host, err))
         return -1;
+    if (run->o.trace) /* appendix A: the rank records its own timeline */
+        trace_start(rank);
     if (run->body(&r, err))
         return -1;
     if (r.c)
         comm_close_rank(r.c, r.host);
     return 0;
 }
-#line 2365 "chapters/02-shm.nw"
+#line 2368 "chapters/02-shm.nw"
 void run_ranks(Run *run, int (*body)(Rank *r, char *err))
 {
     char err[ERR_LEN];
@@ -295,7 +317,7 @@ void run_ranks(Run *run, int (*body)(Rank *r, char *err))
         }
         return;
     }
-#line 2371 "chapters/02-shm.nw"
+#line 2374 "chapters/02-shm.nw"
     if (!(run->w = shm_world_create(run->ranks, 0, run->o.timeout, err)))
         fatal("%s", err);
     int rc = launch(run->ranks, rank_main, run, 0, err);
@@ -310,6 +332,12 @@ int run_finish(Run *run)
     if (run->log && fclose(run->log) != 0)
         fatal("--log %s: %s", run->o.log, strerror(errno));
     run->log = NULL;
+#line 2503 "chapters/A1-support.nw"
+    char terr[ERR_LEN];
+    if (run->o.trace && (trace_write(run->o.trace, terr) ||
+                         (run->trace_owner && trace_close(run->o.trace, terr))))
+        fatal("%s", terr);
+#line 2389 "chapters/02-shm.nw"
     data_free(&run->train);
     data_free(&run->test);
     checkpoint_free(&run->resume);
@@ -324,14 +352,14 @@ static void run_one(Run *run, int (*body)(Rank *r, char *err))
     if (rank_main(0, 1, run, err))
         fatal("%s", err);
 }
-#line 1040 "chapters/03-ps.nw"
+#line 1042 "chapters/03-ps.nw"
 /** RUN_GO when run->strategy can run as asked; else EXIT_USAGE after one line. */
 static int check_strategy(const Run *run)
 {
     const StrategyDef *def = run->strategy;
     const Options *o = &run->o;
     char why[ERR_LEN] = "";
-#line 3048 "chapters/06-production.nw"
+#line 3063 "chapters/06-production.nw"
     bool given = o->given & OPT_TRANSPORT, over_mpi = strcmp(o->transport, "mpi") == 0;
     char names[ERR_LEN / 4];
     if ((def->needs & NEEDS_MPI) && given && !over_mpi) {
@@ -339,18 +367,18 @@ static int check_strategy(const Run *run)
                  "--strategy %s: %s needs the MPI transport (drop --transport "
                  "shm, run under mpirun)",
                  def->name, def->title);
-#line 3054 "chapters/06-production.nw"
+#line 3069 "chapters/06-production.nw"
     } else if (given && over_mpi && !(def->needs & RUNS_OVER_MPI)) {
         strategy_names(names, sizeof names, RUNS_OVER_MPI, ", ");
         snprintf(why, sizeof why,
                  "--strategy %s runs on this machine's shared memory; over "
                  "--transport mpi use %s",
                  def->name, names);
-#line 3058 "chapters/06-production.nw"
+#line 3073 "chapters/06-production.nw"
     } else if (def->shape == SHAPE_ONE && (o->given & OPT_N_GPUS) && o->n_gpus != 1) {
         snprintf(why, sizeof why, "--strategy %s trains on one device: drop --n_gpus or give 1",
                  def->name);
-#line 3062 "chapters/06-production.nw"
+#line 3077 "chapters/06-production.nw"
     } else if ((def->needs & NEEDS_GPUS) && strcmp(o->device, "cpu") == 0) {
         snprintf(why, sizeof why, "--strategy %s: %s moves GPU memory: drop --device cpu",
                  def->name, def->title);
@@ -359,15 +387,15 @@ static int check_strategy(const Run *run)
                  "--strategy %s drives CPU replicas from one process; this "
                  "book's CUDA backend holds one GPU per process (use nccl or ring on GPUs)",
                  def->name);
-#line 3069 "chapters/06-production.nw"
+#line 3084 "chapters/06-production.nw"
     } else if (def->check) {
         def->check(o->n_gpus, strcmp(o->device, "cpu") == 0, why, sizeof why);
     }
-#line 3086 "chapters/06-production.nw"
+#line 3101 "chapters/06-production.nw"
     if (!why[0] && (o->given & OPT_BUCKET) && !(def->needs & USES_BUCKETS)) {
         strategy_names(names, sizeof names, USES_BUCKETS, ", ");
         snprintf(why, sizeof why, "--bucket_mb sets the buckets of --strategy %s only", names);
-#line 3090 "chapters/06-production.nw"
+#line 3105 "chapters/06-production.nw"
     }
 #line 417 "chapters/07-zero.nw"
     if (!why[0] && def->servers && strcmp(o->optimizer, "sgd") != 0)
@@ -383,16 +411,16 @@ static int check_strategy(const Run *run)
     if (!why[0] && def->servers && o->accum > 1)
         snprintf(why, sizeof why, "--accum %d: %s steps once per push (use --accum 1)",
                  o->accum, def->title);
-#line 1048 "chapters/03-ps.nw"
+#line 1050 "chapters/03-ps.nw"
     if (!why[0] && o->n_gpus < def->min_ranks)
         snprintf(why, sizeof why, "--n_gpus %d: %s needs %s (--n_gpus %d or more)", o->n_gpus,
                  def->title, def->why_min, def->min_ranks);
-#line 1052 "chapters/03-ps.nw"
+#line 1054 "chapters/03-ps.nw"
     if (why[0])
         fprintf(stderr, "%s: %s\n", program_name(), why);
     return why[0] ? EXIT_USAGE : RUN_GO;
 }
-#line 972 "chapters/03-ps.nw"
+#line 974 "chapters/03-ps.nw"
 static void run_banner(const Rank *r, const Model *m, const Strategy *s)
 {
     const Run *run = r->run;
@@ -416,7 +444,7 @@ static void run_banner(const Rank *r, const Model *m, const Strategy *s)
         printf("  traffic  %s\n", line);
     }
 }
-#line 1007 "chapters/03-ps.nw"
+#line 1009 "chapters/03-ps.nw"
 void train_banner(FILE *f, const Options *o, const Model *m, const Dataset *train,
                   const Dataset *test, const Device *dev, const char *note, int trainers,
                   const char *each)
@@ -429,19 +457,19 @@ void train_banner(FILE *f, const Options *o, const Model *m, const Dataset *trai
     fprintf(f, "  data     %s: %s train, %s test, %dx%d, %d classes\n", train->source,
             format_count(n2, train->n), format_count(n3, test->n), train->rows, train->cols,
             train->classes);
-#line 1020 "chapters/03-ps.nw"
+#line 1022 "chapters/03-ps.nw"
     int step_b = o->batch_size * o->accum; /* a rank's samples per step (chapter 7) */
     fprintf(f,
             "  training %d epochs, batch %d per %s (global %d), %s, lr %g, %ld "
             "steps/epoch\n",
             o->epochs, o->batch_size, each, step_b * trainers, o->optimizer, options_lr(o),
             train_steps_per_epoch(train->n, step_b, trainers));
-#line 1024 "chapters/03-ps.nw"
+#line 1026 "chapters/03-ps.nw"
     if (o->accum > 1)
         fprintf(f, "  accum    %d micro-batches of %d per %s and step, synced once\n", o->accum,
                 o->batch_size, each);
 }
-#line 943 "chapters/03-ps.nw"
+#line 945 "chapters/03-ps.nw"
 /** After training: compare the replicas, print the final figures (@p res: this rank's). */
 static int run_report(const Rank *r, const Strategy *s, const Model *m, const TrainResult *res,
                       char *err)
@@ -464,7 +492,7 @@ static int run_report(const Rank *r, const Strategy *s, const Model *m, const Tr
         r->run->strategy->report(s, stdout);
     return 0;
 }
-#line 904 "chapters/03-ps.nw"
+#line 906 "chapters/03-ps.nw"
 static int open_strategy(const Rank *r, Model *m, Strategy *s, char *err)
 {
     const StrategyDef *def = r->run->strategy;
@@ -473,7 +501,7 @@ static int open_strategy(const Rank *r, Model *m, Strategy *s, char *err)
                        .m = m,
                        .bucket_bytes = (size_t)(r->run->o.bucket_mb * (1 << 20)),
                        .accum = r->run->o.accum};
-#line 910 "chapters/03-ps.nw"
+#line 912 "chapters/03-ps.nw"
     return def->open ? def->open(s, &env, err) : 0;
 }
 
@@ -506,6 +534,8 @@ static int train_rank(Rank *r, char *err)
                                     : train_run(&cfg, &m, &run->train, &run->test,
                                                 def->open ? &s : NULL, &res, err);
 #line 895 "chapters/03-ps.nw"
+    if (rc == 0 && run->o.trace) /* appendix A: before the report's barrier */
+        rc = trace_write(run->o.trace, err);
     if (rc == 0)
         rc = run_report(r, &s, &m, speaks ? &res : NULL, err);
 #line 865 "chapters/03-ps.nw"
@@ -516,7 +546,7 @@ static int train_rank(Rank *r, char *err)
     model_free(&m);
     return 0;
 }
-#line 2990 "chapters/06-production.nw"
+#line 3005 "chapters/06-production.nw"
 /** Build one replica on the CPU, for a strategy that drives them all. */
 static int build_replica(Model *m, void *arg, char *err)
 {
@@ -529,7 +559,7 @@ static void run_threads(Run *run)
     char err[ERR_LEN];
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     device_cpu_threads((int)(cores / run->ranks > 0 ? cores / run->ranks : 1));
-#line 3025 "chapters/06-production.nw"
+#line 3040 "chapters/06-production.nw"
     if (!run->o.quiet) {
         Rank r = {.size = run->ranks, .dev = device_cpu(), .run = run};
         Model probe;
@@ -539,14 +569,14 @@ static void run_threads(Run *run)
         run_banner(&r, &probe, NULL);
         model_free(&probe);
     }
-#line 3003 "chapters/06-production.nw"
+#line 3018 "chapters/06-production.nw"
     TrainConfig cfg = run_train_config(run, true);
     Model master;
     TrainResult res;
     if (run->strategy->threads(&cfg, run->ranks, &run->train, &run->test, build_replica, run,
                                &master, &res, err))
         fatal("%s", err);
-#line 3010 "chapters/06-production.nw"
+#line 3025 "chapters/06-production.nw"
     train_report_end(stdout, &res, run->o.quiet);
     model_free(&master);
 }

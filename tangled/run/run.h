@@ -30,6 +30,7 @@ typedef struct Run {
     Checkpoint resume;           /**< with --resume, where the run goes on from (app. B) */
     const StrategyDef *strategy; /**< a training program's strategy (chapter 3) */
     void *program;               /**< the program's own state, if it needs more */
+    bool trace_owner;            /**< this process created the --trace file (appendix A) */
     int (*body)(struct Rank *r, char *err); /**< what each rank does after its prelude */
 } Run;
 

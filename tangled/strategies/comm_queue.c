@@ -2,14 +2,15 @@
  * @file comm_queue.c
  * @brief A thread that runs a rank's collectives in order (chapter 6).
  */
-#line 1169 "chapters/06-production.nw"
+#line 1174 "chapters/06-production.nw"
 #include "comm_queue.h"
 
 #include <string.h>
 
 #include "report.h"
+#include "trace.h"
 
-#line 1208 "chapters/06-production.nw"
+#line 1214 "chapters/06-production.nw"
 static void *queue_thread(void *arg)
 {
     CommQueue *q = arg;
@@ -28,8 +29,9 @@ static void *queue_thread(void *arg)
         double t0 = now_seconds();
         int rc = skip ? 0 : q->work(q->state, kind, item, err);
         double dt = now_seconds() - t0;
+        trace_span(LANE_COMM, t0, t0 + dt, "%s %d", q->names[kind], item);
         pthread_mutex_lock(&q->mu);
-#line 1247 "chapters/06-production.nw"
+#line 1254 "chapters/06-production.nw"
         q->busy += dt;
         if (rc && !q->failed) {
             q->failed = true;
@@ -37,18 +39,20 @@ static void *queue_thread(void *arg)
         }
         q->done++;
         pthread_cond_broadcast(&q->cv);
-#line 1228 "chapters/06-production.nw"
+#line 1235 "chapters/06-production.nw"
     }
     pthread_mutex_unlock(&q->mu);
     return NULL;
 }
 
-#line 1257 "chapters/06-production.nw"
-int queue_start(CommQueue *q, const Device *dev, QueueWork work, void *state, char *err)
+#line 1264 "chapters/06-production.nw"
+int queue_start(CommQueue *q, const Device *dev, QueueWork work, void *state,
+                const char *const *names, char *err)
 {
     memset(q, 0, sizeof *q);
     q->dev = dev;
     q->work = work;
+    q->names = names;
     q->state = state;
     pthread_mutex_init(&q->mu, NULL);
     pthread_cond_init(&q->cv, NULL);
@@ -68,7 +72,7 @@ void queue_stop(CommQueue *q)
     pthread_cond_destroy(&q->cv);
 }
 
-#line 1299 "chapters/06-production.nw"
+#line 1308 "chapters/06-production.nw"
 long queue_post(CommQueue *q, int kind, int item)
 {
     pthread_mutex_lock(&q->mu);
@@ -81,16 +85,21 @@ long queue_post(CommQueue *q, int kind, int item)
     return seq;
 }
 
-#line 1313 "chapters/06-production.nw"
+#line 1322 "chapters/06-production.nw"
 int queue_wait(CommQueue *q, long seq, char *err)
 {
     double t0 = now_seconds();
     pthread_mutex_lock(&q->mu);
+    bool waits = seq >= 0 && q->done <= seq && !q->failed; /* its slot is still its own */
+    int slot = waits ? (int)(seq % QUEUE_SLOTS) : 0, kind = q->kind[slot], item = q->item[slot];
     while (q->done <= seq && !q->failed)
         pthread_cond_wait(&q->cv, &q->mu);
     bool failed = q->failed;
     pthread_mutex_unlock(&q->mu);
-    q->exposed += now_seconds() - t0;
+    double t1 = now_seconds();
+    q->exposed += t1 - t0;
+    if (waits)
+        trace_span(LANE_WAIT, t0, t1, "wait for %s %d", q->names[kind], item);
     return failed ? error_set(err, "%s", q->err) : 0;
 }
 

@@ -18,25 +18,30 @@ typedef int (*QueueWork)(void *state, int kind, int item, char *err);
 
 /** A queue of operations that one thread runs in order. */
 typedef struct CommQueue {
-    const Device *dev;     /**< the rank's device, which the thread binds to */
-    QueueWork work;        /**< what runs each operation */
-    void *state;           /**< handed to work */
-    int kind[QUEUE_SLOTS]; /**< operation k's kind is in slot k % QUEUE_SLOTS */
-    int item[QUEUE_SLOTS]; /**< and its item */
-    long posted;           /**< operations posted */
-    long done;             /**< operations finished */
-    bool stop;             /**< the thread must end */
-    bool failed;           /**< an operation failed: see err */
-    char err[ERR_LEN];     /**< why */
-    double busy;           /**< seconds the thread spent working */
-    double exposed;        /**< seconds the training thread waited for it */
-    pthread_t thread;      /**< the thread */
-    pthread_mutex_t mu;    /**< guards the counters and the slots */
-    pthread_cond_t cv;     /**< signals a post, a finish and stop */
+    const Device *dev;        /**< the rank's device, which the thread binds to */
+    QueueWork work;           /**< what runs each operation */
+    const char *const *names; /**< what each kind is called on the timeline (appendix A) */
+    void *state;              /**< handed to work */
+    int kind[QUEUE_SLOTS];    /**< operation k's kind is in slot k % QUEUE_SLOTS */
+    int item[QUEUE_SLOTS];    /**< and its item */
+    long posted;              /**< operations posted */
+    long done;                /**< operations finished */
+    bool stop;                /**< the thread must end */
+    bool failed;              /**< an operation failed: see err */
+    char err[ERR_LEN];        /**< why */
+    double busy;              /**< seconds the thread spent working */
+    double exposed;           /**< seconds the training thread waited for it */
+    pthread_t thread;         /**< the thread */
+    pthread_mutex_t mu;       /**< guards the counters and the slots */
+    pthread_cond_t cv;        /**< signals a post, a finish and stop */
 } CommQueue;
 
-/** Start @p q's thread on @p dev to run @p work(state, kind, item). 0, or -1 with @p err. */
-int queue_start(CommQueue *q, const Device *dev, QueueWork work, void *state, char *err);
+/**
+ * Start @p q's thread on @p dev to run @p work(state, kind, item); @p names[kind] names an
+ * operation on the timeline. 0, or -1 with @p err.
+ */
+int queue_start(CommQueue *q, const Device *dev, QueueWork work, void *state,
+                const char *const *names, char *err);
 /** Post operation @p kind on @p item; returns its sequence number, for queue_wait(). */
 long queue_post(CommQueue *q, int kind, int item);
 /** Wait until operation @p seq (-1: none) has finished. 0, or -1 with the first failure. */

@@ -46,7 +46,7 @@ static size_t layer_size(const Model *m, int l)
 {
     return m->layer[l].b + (size_t)m->layer[l].out - m->layer[l].w;
 }
-#line 1425 "chapters/07-zero.nw"
+#line 1426 "chapters/07-zero.nw"
 static int shards_sum_stats(Strategy *s, double *v, int n, char *err)
 {
     return ring_sum_doubles(((Shards *)s->state)->host, v, n, err);
@@ -204,7 +204,7 @@ static int shards_open(Strategy *s, const StrategyEnv *e, bool params, char *err
     Shards *sh = xcalloc(1, sizeof *sh);
     *sh = (Shards){.c = e->c, .host = e->host, .m = m, .params = params};
     shards_layout(sh, m, e->c->size, e->c->rank);
-#line 1373 "chapters/07-zero.nw"
+#line 1374 "chapters/07-zero.nw"
     size_t floats = sh->n + 1, largest = sh->buf[0] > sh->buf[1] ? sh->buf[0] : sh->buf[1];
     sh->gshard = dev->alloc(floats * sizeof(float));
     size_t scratch = chunk_max(params ? largest : m->n_params, e->c->size);
@@ -228,7 +228,7 @@ static int shards_open(Strategy *s, const StrategyEnv *e, bool params, char *err
         for (int l = 0; l < m->n_layers; l++)
             m->layer_params[l] = NULL;
     }
-#line 1404 "chapters/07-zero.nw"
+#line 1405 "chapters/07-zero.nw"
     size_t gathered = params ? sh->buf[0] + sh->buf[1] : 0, full = m->n_params;
     *s = (Strategy){.name = params ? "fsdp" : "zero2",
                     .rank = e->c->rank,
@@ -248,9 +248,10 @@ static int shards_open(Strategy *s, const StrategyEnv *e, bool params, char *err
                                   sizeof(float),
                     .state = sh};
 #line 1368 "chapters/07-zero.nw"
-    return queue_start(&sh->q, dev, shards_work, sh, err);
+    static const char *const names[] = {"gather layer", "reduce-scatter layer"};
+    return queue_start(&sh->q, dev, shards_work, sh, names, err);
 }
-#line 1437 "chapters/07-zero.nw"
+#line 1438 "chapters/07-zero.nw"
 static int zero2_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     return shards_open(s, e, false, err);
@@ -273,7 +274,7 @@ static void shards_close(Strategy *s)
             dev->release(bufs[k]);
     free(sh);
 }
-#line 1468 "chapters/07-zero.nw"
+#line 1469 "chapters/07-zero.nw"
 static void shards_report(const Strategy *s, FILE *f)
 {
     const Shards *sh = s->state;
@@ -282,7 +283,7 @@ static void shards_report(const Strategy *s, FILE *f)
             "it (%ld gathers and reduce-scatters)\n",
             sh->q.busy, sh->q.exposed, sh->q.done);
 }
-#line 1484 "chapters/07-zero.nw"
+#line 1485 "chapters/07-zero.nw"
 static void fsdp_traffic(char *line, size_t len, int ranks, size_t bytes)
 {
     char sent[32], model[32];
@@ -292,7 +293,7 @@ static void fsdp_traffic(char *line, size_t len, int ranks, size_t bytes)
              format_bytes(sent, 3 * (size_t)(ranks - 1) * bytes / (size_t)ranks),
              format_bytes(model, bytes));
 }
-#line 1501 "chapters/07-zero.nw"
+#line 1502 "chapters/07-zero.nw"
 const StrategyDef strategy_zero2 = {
     .name = "zero2",
     .title = "ZeRO-2 (gradients and optimizer state sharded)",

@@ -12,6 +12,8 @@
 #include "production.h"
 #include "ring_strategy.h"
 #include "train.h"
+#include "trace.h"
+#include "trace_read.h"
 #include "train_ref.h"
 
 /* ---------------------------------------------------------------- bucket_assign */
@@ -63,6 +65,7 @@ typedef struct Setup {
     float *out;     /* shared: rank 0's final weights */
     int *buckets;   /* shared: how many buckets rank 0 used */
     int *early;     /* shared: sends seen while backward was held */
+    const char *trace; /* every rank appends its timeline here, or NULL */
 } Setup;
 
 static Setup setup;
@@ -171,7 +174,11 @@ static int bucket_rank(int rank, int size, void *arg, char *err)
     TrainConfig cfg = {.batch_size = setup.batch, .epochs = setup.epochs, .lr = setup.lr,
                        .seed = 7, .quiet = true};
     TrainResult res;
+    if (setup.trace)
+        trace_start(rank);
     if (train_run(&cfg, &m, &setup.train, &setup.test, &s, &res, err))
+        return -1;
+    if (setup.trace && trace_write(setup.trace, err))
         return -1;
     uint64_t hash;
     if (replicas_agree(host, &m, &hash, err))
@@ -223,6 +230,51 @@ Test(buckets, communication_starts_while_backward_runs)
     cr_assert(*setup.early == 2 * steps, "sends during backward in %d of %ld rank-steps",
               *setup.early, 2 * steps);
     setup.hold = 0;
+}
+
+/* The same held run, traced: the timeline each rank writes shows, at every step, the
+ * all-reduce of bucket 0 (the last layer's) begun on the communication lane before backward
+ * of layer 0 has ended on the training lane, and the waits for the buckets on the third. */
+Test(buckets, the_trace_shows_communication_overlapping_backward)
+{
+    load();
+    setup.out = shared_zeroed(n_params() * sizeof(float));
+    setup.cap = 1;
+    setup.hold = 1;
+    char dir[] = "/tmp/dps-trace-XXXXXX", path[64], err[ERR_LEN];
+    cr_assert(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/buckets.json", dir);
+    cr_assert(trace_create(path, err) == 0, "%s", err);
+    setup.trace = path;
+    cr_assert(run_ranks(2, 0, 30, bucket_rank, NULL, 120, err) == 0, "%s", err);
+    setup.trace = NULL;
+    setup.hold = 0;
+    cr_assert(trace_close(path, err) == 0, "%s", err);
+    Span *s;
+    int n = trace_read(path, &s);
+    long steps = train_steps_per_epoch(setup.train.n, setup.batch, 2) * setup.epochs;
+    for (int rank = 0; rank < 2; rank++) {
+        const Span *reduce[256], *backward[256];
+        int nr = 0, nb = 0;
+        for (int i = 0; i < n && nr < 256 && nb < 256; i++)
+            if (s[i].pid == rank && s[i].tid == LANE_COMM &&
+                strcmp(s[i].name, "all-reduce bucket 0") == 0)
+                reduce[nr++] = &s[i];
+            else if (s[i].pid == rank && s[i].tid == LANE_TRAIN &&
+                     strcmp(s[i].name, "backward 0") == 0)
+                backward[nb++] = &s[i];
+        cr_assert(nr == steps && nb == steps, "rank %d: %d all-reduces of bucket 0 and %d "
+                  "backwards of layer 0 for %ld steps", rank, nr, nb, steps);
+        for (int k = 0; k < nr; k++)
+            cr_assert(reduce[k]->ts < backward[k]->ts + backward[k]->dur, "rank %d, step %d: "
+                      "the all-reduce of bucket 0 began %.1f us after backward ended", rank,
+                      k + 1, reduce[k]->ts - backward[k]->ts - backward[k]->dur);
+        cr_assert(trace_count(s, n, rank, LANE_WAIT, "wait for all-reduce bucket") > 0,
+                  "rank %d: no wait on the third lane", rank);
+    }
+    free(s);
+    unlink(path);
+    rmdir(dir);
 }
 
 /* As in chapters 3 and 5: peers and launcher would wait 600 s, the test 30. */
@@ -358,3 +410,60 @@ Test(train_program, nccl_without_enough_gpus_is_refused_before_any_rank_starts)
     cr_assert(r.status == 2 && strstr(r.err, "NCCL needs one GPU per rank") &&
               count_lines(r.err) == 1, "exit %d: %s", r.status, r.err);
 }
+
+/* ---------------------------------------------------------------- --trace */
+
+/* Every training program writes a timeline that parses: ./mlp one process, with each layer's
+ * forward and backward at every step; ./ring's phases on each rank; ./train --strategy fsdp
+ * its gathers and reduce-scatters on the communication lane of every rank, one reduce-scatter
+ * per layer and step. Nothing here depends on timing: only on what ran. */
+Test(trace, every_training_program_writes_a_timeline, .timeout = 120)
+{
+    char dir[] = "/tmp/dps-trace-XXXXXX", path[64];
+    cr_assert(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/t.json", dir);
+    struct {
+        char *argv[16];
+        int ranks, steps, layers;
+        const char *train_lane[3], *comm_lane[2];
+    } runs[] = {
+        {{"./mlp", "--train_size", "1024", "--epochs", "1", "--quiet", "--trace", path, NULL},
+         1, 16, 2, {"forward 1", "backward 0", "update"}, {NULL, NULL}},
+        {{"./ring", "--n_gpus", "2", "--train_size", "1024", "--epochs", "1", "--quiet",
+          "--trace", path, NULL},
+         2, 8, 2, {"backward 1", "share-reduce", "share-only"}, {NULL, NULL}},
+        {{"./train", "--strategy", "fsdp", "--n_gpus", "2", "--hidden", "32,16", "--train_size",
+          "1024", "--epochs", "1", "--quiet", "--trace", path, NULL},
+         2, 8, 3, {"backward 2", "forward 0", "update"}, {"gather layer", "reduce-scatter layer"}},
+    };
+    for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++) {
+        Run r;
+        run_program(runs[k].argv, &r);
+        cr_assert(r.status == 0, "%s --trace: exit %d: %s", runs[k].argv[0], r.status, r.err);
+        Span *s;
+        int n = trace_read(path, &s);
+        for (int rank = 0; rank < runs[k].ranks; rank++) {
+            for (int j = 0; j < 3; j++)
+                cr_assert(trace_count(s, n, rank, LANE_TRAIN, runs[k].train_lane[j]) > 0,
+                          "%s: rank %d has no '%s' on its training lane", runs[k].argv[0], rank,
+                          runs[k].train_lane[j]);
+            int backward = trace_count(s, n, rank, LANE_TRAIN, "backward 0");
+            cr_assert(backward == runs[k].steps, "%s: rank %d did %d backwards of layer 0, "
+                      "expected one per step (%d)", runs[k].argv[0], rank, backward,
+                      runs[k].steps);
+            if (!runs[k].comm_lane[0])
+                continue;
+            int scatters = trace_count(s, n, rank, LANE_COMM, runs[k].comm_lane[1]);
+            cr_assert(trace_count(s, n, rank, LANE_COMM, runs[k].comm_lane[0]) > 0 &&
+                      scatters == runs[k].steps * runs[k].layers,
+                      "%s: rank %d: %d reduce-scatters, expected %d", runs[k].argv[0], rank,
+                      scatters, runs[k].steps * runs[k].layers);
+        }
+        cr_assert(trace_count(s, n, runs[k].ranks, LANE_TRAIN, "") == 0,
+                  "%s: events of a rank %d that does not exist", runs[k].argv[0], runs[k].ranks);
+        free(s);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+

@@ -30,6 +30,7 @@ static const struct {
     {"--data", {MISSING, "", NULL}},
     {"--train_size", {INTEGER, "0", "200000000", NULL}},
     {"--log", {MISSING, "", NULL}},
+    {"--trace", {MISSING, "", NULL}},
     {"--checkpoint", {MISSING, "", NULL}},
     {"--quiet", {"=1", NULL}},
     {"--resume", {"=yes", NULL}},
@@ -210,6 +211,9 @@ Test(failure_bad_input, unreadable_and_malformed_files_are_refused, .timeout = 1
     /* --log: a directory, a directory that is not there */
     REFUSED("--log", "--log", dir);
     REFUSED("cannot open", "--log", path("no/such/dir/log.csv"));
+    /* --trace: likewise */
+    REFUSED("--trace", "--trace", dir);
+    REFUSED("cannot create the file", "--trace", path("no/such/dir/trace.json"));
     /* --checkpoint: a directory, nowhere to write, and with --resume: not a checkpoint */
     REFUSED("is a directory", "--checkpoint", dir);
     REFUSED("is not a directory", "--checkpoint", path("no/such/dir/x.ckpt"));
