@@ -502,7 +502,8 @@ extract = awk 'index($$0, "$(1)") == 1 {on = 1} on && !/^\#line/ {print} on && /
 	test -s $(BOOK_DIR)/$(3) || { echo "book: no match for $(1) in $(2)" >&2; exit 1; }
 
 book: $(CHAPTERS) tangled/device/device_cpu.c kernels/device_cuda.cu book/book.tex book/style.tex book/refs.bib \
-      book/weave.sh book/cdefs.awk book/uses.awk book/listing.clang-format
+      book/weave.sh book/cdefs.awk book/uses.awk book/listing.clang-format book/timeline.awk \
+      $(wildcard book/data/timeline-*.csv)
 	@command -v noweave >/dev/null && command -v latexmk >/dev/null || { echo "book: noweave or latexmk missing: make deps" >&2; exit 1; }
 	@mkdir -p $(BOOK_DIR)
 	book/weave.sh $(CHAPTERS) > $(BOOK_DIR)/chapters.tex
@@ -513,6 +514,8 @@ book: $(CHAPTERS) tangled/device/device_cpu.c kernels/device_cuda.cu book/book.t
 	$(call extract,__global__ void softmax_xent_kernel,kernels/device_cuda.cu,side-cuda-softmax.cu)
 	$(call extract,static void bias_act_forward,tangled/device/device_cpu.c,side-cpu-bias.c)
 	$(call extract,__global__ void bias_act_forward_kernel,kernels/device_cuda.cu,side-cuda-bias.cu)
+	@# The timelines of chapters 6 and 7, drawn from one step of a real trace (make bench).
+	for f in book/data/timeline-*.csv; do awk -f book/timeline.awk $$f > $(BOOK_DIR)/$$(basename $$f .csv).tex; done
 	cd $(BOOK_DIR) && TEXINPUTS=$(CURDIR)/book//: latexmk -pdf -e '$$max_repeat=9' -interaction=nonstopmode -halt-on-error book.tex >latexmk.log 2>&1 \
 	  || { tail -40 latexmk.log; exit 1; }
 	@! grep -E "multiply defined|There were undefined|(Reference|Citation) .* undefined" $(BOOK_DIR)/book.log \

@@ -1,6 +1,7 @@
 #!/bin/bash
 # make bench: the all-reduce tables at N = 2 and 4, training samples/s per strategy at
-# N = 1, 2, 4, and ./mlp beside PyTorch; CSV files into book/data/ (first line: the machine).
+# N = 1, 2, 4, ./mlp beside PyTorch, and the timelines of chapters 6 and 7; CSV files into
+# book/data/ (first line: the machine).
 set -u
 cd "$(dirname "$0")/.."
 out=book/data
@@ -69,5 +70,7 @@ for b in 64 256; do
     echo "pytorch: not installed (apt-get install python3-torch), no comparison"
   fi
 done
+echo
+bench/timelines.sh || status=1
 echo "bench: CSV files in $out/"
 exit $status

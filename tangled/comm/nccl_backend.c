@@ -2,7 +2,7 @@
  * @file nccl_backend.c
  * @brief NCCL's calls behind a table: built into libdps_nccl.so, loaded by dlopen().
  */
-#line 2177 "chapters/06-production.nw"
+#line 2205 "chapters/06-production.nw"
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 #include <string.h>
@@ -10,17 +10,17 @@
 #include "nccl_backend.h"
 #include "util.h"
 
-#line 2200 "chapters/06-production.nw"
+#line 2228 "chapters/06-production.nw"
 /** @cond */
 _Static_assert(sizeof(ncclUniqueId) == NCCL_ID_BYTES, "NCCL's unique id size");
 /** @endcond */
 
-#line 2215 "chapters/06-production.nw"
+#line 2243 "chapters/06-production.nw"
 static int unique_id(unsigned char id[NCCL_ID_BYTES], char *err)
 {
     ncclResult_t r = ncclGetUniqueId((ncclUniqueId *)id);
     return r == ncclSuccess ? 0 : error_set(err, "ncclGetUniqueId: %s", ncclGetErrorString(r));
-#line 2220 "chapters/06-production.nw"
+#line 2248 "chapters/06-production.nw"
 }
 
 static int init(void **comm, void **stream, int size, const unsigned char *id, int rank,
@@ -33,10 +33,10 @@ static int init(void **comm, void **stream, int size, const unsigned char *id, i
         return error_set(err, "ncclCommInitRank: %s", ncclGetErrorString(r));
     cudaError_t e = cudaStreamCreate((cudaStream_t *)stream);
     return e == cudaSuccess ? 0 : error_set(err, "cudaStreamCreate: %s", cudaGetErrorString(e));
-#line 2233 "chapters/06-production.nw"
+#line 2261 "chapters/06-production.nw"
 }
 
-#line 2242 "chapters/06-production.nw"
+#line 2270 "chapters/06-production.nw"
 static void close_comm(void *comm, void *stream)
 {
     if (comm)
@@ -44,26 +44,26 @@ static void close_comm(void *comm, void *stream)
     if (stream)
         cudaStreamDestroy((cudaStream_t)stream);
 }
-#line 2263 "chapters/06-production.nw"
+#line 2291 "chapters/06-production.nw"
 static int all_reduce(void *comm, void *stream, float *buf, size_t count, bool mean, char *err)
 {
-#line 2266 "chapters/06-production.nw"
+#line 2294 "chapters/06-production.nw"
     ncclResult_t r = ncclAllReduce(buf, buf, count, ncclFloat, mean ? ncclAvg : ncclSum,
                                    (ncclComm_t)comm, (cudaStream_t)stream);
     if (r != ncclSuccess)
         return error_set(err, "ncclAllReduce: %s", ncclGetErrorString(r));
     cudaError_t e = cudaStreamSynchronize((cudaStream_t)stream);
     return e == cudaSuccess ? 0 : error_set(err, "ncclAllReduce: %s", cudaGetErrorString(e));
-#line 2273 "chapters/06-production.nw"
+#line 2301 "chapters/06-production.nw"
 }
 
-#line 2280 "chapters/06-production.nw"
+#line 2308 "chapters/06-production.nw"
 /** The table, for dlsym(NCCL_ENTRY). */
 const NcclOps *nccl_backend_ops(void)
 {
     static const NcclOps ops = {
-#line 2283 "chapters/06-production.nw"
+#line 2311 "chapters/06-production.nw"
         .unique_id = unique_id, .init = init, .all_reduce = all_reduce, .close = close_comm};
-#line 2285 "chapters/06-production.nw"
+#line 2313 "chapters/06-production.nw"
     return &ops;
 }

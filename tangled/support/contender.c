@@ -2,7 +2,7 @@
  * @file contender.c
  * @brief Running a benchmark's contenders and reading their tables (chapter 6).
  */
-#line 3232 "chapters/06-production.nw"
+#line 3260 "chapters/06-production.nw"
 #include "contender.h"
 
 #include <errno.h>
@@ -18,10 +18,10 @@
 
 #include "util.h"
 
-#line 3257 "chapters/06-production.nw"
+#line 3285 "chapters/06-production.nw"
 void contender_run(Contender *col)
 {
-#line 3291 "chapters/06-production.nw"
+#line 3319 "chapters/06-production.nw"
     int fd[2];
     if (pipe(fd) != 0)
         fatal("pipe: %s", strerror(errno));
@@ -33,14 +33,14 @@ void contender_run(Contender *col)
     int rc = posix_spawnp(&pid, col->argv[0], &fa, NULL, col->argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     close(fd[1]);
-#line 3260 "chapters/06-production.nw"
+#line 3288 "chapters/06-production.nw"
     if (rc != 0) {
         close(fd[0]);
         snprintf(col->why, sizeof col->why, "cannot run %s: %s", col->argv[0], strerror(rc));
-#line 3264 "chapters/06-production.nw"
+#line 3292 "chapters/06-production.nw"
         return;
     }
-#line 3315 "chapters/06-production.nw"
+#line 3343 "chapters/06-production.nw"
     FILE *f = fdopen(fd[0], "r");
     char line[512];
     while (f && fgets(line, sizeof line, f)) {
@@ -56,7 +56,7 @@ void contender_run(Contender *col)
     }
     if (f)
         fclose(f);
-#line 3267 "chapters/06-production.nw"
+#line 3295 "chapters/06-production.nw"
     int st;
     waitpid(pid, &st, 0);
     col->ran = true;
@@ -66,7 +66,7 @@ void contender_run(Contender *col)
                  WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
 }
 
-#line 3341 "chapters/06-production.nw"
+#line 3369 "chapters/06-production.nw"
 double contender_at(const Contender *col, size_t size, enum ContenderField field)
 {
     for (int i = 0; i < col->rows; i++)
@@ -76,7 +76,7 @@ double contender_at(const Contender *col, size_t size, enum ContenderField field
                                               : (double)col->wrong[i];
     return NAN;
 }
-#line 3360 "chapters/06-production.nw"
+#line 3388 "chapters/06-production.nw"
 void machine_line(char *buf, size_t len)
 {
     char model[128] = "unknown CPU", line[256];
@@ -97,7 +97,7 @@ void machine_line(char *buf, size_t len)
     snprintf(buf, len, "%s, %ld cores, %s %s, %s", model, sysconf(_SC_NPROCESSORS_ONLN),
              u.sysname, u.release, day);
 }
-#line 3424 "chapters/06-production.nw"
+#line 3452 "chapters/06-production.nw"
 static void table_heading(FILE *csv, const Contender *col, int n, int base, const int *vs,
                           int n_vs)
 {
@@ -118,12 +118,12 @@ static void table_heading(FILE *csv, const Contender *col, int n, int base, cons
         fprintf(csv, "size");
         for (int k = 0; k < n; k++)
             fprintf(csv, ",%s_us,%s_%s", col[k].key, col[k].key, col[k].bus ? "busbw" : "bw");
-#line 3445 "chapters/06-production.nw"
+#line 3473 "chapters/06-production.nw"
         fprintf(csv, ",wrong\n");
     }
 }
 
-#line 3458 "chapters/06-production.nw"
+#line 3486 "chapters/06-production.nw"
 /** One line of the table (and of the CSV); 1 when an element was wrong. */
 static int table_row(FILE *csv, const Contender *col, int n, int base, const int *vs, int n_vs,
                      size_t size)
@@ -132,7 +132,7 @@ static int table_row(FILE *csv, const Contender *col, int n, int base, const int
     printf("%12zu", size);
     if (csv)
         fprintf(csv, "%zu", size);
-#line 3487 "chapters/06-production.nw"
+#line 3515 "chapters/06-production.nw"
     for (int k = 0; k < n; k++) {
         double t = contender_at(&col[k], size, CONTENDER_US);
         double b = contender_at(&col[k], size, CONTENDER_BUSBW);
@@ -145,7 +145,7 @@ static int table_row(FILE *csv, const Contender *col, int n, int base, const int
             fprintf(csv, ",%.3f,%.4f", t, b);
         wrong += isnan(w) ? 0 : w;
     }
-#line 3467 "chapters/06-production.nw"
+#line 3495 "chapters/06-production.nw"
     printf(" %7.0f", wrong);
     double mine = contender_at(&col[base], size, CONTENDER_BUSBW);
     for (int j = 0; j < n_vs; j++)
@@ -156,10 +156,10 @@ static int table_row(FILE *csv, const Contender *col, int n, int base, const int
     return wrong > 0;
 }
 
-#line 3395 "chapters/06-production.nw"
+#line 3423 "chapters/06-production.nw"
 int contender_table(FILE *csv, const Contender *col, int n, int base, const int *vs, int n_vs)
 {
-#line 3398 "chapters/06-production.nw"
+#line 3426 "chapters/06-production.nw"
     int status = 0, sizes = base;
     for (int k = 0; k < n && col[sizes].rows == 0; k++)
         sizes = k;
