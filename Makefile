@@ -3,7 +3,8 @@
 #   make                 every stage program
 #   make chapterN        the stage program of chapter N (chapter1: ./mlp, chapter2: ./pingpong,
 #                        chapter3: ./ps, chapter4: ./collectives, chapter5: ./ring,
-#                        chapter6: ./train, chapter7: ./train with --strategy zero1, zero2, fsdp)
+#                        chapter6: ./train, chapter7: ./train with --strategy zero1, zero2, fsdp,
+#                        chapter8: ./train --strategy direct, ./allreduce_bench)
 #   make tangle          chapters/*.nw -> tangled/ and kernels/ (needs noweb)
 #   make test            drift and layer checks + Criterion tests (DEVICE=cpu|cuda; CHAPTER=N: one)
 #   make soak            the whole suite RUNS=20 times beside LOAD=2 busy processes
@@ -148,7 +149,7 @@ LIB_SRCS   := $(filter-out $(PROG_SRCS) $(BACKEND_SRCS),$(wildcard $(addsuffix /
 LIB_OBJS   := $(patsubst tangled/%.c,$(OBJ)/%.o,$(LIB_SRCS))
 LIB        := $(BUILD)/libdps.a
 
-.PHONY: all chapter0 chapter1 chapter2 chapter3 chapter4 chapter5 chapter6 chapter7 tangle check-tangle check-layers test test-run deps deps-check \
+.PHONY: all chapter0 chapter1 chapter2 chapter3 chapter4 chapter5 chapter6 chapter7 chapter8 tangle check-tangle check-layers test test-run deps deps-check \
         book docs clean help grade grade-build grade-submission manifest handout autograder autograder-check \
         bench faults memcheck fuzz soak
 .DEFAULT_GOAL := all
@@ -163,6 +164,7 @@ chapter4: collectives
 chapter5: ring collectives
 chapter6: train collectives allreduce_bench
 chapter7: train collectives
+chapter8: train collectives allreduce_bench
 
 $(OBJ)/%.o: tangled/%.c $(BUILD)/config
 	@mkdir -p $(@D)

@@ -2,7 +2,7 @@
  * @file device_cuda.cu
  * @brief The CUDA device: the same table as the CPU's, on a GPU.
  */
-#line 2057 "chapters/01-mlp.nw"
+#line 2059 "chapters/01-mlp.nw"
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -12,7 +12,7 @@
 #include "mlp_kernels.h"
 #include "util.h"
 
-#line 2091 "chapters/01-mlp.nw"
+#line 2093 "chapters/01-mlp.nw"
 /** Stop with file, line and CUDA's message when @p call fails. */
 #define CUDA_CHECK(call)                                                                       \
     do {                                                                                       \
@@ -33,7 +33,7 @@
 static cublasHandle_t handle; /* one per process, made by device_cuda_backend_open() */
 static int ordinal;           /* the rank's GPU, which each of the rank's threads must use */
 
-#line 2128 "chapters/01-mlp.nw"
+#line 2130 "chapters/01-mlp.nw"
 static void *alloc(size_t bytes)
 {
     void *p = NULL;
@@ -44,9 +44,9 @@ static void *alloc(size_t bytes)
 
 static void release(void *p)
 {
-#line 2136 "chapters/01-mlp.nw"
+#line 2138 "chapters/01-mlp.nw"
     CUDA_CHECK(cudaFree(p));
-#line 2136 "chapters/01-mlp.nw"
+#line 2138 "chapters/01-mlp.nw"
 }
 static void upload(void *dst, const void *src, size_t bytes)
 {
@@ -62,17 +62,17 @@ static void copy(void *dst, const void *src, size_t bytes)
 }
 static void zero(void *p, size_t bytes)
 {
-#line 2149 "chapters/01-mlp.nw"
+#line 2151 "chapters/01-mlp.nw"
     CUDA_CHECK(cudaMemset(p, 0, bytes));
-#line 2149 "chapters/01-mlp.nw"
+#line 2151 "chapters/01-mlp.nw"
 }
 static void sync(void)
 {
-#line 2150 "chapters/01-mlp.nw"
+#line 2152 "chapters/01-mlp.nw"
     CUDA_CHECK(cudaDeviceSynchronize());
-#line 2150 "chapters/01-mlp.nw"
+#line 2152 "chapters/01-mlp.nw"
 }
-#line 2175 "chapters/01-mlp.nw"
+#line 2177 "chapters/01-mlp.nw"
 static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
                  const float *B, float beta, float *C)
 {
@@ -81,7 +81,7 @@ static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float
                              g.transb ? CUBLAS_OP_T : CUBLAS_OP_N, g.m, g.n, g.k, &alpha, g.a,
                              g.lda, g.b, g.ldb, &beta, C, g.ldc));
 }
-#line 2321 "chapters/01-mlp.nw"
+#line 2323 "chapters/01-mlp.nw"
 /** One thread per element: add the column's bias, then ReLU. */
 __global__ void bias_act_forward_kernel(float *y, const float *bias, int rows, int cols,
                                         bool relu)
@@ -97,7 +97,7 @@ static void bias_act_forward(float *y, const float *bias, int rows, int cols, bo
                                                                                   cols, relu);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2348 "chapters/01-mlp.nw"
+#line 2350 "chapters/01-mlp.nw"
 /** One thread per element: zero dy where the ReLU's output was not positive. */
 __global__ void relu_backward_kernel(float *dy, const float *y, size_t n)
 {
@@ -111,7 +111,7 @@ static void relu_backward(float *dy, const float *y, size_t n)
     relu_backward_kernel<<<grid_blocks(n), KERNEL_THREADS>>>(dy, y, n);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2370 "chapters/01-mlp.nw"
+#line 2372 "chapters/01-mlp.nw"
 /** One thread per column: sum dy down the column. */
 __global__ void bias_backward_kernel(float *dbias, const float *dy, int rows, int cols)
 {
@@ -129,7 +129,7 @@ static void bias_backward(float *dbias, const float *dy, int rows, int cols)
     bias_backward_kernel<<<grid_blocks(cols), KERNEL_THREADS>>>(dbias, dy, rows, cols);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 1534 "chapters/01-mlp.nw"
+#line 1536 "chapters/01-mlp.nw"
 /** One thread per row: softmax_xent_row(), then add the counts atomically. */
 __global__ void softmax_xent_kernel(const float *logits, const int *labels, int rows, int cols,
                                     float *dlogits, float *stats)
@@ -149,10 +149,10 @@ static void softmax_xent(const float *logits, const int *labels, int rows, int c
 {
     softmax_xent_kernel<<<grid_blocks(rows), KERNEL_THREADS>>>(logits, labels, rows, cols,
                                                                dlogits, stats);
-#line 1554 "chapters/01-mlp.nw"
+#line 1556 "chapters/01-mlp.nw"
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2437 "chapters/01-mlp.nw"
+#line 2439 "chapters/01-mlp.nw"
 /** Grid-stride y += a x. */
 __global__ void axpy_kernel(size_t n, float a, const float *x, float *y)
 {
@@ -169,7 +169,7 @@ __global__ void scale_kernel(size_t n, float a, float *x)
         x[i] *= a;
 }
 
-#line 2458 "chapters/01-mlp.nw"
+#line 2460 "chapters/01-mlp.nw"
 static void axpy(size_t n, float a, const float *x, float *y)
 {
     axpy_kernel<<<stride_blocks(n), KERNEL_THREADS>>>(n, a, x, y);
@@ -179,6 +179,31 @@ static void axpy(size_t n, float a, const float *x, float *y)
 static void scale(size_t n, float a, float *x)
 {
     scale_kernel<<<stride_blocks(n), KERNEL_THREADS>>>(n, a, x);
+    CUDA_CHECK(cudaGetLastError());
+}
+
+#line 391 "chapters/08-direct.nw"
+/** The sources of one reduce(), by value. */
+typedef struct ReduceSources {
+    const float *p[DEVICE_MAX_SOURCES]; /**< the sources, in order */
+} ReduceSources;
+
+/** Grid-stride reduce_element() on every element. */
+__global__ void reduce_kernel(size_t n, ReduceSources s, int k, float scale, float *dst)
+{
+    for (size_t i = thread_index(blockIdx.x, blockDim.x, threadIdx.x); i < n;
+         i += grid_stride(gridDim.x, blockDim.x))
+        dst[i] = reduce_element(s.p, k, i, scale);
+}
+
+static void reduce(size_t n, const float *const *src, int k, float scale, float *dst)
+{
+    if (n == 0)
+        return;
+    ReduceSources s;
+    for (int j = 0; j < k; j++)
+        s.p[j] = src[j];
+    reduce_kernel<<<stride_blocks(n), KERNEL_THREADS>>>(n, s, k, scale, dst);
     CUDA_CHECK(cudaGetLastError());
 }
 #line 390 "chapters/07-zero.nw"
@@ -198,14 +223,14 @@ static void adamw(size_t n, const AdamStep *a, const float *g, float *m, float *
     adamw_kernel<<<stride_blocks(n), KERNEL_THREADS>>>(n, *a, g, m, u, p);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 1871 "chapters/02-shm.nw"
+#line 1880 "chapters/02-shm.nw"
 static void peer_copy(void *dst, const void *src, size_t bytes)
 {
     CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, 0));
     CUDA_CHECK(cudaStreamSynchronize(0));
 }
 
-#line 1894 "chapters/02-shm.nw"
+#line 1903 "chapters/02-shm.nw"
 static int ipc_export(void *p, void *handle, char *err)
 {
     static_assert(sizeof(cudaIpcMemHandle_t) == DEVICE_IPC_BYTES, "IPC handle size");
@@ -217,7 +242,7 @@ static int ipc_export(void *p, void *handle, char *err)
     return 0;
 }
 
-#line 1911 "chapters/02-shm.nw"
+#line 1920 "chapters/02-shm.nw"
 static void *ipc_open(const void *handle, char *err)
 {
     cudaIpcMemHandle_t h;
@@ -231,21 +256,21 @@ static void *ipc_open(const void *handle, char *err)
     return p;
 }
 
-#line 1881 "chapters/02-shm.nw"
+#line 1890 "chapters/02-shm.nw"
 static void ipc_close(void *p)
 {
-#line 1881 "chapters/02-shm.nw"
+#line 1890 "chapters/02-shm.nw"
     CUDA_CHECK(cudaIpcCloseMemHandle(p));
-#line 1881 "chapters/02-shm.nw"
+#line 1890 "chapters/02-shm.nw"
 }
 #line 1203 "chapters/06-production.nw"
 static void bind_thread(void)
 {
     CUDA_CHECK(cudaSetDevice(ordinal));
 }
-#line 2538 "chapters/01-mlp.nw"
+#line 2540 "chapters/01-mlp.nw"
 static Device cuda = {
-#line 2538 "chapters/01-mlp.nw"
+#line 2540 "chapters/01-mlp.nw"
     /* every member, in Device's order, as C++ requires */
     .kind = DEVICE_CUDA,
     .name = "cuda",
@@ -270,17 +295,18 @@ static Device cuda = {
     .ipc_open = ipc_open,
     .ipc_close = ipc_close,
     .bind_thread = bind_thread,
+    .reduce = reduce,
     .adamw = adamw,
 };
 
-#line 2561 "chapters/01-mlp.nw"
+#line 2563 "chapters/01-mlp.nw"
 /**
  * The backend's entry point (DEVICE_CUDA_ENTRY), found by device_cuda_open() with dlsym():
  * the CUDA device for GPU @p rank % count, or NULL with the reason in @p why.
  */
 extern "C" const Device *device_cuda_backend_open(int rank, char *why)
 {
-#line 2586 "chapters/01-mlp.nw"
+#line 2588 "chapters/01-mlp.nw"
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) {
@@ -289,11 +315,11 @@ extern "C" const Device *device_cuda_backend_open(int rank, char *why)
         cudaGetLastError(); /* clear the error so later calls do not report it */
         return NULL;
     }
-#line 2568 "chapters/01-mlp.nw"
+#line 2570 "chapters/01-mlp.nw"
     ordinal = rank % count;
     cuda.count = count;
     CUDA_CHECK(cudaSetDevice(ordinal));
-#line 2604 "chapters/01-mlp.nw"
+#line 2606 "chapters/01-mlp.nw"
     cublasStatus_t s = cublasCreate(&handle);
     if (s != CUBLAS_STATUS_SUCCESS) {
         snprintf(why, ERR_LEN, "cublasCreate failed: %s", cublasGetStatusString(s));
@@ -304,6 +330,6 @@ extern "C" const Device *device_cuda_backend_open(int rank, char *why)
     snprintf(cuda.description, sizeof cuda.description, "cuda:%d %.100s (sm_%d%d, %.1f GiB)",
              ordinal, prop.name, prop.major, prop.minor,
              (double)prop.totalGlobalMem / (1u << 30));
-#line 2572 "chapters/01-mlp.nw"
+#line 2574 "chapters/01-mlp.nw"
     return &cuda;
 }

@@ -56,5 +56,35 @@ int ring_all_reduce(Comm *c, float *buf, size_t count, float *scratch, float sca
  */
 int ring_reduce_scatter_window(Comm *c, float *win, size_t count, size_t lo, size_t hi,
                                float *scratch, char *err);
+/**
+ * The all-reduces that read the peers' buffers where they lie (chapter 8): @p buf comes
+ * from c->alloc_shared() (the same allocation on every rank); afterwards every rank holds
+ * @p scale times the sum over the ranks, the same bits on every rank. One-shot needs
+ * @p scratch of @p count floats; the others none. 0, or -1 with @p err.
+ */
+int direct_one_shot(Comm *c, float *buf, size_t count, float *scratch, float scale, char *err);
+/** Two-shot: each rank reduces its chunk from every rank's, then gathers the others'. */
+int direct_two_shot(Comm *c, float *buf, size_t count, float *scratch, float scale, char *err);
+/** The ring of chapters 4 and 5, reading the neighbour's chunk instead of receiving it. */
+int direct_ring(Comm *c, float *buf, size_t count, float *scratch, float scale, char *err);
+/** The all-reduces that all_reduce() chooses among (chapter 8). */
+typedef enum AllReduceAlgo {
+    ALGO_CHANNEL_RING,
+    ALGO_ONE_SHOT,
+    ALGO_TWO_SHOT,
+    ALGO_DIRECT_RING
+} AllReduceAlgo;
+/** The algorithm all_reduce() would run for @p count floats of @p buf on @p c. */
+AllReduceAlgo all_reduce_choice(Comm *c, const float *buf, size_t count);
+/** Its name: "channel ring", "one-shot", "two-shot", "direct ring". */
+const char *all_reduce_algo_name(AllReduceAlgo a);
+/**
+ * The book's best all-reduce (chapter 8): one-shot, two-shot or the direct ring on a
+ * buffer the peers can read, else the channel ring. @p scratch holds
+ * all_reduce_scratch(count, N) floats.
+ */
+int all_reduce(Comm *c, float *buf, size_t count, float *scratch, float scale, char *err);
+/** Floats of scratch all_reduce() needs for @p count floats on @p size ranks. */
+size_t all_reduce_scratch(size_t count, int size);
 
 #endif

@@ -6,6 +6,7 @@
 #define DPS_COMM_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "device.h"
 
@@ -51,6 +52,20 @@ struct Comm {
      * all ranks (MPI_Allreduce, ncclAllReduce; chapter 6), or NULL.
      */
     int (*allreduce)(Comm *c, float *buf, size_t count, char *err);
+    /**
+     * Optional (chapter 8): @p bytes that the other ranks of this machine can read where they
+     * lie, or NULL (none left, or no such memory). Every rank must allocate the same sizes in
+     * the same order.
+     */
+    void *(*alloc_shared)(Comm *c, size_t bytes);
+    /** Optional (chapter 8): where rank @p peer's allocation matching @p mine lies, or NULL. */
+    void *(*peer_buffer)(Comm *c, int peer, const void *mine);
+    /** Optional (chapter 8): this rank's progress counter, which starts at 0. */
+    uint32_t (*progress)(Comm *c);
+    /** Optional (chapter 8): raise this rank's progress to @p value, and wake its waiters. */
+    void (*advance)(Comm *c, uint32_t value);
+    /** Optional (chapter 8): wait until rank @p peer's progress reaches @p value. */
+    int (*wait_for)(Comm *c, int peer, uint32_t value, char *err);
     void *state; /**< the transport's own data */
 };
 
@@ -61,6 +76,8 @@ typedef struct ShmWorld ShmWorld;
 #define SHM_CHANNEL_BYTES (1u << 20)
 /** Bytes of each channel's ring in GPU memory (CUDA), unless asked otherwise. */
 #define SHM_DEVICE_CHANNEL_BYTES (32u << 20)
+/** Bytes of each rank's window of memory its peers can read (chapter 8). */
+#define SHM_WINDOW_BYTES ((size_t)1 << 30)
 
 /**
  * Make the shared memory of a run of @p size ranks, before forking them. Each ordered

@@ -45,9 +45,9 @@ static void close_comm(void *comm, void *stream)
         cudaStreamDestroy((cudaStream_t)stream);
 }
 #line 2291 "chapters/06-production.nw"
-static int all_reduce(void *comm, void *stream, float *buf, size_t count, bool mean, char *err)
+static int backend_all_reduce(void *comm, void *stream, float *buf, size_t count, bool mean,
+                              char *err)
 {
-#line 2294 "chapters/06-production.nw"
     ncclResult_t r = ncclAllReduce(buf, buf, count, ncclFloat, mean ? ncclAvg : ncclSum,
                                    (ncclComm_t)comm, (cudaStream_t)stream);
     if (r != ncclSuccess)
@@ -61,9 +61,10 @@ static int all_reduce(void *comm, void *stream, float *buf, size_t count, bool m
 /** The table, for dlsym(NCCL_ENTRY). */
 const NcclOps *nccl_backend_ops(void)
 {
-    static const NcclOps ops = {
-#line 2311 "chapters/06-production.nw"
-        .unique_id = unique_id, .init = init, .all_reduce = all_reduce, .close = close_comm};
+    static const NcclOps ops = {.unique_id = unique_id,
+                                .init = init,
+                                .all_reduce = backend_all_reduce,
+                                .close = close_comm};
 #line 2313 "chapters/06-production.nw"
     return &ops;
 }

@@ -2,7 +2,7 @@
  * @file device.c
  * @brief Choosing the device a user asked for; loading the CUDA backend when it is asked for.
  */
-#line 2632 "chapters/01-mlp.nw"
+#line 2634 "chapters/01-mlp.nw"
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,13 +11,13 @@
 #include "device.h"
 #include "util.h"
 
-#line 2715 "chapters/01-mlp.nw"
+#line 2717 "chapters/01-mlp.nw"
 const Device *device_cuda_open(int rank, char *why)
 {
 #ifndef HAVE_CUDA
     (void)rank;
     snprintf(why, ERR_LEN, "this build has no CUDA backend (nvcc was not found, or NO_CUDA=1)");
-#line 2721 "chapters/01-mlp.nw"
+#line 2723 "chapters/01-mlp.nw"
     return NULL;
 #else
     if (!dlopen(DEVICE_CUDA_DRIVER, RTLD_NOW | RTLD_GLOBAL)) {
@@ -34,7 +34,7 @@ const Device *device_cuda_open(int rank, char *why)
     return open_backend(rank, why);
 #endif
 }
-#line 2762 "chapters/01-mlp.nw"
+#line 2764 "chapters/01-mlp.nw"
 void *backend_entry(const char *name, const char *entry, char *why)
 {
     const char *file = name;
@@ -57,7 +57,7 @@ void *backend_entry(const char *name, const char *entry, char *why)
     return fn;
 }
 
-#line 2654 "chapters/01-mlp.nw"
+#line 2656 "chapters/01-mlp.nw"
 const Device *device_open(const char *request, int rank, char *note, char *err)
 {
     char why[ERR_LEN];

@@ -14,6 +14,8 @@ extern "C" {
 
 /** Size of a handle from ipc_export() (CUDA's cudaIpcMemHandle_t; chapter 2). */
 #define DEVICE_IPC_BYTES 64
+/** The most sources of one reduce(): the most ranks of one machine (chapter 8). */
+#define DEVICE_MAX_SOURCES 64
 
 /** Which implementation a Device is. */
 typedef enum DeviceKind { DEVICE_CPU, DEVICE_CUDA } DeviceKind;
@@ -70,6 +72,11 @@ typedef struct Device {
     void (*ipc_close)(void *p);
     /** Optional (chapter 6): make the calling thread use this device, or NULL. */
     void (*bind_thread)(void);
+    /**
+     * dst[i] = scale (src[0][i] + src[1][i] + ... + src[k-1][i]), added in that order, for
+     * i < n; dst may be one of the sources (chapter 8). At most DEVICE_MAX_SOURCES sources.
+     */
+    void (*reduce)(size_t n, const float *const *src, int k, float scale, float *dst);
     /** AdamW on n elements (chapter 7): see adamw_element(). */
     void (*adamw)(size_t n, const AdamStep *a, const float *g, float *m, float *u, float *p);
 } Device;

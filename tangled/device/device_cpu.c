@@ -2,7 +2,7 @@
  * @file device_cpu.c
  * @brief The CPU device: the readable reference of every kernel.
  */
-#line 1727 "chapters/01-mlp.nw"
+#line 1729 "chapters/01-mlp.nw"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +15,7 @@
 #include "mlp_kernels.h"
 #include "util.h"
 
-#line 1762 "chapters/01-mlp.nw"
+#line 1764 "chapters/01-mlp.nw"
 static void *alloc(size_t bytes)
 {
     size_t rounded = (bytes + 63) / 64 * 64;
@@ -28,44 +28,44 @@ static void *alloc(size_t bytes)
 
 static void release(void *p)
 {
-#line 1772 "chapters/01-mlp.nw"
+#line 1774 "chapters/01-mlp.nw"
     free(p);
-#line 1772 "chapters/01-mlp.nw"
+#line 1774 "chapters/01-mlp.nw"
 }
 static void upload(void *dst, const void *src, size_t bytes)
 {
-#line 1773 "chapters/01-mlp.nw"
+#line 1775 "chapters/01-mlp.nw"
     memcpy(dst, src, bytes);
-#line 1773 "chapters/01-mlp.nw"
+#line 1775 "chapters/01-mlp.nw"
 }
 static void download(void *dst, const void *src, size_t bytes)
 {
-#line 1774 "chapters/01-mlp.nw"
+#line 1776 "chapters/01-mlp.nw"
     memcpy(dst, src, bytes);
 }
 static void copy(void *dst, const void *src, size_t bytes)
 {
-#line 1776 "chapters/01-mlp.nw"
+#line 1778 "chapters/01-mlp.nw"
     memmove(dst, src, bytes);
-#line 1776 "chapters/01-mlp.nw"
+#line 1778 "chapters/01-mlp.nw"
 }
 static void zero(void *p, size_t bytes)
 {
-#line 1777 "chapters/01-mlp.nw"
+#line 1779 "chapters/01-mlp.nw"
     memset(p, 0, bytes);
-#line 1777 "chapters/01-mlp.nw"
+#line 1779 "chapters/01-mlp.nw"
 }
 static void sync(void)
 {
-#line 1778 "chapters/01-mlp.nw"
+#line 1780 "chapters/01-mlp.nw"
 }
-#line 1863 "chapters/02-shm.nw"
+#line 1872 "chapters/02-shm.nw"
 static void peer_copy(void *dst, const void *src, size_t bytes)
 {
-#line 1863 "chapters/02-shm.nw"
+#line 1872 "chapters/02-shm.nw"
     memcpy(dst, src, bytes);
 }
-#line 1803 "chapters/01-mlp.nw"
+#line 1805 "chapters/01-mlp.nw"
 /** op(A)[i][p] of the stored A, inside gemm_plain(). */
 #define A_AT(i, p) (ta ? A[(size_t)(p)*m + (i)] : A[(size_t)(i)*k + (p)])
 
@@ -78,15 +78,15 @@ void gemm_plain(bool ta, bool tb, int m, int n, int k, float alpha, const float 
         for (int j = 0; j < n; j++)
             c[j] = beta == 0.0f ? 0.0f : beta * c[j];
         if (!tb) {
-#line 1829 "chapters/01-mlp.nw"
+#line 1831 "chapters/01-mlp.nw"
             for (int p = 0; p < k; p++) {
                 const float a = alpha * A_AT(i, p), *b = B + (size_t)p * n;
                 for (int j = 0; j < n; j++)
                     c[j] += a * b[j];
             }
-#line 1816 "chapters/01-mlp.nw"
+#line 1818 "chapters/01-mlp.nw"
         } else {
-#line 1849 "chapters/01-mlp.nw"
+#line 1851 "chapters/01-mlp.nw"
             for (int j = 0; j < n; j++) {
                 const float *b = B + (size_t)j * k;
                 float s = 0;
@@ -94,24 +94,24 @@ void gemm_plain(bool ta, bool tb, int m, int n, int k, float alpha, const float 
                     s += A_AT(i, p) * b[p];
                 c[j] += alpha * s;
             }
-#line 1818 "chapters/01-mlp.nw"
+#line 1820 "chapters/01-mlp.nw"
         }
     }
 #undef AT
 }
-#line 1868 "chapters/01-mlp.nw"
+#line 1870 "chapters/01-mlp.nw"
 static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
                  const float *B, float beta, float *C)
 {
 #ifdef HAVE_BLAS
     cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
                 m, n, k, alpha, A, ta ? m : k, B, tb ? k : n, beta, C, n);
-#line 1875 "chapters/01-mlp.nw"
+#line 1877 "chapters/01-mlp.nw"
 #else
     gemm_plain(ta, tb, m, n, k, alpha, A, B, beta, C);
 #endif
 }
-#line 1928 "chapters/01-mlp.nw"
+#line 1930 "chapters/01-mlp.nw"
 static void bias_act_forward(float *y, const float *bias, int rows, int cols, bool relu)
 {
     for (int i = 0; i < rows; i++) {
@@ -120,13 +120,13 @@ static void bias_act_forward(float *y, const float *bias, int rows, int cols, bo
             row[j] = bias_act(row[j], bias[j], relu);
     }
 }
-#line 1943 "chapters/01-mlp.nw"
+#line 1945 "chapters/01-mlp.nw"
 static void relu_backward(float *dy, const float *y, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         dy[i] = relu_grad(dy[i], y[i]);
 }
-#line 1955 "chapters/01-mlp.nw"
+#line 1957 "chapters/01-mlp.nw"
 static void bias_backward(float *dbias, const float *dy, int rows, int cols)
 {
     for (int j = 0; j < cols; j++)
@@ -135,7 +135,7 @@ static void bias_backward(float *dbias, const float *dy, int rows, int cols)
         for (int j = 0; j < cols; j++)
             dbias[j] += dy[(size_t)i * cols + j];
 }
-#line 1487 "chapters/01-mlp.nw"
+#line 1489 "chapters/01-mlp.nw"
 static void softmax_xent(const float *logits, const int *labels, int rows, int cols,
                          float *dlogits, float *stats)
 {
@@ -150,7 +150,7 @@ static void softmax_xent(const float *logits, const int *labels, int rows, int c
     stats[0] += (float)loss;
     stats[1] += (float)right;
 }
-#line 1973 "chapters/01-mlp.nw"
+#line 1975 "chapters/01-mlp.nw"
 static void axpy(size_t n, float a, const float *x, float *y)
 {
     for (size_t i = 0; i < n; i++)
@@ -162,13 +162,36 @@ static void scale(size_t n, float a, float *x)
     for (size_t i = 0; i < n; i++)
         x[i] *= a;
 }
+
+#line 356 "chapters/08-direct.nw"
+static void reduce(size_t n, const float *const *src, int k, float scale, float *dst)
+{
+    enum { BLOCK = 1024 };
+    if (k == 2) { /* the common case in one pass; dst may be src[0] or src[1] exactly */
+        const float *a = src[0], *b = src[1];
+        for (size_t i = 0; i < n; i++)
+            dst[i] = (a[i] + b[i]) * scale;
+        return;
+    }
+    float acc[BLOCK];
+    for (size_t lo = 0; lo < n; lo += BLOCK) {
+        size_t m = n - lo < BLOCK ? n - lo : BLOCK;
+        for (size_t i = 0; i < m; i++)
+            acc[i] = src[0][lo + i];
+        for (int j = 1; j < k; j++)
+            for (size_t i = 0; i < m; i++)
+                acc[i] += src[j][lo + i];
+        for (size_t i = 0; i < m; i++)
+            dst[lo + i] = acc[i] * scale;
+    }
+}
 #line 378 "chapters/07-zero.nw"
 static void adamw(size_t n, const AdamStep *a, const float *g, float *m, float *u, float *p)
 {
     for (size_t i = 0; i < n; i++)
         adamw_element(a, g[i], &m[i], &u[i], &p[i]);
 }
-#line 1993 "chapters/01-mlp.nw"
+#line 1995 "chapters/01-mlp.nw"
 static Device cpu = {
     .kind = DEVICE_CPU,
     .name = "cpu",
@@ -188,10 +211,10 @@ static Device cpu = {
     .scale = scale,
     .count = 1,
     .peer_copy = peer_copy,
+    .reduce = reduce,
     .adamw = adamw,
 };
 
-#line 2016 "chapters/01-mlp.nw"
 void device_cpu_threads(int threads)
 {
 #ifdef HAVE_BLAS
@@ -201,7 +224,7 @@ void device_cpu_threads(int threads)
 #endif
 }
 
-#line 2030 "chapters/01-mlp.nw"
+#line 2032 "chapters/01-mlp.nw"
 const Device *device_cpu(void)
 {
 #ifdef HAVE_BLAS

@@ -74,6 +74,15 @@ static inline HOSTDEV void adamw_element(const AdamStep *a, float g, float *m, f
     float denom = sqrtf(*u) / a->sqrt_correct2 + a->eps;
     *p -= a->lr / a->correct1 * *m / denom;
 }
+/** scale (src[0][i] + ... + src[k-1][i]), added in that order (chapter 8). */
+static inline HOSTDEV float reduce_element(const float *const *src, int k, size_t i,
+                                           float scale)
+{
+    float s = src[0][i];
+    for (int j = 1; j < k; j++)
+        s += src[j][i];
+    return s * scale;
+}
 /** A column-major sgemm, BLAS's or cuBLAS's: C = alpha op(a) op(b) + beta C. */
 typedef struct {
     bool transa;    /**< transpose the first operand */

@@ -2,7 +2,7 @@
  * @file allreduce_bench_main.c
  * @brief The program allreduce_bench: every all-reduce of the book, side by side (chapter 6).
  */
-#line 876 "chapters/A3-programs.nw"
+#line 877 "chapters/A3-programs.nw"
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -17,18 +17,25 @@
 #include "run.h"
 #include "util.h"
 
-#line 901 "chapters/A3-programs.nw"
+#line 904 "chapters/A3-programs.nw"
 static const char *summary =
-    "Run every all-reduce of the book on the same ranks and sizes, one after the other, and\n"
-    "print their times and bus bandwidths side by side: our ring (shared memory),\n"
-    "MPI_Allreduce (under mpirun), the parameter server's push/pull, NCCL (one GPU per rank)\n"
-    "and a memcpy of the same bytes on every rank, the memory's bound.";
+    "Run every all-reduce of the book on the same ranks and sizes, in three rounds, and\n"
+    "print their times and bus bandwidths side by side: ours (the best of chapter 8), the\n"
+    "channel ring, MPI_Allreduce (under mpirun), the parameter server's push/pull, NCCL (one\n"
+    "GPU per rank), PyTorch's gloo (with python3-torch) and a memcpy of the same bytes on\n"
+    "every rank, the memory's bound.";
 static const char *examples =
     "  ./allreduce_bench --n_gpus 2                       8 B to 256 MiB\n"
     "  ./allreduce_bench --n_gpus 4 -b 4K -e 64M -f 4     fewer sizes\n"
     "  ./allreduce_bench --n_gpus 2 --csv ar.csv          the table as CSV too\n";
 
-#line 925 "chapters/A3-programs.nw"
+#line 1034 "chapters/08-direct.nw"
+/** Rounds of every contender: the median of three decides (chapter 8). */
+#define BENCH_ROUNDS 3
+/** Debian's python3-torch belongs to Debian's Python, which a pyenv may shadow. */
+#define TORCH_PYTHON "/usr/bin/python3"
+
+#line 929 "chapters/A3-programs.nw"
 /** Append the common arguments of every contender to @p argv from index @p k. */
 static int common_args(char **argv, int k, const Options *o, char bufs[][32])
 {
@@ -48,7 +55,7 @@ static int common_args(char **argv, int k, const Options *o, char bufs[][32])
     argv[k] = NULL;
     return k;
 }
-#line 965 "chapters/A3-programs.nw"
+#line 969 "chapters/A3-programs.nw"
 /** Parse, run every contender, print the table (and the CSV). */
 int main(int argc, char **argv)
 {
@@ -69,7 +76,7 @@ int main(int argc, char **argv)
                 strerror(errno));
         return EXIT_USAGE;
     }
-#line 1032 "chapters/A3-programs.nw"
+#line 1039 "chapters/A3-programs.nw"
     char self[PATH_MAX], coll[PATH_MAX + 16], bufs[8][32];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     self[n > 0 ? n : 0] = '\0';
@@ -77,20 +84,25 @@ int main(int argc, char **argv)
     if (slash)
         *slash = '\0';
     snprintf(coll, sizeof coll, "%s/collectives", slash ? self : ".");
-#line 1005 "chapters/A3-programs.nw"
-    enum { RING, MPI, PS, NCCL, COPY, N_COLUMNS };
+#line 1009 "chapters/A3-programs.nw"
+    enum { OURS, RING, MPI, PS, NCCL, GLOO, COPY, N_COLUMNS };
     static Contender col[N_COLUMNS] = {
-        {.title = "ring (ours, shm)", .key = "ring", .bus = true},
+        {.title = "ours (best, shm)", .key = "ours", .bus = true},
+        {.title = "channel ring", .key = "ring", .bus = true},
         {.title = "MPI_Allreduce", .key = "mpi", .bus = true},
         {.title = "param server", .key = "ps", .bus = true},
         {.title = "NCCL", .key = "nccl", .bus = true},
+        {.title = "gloo (PyTorch)", .key = "gloo", .bus = true},
         {.title = "memcpy (bound)", .key = "memcpy"},
     };
-    const char *ops[N_COLUMNS] = {"all_reduce", "native_all_reduce", "ps_all_reduce",
-                                  "nccl_all_reduce", "memcpy"};
-#line 1056 "chapters/A3-programs.nw"
+    const char *ops[N_COLUMNS] = {"all_reduce_auto", "all_reduce",      "native_all_reduce",
+                                  "ps_all_reduce",   "nccl_all_reduce", NULL,
+                                  "memcpy"};
+#line 1063 "chapters/A3-programs.nw"
     for (int k = 0; k < N_COLUMNS; k++) {
         int i = 0;
+        if (!ops[k])
+            continue;
         if (k == MPI) {
             char *mpirun[] = {"mpirun", "-np", bufs[6], "--oversubscribe"};
             for (size_t j = 0; j < sizeof mpirun / sizeof *mpirun; j++)
@@ -109,7 +121,13 @@ int main(int argc, char **argv)
         col[k].argv[i++] = k == NCCL ? "cuda" : k == MPI ? "cpu" : (char *)o.device;
         common_args(col[k].argv, i, &o, bufs);
     }
-#line 1091 "chapters/A3-programs.nw"
+#line 1026 "chapters/08-direct.nw"
+    char gloo[PATH_MAX + 32];
+    snprintf(gloo, sizeof gloo, "%s/bench/gloo_allreduce.py", slash ? self : ".");
+    col[GLOO].argv[0] = TORCH_PYTHON;
+    col[GLOO].argv[1] = gloo;
+    common_args(col[GLOO].argv, 2, &o, bufs);
+#line 1100 "chapters/A3-programs.nw"
     int gpus = gpu_count();
     if (!comm_mpi_available() || system("command -v mpirun >/dev/null 2>&1") != 0)
         snprintf(col[MPI].why, sizeof col[MPI].why,
@@ -118,29 +136,37 @@ int main(int argc, char **argv)
         snprintf(col[NCCL].why, sizeof col[NCCL].why,
                  "not run: %d rank%s, %d GPU%s (one per rank)", o.n_gpus,
                  o.n_gpus == 1 ? "" : "s", gpus, gpus == 1 ? "" : "s");
-#line 1117 "chapters/A3-programs.nw"
-    for (int k = 0; k < N_COLUMNS; k++)
-        if (!col[k].why[0])
-            contender_run(&col[k]);
+    if (system(TORCH_PYTHON " -c 'import torch.distributed' >/dev/null 2>&1") != 0 ||
+        access(gloo, R_OK) != 0)
+        snprintf(col[GLOO].why, sizeof col[GLOO].why,
+                 "not run: no python3-torch (apt-get install python3-torch) or no %s",
+                 "bench/gloo_allreduce.py");
+#line 1131 "chapters/A3-programs.nw"
+    for (int round = 0; round < BENCH_ROUNDS; round++) /* forwards, then backwards */
+        for (int j = 0; j < N_COLUMNS; j++) {
+            int k = round % 2 ? N_COLUMNS - 1 - j : j;
+            if (!col[k].why[0])
+                contender_run(&col[k]);
+        }
     char lo[32], hi[32], where[256];
     machine_line(where, sizeof where);
-    printf(
-        "# allreduce_bench: %d ranks, float sum in place, %s to %s x%d, median of %d after %d "
-        "warm-up%s\n# machine: %s\n",
-        o.n_gpus, format_bytes(lo, o.min_bytes), format_bytes(hi, o.max_bytes), o.step_factor,
-        o.iters, o.warmup, o.check ? ", every element checked" : "", where);
-#line 1126 "chapters/A3-programs.nw"
+    printf("# allreduce_bench: %d ranks, float sum in place, %s to %s x%d, the median of %d "
+           "rounds of the median of %d after %d warm-up%s\n# machine: %s\n",
+           o.n_gpus, format_bytes(lo, o.min_bytes), format_bytes(hi, o.max_bytes),
+           o.step_factor, BENCH_ROUNDS, o.iters, o.warmup,
+           o.check ? ", every element checked" : "", where);
+#line 1143 "chapters/A3-programs.nw"
     exercises_banner("# exercise ");
     printf(
         "# time in us, busbw in GB/s (all-reduce: algbw x 2(N-1)/N; memcpy: bytes/time)\n#\n");
-#line 1128 "chapters/A3-programs.nw"
+#line 1145 "chapters/A3-programs.nw"
     if (csv)
         fprintf(csv, "# machine: %s; %d ranks\n", where, o.n_gpus);
-    const int vs[] = {MPI, COPY};
-    status = contender_table(csv, col, N_COLUMNS, RING, vs, 2);
+    const int vs[] = {MPI, COPY, GLOO};
+    status = contender_table(csv, col, N_COLUMNS, OURS, vs, 3);
     if (csv && fclose(csv) != 0)
         fatal("--csv %s: %s", o.csv, strerror(errno));
     fflush(stdout);
-#line 987 "chapters/A3-programs.nw"
+#line 991 "chapters/A3-programs.nw"
     return status;
 }

@@ -62,18 +62,21 @@ static int collectives_rank(Rank *r, char *err)
 #line 677 "chapters/04-rs.nw"
     size_t most = o->max_bytes / sizeof(float);
     float *hbuf = xcalloc(most + 1, sizeof(float));
-    float *buf = dev->alloc((most + 1) * sizeof(float));
-    float *scratch = dev->alloc((chunk_max(most, size) + 1) * sizeof(float));
+#line 796 "chapters/08-direct.nw"
+    float *shared = c->alloc_shared ? c->alloc_shared(c, (most + 1) * sizeof(float)) : NULL;
+#line 680 "chapters/04-rs.nw"
+    float *buf = shared ? shared : dev->alloc((most + 1) * sizeof(float));
+    float *scratch = dev->alloc((all_reduce_scratch(most, size) + 1) * sizeof(float));
     double *times = xcalloc((size_t)o->iters, sizeof *times), bus_sum = 0;
     int rows = 0;
     size_t last = (size_t)-1;
-#line 692 "chapters/04-rs.nw"
+#line 693 "chapters/04-rs.nw"
     for (size_t s = o->min_bytes; s <= o->max_bytes; s = s ? s * o->step_factor : 1) {
         size_t count = s / sizeof(float);
         if (count == last) /* sizes are rounded down to whole floats: 1 B is 0 B again */
             continue;
         last = count;
-#line 709 "chapters/04-rs.nw"
+#line 710 "chapters/04-rs.nw"
         double t;
         long wrong, w;
         if (op_measure(c, &tm, op, count, hbuf, buf, scratch, times, &t, &wrong, err))
@@ -85,7 +88,7 @@ static int collectives_rank(Rank *r, char *err)
                 return -1;
             wrong += w;
         }
-#line 698 "chapters/04-rs.nw"
+#line 699 "chapters/04-rs.nw"
         if (rank == 0) {
 #line 606 "chapters/A3-programs.nw"
             double bytes = (double)count * sizeof(float), algbw = bytes / t / 1e9;
@@ -101,14 +104,15 @@ static int collectives_rank(Rank *r, char *err)
             if (wrong)
                 return error_set(err, "%s of %zu elements: %ld wrong", op->name, count, wrong);
         }
-#line 700 "chapters/04-rs.nw"
+#line 701 "chapters/04-rs.nw"
         if (s > o->max_bytes / o->step_factor)
             break;
     }
 #line 633 "chapters/A3-programs.nw"
     if (rank == 0 && rows > 0)
         printf("# average bus bandwidth: %.3f GB/s over %d sizes\n", bus_sum / rows, rows);
-    dev->release(buf);
+    if (!shared) /* chapter 8: a window's memory is the world's */
+        dev->release(buf);
     dev->release(scratch);
     free(hbuf);
     free(times);
@@ -117,7 +121,7 @@ static int collectives_rank(Rank *r, char *err)
 #line 667 "chapters/04-rs.nw"
     return 0;
 }
-#line 657 "chapters/A3-programs.nw"
+#line 658 "chapters/A3-programs.nw"
 /** Parse, refuse what makes no sense, launch the ranks. */
 int main(int argc, char **argv)
 {
@@ -130,23 +134,23 @@ int main(int argc, char **argv)
     if (run.o.min_bytes > run.o.max_bytes) {
         fprintf(stderr, "%s: -b %zu is larger than -e %zu\n", program_name(), run.o.min_bytes,
                 run.o.max_bytes);
-#line 670 "chapters/A3-programs.nw"
+#line 671 "chapters/A3-programs.nw"
         return EXIT_USAGE;
     }
     const Op *op = op_find(run.o.op); /* the parser took only the table's names */
     run.program = (void *)op;
     if ((status = run_start(&run, false)) != RUN_GO)
         return status;
-#line 693 "chapters/A3-programs.nw"
+#line 694 "chapters/A3-programs.nw"
     if (!run.mpi && op->native) {
         fprintf(stderr,
                 "%s: --op native_all_reduce: the shared-memory transport has no "
                 "all-reduce of its own; run it under mpirun with --transport mpi\n",
                 program_name());
-#line 697 "chapters/A3-programs.nw"
+#line 698 "chapters/A3-programs.nw"
         return EXIT_USAGE;
     }
-#line 677 "chapters/A3-programs.nw"
+#line 678 "chapters/A3-programs.nw"
     run_ranks(&run, collectives_rank);
     return run_finish(&run);
 }

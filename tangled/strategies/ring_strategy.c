@@ -2,7 +2,7 @@
  * @file ring_strategy.c
  * @brief The ring all-reduce as a strategy of train_run (chapter 5).
  */
-#line 490 "chapters/05-ag.nw"
+#line 491 "chapters/05-ag.nw"
 #include "ring_strategy.h"
 
 #include <stdlib.h>
@@ -13,7 +13,7 @@
 #include "strategy.h"
 #include "util.h"
 
-#line 519 "chapters/05-ag.nw"
+#line 520 "chapters/05-ag.nw"
 static int ring_sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
 {
     RingState *st = s->state;
@@ -23,7 +23,7 @@ static int ring_sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
     if (ring_reduce_scatter(c, m->grads, n, st->scratch, err))
         return -1;
     size_t lo = chunk_start(n, c->size, c->rank), hi = chunk_start(n, c->size, c->rank + 1);
-#line 529 "chapters/05-ag.nw"
+#line 530 "chapters/05-ag.nw"
     if (c->size > 1)
         c->dev->scale(hi - lo, 1.0f / (float)c->size, m->grads + lo);
     c->dev->sync();
@@ -36,7 +36,7 @@ static int ring_sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
     return 0;
 }
 
-#line 548 "chapters/05-ag.nw"
+#line 549 "chapters/05-ag.nw"
 int ring_sum_doubles(Comm *host, double *v, int n, char *err)
 {
     int size = host->size;
@@ -57,7 +57,7 @@ static int ring_sum_stats(Strategy *s, double *v, int n, char *err)
     return ring_sum_doubles(((RingState *)s->state)->host, v, n, err);
 }
 
-#line 574 "chapters/05-ag.nw"
+#line 575 "chapters/05-ag.nw"
 void ring_strategy(Strategy *s, RingState *st, Comm *c, Comm *host, size_t n_params)
 {
     st->c = c;
@@ -70,14 +70,14 @@ void ring_strategy(Strategy *s, RingState *st, Comm *c, Comm *host, size_t n_par
                     .sum_stats = ring_sum_stats,
                     .update = NULL,
                     .state = st};
-#line 582 "chapters/05-ag.nw"
+#line 583 "chapters/05-ag.nw"
 }
 
 void ring_strategy_free(RingState *st)
 {
     st->c->dev->release(st->scratch);
 }
-#line 622 "chapters/05-ag.nw"
+#line 623 "chapters/05-ag.nw"
 static int ring_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     (void)err;
@@ -91,7 +91,7 @@ static void ring_close(Strategy *s)
     free(s->state);
 }
 
-#line 640 "chapters/05-ag.nw"
+#line 641 "chapters/05-ag.nw"
 void allreduce_traffic(char *line, size_t len, int ranks, size_t bytes)
 {
     char b1[32], b2[32];
@@ -106,7 +106,7 @@ void ring_traffic(char *line, size_t len, int ranks, size_t bytes)
     strncat(line, " to its neighbour", len - strlen(line) - 1);
 }
 
-#line 605 "chapters/05-ag.nw"
+#line 606 "chapters/05-ag.nw"
 const StrategyDef strategy_ring = {
     .name = "ring",
     .title = "ring all-reduce",
@@ -118,7 +118,7 @@ const StrategyDef strategy_ring = {
     .close = ring_close,
     .traffic = ring_traffic,
 };
-#line 697 "chapters/05-ag.nw"
+#line 698 "chapters/05-ag.nw"
 /** FNV-1a: a 64-bit fingerprint of @p bytes bytes. */
 static uint64_t hash_bytes(const void *p, size_t bytes)
 {
@@ -129,7 +129,7 @@ static uint64_t hash_bytes(const void *p, size_t bytes)
     return h;
 }
 
-#line 674 "chapters/05-ag.nw"
+#line 675 "chapters/05-ag.nw"
 int replicas_agree(Comm *host, const Model *m, uint64_t *hash, char *err)
 {
     float *w = xcalloc(m->n_params, sizeof *w);
@@ -143,7 +143,7 @@ int replicas_agree(Comm *host, const Model *m, uint64_t *hash, char *err)
         if (hashes[q] != *hash)
             rc = error_set(err, "the weights of rank %d differ from rank %d's after training",
                            q, host->rank);
-#line 688 "chapters/05-ag.nw"
+#line 689 "chapters/05-ag.nw"
     free(hashes);
     return rc;
 }

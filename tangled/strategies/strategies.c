@@ -17,17 +17,9 @@ const StrategyDef strategy_single = {
 };
 
 const StrategyDef *const strategy_table[] = {
-    &strategy_single,
-    &strategy_ps,
-    &strategy_ring,
-    &strategy_ring_bucketed,
-    &strategy_mpi,
-    &strategy_nccl,
-    &strategy_data_parallel,
-    &strategy_zero1,
-    &strategy_zero2,
-    &strategy_fsdp,
-    NULL,
+    &strategy_single, &strategy_ps,   &strategy_ring,          &strategy_ring_bucketed,
+    &strategy_mpi,    &strategy_nccl, &strategy_data_parallel, &strategy_zero1,
+    &strategy_zero2,  &strategy_fsdp, &strategy_direct,        NULL,
 };
 
 #line 2762 "chapters/06-production.nw"

@@ -97,5 +97,7 @@ extern const StrategyDef strategy_zero1;
 extern const StrategyDef strategy_zero2;
 /** FSDP: parameters gathered layer by layer, one ahead (chapter 7). */
 extern const StrategyDef strategy_fsdp;
+/** The all-reduce that reads the peers' memory, chosen by size (chapter 8). */
+extern const StrategyDef strategy_direct;
 
 #endif

@@ -2,7 +2,7 @@
  * @file contender.c
  * @brief Running a benchmark's contenders and reading their tables (chapter 6).
  */
-#line 3260 "chapters/06-production.nw"
+#line 3266 "chapters/06-production.nw"
 #include "contender.h"
 
 #include <errno.h>
@@ -16,12 +16,44 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "report.h"
 #include "util.h"
 
-#line 3285 "chapters/06-production.nw"
+#line 987 "chapters/08-direct.nw"
+/** Row @p row of this round: the first round makes it, the others add their time. */
+static void contender_row(Contender *col, int row, size_t size, size_t count, double us,
+                          double bw, long wrong)
+{
+    if (col->rounds == 0) {
+        col->size[row] = size, col->count[row] = count, col->wrong[row] = wrong;
+        col->bw_us[row] = bw * us;
+        col->rows = row + 1;
+    } else if (row >= col->rows || col->size[row] != size) {
+        return; /* a row this contender did not print the first time */
+    }
+    if (col->rounds < MAX_ROUNDS)
+        col->round_us[col->rounds][row] = us;
+    col->wrong[row] = wrong > col->wrong[row] ? wrong : col->wrong[row];
+}
+
+/** The round is over: each row's time is the median of its rounds. */
+static void contender_round_end(Contender *col)
+{
+    if (col->rounds < MAX_ROUNDS)
+        col->rounds++;
+    for (int i = 0; i < col->rows; i++) {
+        double t[MAX_ROUNDS];
+        for (int k = 0; k < col->rounds; k++)
+            t[k] = col->round_us[k][i];
+        col->us[i] = median(t, col->rounds);
+        col->busbw[i] = col->us[i] > 0 ? col->bw_us[i] / col->us[i] : col->busbw[i];
+    }
+}
+
+#line 3294 "chapters/06-production.nw"
 void contender_run(Contender *col)
 {
-#line 3319 "chapters/06-production.nw"
+#line 3328 "chapters/06-production.nw"
     int fd[2];
     if (pipe(fd) != 0)
         fatal("pipe: %s", strerror(errno));
@@ -33,30 +65,31 @@ void contender_run(Contender *col)
     int rc = posix_spawnp(&pid, col->argv[0], &fa, NULL, col->argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     close(fd[1]);
-#line 3288 "chapters/06-production.nw"
+#line 3297 "chapters/06-production.nw"
     if (rc != 0) {
         close(fd[0]);
         snprintf(col->why, sizeof col->why, "cannot run %s: %s", col->argv[0], strerror(rc));
-#line 3292 "chapters/06-production.nw"
+#line 3301 "chapters/06-production.nw"
         return;
     }
-#line 3343 "chapters/06-production.nw"
+#line 3352 "chapters/06-production.nw"
     FILE *f = fdopen(fd[0], "r");
     char line[512];
+    int row = 0;
     while (f && fgets(line, sizeof line, f)) {
         char type[16], wrong[32];
-        int i = col->rows;
-        double algbw;
-        if (line[0] != '#' && i < MAX_ROWS &&
-            sscanf(line, "%zu %zu %15s %lf %lf %lf %31s", &col->size[i], &col->count[i], type,
-                   &col->us[i], &algbw, &col->busbw[i], wrong) == 7) {
-            col->wrong[i] = strcmp(wrong, "N/A") == 0 ? 0 : atol(wrong);
-            col->rows++;
-        }
+        size_t size, count;
+        double us, algbw, busbw;
+        if (line[0] != '#' && row < MAX_ROWS &&
+            sscanf(line, "%zu %zu %15s %lf %lf %lf %31s", &size, &count, type, &us, &algbw,
+                   &busbw, wrong) == 7)
+            contender_row(col, row++, size, count, us, busbw,
+                          strcmp(wrong, "N/A") == 0 ? 0 : atol(wrong));
     }
     if (f)
         fclose(f);
-#line 3295 "chapters/06-production.nw"
+    contender_round_end(col);
+#line 3304 "chapters/06-production.nw"
     int st;
     waitpid(pid, &st, 0);
     col->ran = true;
@@ -66,7 +99,7 @@ void contender_run(Contender *col)
                  WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
 }
 
-#line 3369 "chapters/06-production.nw"
+#line 3379 "chapters/06-production.nw"
 double contender_at(const Contender *col, size_t size, enum ContenderField field)
 {
     for (int i = 0; i < col->rows; i++)
@@ -76,7 +109,7 @@ double contender_at(const Contender *col, size_t size, enum ContenderField field
                                               : (double)col->wrong[i];
     return NAN;
 }
-#line 3388 "chapters/06-production.nw"
+#line 3398 "chapters/06-production.nw"
 void machine_line(char *buf, size_t len)
 {
     char model[128] = "unknown CPU", line[256];
@@ -97,7 +130,7 @@ void machine_line(char *buf, size_t len)
     snprintf(buf, len, "%s, %ld cores, %s %s, %s", model, sysconf(_SC_NPROCESSORS_ONLN),
              u.sysname, u.release, day);
 }
-#line 3452 "chapters/06-production.nw"
+#line 3462 "chapters/06-production.nw"
 static void table_heading(FILE *csv, const Contender *col, int n, int base, const int *vs,
                           int n_vs)
 {
@@ -118,12 +151,12 @@ static void table_heading(FILE *csv, const Contender *col, int n, int base, cons
         fprintf(csv, "size");
         for (int k = 0; k < n; k++)
             fprintf(csv, ",%s_us,%s_%s", col[k].key, col[k].key, col[k].bus ? "busbw" : "bw");
-#line 3473 "chapters/06-production.nw"
+#line 3483 "chapters/06-production.nw"
         fprintf(csv, ",wrong\n");
     }
 }
 
-#line 3486 "chapters/06-production.nw"
+#line 3496 "chapters/06-production.nw"
 /** One line of the table (and of the CSV); 1 when an element was wrong. */
 static int table_row(FILE *csv, const Contender *col, int n, int base, const int *vs, int n_vs,
                      size_t size)
@@ -132,7 +165,7 @@ static int table_row(FILE *csv, const Contender *col, int n, int base, const int
     printf("%12zu", size);
     if (csv)
         fprintf(csv, "%zu", size);
-#line 3515 "chapters/06-production.nw"
+#line 3525 "chapters/06-production.nw"
     for (int k = 0; k < n; k++) {
         double t = contender_at(&col[k], size, CONTENDER_US);
         double b = contender_at(&col[k], size, CONTENDER_BUSBW);
@@ -145,7 +178,7 @@ static int table_row(FILE *csv, const Contender *col, int n, int base, const int
             fprintf(csv, ",%.3f,%.4f", t, b);
         wrong += isnan(w) ? 0 : w;
     }
-#line 3495 "chapters/06-production.nw"
+#line 3505 "chapters/06-production.nw"
     printf(" %7.0f", wrong);
     double mine = contender_at(&col[base], size, CONTENDER_BUSBW);
     for (int j = 0; j < n_vs; j++)
@@ -156,10 +189,10 @@ static int table_row(FILE *csv, const Contender *col, int n, int base, const int
     return wrong > 0;
 }
 
-#line 3423 "chapters/06-production.nw"
+#line 3433 "chapters/06-production.nw"
 int contender_table(FILE *csv, const Contender *col, int n, int base, const int *vs, int n_vs)
 {
-#line 3426 "chapters/06-production.nw"
+#line 3436 "chapters/06-production.nw"
     int status = 0, sizes = base;
     for (int k = 0; k < n && col[sizes].rows == 0; k++)
         sizes = k;

@@ -12,6 +12,8 @@
 
 /** Most rows a table can have. */
 #define MAX_ROWS 64
+/** Most times a contender can be run, each run a round (chapter 8). */
+#define MAX_ROUNDS 9
 
 /** One contender: the command that measures it and the rows it printed. */
 typedef struct Contender {
@@ -27,12 +29,18 @@ typedef struct Contender {
     double us[MAX_ROWS];    /**< median time */
     double busbw[MAX_ROWS]; /**< GB/s */
     long wrong[MAX_ROWS];   /**< wrong elements */
+    int rounds;             /**< runs read (chapter 8) */
+    double round_us[MAX_ROUNDS][MAX_ROWS]; /**< each round's time of each row */
+    double bw_us[MAX_ROWS];                /**< bandwidth x time: what the bandwidth counts */
 } Contender;
 
 /** What contender_at() reads. */
 enum ContenderField { CONTENDER_US, CONTENDER_BUSBW, CONTENDER_WRONG };
 
-/** Run @p col's command and read its rows; on failure say why in col->why. */
+/**
+ * Run @p col's command and read its rows; on failure say why in col->why. Run again, it
+ * reads another round, and each row's time becomes the median of its rounds (chapter 8).
+ */
 void contender_run(Contender *col);
 /** @p field of @p col at @p size bytes, or NAN when it has no such row. */
 double contender_at(const Contender *col, size_t size, enum ContenderField field);

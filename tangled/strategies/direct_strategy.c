@@ -1,0 +1,80 @@
+/**
+ * @file direct_strategy.c
+ * @brief Training with the all-reduce that reads the peers' gradients (chapter 8).
+ */
+#line 852 "chapters/08-direct.nw"
+#include <stdlib.h>
+
+#include "collectives.h"
+#include "report.h"
+#include "ring_strategy.h"
+#include "strategy.h"
+#include "util.h"
+
+#line 873 "chapters/08-direct.nw"
+static int direct_sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
+{
+    RingState *st = s->state;
+    Comm *c = st->c;
+    double t0 = now_seconds();
+    AllReduceAlgo algo = all_reduce_choice(c, m->grads, m->n_params);
+    if (all_reduce(c, m->grads, m->n_params, st->scratch, 1.0f / (float)c->size, err))
+        return -1;
+    c->dev->sync();
+    timers_add(t, all_reduce_algo_name(algo), now_seconds() - t0);
+    return 0;
+}
+
+#line 888 "chapters/08-direct.nw"
+static void direct_home_grads(Comm *c, Model *m)
+{
+    float *shared = c->alloc_shared ? c->alloc_shared(c, m->n_params * sizeof(float)) : NULL;
+    if (!shared)
+        return;
+    c->dev->release(m->grads);
+    m->grads = shared;
+    for (int l = 0; l < m->n_layers; l++)
+        m->layer_grads[l] = m->grads + m->layer[l].w;
+}
+
+#line 905 "chapters/08-direct.nw"
+static int direct_open(Strategy *s, const StrategyEnv *e, char *err)
+{
+    (void)err;
+    RingState *st = xcalloc(1, sizeof *st);
+    ring_strategy(s, st, e->c, e->host, e->m->n_params);
+    e->c->dev->release(st->scratch); /* the ring's, too small for one-shot */
+    st->scratch =
+        e->c->dev->alloc((all_reduce_scratch(e->m->n_params, e->c->size) + 1) * sizeof(float));
+    direct_home_grads(e->c, e->m);
+    st->m = e->m;
+    s->name = "direct";
+    s->sync_gradients = direct_sync_gradients;
+    return 0;
+}
+
+static void direct_close(Strategy *s)
+{
+    RingState *st = s->state;
+    Model *m = st->m;
+    if (st->c->peer_buffer && m->grads && st->c->peer_buffer(st->c, st->c->rank, m->grads)) {
+        m->grads = m->dev->alloc(m->n_params * sizeof(float));
+        for (int l = 0; l < m->n_layers; l++)
+            m->layer_grads[l] = m->grads + m->layer[l].w;
+    }
+    ring_strategy_free(st);
+    free(st);
+}
+
+#line 935 "chapters/08-direct.nw"
+const StrategyDef strategy_direct = {
+    .name = "direct",
+    .title = "all-reduce by reading the peers' memory, chosen by size",
+    .trainer = "rank",
+    .shape = SHAPE_RANKS,
+    .needs = RUNS_OVER_MPI,
+    .min_ranks = 1,
+    .open = direct_open,
+    .close = direct_close,
+    .traffic = allreduce_traffic,
+};

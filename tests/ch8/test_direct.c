@@ -1,0 +1,365 @@
+/* Chapter 8: memory a peer can read, progress counters, and the all-reduces built on them.
+ * Every algorithm sums exactly for N = 1..5 and counts that N does not divide, small and
+ * large; one-shot and two-shot give the bits of a sum in rank order computed on the host,
+ * and the direct ring the bits of the channel ring; back-to-back calls of mixed
+ * algorithms, with ranks delayed at random, never read a buffer too early; the CPU's reduce
+ * is reduce_element() bit for bit; a silent peer is named after the timeout; a rank that
+ * dies ends the run; the direct strategy trains as one device with the global batch. */
+#include <math.h>
+#include <time.h>
+
+#include "../ch2/ranks.h"
+#include "collectives.h"
+#include "helpers.h"
+#include "mlp_kernels.h"
+#include "model.h"
+#include "rng.h"
+#include "strategy.h"
+#include "train.h"
+#include "train_ref.h"
+
+typedef int (*AllReduceFn)(Comm *c, float *buf, size_t count, float *scratch, float scale,
+                           char *err);
+
+static int run_channel_ring(Comm *c, float *buf, size_t count, float *scratch, float scale,
+                            char *err)
+{
+    return ring_all_reduce(c, buf, count, scratch, scale, err);
+}
+
+static const struct {
+    const char *name;
+    AllReduceFn fn;
+} algos[] = {{"one-shot", direct_one_shot},
+             {"two-shot", direct_two_shot},
+             {"direct ring", direct_ring},
+             {"all_reduce", all_reduce},
+             {"channel ring", run_channel_ring}};
+enum { N_ALGOS = sizeof algos / sizeof algos[0] };
+
+static const size_t counts[] = {0, 1, 2, 3, 5, 1000, 4099, 65537, 300007};
+enum { N_COUNTS = sizeof counts / sizeof counts[0], MOST = 300007 };
+
+/* Element i of rank r: a float whose sums over ranks depend on the order of addition. */
+static float rough(int r, size_t i)
+{
+    uint64_t x = (uint64_t)r * 0x9E3779B97F4A7C15ull + i * 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 29;
+    return (float)((double)(x >> 40) / (1 << 20) - 8.0) * (r % 2 ? 1e-3f : 1.0f);
+}
+
+/* In rank r: every algorithm on every count, integer data (exact sums, and x 1/N), then
+ * rough data (one-shot and two-shot against the host's sum in rank order, the direct ring
+ * against the channel ring). */
+static int sums_rank(int rank, int size, void *arg, char *err)
+{
+    (void)arg;
+    Comm *c = comm_shm_open(test_world, rank, device_cpu(), err);
+    if (!c)
+        return -1;
+    float *buf = c->alloc_shared(c, MOST * sizeof(float));
+    float *scratch = xcalloc(MOST + 1, sizeof(float)), *ref = xcalloc(MOST + 1, sizeof(float));
+    if (!buf)
+        return error_set(err, "rank %d: no memory from alloc_shared", rank);
+    for (int k = 0; k < N_COUNTS; k++)
+        for (int a = 0; a < N_ALGOS; a++)
+            for (int scaled = 0; scaled < 2; scaled++) {
+                size_t n = counts[k];
+                float scale = scaled ? 1.0f / (float)size : 1.0f;
+                for (size_t i = 0; i < n; i++)
+                    buf[i] = collective_value(rank, i);
+                if (algos[a].fn(c, buf, n, scratch, scale, err))
+                    return -1;
+                for (size_t i = 0; i < n; i++)
+                    if (buf[i] != (float)collective_sum(size, i) * scale)
+                        return error_set(err, "%s, N = %d, %zu floats%s: rank %d has %g at %zu, "
+                                         "expected %g", algos[a].name, size, n,
+                                         scaled ? ", x 1/N" : "", rank, buf[i], i,
+                                         (float)collective_sum(size, i) * scale);
+            }
+    for (int k = 0; k < N_COUNTS; k++) {
+        size_t n = counts[k];
+        for (size_t i = 0; i < n; i++) {
+            float sum = rough(0, i);
+            for (int q = 1; q < size; q++)
+                sum += rough(q, i);
+            ref[i] = sum; /* the host's sum, in rank order */
+        }
+        for (int a = 0; a < 2; a++) { /* one-shot, two-shot */
+            for (size_t i = 0; i < n; i++)
+                buf[i] = rough(rank, i);
+            if (algos[a].fn(c, buf, n, scratch, 1.0f, err))
+                return -1;
+            for (size_t i = 0; i < n; i++)
+                if (memcmp(&buf[i], &ref[i], sizeof(float)) != 0)
+                    return error_set(err, "%s, N = %d, %zu rough floats: rank %d has %.9g at "
+                                     "%zu, the sum in rank order is %.9g", algos[a].name, size,
+                                     n, rank, buf[i], i, ref[i]);
+        }
+        for (size_t i = 0; i < n; i++) /* the channel ring's bits, for the direct ring */
+            ref[i] = rough(rank, i);
+        if (ring_all_reduce(c, ref, n, scratch, 1.0f, err))
+            return -1;
+        for (size_t i = 0; i < n; i++)
+            buf[i] = rough(rank, i);
+        if (direct_ring(c, buf, n, scratch, 1.0f, err))
+            return -1;
+        for (size_t i = 0; i < n; i++)
+            if (memcmp(&buf[i], &ref[i], sizeof(float)) != 0)
+                return error_set(err, "direct ring, N = %d, %zu rough floats: rank %d has "
+                                 "%.9g at %zu, the channel ring %.9g", size, n, rank, buf[i],
+                                 i, ref[i]);
+    }
+    free(scratch);
+    free(ref);
+    c->close(c);
+    return 0;
+}
+
+Test(direct, every_algorithm_sums_exactly_and_in_its_order, .timeout = 120)
+{
+    for (int N = 1; N <= 5; N++) {
+        char err[ERR_LEN];
+        cr_assert(run_ranks(N, 0, 30, sums_rank, NULL, 120, err) == 0, "N = %d: %s", N, err);
+    }
+}
+
+/* Calls of every algorithm, one after another, 60 times, each rank sleeping a random few
+ * microseconds before each: a rank that read a peer's buffer before the peer had written
+ * this call's data, or overwrote its own while a peer still read the last call's, would
+ * leave a wrong sum behind. The data change from call to call. */
+static int mixed_rank(int rank, int size, void *arg, char *err)
+{
+    (void)arg;
+    Comm *c = comm_shm_open(test_world, rank, device_cpu(), err);
+    if (!c)
+        return -1;
+    enum { N = 2003 };
+    float *buf = c->alloc_shared(c, N * sizeof(float)), *scratch = xcalloc(N, sizeof(float));
+    Rng g;
+    rng_seed(&g, 11, (uint64_t)rank);
+    for (int call = 0; call < 60; call++) {
+        int a = call % 4; /* the four that read */
+        for (size_t i = 0; i < N; i++)
+            buf[i] = collective_value(rank, i + (size_t)call);
+        struct timespec ts = {0, (long)rng_below(&g, 50) * 1000};
+        nanosleep(&ts, NULL);
+        if (algos[a].fn(c, buf, N, scratch, 1.0f, err))
+            return -1;
+        for (size_t i = 0; i < N; i++)
+            if (buf[i] != (float)collective_sum(size, i + (size_t)call))
+                return error_set(err, "call %d (%s), N = %d: rank %d has %g at %zu, expected "
+                                 "%g", call, algos[a].name, size, rank, buf[i], i,
+                                 (float)collective_sum(size, i + (size_t)call));
+    }
+    free(scratch);
+    c->close(c);
+    return 0;
+}
+
+Test(direct, back_to_back_calls_of_every_algorithm_with_delays, .timeout = 120)
+{
+    for (int N = 2; N <= 4; N++) {
+        char err[ERR_LEN];
+        cr_assert(run_ranks(N, 0, 30, mixed_rank, NULL, 120, err) == 0, "N = %d: %s", N, err);
+    }
+}
+
+/* The CPU's reduce() against reduce_element(), the arithmetic the GPU's kernel runs: every
+ * bit, for 1 to 5 sources, a length that is not a multiple of the CPU's block, and the
+ * destination apart from the sources or one of them. */
+Test(direct, the_cpu_reduce_is_reduce_element_bit_for_bit)
+{
+    enum { N = 2500 };
+    const Device *dev = device_cpu();
+    float *src[5], *dst = xcalloc(N, sizeof(float)), *want = xcalloc(N, sizeof(float));
+    for (int j = 0; j < 5; j++) {
+        src[j] = xcalloc(N, sizeof(float));
+        for (size_t i = 0; i < N; i++)
+            src[j][i] = rough(j, i);
+    }
+    for (int k = 1; k <= 5; k++)
+        for (int alias = -1; alias < k; alias++) {
+            float scale = k == 3 ? 1.0f / 3 : 1.0f;
+            const float *const *s = (const float *const *)src;
+            for (size_t i = 0; i < N; i++)
+                want[i] = reduce_element(s, k, i, scale);
+            float *out = alias < 0 ? dst : src[alias];
+            float *keep = xcalloc(N, sizeof(float));
+            memcpy(keep, out, N * sizeof(float));
+            dev->reduce(N, s, k, scale, out);
+            for (size_t i = 0; i < N; i++)
+                cr_assert(memcmp(&out[i], &want[i], sizeof(float)) == 0, "%d sources, "
+                          "destination %s: element %zu is %.9g, reduce_element %.9g", k,
+                          alias < 0 ? "apart" : "a source", i, out[i], want[i]);
+            memcpy(out, keep, N * sizeof(float)); /* the source back as it was */
+            free(keep);
+        }
+    for (int j = 0; j < 5; j++)
+        free(src[j]);
+    free(dst);
+    free(want);
+}
+
+/* A buffer from alloc_shared is where peer_buffer says, in every rank; one that is not is
+ * refused by name. */
+static int window_rank(int rank, int size, void *arg, char *err)
+{
+    (void)arg;
+    Comm *c = comm_shm_open(test_world, rank, device_cpu(), err);
+    if (!c)
+        return -1;
+    int *a = c->alloc_shared(c, 100 * sizeof(int)), *b = c->alloc_shared(c, 7);
+    for (int i = 0; i < 100; i++)
+        a[i] = rank * 1000 + i;
+    c->advance(c, 1);
+    for (int q = 0; q < size; q++) {
+        if (q != rank && c->wait_for(c, q, 1, err))
+            return -1;
+        const int *theirs = c->peer_buffer(c, q, a + 10);
+        if (!theirs || theirs[0] != q * 1000 + 10 || !c->peer_buffer(c, q, b))
+            return error_set(err, "rank %d: rank %d's copy of the buffer is not where "
+                             "peer_buffer says", rank, q);
+    }
+    int own = 0;
+    float scratch[4];
+    if (c->peer_buffer(c, 0, &own) || direct_two_shot(c, (float *)&own, 1, scratch, 1, err) == 0)
+        return error_set(err, "a buffer outside the window was taken for a shared one");
+    if (!strstr(err, "allocate it with alloc_shared"))
+        return error_set(err, "the refusal does not say what to do: %s", err);
+    c->advance(c, 2); /* nobody reads a[] any more once all are here */
+    for (int q = 0; q < size; q++)
+        if (q != rank && c->wait_for(c, q, 2, err))
+            return -1;
+    c->close(c);
+    return 0;
+}
+
+Test(direct, peer_buffer_finds_each_ranks_copy)
+{
+    char err[ERR_LEN];
+    cr_assert(run_ranks(3, 0, 30, window_rank, NULL, 60, err) == 0, "%s", err);
+}
+
+/* Rank 1 never comes to the all-reduce: rank 0 gives up after the world's timeout, naming
+ * rank 1 and what it was doing. */
+static int silent_rank(int rank, int size, void *arg, char *err)
+{
+    (void)arg, (void)size;
+    Comm *c = comm_shm_open(test_world, rank, device_cpu(), err);
+    if (!c)
+        return -1;
+    float *buf = c->alloc_shared(c, 64 * sizeof(float)), scratch[64];
+    if (rank == 1) {
+        launch_phase("sleeping on purpose");
+        sleep(3);
+        _exit(0);
+    }
+    if (direct_two_shot(c, buf, 64, scratch, 1, err) == 0)
+        return error_set(err, "the all-reduce ended without rank 1");
+    return -1;
+}
+
+Test(direct, a_silent_peer_is_named_after_the_timeout, .timeout = 30)
+{
+    char err[ERR_LEN];
+    cr_assert(run_ranks(2, 0, 0.3, silent_rank, NULL, 20, err) != 0, "the run succeeded");
+    cr_assert(strstr(err, "waiting for rank 1 timed out after 0.3 s") &&
+                  strstr(err, "sleeping on purpose"),
+              "message: %s", err);
+}
+
+/* Rank 2 of 3 dies inside the 40th all-reduce: the run ends at once, naming it. */
+static int dying_rank(int rank, int size, void *arg, char *err)
+{
+    (void)arg, (void)size;
+    Comm *c = comm_shm_open(test_world, rank, device_cpu(), err);
+    if (!c)
+        return -1;
+    float *buf = c->alloc_shared(c, 4096 * sizeof(float)), *scratch = xcalloc(4096, 4);
+    for (int call = 0; call < 1000; call++) {
+        if (rank == 2 && call == 40)
+            abort();
+        if (all_reduce(c, buf, 4096, scratch, 1, err))
+            return -1;
+    }
+    return 0;
+}
+
+Test(direct, a_dying_rank_ends_the_run_with_its_name, .timeout = 30)
+{
+    char err[ERR_LEN];
+    cr_assert(run_ranks(3, 0, 600, dying_rank, NULL, 600, err) != 0, "the run succeeded");
+    cr_assert(strstr(err, "rank 2 was killed by signal 6"), "message: %s", err);
+}
+
+/* The direct strategy: N ranks train as one device with the global batch, N = 1..4. */
+static struct {
+    Dataset train, test;
+    float *out;
+} setup;
+
+static int train_rank(int rank, int size, void *arg, char *err)
+{
+    (void)arg, (void)size;
+    Comm *c = comm_shm_open(test_world, rank, device_cpu(), err), *host;
+    if (!c || !(host = comm_shm_host(c, err)))
+        return -1;
+    Model m;
+    int hidden[1] = {24};
+    if (model_init(&m, device_cpu(), setup.train.features, hidden, 1, setup.train.classes, 10,
+                   7, err))
+        return -1;
+    Strategy s;
+    StrategyEnv env = {.c = c, .host = host, .m = &m, .accum = 1};
+    if (strategy_direct.open(&s, &env, err))
+        return -1;
+    TrainConfig cfg = {.batch_size = 10, .epochs = 2, .lr = 0.1f, .seed = 7, .quiet = true};
+    TrainResult res;
+    if (train_run(&cfg, &m, &setup.train, &setup.test, &s, &res, err))
+        return -1;
+    if (rank == 0)
+        memcpy(setup.out, m.params, m.n_params * sizeof(float));
+    strategy_direct.close(&s);
+    model_free(&m);
+    c->close(c);
+    return 0;
+}
+
+Test(direct_strategy, n_ranks_equal_one_device_with_the_global_batch)
+{
+    char err[ERR_LEN];
+    cr_assert(data_load("synthetic", 600, 3, &setup.train, &setup.test, err) == 0, "%s", err);
+    size_t n = (size_t)setup.train.features * 24 + 24 + 24 * 10 + 10;
+    setup.out = shared_zeroed(n * sizeof(float));
+    float *ref = xcalloc(n, sizeof(float));
+    for (int N = 1; N <= 4; N++) {
+        cr_assert(run_ranks(N, 0, 30, train_rank, NULL, 120, err) == 0, "N = %d: %s", N, err);
+        single_device_weights(&setup.train, &setup.test, 24, 10 * N, 2, 0.1f, ref, n);
+        double gap = weight_gap(setup.out, ref, n);
+        cr_assert(gap <= 1e-5, "N = %d: the weights differ by %g from one device's with "
+                  "batch %d", N, gap, 10 * N);
+    }
+    free(ref);
+    data_free(&setup.train);
+    data_free(&setup.test);
+}
+
+Test(direct_strategy, train_ends_with_mlps_loss_and_says_what_ran)
+{
+    Run a, b;
+    run_program((char *[]){"./train", "--strategy", "direct", "--n_gpus", "2", "--train_size",
+                           "4096", "--epochs", "2", NULL}, &a);
+    run_program((char *[]){"./mlp", "--batch_size", "128", "--train_size", "4096", "--epochs",
+                           "2", "--quiet", NULL}, &b);
+    cr_assert(a.status == 0 && b.status == 0, "exit %d and %d: %s %s", a.status, b.status, a.err,
+              b.err);
+    cr_assert(strstr(a.out, "| two-shot ") && strstr(a.out, "replicas: the weights of all 2"),
+              "the breakdown does not name the all-reduce that ran, or the replicas differ: "
+              "%s", a.out);
+    const char *last = strstr(a.out, "epoch 2/2");
+    cr_assert(last, "no second epoch: %s", a.out);
+    double la = strtod(strstr(last, "loss") + 4, NULL), lb = final_loss(b.out);
+    cr_assert(fabs(la - lb) < 1e-3, "./train --strategy direct: loss %g, ./mlp --batch_size "
+              "128: %g", la, lb);
+}
