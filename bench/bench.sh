@@ -18,6 +18,7 @@ for n in 2 4; do
   echo "bench: all-reduce, $n ranks"
   ./allreduce_bench --n_gpus "$n" -b 4K -e "$MAX" -f 4 -n "$ITERS" -w 5 \
     --csv "$out/allreduce_n$n.csv" || status=1
+  cp "$out/allreduce_n$n.csv" "$out/direct_n$n.csv" # chapter 8 plots the same run
   echo
 done
 
@@ -40,14 +41,14 @@ run() { # strategy n command...
 }
 run single 1 ./train --strategy single
 for n in 1 2 4; do
-  for s in ring ring_bucketed data_parallel; do run "$s" "$n" ./train --strategy "$s" --n_gpus "$n"; done
+  for s in direct ring ring_bucketed data_parallel; do run "$s" "$n" ./train --strategy "$s" --n_gpus "$n"; done
   [ "$n" -gt 1 ] && run param_server "$n" ./train --strategy param_server --n_gpus "$n"
   if command -v mpirun >/dev/null && ./train --help | grep -q mpi; then
     run mpi "$n" mpirun -np "$n" ./train --strategy mpi
   fi
 done
 # one file per strategy, for the book's bar chart (pgfplots reads columns, not filters)
-for s in single ring ring_bucketed param_server data_parallel mpi; do
+for s in single direct ring ring_bucketed param_server data_parallel mpi; do
   { sed -n 1p "$csv"; echo "n,samples_per_s,step_ms"
     awk -F, -v s="$s" '$1 == s { print $2 "," $3 "," $4 }' "$csv"; } > "$out/train-$s.csv"
 done
@@ -68,6 +69,34 @@ for b in 64 256; do
     echo "pytorch,$b,$sps,$ms" >> "$csv"
   else
     echo "pytorch: not installed (apt-get install python3-torch), no comparison"
+  fi
+done
+echo
+
+echo "bench: ./train beside PyTorch's DDP with gloo, 2 ranks, the same MLP, batch per rank and data"
+csv="$out/train_vs_ddp.csv"
+printf '# machine: %s\nmodel,batch,program,samples_per_s,step_ms\n' "$machine" > "$csv"
+for cfg in "128 64" "1024,1024 256"; do
+  read -r hidden b <<< "$cfg"
+  for s in direct ring; do
+    log=$(mktemp)
+    if ./train --strategy "$s" --n_gpus 2 --hidden "$hidden" --batch_size "$b" --epochs 3 \
+         --quiet --device cpu --log "$log" >/dev/null; then
+      row=$(tail -1 "$log")
+      printf '%-10s batch %4s %-8s %10.0f samples/s %8.3f ms/step\n' "$hidden" "$b" "$s" \
+        "$(echo "$row" | cut -d, -f6)" "$(echo "$row" | cut -d, -f7)"
+      echo "784-${hidden//,/-}-10,$b,$s,$(echo "$row" | cut -d, -f6),$(echo "$row" | cut -d, -f7)" >> "$csv"
+    else
+      echo "$s: failed"; status=1
+    fi
+    rm -f "$log"
+  done
+  if "$PY" -c 'import torch.distributed' 2>/dev/null; then
+    read -r sps ms < <("$PY" bench/torch_ddp.py 2 "$b" 3 "$hidden")
+    printf '%-10s batch %4s %-8s %10.0f samples/s %8.3f ms/step\n' "$hidden" "$b" ddp "$sps" "$ms"
+    echo "784-${hidden//,/-}-10,$b,ddp,$sps,$ms" >> "$csv"
+  else
+    echo "ddp: not installed (apt-get install python3-torch), no comparison"
   fi
 done
 echo

@@ -63,7 +63,7 @@ int ring_reduce_scatter_window(Comm *c, float *win, size_t count, size_t lo, siz
  * @p scratch of @p count floats; the others none. 0, or -1 with @p err.
  */
 int direct_one_shot(Comm *c, float *buf, size_t count, float *scratch, float scale, char *err);
-/** Two-shot: each rank reduces its chunk from every rank's, then gathers the others'. */
+/** Two-shot: each rank reduces its chunk from every rank's, then writes it into theirs. */
 int direct_two_shot(Comm *c, float *buf, size_t count, float *scratch, float scale, char *err);
 /** The ring of chapters 4 and 5, reading the neighbour's chunk instead of receiving it. */
 int direct_ring(Comm *c, float *buf, size_t count, float *scratch, float scale, char *err);

@@ -12,7 +12,7 @@
 
 #line 469 "chapters/08-direct.nw"
 /** Every rank's copy of @p buf, in rank order, into @p v. 0, or -1 with @p err. */
-static int copies(Comm *c, float *buf, const float **v, char *err)
+static int copies(Comm *c, float *buf, float **v, char *err)
 {
     if (!c->peer_buffer || c->size > DEVICE_MAX_SOURCES)
         return error_set(err,
@@ -39,15 +39,18 @@ static int wait_all(Comm *c, uint32_t value, char *err)
 #line 502 "chapters/08-direct.nw"
 int direct_one_shot(Comm *c, float *buf, size_t count, float *scratch, float scale, char *err)
 {
-    const float *v[DEVICE_MAX_SOURCES];
+    float *v[DEVICE_MAX_SOURCES];
+    const float *src[DEVICE_MAX_SOURCES];
     if (copies(c, buf, v, err))
         return -1;
+    for (int q = 0; q < c->size; q++)
+        src[q] = v[q];
     uint32_t base = c->progress(c);
     launch_phase("one-shot all-reduce of %zu floats", count);
     c->advance(c, base + 1); /* my buffer is ready */
     if (wait_all(c, base + 1, err))
         return -1;
-    c->dev->reduce(count, v, c->size, scale, scratch);
+    c->dev->reduce(count, src, c->size, scale, scratch);
     c->advance(c, base + 2); /* I have read every buffer */
     if (wait_all(c, base + 2, err))
         return -1;
@@ -55,11 +58,12 @@ int direct_one_shot(Comm *c, float *buf, size_t count, float *scratch, float sca
     return 0;
 }
 
-#line 544 "chapters/08-direct.nw"
+#line 559 "chapters/08-direct.nw"
 int direct_two_shot(Comm *c, float *buf, size_t count, float *scratch, float scale, char *err)
 {
     (void)scratch;
-    const float *v[DEVICE_MAX_SOURCES], *part[DEVICE_MAX_SOURCES];
+    float *v[DEVICE_MAX_SOURCES];
+    const float *part[DEVICE_MAX_SOURCES];
     if (copies(c, buf, v, err))
         return -1;
     int n = c->size, r = c->rank;
@@ -72,31 +76,23 @@ int direct_two_shot(Comm *c, float *buf, size_t count, float *scratch, float sca
     for (int q = 0; q < n; q++)
         part[q] = v[q] + lo;
     c->dev->reduce(hi - lo, part, n, scale, buf + lo); /* my chunk, from everyone's */
+    for (int k = 1; k < n; k++) /* pushed to every other rank, the next one first */
+        c->dev->copy(v[(r + k) % n] + lo, buf + lo, (hi - lo) * sizeof(float));
     c->advance(c, base + 2);
-#line 568 "chapters/08-direct.nw"
-    for (int k = 1; k < n; k++) {
-        int q = (r + k) % n; /* start from the next rank, so owners are read in turn */
-        size_t qlo = chunk_start(count, n, q), qhi = chunk_start(count, n, q + 1);
-        if (c->wait_for(c, q, base + 2, err))
-            return -1;
-        c->dev->copy(buf + qlo, v[q] + qlo, (qhi - qlo) * sizeof(float));
-    }
-#line 562 "chapters/08-direct.nw"
-    c->advance(c, base + 3);
-    return wait_all(c, base + 3, err);
+    return wait_all(c, base + 2, err);
 }
 
-#line 603 "chapters/08-direct.nw"
+#line 609 "chapters/08-direct.nw"
 int direct_ring(Comm *c, float *buf, size_t count, float *scratch, float scale, char *err)
 {
     (void)scratch;
-    const float *v[DEVICE_MAX_SOURCES];
+    float *v[DEVICE_MAX_SOURCES];
     if (copies(c, buf, v, err))
         return -1;
     int n = c->size, r = c->rank, prev = (r + n - 1) % n, next = (r + 1) % n;
     uint32_t base = c->progress(c), steps = 2 * (uint32_t)n - 1;
     c->advance(c, base + 1); /* my buffer is ready: step t ends at base + 2 + t */
-#line 619 "chapters/08-direct.nw"
+#line 625 "chapters/08-direct.nw"
     for (int t = 0; t < n - 1; t++) {
         int in = (r - t - 2 + 2 * n) % n;
         size_t lo = chunk_start(count, n, in), hi = chunk_start(count, n, in + 1);
@@ -112,7 +108,7 @@ int direct_ring(Comm *c, float *buf, size_t count, float *scratch, float scale, 
         c->dev->scale(chunk_start(count, n, r + 1) - lo, scale, buf + lo);
     }
     c->advance(c, base + (uint32_t)n);
-#line 637 "chapters/08-direct.nw"
+#line 643 "chapters/08-direct.nw"
     for (int t = 0; t < n - 1; t++) {
         int in = (r - t - 1 + 2 * n) % n;
         size_t lo = chunk_start(count, n, in), hi = chunk_start(count, n, in + 1);
@@ -121,36 +117,36 @@ int direct_ring(Comm *c, float *buf, size_t count, float *scratch, float scale, 
         if (c->wait_for(c, prev, done, err) ||
             c->wait_for(c, next, base + 2 + (uint32_t)t, err))
             return -1;
-#line 644 "chapters/08-direct.nw"
+#line 650 "chapters/08-direct.nw"
         c->dev->copy(buf + lo, v[prev] + lo, (hi - lo) * sizeof(float));
         c->advance(c, done + 1);
     }
-#line 614 "chapters/08-direct.nw"
+#line 620 "chapters/08-direct.nw"
     return c->wait_for(c, next, base + steps, err);
 }
 
-#line 771 "chapters/08-direct.nw"
+#line 780 "chapters/08-direct.nw"
 /** The largest messages (bytes) for one-shot and for two-shot; the direct ring beyond. */
 typedef struct Crossover {
-    size_t one_shot_max;
-    size_t two_shot_max;
+    size_t one_shot_max; /**< one-shot up to this many bytes */
+    size_t two_shot_max; /**< two-shot up to this many; the direct ring beyond */
 } Crossover;
 
 /** Measured on the book's machine (Table 8.1), by rank count. */
 static const Crossover crossovers[] = {
-    [2] = {.one_shot_max = 2 << 10, .two_shot_max = SIZE_MAX},
-    [3] = {.one_shot_max = 16 << 10, .two_shot_max = 16 << 10},
-    [4] = {.one_shot_max = 16 << 10, .two_shot_max = 128 << 10},
+    [2] = {.one_shot_max = 0, .two_shot_max = SIZE_MAX},
+    [3] = {.one_shot_max = 0, .two_shot_max = SIZE_MAX},
+    [4] = {.one_shot_max = 1 << 10, .two_shot_max = 1 << 20},
 };
 
-#line 763 "chapters/08-direct.nw"
+#line 772 "chapters/08-direct.nw"
 /** The crossovers of @p size ranks: the row of 2, 3 or 4; four's for more. */
 static const Crossover *crossover_of(int size)
 {
     return &crossovers[size <= 2 ? 2 : size >= 4 ? 4 : size];
 }
 
-#line 718 "chapters/08-direct.nw"
+#line 727 "chapters/08-direct.nw"
 AllReduceAlgo all_reduce_choice(Comm *c, const float *buf, size_t count)
 {
     if (c->size == 1 || !c->peer_buffer || c->size > DEVICE_MAX_SOURCES ||
@@ -180,12 +176,12 @@ int all_reduce(Comm *c, float *buf, size_t count, float *scratch, float scale, c
 {
     switch (all_reduce_choice(c, buf, count)) {
     case ALGO_ONE_SHOT: return direct_one_shot(c, buf, count, scratch, scale, err);
-#line 748 "chapters/08-direct.nw"
+#line 757 "chapters/08-direct.nw"
     case ALGO_TWO_SHOT: return direct_two_shot(c, buf, count, scratch, scale, err);
-#line 750 "chapters/08-direct.nw"
+#line 759 "chapters/08-direct.nw"
     case ALGO_DIRECT_RING: return direct_ring(c, buf, count, scratch, scale, err);
-#line 752 "chapters/08-direct.nw"
+#line 761 "chapters/08-direct.nw"
     default: return ring_all_reduce(c, buf, count, scratch, scale, err);
-#line 754 "chapters/08-direct.nw"
+#line 763 "chapters/08-direct.nw"
     }
 }

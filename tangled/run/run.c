@@ -378,7 +378,7 @@ static int check_strategy(const Run *run)
     const StrategyDef *def = run->strategy;
     const Options *o = &run->o;
     char why[ERR_LEN] = "";
-#line 3091 "chapters/06-production.nw"
+#line 3092 "chapters/06-production.nw"
     bool given = o->given & OPT_TRANSPORT, over_mpi = strcmp(o->transport, "mpi") == 0;
     char names[ERR_LEN / 4];
     if ((def->needs & NEEDS_MPI) && given && !over_mpi) {
@@ -386,18 +386,18 @@ static int check_strategy(const Run *run)
                  "--strategy %s: %s needs the MPI transport (drop --transport "
                  "shm, run under mpirun)",
                  def->name, def->title);
-#line 3097 "chapters/06-production.nw"
+#line 3098 "chapters/06-production.nw"
     } else if (given && over_mpi && !(def->needs & RUNS_OVER_MPI)) {
         strategy_names(names, sizeof names, RUNS_OVER_MPI, ", ");
         snprintf(why, sizeof why,
                  "--strategy %s runs on this machine's shared memory; over "
                  "--transport mpi use %s",
                  def->name, names);
-#line 3101 "chapters/06-production.nw"
+#line 3102 "chapters/06-production.nw"
     } else if (def->shape == SHAPE_ONE && (o->given & OPT_N_GPUS) && o->n_gpus != 1) {
         snprintf(why, sizeof why, "--strategy %s trains on one device: drop --n_gpus or give 1",
                  def->name);
-#line 3105 "chapters/06-production.nw"
+#line 3106 "chapters/06-production.nw"
     } else if ((def->needs & NEEDS_GPUS) && strcmp(o->device, "cpu") == 0) {
         snprintf(why, sizeof why, "--strategy %s: %s moves GPU memory: drop --device cpu",
                  def->name, def->title);
@@ -406,15 +406,15 @@ static int check_strategy(const Run *run)
                  "--strategy %s drives CPU replicas from one process; this "
                  "book's CUDA backend holds one GPU per process (use nccl or ring on GPUs)",
                  def->name);
-#line 3112 "chapters/06-production.nw"
+#line 3113 "chapters/06-production.nw"
     } else if (def->check) {
         def->check(o->n_gpus, strcmp(o->device, "cpu") == 0, why, sizeof why);
     }
-#line 3129 "chapters/06-production.nw"
+#line 3130 "chapters/06-production.nw"
     if (!why[0] && (o->given & OPT_BUCKET) && !(def->needs & USES_BUCKETS)) {
         strategy_names(names, sizeof names, USES_BUCKETS, ", ");
         snprintf(why, sizeof why, "--bucket_mb sets the buckets of --strategy %s only", names);
-#line 3133 "chapters/06-production.nw"
+#line 3134 "chapters/06-production.nw"
     }
 #line 417 "chapters/07-zero.nw"
     if (!why[0] && def->servers && strcmp(o->optimizer, "sgd") != 0)
@@ -565,7 +565,7 @@ static int train_rank(Rank *r, char *err)
     model_free(&m);
     return 0;
 }
-#line 3033 "chapters/06-production.nw"
+#line 3034 "chapters/06-production.nw"
 /** Build one replica on the CPU, for a strategy that drives them all. */
 static int build_replica(Model *m, void *arg, char *err)
 {
@@ -578,7 +578,7 @@ static void run_threads(Run *run)
     char err[ERR_LEN];
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     device_cpu_threads((int)(cores / run->ranks > 0 ? cores / run->ranks : 1));
-#line 3068 "chapters/06-production.nw"
+#line 3069 "chapters/06-production.nw"
     if (!run->o.quiet) {
         Rank r = {.size = run->ranks, .dev = device_cpu(), .run = run};
         Model probe;
@@ -588,14 +588,14 @@ static void run_threads(Run *run)
         run_banner(&r, &probe, NULL);
         model_free(&probe);
     }
-#line 3046 "chapters/06-production.nw"
+#line 3047 "chapters/06-production.nw"
     TrainConfig cfg = run_train_config(run, true);
     Model master;
     TrainResult res;
     if (run->strategy->threads(&cfg, run->ranks, &run->train, &run->test, build_replica, run,
                                &master, &res, err))
         fatal("%s", err);
-#line 3053 "chapters/06-production.nw"
+#line 3054 "chapters/06-production.nw"
     train_report_end(stdout, &res, run->o.quiet);
     model_free(&master);
 }

@@ -2,7 +2,7 @@
  * @file direct_strategy.c
  * @brief Training with the all-reduce that reads the peers' gradients (chapter 8).
  */
-#line 852 "chapters/08-direct.nw"
+#line 861 "chapters/08-direct.nw"
 #include <stdlib.h>
 
 #include "collectives.h"
@@ -11,7 +11,7 @@
 #include "strategy.h"
 #include "util.h"
 
-#line 873 "chapters/08-direct.nw"
+#line 882 "chapters/08-direct.nw"
 static int direct_sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
 {
     RingState *st = s->state;
@@ -25,7 +25,7 @@ static int direct_sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
     return 0;
 }
 
-#line 888 "chapters/08-direct.nw"
+#line 897 "chapters/08-direct.nw"
 static void direct_home_grads(Comm *c, Model *m)
 {
     float *shared = c->alloc_shared ? c->alloc_shared(c, m->n_params * sizeof(float)) : NULL;
@@ -37,7 +37,7 @@ static void direct_home_grads(Comm *c, Model *m)
         m->layer_grads[l] = m->grads + m->layer[l].w;
 }
 
-#line 905 "chapters/08-direct.nw"
+#line 914 "chapters/08-direct.nw"
 static int direct_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     (void)err;
@@ -66,7 +66,7 @@ static void direct_close(Strategy *s)
     free(st);
 }
 
-#line 935 "chapters/08-direct.nw"
+#line 944 "chapters/08-direct.nw"
 const StrategyDef strategy_direct = {
     .name = "direct",
     .title = "all-reduce by reading the peers' memory, chosen by size",
