@@ -66,7 +66,7 @@ static void direct_close(Strategy *s)
     free(st);
 }
 
-#line 944 "chapters/08-direct.nw"
+#line 949 "chapters/08-direct.nw"
 const StrategyDef strategy_direct = {
     .name = "direct",
     .title = "all-reduce by reading the peers' memory, chosen by size",

@@ -19,7 +19,7 @@
 #include "report.h"
 #include "util.h"
 
-#line 996 "chapters/08-direct.nw"
+#line 1001 "chapters/08-direct.nw"
 /** Row @p row of this round: the first round makes it, the others add their time. */
 static void contender_row(Contender *col, int row, size_t size, size_t count, double us,
                           double bw, long wrong)

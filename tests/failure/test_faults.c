@@ -1,10 +1,11 @@
-/* Appendix B: kill -9 of a random rank at a random moment of a 4-rank ./ring, ./ps or
- * ./train --strategy fsdp run (whose communication thread may be inside a gather).
+/* Appendix B: kill -9 of a random rank at a random moment of a 4-rank ./ring, ./ps,
+ * ./train --strategy fsdp run (whose communication thread may be inside a gather) or
+ * ./train --strategy direct run (whose ranks may be waiting on each other's counters).
  * Every run must end (a run still going 10 s after the kill has hung), with a non-zero status
  * and a message naming the dead rank; no rank may survive; no process of the run may map or
  * hold a file in /dev/shm; the last checkpoint must be intact. How long the end took is
  * measured and reported (make faults), never asserted: on a loaded machine it is anyone's
- * guess. DPS_FAULT_TRIALS sets the number of trials (default 6; `make faults` runs 50),
+ * guess. DPS_FAULT_TRIALS sets the number of trials (default 8; `make faults` runs 50),
  * DPS_FAULT_SEED the generator that picks the rank and the moment. */
 #include <dirent.h>
 #include <errno.h>
@@ -67,7 +68,9 @@ static const struct {
     bool checkpoint;
 } programs[] = {{"./ring", "./ring", NULL, true},
                 {"./ps", "./ps", NULL, true},
-                {"./train --strategy fsdp", "./train", "fsdp", false}};
+                {"./train --strategy fsdp", "./train", "fsdp", false},
+                {"./train --strategy direct", "./train", "direct", true}};
+enum { N_PROGRAMS = sizeof programs / sizeof programs[0] };
 
 static void trial(int which, const char *ckpt, Rng *g, Trial *t)
 {
@@ -167,7 +170,7 @@ static void trial(int which, const char *ckpt, Rng *g, Trial *t)
 Test(failure_faults, kill_9_of_a_random_rank_ends_the_run_cleanly, .timeout = 600)
 {
     const char *env = getenv("DPS_FAULT_TRIALS"), *seed = getenv("DPS_FAULT_SEED");
-    int trials = env ? atoi(env) : 6;
+    int trials = env ? atoi(env) : 8; /* two of each program */
     Rng g;
     rng_seed(&g, seed ? strtoull(seed, NULL, 10) : 1, 77);
     char dir[] = "/tmp/dps-fault-XXXXXX", ckpt[64];
@@ -177,12 +180,12 @@ Test(failure_faults, kill_9_of_a_random_rank_ends_the_run_cleanly, .timeout = 60
     int leftovers = 0, with_ckpt = 0, writers = 0, tmps = 0;
     for (int i = 0; i < trials; i++) {
         Trial t;
-        trial(i % 3, ckpt, &g, &t);
+        trial(i % N_PROGRAMS, ckpt, &g, &t);
         slowest = t.abort_s > slowest ? t.abort_s : slowest;
         sum += t.abort_s;
         leftovers += t.leftovers;
         with_ckpt += t.checkpoint;
-        writers += programs[i % 3].checkpoint;
+        writers += programs[i % N_PROGRAMS].checkpoint;
         tmps += t.tmp;
     }
     char tmp[80];
@@ -190,7 +193,7 @@ Test(failure_faults, kill_9_of_a_random_rank_ends_the_run_cleanly, .timeout = 60
     unlink(tmp);
     unlink(ckpt);
     rmdir(dir);
-    cr_log_info("faults: %d trials (./ring, ./ps and ./train --strategy fsdp, 4 ranks, "
+    cr_log_info("faults: %d trials (./ring, ./ps, ./train --strategy fsdp and direct, 4 ranks, "
                 "kill -9 of a random rank 0-1.5 s in): slowest abort %.3f s, mean %.3f s; "
                 "leftovers (processes, /dev/shm) %d; checkpoints intact %d of %d runs that "
                 "write them (the others died before epoch 1 ended); FILE.tmp left by a "
