@@ -263,7 +263,7 @@ static void ipc_close(void *p)
     CUDA_CHECK(cudaIpcCloseMemHandle(p));
 #line 1890 "chapters/02-shm.nw"
 }
-#line 1204 "chapters/06-production.nw"
+#line 1211 "chapters/06-production.nw"
 static void bind_thread(void)
 {
     CUDA_CHECK(cudaSetDevice(ordinal));

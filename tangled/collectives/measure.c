@@ -134,20 +134,20 @@ static int run_all_reduce(Comm *c, float *buf, size_t count, float *scratch, cha
 {
     return ring_all_reduce(c, buf, count, scratch, 1.0f, err);
 }
-#line 654 "chapters/06-production.nw"
+#line 661 "chapters/06-production.nw"
 static int run_native_all_reduce(Comm *c, float *buf, size_t count, float *scratch, char *err)
 {
-#line 657 "chapters/06-production.nw"
+#line 664 "chapters/06-production.nw"
     (void)scratch;
     if (!c->allreduce)
         return error_set(err,
                          "the %s transport has no all-reduce of its own: use "
                          "--transport mpi under mpirun",
                          c->name);
-#line 661 "chapters/06-production.nw"
+#line 668 "chapters/06-production.nw"
     return c->allreduce(c, buf, count, err);
 }
-#line 716 "chapters/06-production.nw"
+#line 723 "chapters/06-production.nw"
 /** A buffer of at least @p count floats on @p dev, kept from call to call. */
 static float *spare(const Device *dev, size_t count)
 {
@@ -162,7 +162,7 @@ static float *spare(const Device *dev, size_t count)
     return buf;
 }
 
-#line 742 "chapters/06-production.nw"
+#line 749 "chapters/06-production.nw"
 static int run_ps_all_reduce(Comm *c, float *buf, size_t count, float *scratch, char *err)
 {
     (void)scratch;
@@ -181,7 +181,7 @@ static int run_ps_all_reduce(Comm *c, float *buf, size_t count, float *scratch, 
     return 0;
 }
 
-#line 773 "chapters/06-production.nw"
+#line 780 "chapters/06-production.nw"
 static int run_memcpy(Comm *c, float *buf, size_t count, float *scratch, char *err)
 {
     (void)scratch, (void)err;

@@ -166,27 +166,33 @@ static void mpi_close(Comm *c)
     MPI_Finalize();
 }
 
-#line 458 "chapters/06-production.nw"
+#line 462 "chapters/06-production.nw"
 bool comm_mpi_available(void)
 {
-#line 458 "chapters/06-production.nw"
+#line 462 "chapters/06-production.nw"
     return true;
-#line 458 "chapters/06-production.nw"
+#line 462 "chapters/06-production.nw"
 }
 
 int comm_mpi_init(int *rank, int *size, char *err)
 {
-    int ready = 0;
+    int ready = 0, level = 0;
     MPI_Initialized(&ready);
-    if (!ready && MPI_Init(NULL, NULL) != MPI_SUCCESS)
-        return error_set(err, "MPI_Init failed");
+    if (!ready && MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &level) != MPI_SUCCESS)
+        return error_set(err, "MPI_Init_thread failed");
+    if (!ready && level < MPI_THREAD_SERIALIZED)
+        return error_set(err,
+                         "MPI offers threads at level %d, and the communication thread "
+                         "needs MPI_THREAD_SERIALIZED",
+                         level);
+#line 473 "chapters/06-production.nw"
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_rank(MPI_COMM_WORLD, rank);
     MPI_Comm_size(MPI_COMM_WORLD, size);
     return 0;
 }
 
-#line 484 "chapters/06-production.nw"
+#line 491 "chapters/06-production.nw"
 Comm *comm_mpi_open(const Device *dev, char *err)
 {
     if (dev->kind != DEVICE_CPU) {
@@ -209,11 +215,11 @@ Comm *comm_mpi_open(const Device *dev, char *err)
                 .barrier = mpi_barrier,
                 .close = mpi_close,
                 .allreduce = mpi_allreduce};
-#line 498 "chapters/06-production.nw"
+#line 505 "chapters/06-production.nw"
     return c;
 }
 
-#line 513 "chapters/06-production.nw"
+#line 520 "chapters/06-production.nw"
 void comm_mpi_abort(int status)
 {
     MPI_Abort(MPI_COMM_WORLD, status);
@@ -222,18 +228,18 @@ void comm_mpi_abort(int status)
 
 void comm_mpi_finalize(void)
 {
-#line 519 "chapters/06-production.nw"
+#line 526 "chapters/06-production.nw"
     MPI_Finalize();
-#line 519 "chapters/06-production.nw"
+#line 526 "chapters/06-production.nw"
 }
 #line 167 "chapters/06-production.nw"
 #else
-#line 533 "chapters/06-production.nw"
+#line 540 "chapters/06-production.nw"
 bool comm_mpi_available(void)
 {
-#line 533 "chapters/06-production.nw"
+#line 540 "chapters/06-production.nw"
     return false;
-#line 533 "chapters/06-production.nw"
+#line 540 "chapters/06-production.nw"
 }
 
 int comm_mpi_init(int *rank, int *size, char *err)
@@ -242,7 +248,7 @@ int comm_mpi_init(int *rank, int *size, char *err)
     *size = 1;
     return error_set(err, "--transport mpi: this build has no MPI (install libopenmpi-dev "
                           "openmpi-bin and rebuild, without NO_MPI=1)");
-#line 542 "chapters/06-production.nw"
+#line 549 "chapters/06-production.nw"
 }
 
 Comm *comm_mpi_open(const Device *dev, char *err)
@@ -254,14 +260,14 @@ Comm *comm_mpi_open(const Device *dev, char *err)
 
 void comm_mpi_abort(int status)
 {
-#line 551 "chapters/06-production.nw"
+#line 558 "chapters/06-production.nw"
     exit(status);
-#line 551 "chapters/06-production.nw"
+#line 558 "chapters/06-production.nw"
 }
 
 void comm_mpi_finalize(void)
 {
-#line 553 "chapters/06-production.nw"
+#line 560 "chapters/06-production.nw"
 }
 #line 169 "chapters/06-production.nw"
 #endif

@@ -2,7 +2,7 @@
  * @file nccl_strategy.c
  * @brief NCCL's all-reduce as a strategy: the native strategy over NCCL's communicator.
  */
-#line 2033 "chapters/06-production.nw"
+#line 2040 "chapters/06-production.nw"
 #include "production.h"
 
 #include <stdlib.h>
@@ -14,7 +14,7 @@
 #include "strategy.h"
 #include "util.h"
 
-#line 2055 "chapters/06-production.nw"
+#line 2062 "chapters/06-production.nw"
 int gpu_count(void)
 {
     pid_t pid = fork();
@@ -28,7 +28,7 @@ int gpu_count(void)
         return 0;
     return WEXITSTATUS(status);
 }
-#line 2949 "chapters/06-production.nw"
+#line 2956 "chapters/06-production.nw"
 static int nccl_row_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     char why[ERR_LEN];
@@ -50,7 +50,7 @@ static void nccl_row_close(Strategy *s)
     free(st);
 }
 
-#line 2980 "chapters/06-production.nw"
+#line 2987 "chapters/06-production.nw"
 static int nccl_check(int ranks, bool cpu, char *why, size_t len)
 {
     int gpus = cpu ? 0 : gpu_count();
@@ -63,7 +63,7 @@ static int nccl_check(int ranks, bool cpu, char *why, size_t len)
     return gpus < ranks ? -1 : 0;
 }
 
-#line 2923 "chapters/06-production.nw"
+#line 2930 "chapters/06-production.nw"
 const StrategyDef strategy_nccl = {
     .name = "nccl",
     .title = "NCCL",
