@@ -375,6 +375,7 @@ FUZZ_SECONDS ?= 30
 FUZZ_TARGETS := checkpoint idx options
 FUZZ_SRCS    := tangled/model/checkpoint.c tangled/model/data.c tangled/run/options.c \
                 tangled/support/util.c tangled/support/rng.c tangled/support/report.c \
+                tangled/support/trace.c \
                 tangled/model/model.c
 fuzz:
 	@printf 'int LLVMFuzzerTestOneInput(const char *d, long n) { return d && n < 0; }\n' | \
