@@ -110,6 +110,7 @@ typedef struct Watched {
     size_t bytes_to[64];     /* bytes sent to each rank */
     unsigned long long to;   /* bit q set: sent to rank q */
     unsigned long long from; /* bit q set: received from rank q */
+    unsigned long long read; /* bit q set: asked for rank q's copy of a buffer (chapter 8) */
     long die_at;             /* > 0: abort() when sending message die_at */
 } Watched;
 
@@ -163,6 +164,35 @@ static inline void w_close(Comm *c)
     w->inner->close(w->inner);
 }
 
+/* Chapter 8's members, passed on (and the peers whose buffers were asked for, noted). */
+static inline void *w_alloc_shared(Comm *c, size_t bytes)
+{
+    Watched *w = c->state;
+    return w->inner->alloc_shared(w->inner, bytes);
+}
+static inline void *w_peer_buffer(Comm *c, int peer, const void *mine)
+{
+    Watched *w = c->state;
+    if (peer != c->rank)
+        w->read |= 1ull << peer;
+    return w->inner->peer_buffer(w->inner, peer, mine);
+}
+static inline uint32_t w_progress(Comm *c)
+{
+    Watched *w = c->state;
+    return w->inner->progress(w->inner);
+}
+static inline void w_advance(Comm *c, uint32_t value)
+{
+    Watched *w = c->state;
+    w->inner->advance(w->inner, value);
+}
+static inline int w_wait_for(Comm *c, int peer, uint32_t value, char *err)
+{
+    Watched *w = c->state;
+    return w->inner->wait_for(w->inner, peer, value, err);
+}
+
 /* Wrap inner in *w; use the returned communicator. */
 static inline Comm *watch(Watched *w, Comm *inner, long die_at)
 {
@@ -173,6 +203,13 @@ static inline Comm *watch(Watched *w, Comm *inner, long die_at)
     w->comm.sendrecv2 = w_sendrecv2;
     w->comm.barrier = w_barrier;
     w->comm.close = w_close;
+    if (inner->alloc_shared) {
+        w->comm.alloc_shared = w_alloc_shared;
+        w->comm.peer_buffer = w_peer_buffer;
+        w->comm.progress = w_progress;
+        w->comm.advance = w_advance;
+        w->comm.wait_for = w_wait_for;
+    }
     w->comm.state = w;
     return &w->comm;
 }

@@ -1,0 +1,39 @@
+/* Chapter 8's exercises: the functions you write. See the end of chapter 8 in the book
+ * (make book) for what each must do and how it is tested. */
+#ifndef DPS_EX_CH8_H
+#define DPS_EX_CH8_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collectives.h"
+#include "comm.h"
+#include "util.h"
+
+/* 8.1: broadcast by direct reads. buf comes from c->alloc_shared() (the same allocation on
+ * every rank); afterwards buf[0..count) of every rank holds rank root's. With base the
+ * value of c->progress(c) as the call begins: the root announces base + 1 once its data is
+ * there to read; every rank ends the call at base + 2; the root returns only once every
+ * other rank has finished reading its buffer. Returns 0, or -1 with err (the comm's error,
+ * or a root outside 0..size-1). */
+int direct_broadcast(Comm *c, float *buf, size_t count, int root, char *err);
+
+/* 8.2: reduce to one rank, the adding shared. buf as in 8.1; afterwards rank root's
+ * buf[0..count) holds the sum over all ranks, each element added in rank order (rank 0's
+ * + rank 1's + ...), and every other rank's buf is as it was. Rank r adds chunk r
+ * (chunk_start(count, size, r)) of every buffer and writes the sum into the root's buffer.
+ * Progress as in 8.1: base + 1 when a rank's buffer is ready, base + 2 at the end; no rank
+ * returns while another may still read or write its buffer. Returns 0, or -1 with err. */
+int direct_reduce(Comm *c, float *buf, size_t count, int root, char *err);
+
+/* 8.3: the all-reduce of ranks in nodes. Ranks are grouped into nodes of node_size
+ * consecutive ranks (node_size divides c->size). Within a node, ranks read each other's
+ * buffers (c->peer_buffer of ranks of the same node only, progress counters as in 8.1);
+ * between nodes they send messages (c->sendrecv, c->send, c->recv), and only to the ranks of
+ * the same place in the other nodes. Afterwards every rank's buf holds the sum over all
+ * ranks. buf as in 8.1; scratch holds count floats of this rank's own memory. Returns 0, or
+ * -1 with err (node_size not dividing the ranks, or the comm's error). */
+int hierarchical_all_reduce(Comm *c, int node_size, float *buf, size_t count, float *scratch,
+                            char *err);
+
+#endif
