@@ -198,7 +198,7 @@ static long wrong_memcpy(int r, int size, const float *x, size_t count)
     return wrong;
 }
 
-#line 809 "chapters/08-direct.nw"
+#line 815 "chapters/08-direct.nw"
 static int run_one_shot(Comm *c, float *buf, size_t count, float *scratch, char *err)
 {
     (void)scratch; /* sized for what all_reduce() runs; one-shot here runs at every size */

@@ -2,7 +2,7 @@
  * @file direct_strategy.c
  * @brief Training with the all-reduce that reads the peers' gradients (chapter 8).
  */
-#line 861 "chapters/08-direct.nw"
+#line 867 "chapters/08-direct.nw"
 #include <stdlib.h>
 
 #include "collectives.h"
@@ -11,7 +11,7 @@
 #include "strategy.h"
 #include "util.h"
 
-#line 882 "chapters/08-direct.nw"
+#line 890 "chapters/08-direct.nw"
 static int direct_sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
 {
     RingState *st = s->state;
@@ -25,19 +25,25 @@ static int direct_sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
     return 0;
 }
 
-#line 897 "chapters/08-direct.nw"
+#line 905 "chapters/08-direct.nw"
+/** The model's gradients are now @p grads; each layer's view follows. */
+static void direct_point_grads(Model *m, float *grads)
+{
+    m->grads = grads;
+    for (int l = 0; l < m->n_layers; l++)
+        m->layer_grads[l] = m->grads + m->layer[l].w;
+}
+
 static void direct_home_grads(Comm *c, Model *m)
 {
     float *shared = c->alloc_shared ? c->alloc_shared(c, m->n_params * sizeof(float)) : NULL;
     if (!shared)
         return;
     c->dev->release(m->grads);
-    m->grads = shared;
-    for (int l = 0; l < m->n_layers; l++)
-        m->layer_grads[l] = m->grads + m->layer[l].w;
+    direct_point_grads(m, shared);
 }
 
-#line 914 "chapters/08-direct.nw"
+#line 928 "chapters/08-direct.nw"
 static int direct_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     (void)err;
@@ -53,20 +59,18 @@ static int direct_open(Strategy *s, const StrategyEnv *e, char *err)
     return 0;
 }
 
+#line 945 "chapters/08-direct.nw"
 static void direct_close(Strategy *s)
 {
     RingState *st = s->state;
     Model *m = st->m;
-    if (st->c->peer_buffer && m->grads && st->c->peer_buffer(st->c, st->c->rank, m->grads)) {
-        m->grads = m->dev->alloc(m->n_params * sizeof(float));
-        for (int l = 0; l < m->n_layers; l++)
-            m->layer_grads[l] = m->grads + m->layer[l].w;
-    }
+    if (st->c->peer_buffer && m->grads && st->c->peer_buffer(st->c, st->c->rank, m->grads))
+        direct_point_grads(m, m->dev->alloc(m->n_params * sizeof(float)));
     ring_strategy_free(st);
     free(st);
 }
 
-#line 949 "chapters/08-direct.nw"
+#line 962 "chapters/08-direct.nw"
 const StrategyDef strategy_direct = {
     .name = "direct",
     .title = "all-reduce by reading the peers' memory, chosen by size",
