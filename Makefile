@@ -6,7 +6,7 @@
 #                        chapter6: ./train, chapter7: ./train with --strategy zero1, zero2, fsdp,
 #                        chapter8: ./train --strategy direct, ./allreduce_bench)
 #   make tangle          chapters/*.nw -> tangled/ and kernels/ (needs noweb)
-#   make test            drift and layer checks + Criterion tests (DEVICE=cpu|cuda; CHAPTER=N: one)
+#   make test            drift and layer checks + Criterion tests (DEVICE=cpu|cuda|twin; CHAPTER=N)
 #   make soak            the whole suite RUNS=20 times beside LOAD=2 busy processes
 #   make book            book/book.pdf (INSTRUCTOR=1: book/book-instructor.pdf, with answers)
 #   make docs            Doxygen HTML into build/docs, warnings are errors
@@ -40,7 +40,9 @@ CFLAGS_BASE := -std=c11 $(OPT) -g -Wall -Wextra $(WERROR) -D_GNU_SOURCE $(INCLUD
 ifeq ($(NATIVE),1)
 CFLAGS_BASE += -march=native
 endif
-LDLIBS   := -ldl -lm -lpthread
+# -rdynamic: the backends loaded with dlopen() (CUDA's, NCCL's, the tests' twin) call back
+# into the program (fatal, error_set, device_cpu).
+LDLIBS   := -rdynamic -ldl -lm -lpthread
 # SANITIZE=address,undefined: every C object, program and test built with those sanitizers
 # (the objects rebuild when it changes, like any flag); leaks are valgrind's (make memcheck).
 SANITIZE ?=
@@ -118,7 +120,6 @@ BACKEND_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64
 ifeq ($(HAVE_CUDA),1)
 CFLAGS   += -DHAVE_CUDA
 BACKENDS += $(BACKEND_DIR)/libdps_cuda.so
-LDLIBS   := -rdynamic $(LDLIBS)
 endif
 ifeq ($(HAVE_NCCL),1)
 CFLAGS   += -DHAVE_NCCL
@@ -305,10 +306,18 @@ else
 TEST_BIN := $(BUILD)/tests/book
 endif
 
+# The tests' CPU twin of the CUDA backend, opened as CUDA is (tests/twin_backend.c):
+# DEVICE=twin makes it the device under test, so that a test that would fork ranks after
+# opening a GPU is refused on the CPU as it fails on a GPU.
+TWIN := $(BUILD)/tests/libdps_twin.so
+$(TWIN): tests/twin_backend.c tangled/device/device.h $(BUILD)/config
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fPIC -shared $< -o $@
+
 # $(call tests_rule,NAME,SOURCES): the test binary build/tests/NAME. "book" holds every
 # directory's tests; each directory also has a binary of its own for CHAPTER=N.
 define tests_rule
-$(BUILD)/tests/$(1): $(2) $(TEST_HDRS) $(LIB) $(BUILD)/config | $(BACKENDS)
+$(BUILD)/tests/$(1): $(2) $(TEST_HDRS) $(LIB) $(BUILD)/config | $(BACKENDS) $(TWIN)
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS) -Itests $(2) $(LIB) -o $$@ -lcriterion $$(LDLIBS)
 endef
@@ -326,7 +335,7 @@ check-layers:
 # the book's tests last, so that Criterion's summary closes the run.
 GRADE_ENV = CC="$(CC)" CFLAGS="$(CFLAGS)" LDLIBS="$(LDLIBS)" LIB="$(LIB)" DPS_TEST_DEVICE=$(DEVICE) $(SAN_ENV)
 
-test-run: $(PROGRAMS) $(TEST_BIN)
+test-run: $(PROGRAMS) $(TEST_BIN) $(TWIN)
 	@status=0; echo "test: exercises"; \
 	 $(GRADE_ENV) tests/grade.sh test $(CHAPTER) || status=1; \
 	 $(GRADE_ENV) tests/grade.sh prove $(CHAPTER) || status=1; \

@@ -2,7 +2,7 @@
  * @file device_cuda.cu
  * @brief The CUDA device: the same table as the CPU's, on a GPU.
  */
-#line 2059 "chapters/01-mlp.nw"
+#line 2094 "chapters/01-mlp.nw"
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -12,7 +12,7 @@
 #include "mlp_kernels.h"
 #include "util.h"
 
-#line 2093 "chapters/01-mlp.nw"
+#line 2128 "chapters/01-mlp.nw"
 /** Stop with file, line and CUDA's message when @p call fails. */
 #define CUDA_CHECK(call)                                                                       \
     do {                                                                                       \
@@ -33,20 +33,23 @@
 static cublasHandle_t handle; /* one per process, made by device_cuda_backend_open() */
 static int ordinal;           /* the rank's GPU, which each of the rank's threads must use */
 
-#line 2130 "chapters/01-mlp.nw"
+#line 2165 "chapters/01-mlp.nw"
+static long live; /* buffers from alloc() not yet released, counted atomically */
+
 static void *alloc(size_t bytes)
 {
     void *p = NULL;
     CUDA_CHECK(cudaMalloc(&p, bytes ? bytes : 1));
     CUDA_CHECK(cudaMemset(p, 0, bytes ? bytes : 1));
+    __atomic_add_fetch(&live, 1, __ATOMIC_RELAXED);
     return p;
 }
 
 static void release(void *p)
 {
-#line 2138 "chapters/01-mlp.nw"
+    if (p)
+        __atomic_sub_fetch(&live, 1, __ATOMIC_RELAXED);
     CUDA_CHECK(cudaFree(p));
-#line 2138 "chapters/01-mlp.nw"
 }
 static void upload(void *dst, const void *src, size_t bytes)
 {
@@ -62,17 +65,17 @@ static void copy(void *dst, const void *src, size_t bytes)
 }
 static void zero(void *p, size_t bytes)
 {
-#line 2151 "chapters/01-mlp.nw"
+#line 2194 "chapters/01-mlp.nw"
     CUDA_CHECK(cudaMemset(p, 0, bytes));
-#line 2151 "chapters/01-mlp.nw"
+#line 2194 "chapters/01-mlp.nw"
 }
 static void sync(void)
 {
-#line 2152 "chapters/01-mlp.nw"
+#line 2195 "chapters/01-mlp.nw"
     CUDA_CHECK(cudaDeviceSynchronize());
-#line 2152 "chapters/01-mlp.nw"
+#line 2195 "chapters/01-mlp.nw"
 }
-#line 2177 "chapters/01-mlp.nw"
+#line 2220 "chapters/01-mlp.nw"
 static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
                  const float *B, float beta, float *C)
 {
@@ -81,7 +84,7 @@ static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float
                              g.transb ? CUBLAS_OP_T : CUBLAS_OP_N, g.m, g.n, g.k, &alpha, g.a,
                              g.lda, g.b, g.ldb, &beta, C, g.ldc));
 }
-#line 2323 "chapters/01-mlp.nw"
+#line 2366 "chapters/01-mlp.nw"
 /** One thread per element: add the column's bias, then ReLU. */
 __global__ void bias_act_forward_kernel(float *y, const float *bias, int rows, int cols,
                                         bool relu)
@@ -97,7 +100,7 @@ static void bias_act_forward(float *y, const float *bias, int rows, int cols, bo
                                                                                   cols, relu);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2350 "chapters/01-mlp.nw"
+#line 2393 "chapters/01-mlp.nw"
 /** One thread per element: zero dy where the ReLU's output was not positive. */
 __global__ void relu_backward_kernel(float *dy, const float *y, size_t n)
 {
@@ -111,7 +114,7 @@ static void relu_backward(float *dy, const float *y, size_t n)
     relu_backward_kernel<<<grid_blocks(n), KERNEL_THREADS>>>(dy, y, n);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2372 "chapters/01-mlp.nw"
+#line 2415 "chapters/01-mlp.nw"
 /** One thread per column: sum dy down the column. */
 __global__ void bias_backward_kernel(float *dbias, const float *dy, int rows, int cols)
 {
@@ -129,7 +132,7 @@ static void bias_backward(float *dbias, const float *dy, int rows, int cols)
     bias_backward_kernel<<<grid_blocks(cols), KERNEL_THREADS>>>(dbias, dy, rows, cols);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 1536 "chapters/01-mlp.nw"
+#line 1547 "chapters/01-mlp.nw"
 /** One thread per row: softmax_xent_row(), then add the counts atomically. */
 __global__ void softmax_xent_kernel(const float *logits, const int *labels, int rows, int cols,
                                     float *dlogits, float *stats)
@@ -149,10 +152,10 @@ static void softmax_xent(const float *logits, const int *labels, int rows, int c
 {
     softmax_xent_kernel<<<grid_blocks(rows), KERNEL_THREADS>>>(logits, labels, rows, cols,
                                                                dlogits, stats);
-#line 1556 "chapters/01-mlp.nw"
+#line 1567 "chapters/01-mlp.nw"
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2439 "chapters/01-mlp.nw"
+#line 2482 "chapters/01-mlp.nw"
 /** Grid-stride y += a x. */
 __global__ void axpy_kernel(size_t n, float a, const float *x, float *y)
 {
@@ -169,7 +172,7 @@ __global__ void scale_kernel(size_t n, float a, float *x)
         x[i] *= a;
 }
 
-#line 2460 "chapters/01-mlp.nw"
+#line 2503 "chapters/01-mlp.nw"
 static void axpy(size_t n, float a, const float *x, float *y)
 {
     axpy_kernel<<<stride_blocks(n), KERNEL_THREADS>>>(n, a, x, y);
@@ -223,14 +226,14 @@ static void adamw(size_t n, const AdamStep *a, const float *g, float *m, float *
     adamw_kernel<<<stride_blocks(n), KERNEL_THREADS>>>(n, *a, g, m, u, p);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 1880 "chapters/02-shm.nw"
+#line 1902 "chapters/02-shm.nw"
 static void peer_copy(void *dst, const void *src, size_t bytes)
 {
     CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, 0));
     CUDA_CHECK(cudaStreamSynchronize(0));
 }
 
-#line 1903 "chapters/02-shm.nw"
+#line 1929 "chapters/02-shm.nw"
 static int ipc_export(void *p, void *handle, char *err)
 {
     static_assert(sizeof(cudaIpcMemHandle_t) == DEVICE_IPC_BYTES, "IPC handle size");
@@ -242,7 +245,9 @@ static int ipc_export(void *p, void *handle, char *err)
     return 0;
 }
 
-#line 1920 "chapters/02-shm.nw"
+#line 1947 "chapters/02-shm.nw"
+static long mapped; /* mappings from ipc_open() not yet closed: closing the GPU counts them */
+
 static void *ipc_open(const void *handle, char *err)
 {
     cudaIpcMemHandle_t h;
@@ -253,24 +258,41 @@ static void *ipc_open(const void *handle, char *err)
         error_set(err, "cudaIpcOpenMemHandle: %s", cudaGetErrorString(e));
         return NULL;
     }
+    __atomic_add_fetch(&mapped, 1, __ATOMIC_RELAXED);
     return p;
 }
 
-#line 1890 "chapters/02-shm.nw"
+#line 1912 "chapters/02-shm.nw"
 static void ipc_close(void *p)
 {
-#line 1890 "chapters/02-shm.nw"
+    __atomic_sub_fetch(&mapped, 1, __ATOMIC_RELAXED);
     CUDA_CHECK(cudaIpcCloseMemHandle(p));
-#line 1890 "chapters/02-shm.nw"
 }
 #line 1211 "chapters/06-production.nw"
 static void bind_thread(void)
 {
     CUDA_CHECK(cudaSetDevice(ordinal));
 }
-#line 2540 "chapters/01-mlp.nw"
+#line 2679 "chapters/01-mlp.nw"
+static int close_device(char *err)
+{
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUBLAS_CHECK(cublasDestroy(handle));
+    handle = NULL;
+    long held = __atomic_load_n(&live, __ATOMIC_RELAXED);
+    long maps = __atomic_load_n(&mapped, __ATOMIC_RELAXED);
+    if (held != 0 || maps != 0)
+        return error_set(err,
+                         "cuda:%d: %ld buffer(s) from alloc() never released, %ld IPC "
+                         "mapping(s) never closed",
+                         ordinal, held, maps);
+#line 2689 "chapters/01-mlp.nw"
+    return 0;
+}
+
+#line 2585 "chapters/01-mlp.nw"
 static Device cuda = {
-#line 2540 "chapters/01-mlp.nw"
+#line 2585 "chapters/01-mlp.nw"
     /* every member, in Device's order, as C++ requires */
     .kind = DEVICE_CUDA,
     .name = "cuda",
@@ -283,6 +305,7 @@ static Device cuda = {
     .copy = copy,
     .zero = zero,
     .sync = sync,
+    .close = close_device,
     .gemm = gemm,
     .bias_act_forward = bias_act_forward,
     .relu_backward = relu_backward,
@@ -299,14 +322,14 @@ static Device cuda = {
     .adamw = adamw,
 };
 
-#line 2563 "chapters/01-mlp.nw"
+#line 2608 "chapters/01-mlp.nw"
 /**
  * The backend's entry point (DEVICE_CUDA_ENTRY), found by device_cuda_open() with dlsym():
  * the CUDA device for GPU @p rank % count, or NULL with the reason in @p why.
  */
 extern "C" const Device *device_cuda_backend_open(int rank, char *why)
 {
-#line 2588 "chapters/01-mlp.nw"
+#line 2633 "chapters/01-mlp.nw"
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) {
@@ -315,11 +338,11 @@ extern "C" const Device *device_cuda_backend_open(int rank, char *why)
         cudaGetLastError(); /* clear the error so later calls do not report it */
         return NULL;
     }
-#line 2570 "chapters/01-mlp.nw"
+#line 2615 "chapters/01-mlp.nw"
     ordinal = rank % count;
     cuda.count = count;
     CUDA_CHECK(cudaSetDevice(ordinal));
-#line 2606 "chapters/01-mlp.nw"
+#line 2651 "chapters/01-mlp.nw"
     cublasStatus_t s = cublasCreate(&handle);
     if (s != CUBLAS_STATUS_SUCCESS) {
         snprintf(why, ERR_LEN, "cublasCreate failed: %s", cublasGetStatusString(s));
@@ -330,6 +353,6 @@ extern "C" const Device *device_cuda_backend_open(int rank, char *why)
     snprintf(cuda.description, sizeof cuda.description, "cuda:%d %.100s (sm_%d%d, %.1f GiB)",
              ordinal, prop.name, prop.major, prop.minor,
              (double)prop.totalGlobalMem / (1u << 30));
-#line 2574 "chapters/01-mlp.nw"
+#line 2619 "chapters/01-mlp.nw"
     return &cuda;
 }

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,17 +21,42 @@
 
 extern char **environ;
 
-/* The device under test: DPS_TEST_DEVICE=cpu (default) or cuda (make test DEVICE=cuda).
- * Asking for cuda where no GPU answers fails the test rather than skipping it. */
-static inline const Device *test_device(void)
+/* The tests' CPU twin of the CUDA backend (tests/twin_backend.c), built by the Makefile. */
+#define TWIN_BACKEND "build/tests/libdps_twin.so"
+#define TWIN_ENTRY "dps_twin_backend_open"
+#define TWIN_WHAT "CUDA's CPU twin (DPS_TEST_DEVICE=twin)"
+
+/* The device under test for rank @p rank: DPS_TEST_DEVICE=cpu (the default), cuda (make test
+ * DEVICE=cuda), or twin (the CPU, opened as the CUDA backend is: make test DEVICE=twin).
+ * NULL with the reason in @p err when it cannot be opened. Opening cuda or twin marks the
+ * process as holding a GPU, after which the launcher refuses to fork ranks from it: open it
+ * in a rank, or in a child of the test's own (on_test_device). */
+static inline const Device *open_test_device(int rank, char *err)
 {
     const char *want = getenv("DPS_TEST_DEVICE");
+    char why[ERR_LEN];
+    const Device *d = NULL;
     if (!want || !*want || strcmp(want, "cpu") == 0)
         return device_cpu();
-    char why[ERR_LEN];
-    const Device *d = device_cuda_open(0, why);
+    if (strcmp(want, "cuda") == 0)
+        d = device_cuda_open(rank, why);
+    else if (strcmp(want, "twin") == 0)
+        d = device_backend_open(TWIN_BACKEND, TWIN_ENTRY, TWIN_WHAT, rank, why);
+    else
+        snprintf(why, sizeof why, "not a device under test (cpu, cuda or twin)");
     if (!d)
-        cr_assert_fail("DEVICE=%s: %s", want, why);
+        error_set(err, "DEVICE=%s: %s", want, why);
+    return d;
+}
+
+/* The device under test, in the test's own process. Asking for cuda where no GPU answers
+ * fails the test rather than skipping it. */
+static inline const Device *test_device(void)
+{
+    char err[ERR_LEN];
+    const Device *d = open_test_device(0, err);
+    if (!d)
+        cr_assert_fail("%s", err);
     return d;
 }
 
@@ -38,6 +64,45 @@ static inline int test_on_cuda(void)
 {
     const char *want = getenv("DPS_TEST_DEVICE");
     return want && strcmp(want, "cuda") == 0;
+}
+
+/* What a child of the test computes on the device under test: 0, or -1 with @p err. It
+ * must not assert (it is not the test's process): it returns. */
+typedef int (*DeviceWork)(const Device *dev, void *arg, void *out, char *err);
+
+/* Run @p work in a child of the test's own, on the device under test opened there, and copy
+ * the @p bytes it leaves in its out buffer into @p out. A GPU context does not survive
+ * fork(): a one-device reference computed in the test's process would leave one there, and
+ * the ranks the test forks next would fail (the launcher refuses first; chapter 2). The child
+ * takes the context with it when it exits. A failure in the child fails the test with the
+ * child's message. */
+static inline void on_test_device(DeviceWork work, void *arg, void *out, size_t bytes)
+{
+    typedef struct { int rc; char err[ERR_LEN]; } Outcome;
+    size_t total = sizeof(Outcome) + bytes;
+    Outcome *o = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    cr_assert(o != MAP_FAILED, "mmap: %s", strerror(errno));
+    o->rc = -1;
+    snprintf(o->err, sizeof o->err, "the child died before it finished");
+    fflush(NULL);
+    pid_t pid = fork();
+    cr_assert(pid >= 0, "fork: %s", strerror(errno));
+    if (pid == 0) {
+        char err[ERR_LEN] = "";
+        const Device *dev = open_test_device(0, err);
+        int rc = dev ? work(dev, arg, o + 1, err) : -1;
+        if (rc == 0 && dev != device_cpu() && device_close(dev, err))
+            rc = -1;
+        snprintf(o->err, sizeof o->err, "%s", err);
+        o->rc = rc;
+        _exit(0);
+    }
+    int st;
+    cr_assert(waitpid(pid, &st, 0) == pid, "waitpid: %s", strerror(errno));
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0 && o->rc == 0,
+              "on the device under test, in a child: %s (status %d)", o->err, st);
+    memcpy(out, o + 1, bytes);
+    munmap(o, total);
 }
 
 /* What a program printed and how it ended. */

@@ -10,7 +10,7 @@
 #include "nccl_backend.h"
 #include "util.h"
 
-#line 2179 "chapters/06-production.nw"
+#line 2184 "chapters/06-production.nw"
 /** NCCL's table, once it is loaded: the one piece of state the loader keeps. */
 static const NcclOps *nccl_loaded;
 
@@ -113,7 +113,7 @@ Comm *comm_nccl_open(Comm *c, Comm *host, char *err)
     if (!nccl)
         return NULL;
     NcclComm *n = xcalloc(1, sizeof *n);
-#line 2082 "chapters/06-production.nw"
+#line 2087 "chapters/06-production.nw"
     unsigned char id[NCCL_ID_BYTES] = {0};
     int sent = 0;
     if (host->rank == 0) {

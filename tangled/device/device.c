@@ -2,39 +2,70 @@
  * @file device.c
  * @brief Choosing the device a user asked for; loading the CUDA backend when it is asked for.
  */
-#line 2634 "chapters/01-mlp.nw"
+#line 2709 "chapters/01-mlp.nw"
 #include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "device.h"
 #include "util.h"
 
-#line 2717 "chapters/01-mlp.nw"
+#line 2902 "chapters/01-mlp.nw"
+/** What this process has opened and not yet closed. */
+static struct {
+    int cpu;            /**< device_open()s that gave the CPU */
+    const Device *gpu;  /**< the backend's table while it is open */
+    int gpu_opens;      /**< device_backend_open()s that gave it */
+    const char *hazard; /**< what fork() would not carry, from the first backend open */
+} opened;
+#line 2932 "chapters/01-mlp.nw"
+const Device *device_backend_open(const char *name, const char *entry, const char *what,
+                                  int rank, char *why)
+{
+    if (opened.gpu) {
+        opened.gpu_opens++;
+        return opened.gpu;
+    }
+    char err[ERR_LEN];
+    DeviceOpenFn open_backend;
+    *(void **)&open_backend = backend_entry(name, entry, err);
+    if (!open_backend) {
+        snprintf(why, ERR_LEN, "the %s backend could not be loaded (%.400s)", what, err);
+        return NULL;
+    }
+    opened.hazard = what;
+    if (!(opened.gpu = open_backend(rank, why)))
+        return NULL;
+    opened.gpu_opens = 1;
+    return opened.gpu;
+}
+
+const char *device_fork_hazard(void)
+{
+#line 2953 "chapters/01-mlp.nw"
+    return opened.hazard;
+#line 2953 "chapters/01-mlp.nw"
+}
+#line 2800 "chapters/01-mlp.nw"
 const Device *device_cuda_open(int rank, char *why)
 {
 #ifndef HAVE_CUDA
     (void)rank;
     snprintf(why, ERR_LEN, "this build has no CUDA backend (nvcc was not found, or NO_CUDA=1)");
-#line 2723 "chapters/01-mlp.nw"
+#line 2806 "chapters/01-mlp.nw"
     return NULL;
 #else
     if (!dlopen(DEVICE_CUDA_DRIVER, RTLD_NOW | RTLD_GLOBAL)) {
         snprintf(why, ERR_LEN, "no CUDA driver on this machine (%.400s)", dlerror());
         return NULL;
     }
-    char err[ERR_LEN];
-    DeviceOpenFn open_backend;
-    *(void **)&open_backend = backend_entry(DEVICE_CUDA_BACKEND, DEVICE_CUDA_ENTRY, err);
-    if (!open_backend) {
-        snprintf(why, ERR_LEN, "the CUDA backend could not be loaded (%.400s)", err);
-        return NULL;
-    }
-    return open_backend(rank, why);
+    return device_backend_open(DEVICE_CUDA_BACKEND, DEVICE_CUDA_ENTRY, "CUDA", rank, why);
 #endif
 }
-#line 2764 "chapters/01-mlp.nw"
+#line 2838 "chapters/01-mlp.nw"
 void *backend_entry(const char *name, const char *entry, char *why)
 {
     const char *file = name;
@@ -57,12 +88,13 @@ void *backend_entry(const char *name, const char *entry, char *why)
     return fn;
 }
 
-#line 2656 "chapters/01-mlp.nw"
+#line 2737 "chapters/01-mlp.nw"
 const Device *device_open(const char *request, int rank, char *note, char *err)
 {
     char why[ERR_LEN];
     if (strcmp(request, "cpu") == 0) {
         snprintf(note, ERR_LEN, "cpu (as asked)");
+        opened.cpu++;
         return device_cpu();
     }
     const Device *dev = device_cuda_open(rank, why);
@@ -76,5 +108,46 @@ const Device *device_open(const char *request, int rank, char *note, char *err)
         return NULL;
     }
     snprintf(note, ERR_LEN, "cpu (auto: %.400s)", why);
+    opened.cpu++;
     return device_cpu();
+}
+#line 2967 "chapters/01-mlp.nw"
+int device_close(const Device *dev, char *err)
+{
+    if (dev && dev == opened.gpu && opened.gpu_opens > 0) {
+        if (--opened.gpu_opens > 0)
+            return 0;
+        opened.gpu = NULL;
+    } else if (dev && dev->kind == DEVICE_CPU && opened.cpu > 0) {
+        if (--opened.cpu > 0)
+            return 0;
+    } else {
+        return error_set(err, "device_close: %s is not open", dev ? dev->name : "NULL");
+    }
+    return dev->close ? dev->close(err) : 0;
+}
+
+int device_open_count(void)
+{
+#line 2982 "chapters/01-mlp.nw"
+    return opened.cpu + opened.gpu_opens;
+#line 2982 "chapters/01-mlp.nw"
+}
+#line 3023 "chapters/01-mlp.nw"
+bool device_sharing(const Device *dev, int ranks, char *line, size_t len)
+{
+    line[0] = '\0';
+    if (dev->kind == DEVICE_CPU || ranks <= dev->count)
+        return false;
+    snprintf(line, len, "%d ranks share %d GPU%s", ranks, dev->count,
+             dev->count == 1 ? "" : "s");
+    return true;
+}
+
+bool device_mps_running(char *pipe, size_t len)
+{
+    const char *dir = getenv("CUDA_MPS_PIPE_DIRECTORY");
+    snprintf(pipe, len, "%s/control", dir && *dir ? dir : "/tmp/nvidia-mps");
+    struct stat st;
+    return stat(pipe, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
 }

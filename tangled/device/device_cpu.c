@@ -2,7 +2,7 @@
  * @file device_cpu.c
  * @brief The CPU device: the readable reference of every kernel.
  */
-#line 1729 "chapters/01-mlp.nw"
+#line 1740 "chapters/01-mlp.nw"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +15,9 @@
 #include "mlp_kernels.h"
 #include "util.h"
 
-#line 1764 "chapters/01-mlp.nw"
+#line 1775 "chapters/01-mlp.nw"
+static long live; /* buffers from alloc() not yet released, counted atomically */
+
 static void *alloc(size_t bytes)
 {
     size_t rounded = (bytes + 63) / 64 * 64;
@@ -23,49 +25,58 @@ static void *alloc(size_t bytes)
     if (!p)
         fatal("cpu: out of memory allocating %zu bytes", bytes);
     memset(p, 0, rounded ? rounded : 64);
+    __atomic_add_fetch(&live, 1, __ATOMIC_RELAXED);
     return p;
 }
 
 static void release(void *p)
 {
-#line 1774 "chapters/01-mlp.nw"
+    if (p)
+        __atomic_sub_fetch(&live, 1, __ATOMIC_RELAXED);
     free(p);
-#line 1774 "chapters/01-mlp.nw"
 }
 static void upload(void *dst, const void *src, size_t bytes)
 {
-#line 1775 "chapters/01-mlp.nw"
+#line 1794 "chapters/01-mlp.nw"
     memcpy(dst, src, bytes);
-#line 1775 "chapters/01-mlp.nw"
+#line 1794 "chapters/01-mlp.nw"
 }
 static void download(void *dst, const void *src, size_t bytes)
 {
-#line 1776 "chapters/01-mlp.nw"
+#line 1795 "chapters/01-mlp.nw"
     memcpy(dst, src, bytes);
 }
 static void copy(void *dst, const void *src, size_t bytes)
 {
-#line 1778 "chapters/01-mlp.nw"
+#line 1797 "chapters/01-mlp.nw"
     memmove(dst, src, bytes);
-#line 1778 "chapters/01-mlp.nw"
+#line 1797 "chapters/01-mlp.nw"
 }
 static void zero(void *p, size_t bytes)
 {
-#line 1779 "chapters/01-mlp.nw"
+#line 1798 "chapters/01-mlp.nw"
     memset(p, 0, bytes);
-#line 1779 "chapters/01-mlp.nw"
+#line 1798 "chapters/01-mlp.nw"
 }
 static void sync(void)
 {
-#line 1780 "chapters/01-mlp.nw"
+#line 1799 "chapters/01-mlp.nw"
 }
-#line 1872 "chapters/02-shm.nw"
+#line 1816 "chapters/01-mlp.nw"
+static int close_device(char *err)
+{
+    long held = __atomic_load_n(&live, __ATOMIC_RELAXED);
+    if (held != 0)
+        return error_set(err, "cpu: %ld buffer(s) from alloc() never released", held);
+    return 0;
+}
+#line 1894 "chapters/02-shm.nw"
 static void peer_copy(void *dst, const void *src, size_t bytes)
 {
-#line 1872 "chapters/02-shm.nw"
+#line 1894 "chapters/02-shm.nw"
     memcpy(dst, src, bytes);
 }
-#line 1805 "chapters/01-mlp.nw"
+#line 1840 "chapters/01-mlp.nw"
 /** op(A)[i][p] of the stored A, inside gemm_plain(). */
 #define A_AT(i, p) (ta ? A[(size_t)(p)*m + (i)] : A[(size_t)(i)*k + (p)])
 
@@ -78,15 +89,15 @@ void gemm_plain(bool ta, bool tb, int m, int n, int k, float alpha, const float 
         for (int j = 0; j < n; j++)
             c[j] = beta == 0.0f ? 0.0f : beta * c[j];
         if (!tb) {
-#line 1831 "chapters/01-mlp.nw"
+#line 1866 "chapters/01-mlp.nw"
             for (int p = 0; p < k; p++) {
                 const float a = alpha * A_AT(i, p), *b = B + (size_t)p * n;
                 for (int j = 0; j < n; j++)
                     c[j] += a * b[j];
             }
-#line 1818 "chapters/01-mlp.nw"
+#line 1853 "chapters/01-mlp.nw"
         } else {
-#line 1851 "chapters/01-mlp.nw"
+#line 1886 "chapters/01-mlp.nw"
             for (int j = 0; j < n; j++) {
                 const float *b = B + (size_t)j * k;
                 float s = 0;
@@ -94,24 +105,24 @@ void gemm_plain(bool ta, bool tb, int m, int n, int k, float alpha, const float 
                     s += A_AT(i, p) * b[p];
                 c[j] += alpha * s;
             }
-#line 1820 "chapters/01-mlp.nw"
+#line 1855 "chapters/01-mlp.nw"
         }
     }
 #undef AT
 }
-#line 1870 "chapters/01-mlp.nw"
+#line 1905 "chapters/01-mlp.nw"
 static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
                  const float *B, float beta, float *C)
 {
 #ifdef HAVE_BLAS
     cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
                 m, n, k, alpha, A, ta ? m : k, B, tb ? k : n, beta, C, n);
-#line 1877 "chapters/01-mlp.nw"
+#line 1912 "chapters/01-mlp.nw"
 #else
     gemm_plain(ta, tb, m, n, k, alpha, A, B, beta, C);
 #endif
 }
-#line 1930 "chapters/01-mlp.nw"
+#line 1965 "chapters/01-mlp.nw"
 static void bias_act_forward(float *y, const float *bias, int rows, int cols, bool relu)
 {
     for (int i = 0; i < rows; i++) {
@@ -120,13 +131,13 @@ static void bias_act_forward(float *y, const float *bias, int rows, int cols, bo
             row[j] = bias_act(row[j], bias[j], relu);
     }
 }
-#line 1945 "chapters/01-mlp.nw"
+#line 1980 "chapters/01-mlp.nw"
 static void relu_backward(float *dy, const float *y, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         dy[i] = relu_grad(dy[i], y[i]);
 }
-#line 1957 "chapters/01-mlp.nw"
+#line 1992 "chapters/01-mlp.nw"
 static void bias_backward(float *dbias, const float *dy, int rows, int cols)
 {
     for (int j = 0; j < cols; j++)
@@ -135,7 +146,7 @@ static void bias_backward(float *dbias, const float *dy, int rows, int cols)
         for (int j = 0; j < cols; j++)
             dbias[j] += dy[(size_t)i * cols + j];
 }
-#line 1489 "chapters/01-mlp.nw"
+#line 1500 "chapters/01-mlp.nw"
 static void softmax_xent(const float *logits, const int *labels, int rows, int cols,
                          float *dlogits, float *stats)
 {
@@ -150,7 +161,7 @@ static void softmax_xent(const float *logits, const int *labels, int rows, int c
     stats[0] += (float)loss;
     stats[1] += (float)right;
 }
-#line 1975 "chapters/01-mlp.nw"
+#line 2010 "chapters/01-mlp.nw"
 static void axpy(size_t n, float a, const float *x, float *y)
 {
     for (size_t i = 0; i < n; i++)
@@ -191,7 +202,7 @@ static void adamw(size_t n, const AdamStep *a, const float *g, float *m, float *
     for (size_t i = 0; i < n; i++)
         adamw_element(a, g[i], &m[i], &u[i], &p[i]);
 }
-#line 1995 "chapters/01-mlp.nw"
+#line 2030 "chapters/01-mlp.nw"
 static Device cpu = {
     .kind = DEVICE_CPU,
     .name = "cpu",
@@ -202,6 +213,7 @@ static Device cpu = {
     .copy = copy,
     .zero = zero,
     .sync = sync,
+    .close = close_device,
     .gemm = gemm,
     .bias_act_forward = bias_act_forward,
     .relu_backward = relu_backward,
@@ -215,6 +227,7 @@ static Device cpu = {
     .adamw = adamw,
 };
 
+#line 2053 "chapters/01-mlp.nw"
 void device_cpu_threads(int threads)
 {
 #ifdef HAVE_BLAS
@@ -224,7 +237,7 @@ void device_cpu_threads(int threads)
 #endif
 }
 
-#line 2032 "chapters/01-mlp.nw"
+#line 2067 "chapters/01-mlp.nw"
 const Device *device_cpu(void)
 {
 #ifdef HAVE_BLAS

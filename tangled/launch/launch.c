@@ -2,10 +2,10 @@
  * @file launch.c
  * @brief The launcher: fork, supervise, fail fast.
  */
-#line 207 "chapters/02-shm.nw"
+#line 209 "chapters/02-shm.nw"
 #include "launch.h"
 
-#line 227 "chapters/02-shm.nw"
+#line 230 "chapters/02-shm.nw"
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -19,10 +19,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#line 211 "chapters/02-shm.nw"
+#line 213 "chapters/02-shm.nw"
+#include "device.h"
 #include "util.h"
 
-#line 168 "chapters/02-shm.nw"
+#line 170 "chapters/02-shm.nw"
 /** Seconds between SIGTERM and SIGKILL when ranks are stopped. */
 #define GRACE_SECONDS 1.0
 
@@ -41,7 +42,7 @@ typedef struct Board {
 static Board *board;  /* the current launch's board; NULL outside one */
 static int self = -1; /* this process's rank; -1 in the parent */
 
-#line 247 "chapters/02-shm.nw"
+#line 250 "chapters/02-shm.nw"
 void launch_phase(const char *fmt, ...)
 {
     if (!board || self < 0)
@@ -67,11 +68,11 @@ void launch_phase_of(int rank, char *buf, size_t len)
 
 int launch_rank(void)
 {
-#line 270 "chapters/02-shm.nw"
+#line 273 "chapters/02-shm.nw"
     return self;
-#line 270 "chapters/02-shm.nw"
+#line 273 "chapters/02-shm.nw"
 }
-#line 298 "chapters/02-shm.nw"
+#line 301 "chapters/02-shm.nw"
 static void run_rank(int rank, int size, RankMain rank_main, void *arg, pid_t parent,
                      const sigset_t *mask)
 {
@@ -93,7 +94,7 @@ static void run_rank(int rank, int size, RankMain rank_main, void *arg, pid_t pa
     }
     _exit(0);
 }
-#line 381 "chapters/02-shm.nw"
+#line 384 "chapters/02-shm.nw"
 static void describe(int rank, int status, char *msg)
 {
     char phase[96];
@@ -105,13 +106,13 @@ static void describe(int rank, int status, char *msg)
     else if (error[0])
         snprintf(msg, ERR_LEN, "rank %d failed during '%s': %.*s", rank, phase, ERR_LEN / 2,
                  error);
-#line 393 "chapters/02-shm.nw"
+#line 396 "chapters/02-shm.nw"
     else
         snprintf(msg, ERR_LEN, "rank %d exited with status %d during '%s'", rank,
                  WEXITSTATUS(status), phase);
 }
 
-#line 409 "chapters/02-shm.nw"
+#line 412 "chapters/02-shm.nw"
 static void signal_all(const pid_t *pids, int size, int sig)
 {
     for (int r = 0; r < size; r++)
@@ -119,15 +120,15 @@ static void signal_all(const pid_t *pids, int size, int sig)
             kill(pids[r], sig);
 }
 
-#line 349 "chapters/02-shm.nw"
+#line 352 "chapters/02-shm.nw"
 static int supervise(pid_t *pids, int size, double limit_s, const sigset_t *chld, char *err)
 {
-#line 352 "chapters/02-shm.nw"
+#line 355 "chapters/02-shm.nw"
     int alive = size, failed = 0;
     double start = now_seconds(), kill_at = INFINITY;
     char msg[ERR_LEN] = "";
     while (alive > 0) {
-#line 425 "chapters/02-shm.nw"
+#line 428 "chapters/02-shm.nw"
         int status;
         pid_t pid;
         while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
@@ -148,10 +149,10 @@ static int supervise(pid_t *pids, int size, double limit_s, const sigset_t *chld
         }
         if (pid < 0 && errno == ECHILD)
             break; /* no child left at all */
-#line 357 "chapters/02-shm.nw"
+#line 360 "chapters/02-shm.nw"
         if (alive == 0)
             break;
-#line 460 "chapters/02-shm.nw"
+#line 463 "chapters/02-shm.nw"
         double t = now_seconds();
         if (!failed && limit_s > 0 && t - start > limit_s) {
             int r = 0;
@@ -163,7 +164,7 @@ static int supervise(pid_t *pids, int size, double limit_s, const sigset_t *chld
                      "%d rank(s) still running after the limit of %g s "
                      "(rank %d is in '%s')",
                      alive, limit_s, r, phase);
-#line 469 "chapters/02-shm.nw"
+#line 472 "chapters/02-shm.nw"
             failed = 1;
             signal_all(pids, size, SIGTERM);
             kill_at = t + GRACE_SECONDS;
@@ -171,7 +172,7 @@ static int supervise(pid_t *pids, int size, double limit_s, const sigset_t *chld
             signal_all(pids, size, SIGKILL);
             kill_at = INFINITY;
         }
-#line 490 "chapters/02-shm.nw"
+#line 493 "chapters/02-shm.nw"
         double wake = kill_at;
         if (!failed && limit_s > 0)
             wake = start + limit_s;
@@ -179,19 +180,27 @@ static int supervise(pid_t *pids, int size, double limit_s, const sigset_t *chld
         struct timespec ts = {.tv_sec = (time_t)wait_s,
                               .tv_nsec = (long)((wait_s - (time_t)wait_s) * 1e9)};
         sigtimedwait(chld, NULL, &ts);
-#line 361 "chapters/02-shm.nw"
+#line 364 "chapters/02-shm.nw"
     }
     if (failed)
         return error_set(err, "%s", msg);
     return 0;
 }
-#line 511 "chapters/02-shm.nw"
+#line 514 "chapters/02-shm.nw"
 int launch(int size, RankMain rank_main, void *arg, double limit_s, char *err)
 {
     if (size < 1 || size > LAUNCH_MAX_RANKS)
         return error_set(err, "launch: %d ranks asked for; 1 to %d are possible", size,
                          LAUNCH_MAX_RANKS);
 #line 548 "chapters/02-shm.nw"
+    if (device_fork_hazard())
+        return error_set(err,
+                         "launch: this process has opened %s, whose context does not survive "
+                         "fork(): every rank would fail at its first call ('initialization "
+                         "error'); open the device in each rank, after launch(), and compute "
+                         "one-device results in a child of their own",
+                         device_fork_hazard());
+#line 570 "chapters/02-shm.nw"
     size_t bytes = sizeof(Board) + (size_t)size * sizeof(RankSlot);
     Board *b = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (b == MAP_FAILED)
@@ -202,7 +211,7 @@ int launch(int size, RankMain rank_main, void *arg, double limit_s, char *err)
         snprintf(b->slot[r].phase, sizeof b->slot[r].phase, "starting");
     board = b;
 
-#line 518 "chapters/02-shm.nw"
+#line 522 "chapters/02-shm.nw"
     sigset_t chld, old;
     sigemptyset(&chld);
     sigaddset(&chld, SIGCHLD);
@@ -210,7 +219,7 @@ int launch(int size, RankMain rank_main, void *arg, double limit_s, char *err)
     fflush(NULL);
     pid_t pids[LAUNCH_MAX_RANKS] = {0}, parent = getpid();
     int rc = 0;
-#line 568 "chapters/02-shm.nw"
+#line 590 "chapters/02-shm.nw"
     for (int r = 0; r < size; r++) {
         pid_t pid = fork();
         if (pid == 0)
@@ -224,7 +233,7 @@ int launch(int size, RankMain rank_main, void *arg, double limit_s, char *err)
         }
         pids[r] = pid;
     }
-#line 526 "chapters/02-shm.nw"
+#line 530 "chapters/02-shm.nw"
     if (rc == 0)
         rc = supervise(pids, size, limit_s, &chld, err);
     sigprocmask(SIG_SETMASK, &old, NULL);

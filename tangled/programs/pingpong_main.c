@@ -2,7 +2,7 @@
  * @file pingpong_main.c
  * @brief The program pingpong: latency and bandwidth between ranks (chapter 2).
  */
-#line 248 "chapters/A3-programs.nw"
+#line 252 "chapters/A3-programs.nw"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +15,7 @@
 #include "run.h"
 #include "util.h"
 
-#line 276 "chapters/A3-programs.nw"
+#line 280 "chapters/A3-programs.nw"
 static const char *summary =
     "Measure the shared-memory transport: latency and bandwidth between two ranks,\n"
     "and the barrier at N ranks. Ranks are GPUs, or processes standing in for them.";
@@ -25,7 +25,7 @@ static const char *examples =
     "  ./pingpong --n_gpus 8 -e 1M              the barrier at 8 ranks\n"
     "  ./pingpong --device cuda                 GPU buffers through CUDA IPC\n";
 
-#line 2762 "chapters/02-shm.nw"
+#line 2828 "chapters/02-shm.nw"
 static int pingpong_rank(Rank *r, char *err)
 {
     const Options *o = &r->run->o;
@@ -34,17 +34,15 @@ static int pingpong_rank(Rank *r, char *err)
     int rank = r->rank, size = r->size;
     Timing tm = {.warmup = o->warmup, .iters = o->iters, .check = o->check};
     if (rank == 0) {
-#line 372 "chapters/A3-programs.nw"
+#line 376 "chapters/A3-programs.nw"
         char lo[32], hi[32], chan[32];
         printf("# pingpong: %d ranks over shared memory (%s)\n", size,
                dev->kind == DEVICE_CPU ? "processes standing in for GPUs" : "CUDA IPC");
         printf("# device %s: %s\n", r->note, dev->description);
         exercises_banner("# exercise ");
-        if (dev->kind != DEVICE_CPU && size > dev->count)
-            printf("# %d ranks share %d GPU(s): messages between ranks on one GPU stay in its "
-                   "memory\n",
-                   size, dev->count);
-#line 380 "chapters/A3-programs.nw"
+        char shared[64];
+        if (run_gpu_sharing(r, shared, sizeof shared))
+            printf("# %s: messages between ranks on one GPU stay in its memory\n", shared);
         printf("# sizes %s to %s, x%d; %d iterations after %d warm-up; channel %s%s\n",
                format_bytes(lo, o->min_bytes), format_bytes(hi, o->max_bytes), o->step_factor,
                o->iters, o->warmup, format_bytes(chan, SHM_CHANNEL_BYTES),
@@ -54,20 +52,20 @@ static int pingpong_rank(Rank *r, char *err)
                    "one-way", "algbw", "sendrecv", "algbw", "#wrong", "(B)", "(us)", "(GB/s)",
                    "(us)", "(GB/s)", "");
     }
-#line 2771 "chapters/02-shm.nw"
+#line 2837 "chapters/02-shm.nw"
     unsigned char *host = xcalloc(o->max_bytes ? o->max_bytes : 1, 1);
     void *sbuf = dev->alloc(o->max_bytes), *rbuf = dev->alloc(o->max_bytes);
     double *times = xcalloc((size_t)o->iters, sizeof *times);
     double alpha = 0, beta = 0;
     size_t last = 0;
-#line 2799 "chapters/02-shm.nw"
+#line 2865 "chapters/02-shm.nw"
     if (rank < 2) {
         for (size_t s = o->min_bytes; s <= o->max_bytes; s = s ? s * o->step_factor : 1) {
             PingRow row;
             if (pingpong_size(c, &tm, s, host, sbuf, rbuf, times, &row, err))
                 return -1;
             if (rank == 0) {
-#line 309 "chapters/A3-programs.nw"
+#line 313 "chapters/A3-programs.nw"
                 char wrong[24];
                 snprintf(wrong, sizeof wrong, "%ld", row.wrong);
                 printf("%12zu %10.2f %9.3f %10.2f %9.3f %8s\n", s, row.oneway * 1e6,
@@ -82,12 +80,12 @@ static int pingpong_rank(Rank *r, char *err)
                 if (row.wrong)
                     return error_set(err, "%ld of %zu bytes came back wrong", row.wrong, s);
             }
-#line 2806 "chapters/02-shm.nw"
+#line 2872 "chapters/02-shm.nw"
             if (s > o->max_bytes / o->step_factor)
                 break;
         }
     }
-#line 2822 "chapters/02-shm.nw"
+#line 2888 "chapters/02-shm.nw"
     launch_phase("barrier");
     if (c->barrier(c, err))
         return -1;
@@ -102,9 +100,9 @@ static int pingpong_rank(Rank *r, char *err)
     if (rank == 0)
         printf("# barrier: %d ranks, %.2f us (mean of %d)\n", size,
                (now_seconds() - t0) / BARRIERS * 1e6, BARRIERS);
-#line 2778 "chapters/02-shm.nw"
+#line 2844 "chapters/02-shm.nw"
     if (rank == 0) {
-#line 344 "chapters/A3-programs.nw"
+#line 348 "chapters/A3-programs.nw"
         if (last <= o->min_bytes)
             printf("# alpha-beta fit: none (one size only: give -e larger than -b)\n");
         else if (beta > 0)
@@ -116,14 +114,14 @@ static int pingpong_rank(Rank *r, char *err)
                    last, (alpha + beta * (double)(last - o->min_bytes)) * 1e6, o->min_bytes,
                    alpha * 1e6);
     }
-#line 2780 "chapters/02-shm.nw"
+#line 2846 "chapters/02-shm.nw"
     dev->release(sbuf);
     dev->release(rbuf);
     free(host);
     free(times);
     return 0;
 }
-#line 404 "chapters/A3-programs.nw"
+#line 408 "chapters/A3-programs.nw"
 /** Parse, refuse what cannot work, launch the ranks. */
 int main(int argc, char **argv)
 {
@@ -141,7 +139,7 @@ int main(int argc, char **argv)
     if (run.o.min_bytes > run.o.max_bytes) {
         fprintf(stderr, "%s: -b %zu is larger than -e %zu\n", program_name(), run.o.min_bytes,
                 run.o.max_bytes);
-#line 422 "chapters/A3-programs.nw"
+#line 426 "chapters/A3-programs.nw"
         return EXIT_USAGE;
     }
     run_ranks(&run, pingpong_rank);

@@ -2,7 +2,7 @@
  * @file run.c
  * @brief The run layer (chapters 1-3, 6, appendix B).
  */
-#line 2519 "chapters/02-shm.nw"
+#line 2585 "chapters/02-shm.nw"
 #include "run.h"
 
 #include <errno.h>
@@ -39,7 +39,7 @@ static int trace_begin(Run *run)
     return 0;
 }
 
-#line 3478 "chapters/01-mlp.nw"
+#line 3730 "chapters/01-mlp.nw"
 int run_prepare_training(Run *run, int trainers, const char *word)
 {
     Options o = run->o; /* a copy: only rank 0 of an MPI run keeps the log */
@@ -47,7 +47,7 @@ int run_prepare_training(Run *run, int trainers, const char *word)
         o.log = NULL;
     if (train_prepare(&o, trainers, word, &run->train, &run->test, &run->log, &run->resume) ||
         trace_begin(run)) {
-#line 3486 "chapters/01-mlp.nw"
+#line 3738 "chapters/01-mlp.nw"
         if (run->mpi)
             comm_mpi_finalize();
         return EXIT_USAGE;
@@ -55,7 +55,7 @@ int run_prepare_training(Run *run, int trainers, const char *word)
     return RUN_GO;
 }
 
-#line 3503 "chapters/01-mlp.nw"
+#line 3755 "chapters/01-mlp.nw"
 int run_model(const Run *run, const Device *dev, Model *m, char *err)
 {
     const Options *o = &run->o;
@@ -63,7 +63,7 @@ int run_model(const Run *run, const Device *dev, Model *m, char *err)
                       o->batch_size, o->seed, err);
 }
 
-#line 3519 "chapters/01-mlp.nw"
+#line 3771 "chapters/01-mlp.nw"
 TrainConfig run_train_config(const Run *run, bool reports)
 {
     const Options *o = &run->o;
@@ -85,7 +85,7 @@ TrainConfig run_train_config(const Run *run, bool reports)
     };
 }
 
-#line 3555 "chapters/01-mlp.nw"
+#line 3807 "chapters/01-mlp.nw"
 /** Undo what train_prepare() did to the log and the checkpoint before it failed; returns -1. */
 static int prepare_failed(const Options *o, FILE **log, bool created, Checkpoint *resume)
 {
@@ -98,7 +98,7 @@ static int prepare_failed(const Options *o, FILE **log, bool created, Checkpoint
     return -1;
 }
 
-#line 3667 "chapters/01-mlp.nw"
+#line 3919 "chapters/01-mlp.nw"
 /** Open @p path for appending; *created says whether this call made the file. */
 static FILE *log_open(const char *path, bool *created)
 {
@@ -123,7 +123,7 @@ static bool regular_file(FILE *f)
     struct stat st;
     return fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
 }
-#line 3580 "chapters/01-mlp.nw"
+#line 3832 "chapters/01-mlp.nw"
 int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *train,
                   Dataset *test, FILE **log, Checkpoint *resume)
 {
@@ -162,19 +162,19 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
         fprintf(stderr, "%s: --resume: %s\n", program_name(), err);
         return -1;
     }
-#line 3652 "chapters/01-mlp.nw"
+#line 3904 "chapters/01-mlp.nw"
     bool created = false;
     if (o->log && !(*log = log_open(o->log, &created))) {
         fprintf(stderr, "%s: --log %s: cannot open: %s\n", program_name(), o->log,
                 strerror(errno));
         return prepare_failed(o, log, false, resume);
     }
-#line 3589 "chapters/01-mlp.nw"
+#line 3841 "chapters/01-mlp.nw"
     if (data_load(o->data, o->train_size, o->seed, train, test, err)) {
         fprintf(stderr, "%s: %s\n", program_name(), err);
         return prepare_failed(o, log, created, resume);
     }
-#line 3609 "chapters/01-mlp.nw"
+#line 3861 "chapters/01-mlp.nw"
     long global = (long)o->batch_size * ranks;
     if (global > train->n) {
         if (ranks == 1)
@@ -182,13 +182,13 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
                     "%s: --batch_size %d is larger than the training set (%ld "
                     "samples)\n",
                     program_name(), o->batch_size, train->n);
-#line 3614 "chapters/01-mlp.nw"
+#line 3866 "chapters/01-mlp.nw"
         else
             fprintf(stderr,
                     "%s: a global batch of %ld samples (--batch_size %d x %d %s) is "
                     "larger than the training set (%ld samples)\n",
                     program_name(), global, o->batch_size, ranks, ranks_word, train->n);
-#line 3618 "chapters/01-mlp.nw"
+#line 3870 "chapters/01-mlp.nw"
         return prepare_failed(o, log, created, resume);
     }
 #line 957 "chapters/A2-failure.nw"
@@ -210,14 +210,14 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
             return prepare_failed(o, log, created, resume);
         }
     }
-#line 3631 "chapters/01-mlp.nw"
+#line 3883 "chapters/01-mlp.nw"
     if (*log && !o->resume && regular_file(*log) && ftruncate(fileno(*log), 0) != 0) {
         fprintf(stderr, "%s: --log %s: %s\n", program_name(), o->log, strerror(errno));
         return prepare_failed(o, log, created, resume);
     }
     if (*log && (!regular_file(*log) || (fseek(*log, 0, SEEK_END) == 0 && ftell(*log) == 0)))
         report_csv_header(*log); /* a resumed run appends to its log */
-#line 3596 "chapters/01-mlp.nw"
+#line 3848 "chapters/01-mlp.nw"
     return 0;
 }
 #line 559 "chapters/07-zero.nw"
@@ -237,7 +237,7 @@ void state_banner(const Options *o, const Strategy *s, size_t n_params)
            format_bytes(g, grads), o->optimizer, format_bytes(optimizer, opt),
            sharded ? " (its chunk of the state)" : "");
 }
-#line 2316 "chapters/02-shm.nw"
+#line 2352 "chapters/02-shm.nw"
 int run_parse(Run *run, int argc, char **argv, unsigned accepted, const char *summary,
               const char *examples)
 {
@@ -255,7 +255,7 @@ int run_parse(Run *run, int argc, char **argv, unsigned accepted, const char *su
     return RUN_GO;
 }
 
-#line 2296 "chapters/02-shm.nw"
+#line 2332 "chapters/02-shm.nw"
 int run_start(Run *run, bool mpi)
 {
     run->ranks = run->o.n_gpus;
@@ -281,7 +281,7 @@ int run_start(Run *run, bool mpi)
         }
         run->ranks = size;
     }
-#line 2303 "chapters/02-shm.nw"
+#line 2339 "chapters/02-shm.nw"
     return RUN_GO;
 }
 #line 286 "chapters/08-direct.nw"
@@ -300,7 +300,7 @@ static void bind_to_core(int rank, int size)
         }
 }
 
-#line 2348 "chapters/02-shm.nw"
+#line 2384 "chapters/02-shm.nw"
 /** The prelude of every rank, then the program's body. */
 static int rank_main(int rank, int size, void *arg, char *err)
 {
@@ -321,9 +321,25 @@ static int rank_main(int rank, int size, void *arg, char *err)
         return -1;
     if (r.c)
         comm_close_rank(r.c, r.host);
-    return 0;
+    launch_phase("closing the device");
+    return device_close(r.dev, err);
 }
-#line 2384 "chapters/02-shm.nw"
+#line 2427 "chapters/02-shm.nw"
+bool run_gpu_sharing(const Rank *r, char *line, size_t len)
+{
+    char pipe[ERR_LEN];
+    line[0] = '\0';
+    if (r->run->mpi || !device_sharing(r->dev, r->size, line, len))
+        return false;
+    if (!r->run->o.quiet && !device_mps_running(pipe, sizeof pipe))
+        fprintf(stderr,
+                "%s: %s, and CUDA MPS is not running (no %s): each handshake between two of "
+                "them waits for a context switch, about 150 us on an H100 against 11 us with "
+                "MPS; start it with: nvidia-cuda-mps-control -d\n",
+                program_name(), line, pipe);
+    return true;
+}
+#line 2449 "chapters/02-shm.nw"
 void run_ranks(Run *run, int (*body)(Rank *r, char *err))
 {
     char err[ERR_LEN];
@@ -336,7 +352,7 @@ void run_ranks(Run *run, int (*body)(Rank *r, char *err))
         }
         return;
     }
-#line 2390 "chapters/02-shm.nw"
+#line 2455 "chapters/02-shm.nw"
     if (!(run->w = shm_world_create(run->ranks, 0, run->o.timeout, err)))
         fatal("%s", err);
     int rc = launch(run->ranks, rank_main, run, 0, err);
@@ -356,7 +372,7 @@ int run_finish(Run *run)
     if (run->o.trace && (trace_write(run->o.trace, terr) ||
                          (run->trace_owner && trace_close(run->o.trace, terr))))
         fatal("%s", terr);
-#line 2405 "chapters/02-shm.nw"
+#line 2470 "chapters/02-shm.nw"
     data_free(&run->train);
     data_free(&run->test);
     checkpoint_free(&run->resume);
@@ -371,14 +387,14 @@ static void run_one(Run *run, int (*body)(Rank *r, char *err))
     if (rank_main(0, 1, run, err))
         fatal("%s", err);
 }
-#line 1042 "chapters/03-ps.nw"
+#line 1047 "chapters/03-ps.nw"
 /** RUN_GO when run->strategy can run as asked; else EXIT_USAGE after one line. */
 static int check_strategy(const Run *run)
 {
     const StrategyDef *def = run->strategy;
     const Options *o = &run->o;
     char why[ERR_LEN] = "";
-#line 3099 "chapters/06-production.nw"
+#line 3109 "chapters/06-production.nw"
     bool given = o->given & OPT_TRANSPORT, over_mpi = strcmp(o->transport, "mpi") == 0;
     char names[ERR_LEN / 4];
     if ((def->needs & NEEDS_MPI) && given && !over_mpi) {
@@ -386,18 +402,18 @@ static int check_strategy(const Run *run)
                  "--strategy %s: %s needs the MPI transport (drop --transport "
                  "shm, run under mpirun)",
                  def->name, def->title);
-#line 3105 "chapters/06-production.nw"
+#line 3115 "chapters/06-production.nw"
     } else if (given && over_mpi && !(def->needs & RUNS_OVER_MPI)) {
         strategy_names(names, sizeof names, RUNS_OVER_MPI, ", ");
         snprintf(why, sizeof why,
                  "--strategy %s runs on this machine's shared memory; over "
                  "--transport mpi use %s",
                  def->name, names);
-#line 3109 "chapters/06-production.nw"
+#line 3119 "chapters/06-production.nw"
     } else if (def->shape == SHAPE_ONE && (o->given & OPT_N_GPUS) && o->n_gpus != 1) {
         snprintf(why, sizeof why, "--strategy %s trains on one device: drop --n_gpus or give 1",
                  def->name);
-#line 3113 "chapters/06-production.nw"
+#line 3123 "chapters/06-production.nw"
     } else if ((def->needs & NEEDS_GPUS) && strcmp(o->device, "cpu") == 0) {
         snprintf(why, sizeof why, "--strategy %s: %s moves GPU memory: drop --device cpu",
                  def->name, def->title);
@@ -406,15 +422,15 @@ static int check_strategy(const Run *run)
                  "--strategy %s drives CPU replicas from one process; this "
                  "book's CUDA backend holds one GPU per process (use nccl or ring on GPUs)",
                  def->name);
-#line 3120 "chapters/06-production.nw"
+#line 3130 "chapters/06-production.nw"
     } else if (def->check) {
         def->check(o->n_gpus, strcmp(o->device, "cpu") == 0, why, sizeof why);
     }
-#line 3137 "chapters/06-production.nw"
+#line 3147 "chapters/06-production.nw"
     if (!why[0] && (o->given & OPT_BUCKET) && !(def->needs & USES_BUCKETS)) {
         strategy_names(names, sizeof names, USES_BUCKETS, ", ");
         snprintf(why, sizeof why, "--bucket_mb sets the buckets of --strategy %s only", names);
-#line 3141 "chapters/06-production.nw"
+#line 3151 "chapters/06-production.nw"
     }
 #line 417 "chapters/07-zero.nw"
     if (!why[0] && def->servers && strcmp(o->optimizer, "sgd") != 0)
@@ -430,11 +446,11 @@ static int check_strategy(const Run *run)
     if (!why[0] && def->servers && o->accum > 1)
         snprintf(why, sizeof why, "--accum %d: %s steps once per push (use --accum 1)",
                  o->accum, def->title);
-#line 1050 "chapters/03-ps.nw"
+#line 1055 "chapters/03-ps.nw"
     if (!why[0] && o->n_gpus < def->min_ranks)
         snprintf(why, sizeof why, "--n_gpus %d: %s needs %s (--n_gpus %d or more)", o->n_gpus,
                  def->title, def->why_min, def->min_ranks);
-#line 1054 "chapters/03-ps.nw"
+#line 1059 "chapters/03-ps.nw"
     if (why[0])
         fprintf(stderr, "%s: %s\n", program_name(), why);
     return why[0] ? EXIT_USAGE : RUN_GO;
@@ -444,16 +460,20 @@ static void run_banner(const Rank *r, const Model *m, const Strategy *s)
 {
     const Run *run = r->run;
     const StrategyDef *def = run->strategy;
-    char line[ERR_LEN];
-    printf("%s: %s (--strategy %s), %d %s\n", program_name(), def->title, def->name, r->size,
+    char line[ERR_LEN], shared[64];
+    bool sharing = r->c && run_gpu_sharing(r, shared, sizeof shared);
+    printf("%s: %s (--strategy %s), %d %s\n", program_name(),
+           s && s->runs ? s->runs : def->title, def->name, r->size,
            r->size == 1 ? "rank" : "ranks");
-    printf("  ranks    %d (%s%s)\n", r->size,
+#line 982 "chapters/03-ps.nw"
+    printf("  ranks    %d (%s%s%s%s%s)\n", r->size,
            def->shape == SHAPE_THREADS  ? "threads of one process"
            : !r->c                      ? "one process"
            : run->mpi                   ? "MPI processes"
            : r->dev->kind == DEVICE_CPU ? "processes standing in for GPUs"
                                         : "GPUs",
-           def->servers ? ": rank 0 serves" : "");
+           sharing ? ": " : "", shared, def->servers ? (sharing ? "; " : ": ") : "",
+           def->servers ? "rank 0 serves" : "");
     train_banner(stdout, &run->o, m, &run->train, &run->test, r->dev, r->note,
                  r->size - def->servers, def->trainer);
     state_banner(&run->o, s, m->n_params);
@@ -463,7 +483,7 @@ static void run_banner(const Rank *r, const Model *m, const Strategy *s)
         printf("  traffic  %s\n", line);
     }
 }
-#line 1009 "chapters/03-ps.nw"
+#line 1014 "chapters/03-ps.nw"
 void train_banner(FILE *f, const Options *o, const Model *m, const Dataset *train,
                   const Dataset *test, const Device *dev, const char *note, int trainers,
                   const char *each)
@@ -476,14 +496,14 @@ void train_banner(FILE *f, const Options *o, const Model *m, const Dataset *trai
     fprintf(f, "  data     %s: %s train, %s test, %dx%d, %d classes\n", train->source,
             format_count(n2, train->n), format_count(n3, test->n), train->rows, train->cols,
             train->classes);
-#line 1022 "chapters/03-ps.nw"
+#line 1027 "chapters/03-ps.nw"
     int step_b = o->batch_size * o->accum; /* a rank's samples per step (chapter 7) */
     fprintf(f,
             "  training %d epochs, batch %d per %s (global %d), %s, lr %g, %ld "
             "steps/epoch\n",
             o->epochs, o->batch_size, each, step_b * trainers, o->optimizer, options_lr(o),
             train_steps_per_epoch(train->n, step_b, trainers));
-#line 1026 "chapters/03-ps.nw"
+#line 1031 "chapters/03-ps.nw"
     if (o->accum > 1)
         fprintf(f, "  accum    %d micro-batches of %d per %s and step, synced once\n", o->accum,
                 o->batch_size, each);
@@ -565,7 +585,7 @@ static int train_rank(Rank *r, char *err)
     model_free(&m);
     return 0;
 }
-#line 3041 "chapters/06-production.nw"
+#line 3048 "chapters/06-production.nw"
 /** Build one replica on the CPU, for a strategy that drives them all. */
 static int build_replica(Model *m, void *arg, char *err)
 {
@@ -575,10 +595,11 @@ static int build_replica(Model *m, void *arg, char *err)
 /** SHAPE_THREADS: every replica in this process. */
 static void run_threads(Run *run)
 {
-    char err[ERR_LEN];
+    char err[ERR_LEN], note[ERR_LEN];
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     device_cpu_threads((int)(cores / run->ranks > 0 ? cores / run->ranks : 1));
-#line 3076 "chapters/06-production.nw"
+    const Device *cpu = device_open("cpu", 0, note, err);
+#line 3086 "chapters/06-production.nw"
     if (!run->o.quiet) {
         Rank r = {.size = run->ranks, .dev = device_cpu(), .run = run};
         Model probe;
@@ -588,16 +609,18 @@ static void run_threads(Run *run)
         run_banner(&r, &probe, NULL);
         model_free(&probe);
     }
-#line 3054 "chapters/06-production.nw"
+#line 3062 "chapters/06-production.nw"
     TrainConfig cfg = run_train_config(run, true);
     Model master;
     TrainResult res;
     if (run->strategy->threads(&cfg, run->ranks, &run->train, &run->test, build_replica, run,
                                &master, &res, err))
         fatal("%s", err);
-#line 3061 "chapters/06-production.nw"
+#line 3069 "chapters/06-production.nw"
     train_report_end(stdout, &res, run->o.quiet);
     model_free(&master);
+    if (device_close(cpu, err))
+        fatal("%s", err);
 }
 
 #line 790 "chapters/03-ps.nw"

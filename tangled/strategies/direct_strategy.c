@@ -3,6 +3,7 @@
  * @brief Training with the all-reduce that reads the peers' gradients (chapter 8).
  */
 #line 867 "chapters/08-direct.nw"
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "collectives.h"
@@ -11,7 +12,7 @@
 #include "strategy.h"
 #include "util.h"
 
-#line 890 "chapters/08-direct.nw"
+#line 893 "chapters/08-direct.nw"
 static int direct_sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
 {
     RingState *st = s->state;
@@ -25,7 +26,7 @@ static int direct_sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
     return 0;
 }
 
-#line 905 "chapters/08-direct.nw"
+#line 908 "chapters/08-direct.nw"
 /** The model's gradients are now @p grads; each layer's view follows. */
 static void direct_point_grads(Model *m, float *grads)
 {
@@ -43,7 +44,25 @@ static void direct_home_grads(Comm *c, Model *m)
     direct_point_grads(m, shared);
 }
 
-#line 928 "chapters/08-direct.nw"
+#line 959 "chapters/08-direct.nw"
+/** What runs for the gradients: the chooser's answer, and why, when it is the channel ring. */
+static const char *direct_names_its_all_reduce(RingState *st, Comm *c, const Model *m)
+{
+    AllReduceAlgo algo = all_reduce_choice(c, m->grads, m->n_params);
+    const char *why = c->size == 1 ? "one rank reads no peer"
+                      : !c->peer_buffer && c->dev->kind != DEVICE_CPU
+                          ? "a GPU's memory has no windows yet"
+                      : !c->peer_buffer ? "this transport has no windows"
+                                        : "the gradients are not in a window";
+    if (algo == ALGO_CHANNEL_RING)
+        snprintf(st->runs, sizeof st->runs, "channel ring all-reduce, as %s", why);
+    else
+        snprintf(st->runs, sizeof st->runs, "%s all-reduce, reading the peers' memory",
+                 all_reduce_algo_name(algo));
+    return st->runs;
+}
+
+#line 931 "chapters/08-direct.nw"
 static int direct_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     (void)err;
@@ -56,10 +75,11 @@ static int direct_open(Strategy *s, const StrategyEnv *e, char *err)
     st->m = e->m;
     s->name = "direct";
     s->sync_gradients = direct_sync_gradients;
+    s->runs = direct_names_its_all_reduce(st, e->c, e->m);
     return 0;
 }
 
-#line 945 "chapters/08-direct.nw"
+#line 978 "chapters/08-direct.nw"
 static void direct_close(Strategy *s)
 {
     RingState *st = s->state;
@@ -70,7 +90,7 @@ static void direct_close(Strategy *s)
     free(st);
 }
 
-#line 962 "chapters/08-direct.nw"
+#line 995 "chapters/08-direct.nw"
 const StrategyDef strategy_direct = {
     .name = "direct",
     .title = "all-reduce by reading the peers' memory, chosen by size",

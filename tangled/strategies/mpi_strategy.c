@@ -50,7 +50,7 @@ int native_strategy(Strategy *s, NativeState *st, Comm *c, Comm *host, char *err
 #line 1779 "chapters/06-production.nw"
     return 0;
 }
-#line 2901 "chapters/06-production.nw"
+#line 2906 "chapters/06-production.nw"
 static int mpi_row_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     NativeState *st = xcalloc(1, sizeof *st);
@@ -66,7 +66,7 @@ static void mpi_row_close(Strategy *s)
     free(s->state);
 }
 
-#line 2884 "chapters/06-production.nw"
+#line 2889 "chapters/06-production.nw"
 const StrategyDef strategy_mpi = {
     .name = "mpi",
     .title = "MPI_Allreduce",

@@ -14,21 +14,24 @@
 #include "strategy.h"
 #include "util.h"
 
-#line 2062 "chapters/06-production.nw"
+#line 2064 "chapters/06-production.nw"
 int gpu_count(void)
 {
     pid_t pid = fork();
     if (pid == 0) {
         char note[ERR_LEN], err[ERR_LEN];
         const Device *d = device_open("cuda", 0, note, err);
-        _exit(d ? (d->count > 255 ? 255 : d->count) : 0);
+        int count = d ? (d->count > 255 ? 255 : d->count) : 0;
+        if (d)
+            device_close(d, err);
+        _exit(count);
     }
     int status;
     if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
         return 0;
     return WEXITSTATUS(status);
 }
-#line 2956 "chapters/06-production.nw"
+#line 2961 "chapters/06-production.nw"
 static int nccl_row_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     char why[ERR_LEN];
@@ -50,7 +53,7 @@ static void nccl_row_close(Strategy *s)
     free(st);
 }
 
-#line 2987 "chapters/06-production.nw"
+#line 2992 "chapters/06-production.nw"
 static int nccl_check(int ranks, bool cpu, char *why, size_t len)
 {
     int gpus = cpu ? 0 : gpu_count();
@@ -63,7 +66,7 @@ static int nccl_check(int ranks, bool cpu, char *why, size_t len)
     return gpus < ranks ? -1 : 0;
 }
 
-#line 2930 "chapters/06-production.nw"
+#line 2935 "chapters/06-production.nw"
 const StrategyDef strategy_nccl = {
     .name = "nccl",
     .title = "NCCL",

@@ -11,23 +11,17 @@
 
 #include "comm.h"
 #include "device.h"
+#include "helpers.h"
 #include "launch.h"
 #include "util.h"
 
 /* The world of the current test, made before launch() and inherited by the ranks. */
 static ShmWorld *test_world;
 
-/* The device a rank tests on: DPS_TEST_DEVICE=cuda opens GPU rank % count. */
+/* The device a rank tests on: DPS_TEST_DEVICE=cuda opens GPU rank % count (helpers.h). */
 static inline const Device *rank_device(int rank, char *err)
 {
-    const char *want = getenv("DPS_TEST_DEVICE");
-    if (!want || !*want || strcmp(want, "cpu") == 0)
-        return device_cpu();
-    char why[ERR_LEN];
-    const Device *d = device_cuda_open(rank, why);
-    if (!d)
-        error_set(err, "DEVICE=%s: %s", want, why);
-    return d;
+    return open_test_device(rank, err);
 }
 
 /* In a rank: the communicator of test_world on the device under test. */

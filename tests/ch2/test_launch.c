@@ -1,5 +1,7 @@
 /* The launcher: a rank that dies is reported by rank, signal or status, and phase; the
- * others are stopped fast; no process is left behind. */
+ * others are stopped fast; no process is left behind; a process that has opened a GPU is
+ * not forked. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -185,4 +187,60 @@ Test(launch, ranks_die_with_their_launcher)
             usleep(1000);
         cr_assert(gone(pids[r]), "rank %d (pid %d) outlived its launcher", r, pids[r]);
     }
+}
+
+/* The rule of fork (chapter 1, "Opening once, closing once, and the rule of fork"): once a
+ * process has opened a GPU backend it may not fork ranks, even after closing the device, since
+ * the driver's context outlives the close. The backend here is the tests' CPU twin of CUDA,
+ * opened through device_backend_open() as the CUDA backend is, so that this runs on any
+ * machine; the launcher refuses before any rank runs, in one line that names the cause and
+ * the fix. */
+Test(launch, refuses_to_fork_a_process_that_opened_a_gpu)
+{
+    char why[ERR_LEN], err[ERR_LEN];
+    int *seen = shared_zeroed(2 * sizeof *seen);
+    cr_assert(device_fork_hazard() == NULL, "marked before any backend was opened: %s",
+              device_fork_hazard());
+    cr_assert(launch(2, ok, seen, 10, err) == 0, "before the open: %s", err);
+    seen[0] = seen[1] = 0;
+    const Device *d = device_backend_open(TWIN_BACKEND, TWIN_ENTRY, TWIN_WHAT, 0, why);
+    cr_assert(d, "%s (build it: make %s)", why, TWIN_BACKEND);
+    cr_assert(device_close(d, err) == 0, "%s", err);
+    cr_assert(launch(2, ok, seen, 10, err) == -1, "the launcher forked after a GPU was opened");
+    cr_assert(seen[0] == 0 && seen[1] == 0, "a rank ran");
+    cr_assert(strstr(err, "opened " TWIN_WHAT ", whose context does not survive fork()") &&
+                  strstr(err, "open the device in each rank") && !strchr(err, '\n'),
+              "the refusal does not name the cause and the fix in one line: %s", err);
+}
+
+/* The same refusal after the real CUDA backend ran. Without a GPU, CUDA's stub driver, loaded
+ * first under its own name (libcuda.so.1), lets device_cuda_open() reach the backend, whose
+ * cudaGetDeviceCount initialises the driver whatever it answers; on a GPU the real driver
+ * does. Either way the process is marked "CUDA" from then on. */
+Test(launch, refuses_to_fork_after_the_cuda_backend_ran)
+{
+#ifndef HAVE_CUDA
+    cr_skip_test("this build has no CUDA backend (nvcc was not found, or NO_CUDA=1)");
+#else
+    if (!test_on_cuda()) {
+        const char *home = getenv("CUDA_HOME") ? getenv("CUDA_HOME") : "/usr/local/cuda";
+        char stub[512];
+        snprintf(stub, sizeof stub, "%s/lib64/stubs/libcuda.so", home);
+        if (!dlopen(stub, RTLD_NOW | RTLD_GLOBAL))
+            cr_skip_test("the toolkit has no stub driver (%s)", stub);
+    }
+    char why[ERR_LEN] = "", err[ERR_LEN];
+    const Device *d = device_cuda_open(0, why);
+    if (!d && strstr(why, "could not be loaded"))
+        cr_skip_test("%s", why);
+    if (d)
+        cr_assert(device_close(d, err) == 0, "%s", err);
+    cr_assert(device_fork_hazard() && strcmp(device_fork_hazard(), "CUDA") == 0,
+              "the CUDA backend ran (%s) but the process is not marked",
+              d ? "a GPU answered" : why);
+    int *seen = shared_zeroed(2 * sizeof *seen);
+    cr_assert(launch(2, ok, seen, 10, err) == -1, "the launcher forked after CUDA ran");
+    cr_assert(seen[0] == 0 && seen[1] == 0, "a rank ran");
+    cr_assert(strstr(err, "opened CUDA, whose context does not survive fork()"), "%s", err);
+#endif
 }

@@ -182,17 +182,12 @@ Test(ring, test_accuracy_is_exact_when_n_does_not_divide_the_test_set)
         setup.test_acc = shared_zeroed(sizeof(double));
         char err[ERR_LEN];
         cr_assert(run_ranks(N, 0, 30, ring_rank, NULL, 120, err) == 0, "N = %d: %s", N, err);
-        Model m;
-        cr_assert(model_init(&m, test_device(), setup.train.features, setup.hidden, 1,
-                             setup.train.classes, 64, 7, err) == 0, "%s", err);
-        cr_assert(m.n_params == n);
-        m.dev->upload(m.params, setup.out, n * sizeof(float));
-        double right = 0;
-        cr_assert(evaluate(&m, NULL, &setup.test, 1, 0, &right, err) == 0, "%s", err);
+        OneDevice shape = {.train = &setup.train, .test = &setup.test, .hidden = setup.hidden,
+                           .n_hidden = 1, .batch = 64, .seed = 7, .n = n};
+        double right = one_device_right(&shape, setup.out);
         double reported = *setup.test_acc * setup.test.n;
         cr_assert(fabs(reported - right) < 1e-6, "N = %d, 997 test samples: the ranks reported "
                   "%.6f right, one device counts %.0f with the same weights", N, reported, right);
-        model_free(&m);
         setup.test_acc = NULL;
         data_free(&setup.train);
         data_free(&setup.test);

@@ -13,6 +13,7 @@
 #include "ring_strategy.h"
 #include "train.h"
 #include "trace.h"
+#include "train_ref.h"
 #include "trace_read.h"
 #include "train_ref.h"
 
@@ -91,16 +92,10 @@ static size_t n_params(void)
 /* One device with the global batch, the same model and seed. */
 static void reference(int batch, float *out)
 {
-    char err[ERR_LEN];
-    Model m;
-    cr_assert(model_init(&m, test_device(), setup.train.features, setup.hidden, 2,
-                         setup.train.classes, batch, 7, err) == 0, "%s", err);
-    TrainConfig cfg = {.batch_size = batch, .epochs = setup.epochs, .lr = setup.lr,
-                       .seed = 7, .quiet = true};
-    TrainResult res;
-    cr_assert(train_run(&cfg, &m, &setup.train, &setup.test, NULL, &res, err) == 0, "%s", err);
-    m.dev->download(out, m.params, m.n_params * sizeof(float));
-    model_free(&m);
+    OneDevice o = {.train = &setup.train, .test = &setup.test, .hidden = setup.hidden,
+                   .n_hidden = 2, .batch = batch, .epochs = setup.epochs, .lr = setup.lr,
+                   .seed = 7, .n = n_params()};
+    one_device_weights(&o, out);
 }
 
 /* Wraps the bucketed strategy's grads_ready: after the first bucket is posted, backward

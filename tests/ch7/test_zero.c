@@ -268,18 +268,13 @@ Test(fsdp, evaluation_is_exact_when_the_shares_take_different_numbers_of_batches
         run.test_acc = shared_zeroed(sizeof(double));
         float *w = xcalloc(n, 4);
         weights_after(&strategy_fsdp, N, w, n);
-        char err[ERR_LEN];
-        Model m;
-        cr_assert(model_init(&m, test_device(), run.train.features, run.hidden, 2,
-                             run.train.classes, 8, run.seed, err) == 0, "%s", err);
-        m.dev->upload(m.params, w, n * sizeof(float));
-        double right = 0;
-        cr_assert(evaluate(&m, NULL, &run.test, 1, 0, &right, err) == 0, "%s", err);
+        OneDevice shape = {.train = &run.train, .test = &run.test, .hidden = run.hidden,
+                           .n_hidden = 2, .batch = 8, .seed = run.seed, .n = n};
+        double right = one_device_right(&shape, w);
         double reported = *run.test_acc * run.test.n;
         cr_assert(fabs(reported - right) < 1e-6, "fsdp, N = %d, 97 test samples: the ranks "
                   "reported %.6f right, one device counts %.0f with the same weights", N,
                   reported, right);
-        model_free(&m);
         munmap(run.test_acc, sizeof(double));
         run.test_acc = NULL;
         free(w);

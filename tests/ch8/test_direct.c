@@ -10,6 +10,7 @@
 
 #include "../ch2/ranks.h"
 #include "collectives.h"
+#include "comm_mpi.h"
 #include "helpers.h"
 #include "mlp_kernels.h"
 #include "model.h"
@@ -345,21 +346,56 @@ Test(direct_strategy, n_ranks_equal_one_device_with_the_global_batch)
     data_free(&setup.test);
 }
 
+/* The banner names the all-reduce that runs, and the breakdown times the same one: two-shot
+ * for the default model's 398 KiB on two ranks of the CPU; on a device or a transport without
+ * windows, the channel ring, said as such (the first GPU run's banner claimed reads of the
+ * peers' memory above a breakdown of the channel ring). */
+static void says_what_ran(const Run *a, const char *expect)
+{
+    char algo[64] = "", bar[80];
+    const char *name = strchr(a->out, ':'), *end = strstr(a->out, " all-reduce");
+    const char *eol = strchr(a->out, '\n');
+    cr_assert(name && end && eol && end < eol && end - (name + 2) < 64,
+              "the banner names no all-reduce: %.200s", a->out);
+    memcpy(algo, name + 2, (size_t)(end - (name + 2)));
+    cr_assert_str_eq(algo, expect, "the banner: %.200s", a->out);
+    snprintf(bar, sizeof bar, "| %s ", algo);
+    cr_assert(strstr(a->out, bar), "the banner says %s, the breakdown does not: %s", algo,
+              a->out);
+}
+
 Test(direct_strategy, train_ends_with_mlps_loss_and_says_what_ran)
 {
     Run a, b;
+    const char *dev = test_on_cuda() ? "cuda" : "cpu";
     run_program((char *[]){"./train", "--strategy", "direct", "--n_gpus", "2", "--train_size",
-                           "4096", "--epochs", "2", NULL}, &a);
+                           "4096", "--epochs", "2", "--device", (char *)dev, NULL}, &a);
     run_program((char *[]){"./mlp", "--batch_size", "128", "--train_size", "4096", "--epochs",
-                           "2", "--quiet", NULL}, &b);
+                           "2", "--quiet", "--device", (char *)dev, NULL}, &b);
     cr_assert(a.status == 0 && b.status == 0, "exit %d and %d: %s %s", a.status, b.status, a.err,
               b.err);
-    cr_assert(strstr(a.out, "| two-shot ") && strstr(a.out, "replicas: the weights of all 2"),
-              "the breakdown does not name the all-reduce that ran, or the replicas differ: "
-              "%s", a.out);
+    says_what_ran(&a, test_on_cuda() ? "channel ring" : "two-shot");
+    cr_assert(strstr(a.out, "replicas: the weights of all 2"), "the replicas differ: %s", a.out);
     const char *last = strstr(a.out, "epoch 2/2");
     cr_assert(last, "no second epoch: %s", a.out);
     double la = strtod(strstr(last, "loss") + 4, NULL), lb = final_loss(b.out);
     cr_assert(fabs(la - lb) < 1e-3, "./train --strategy direct: loss %g, ./mlp --batch_size "
               "128: %g", la, lb);
+}
+
+/* Over MPI there are no windows: the channel ring runs, and the banner says so and why. */
+Test(direct_strategy, over_mpi_the_banner_names_the_channel_ring, .timeout = 60)
+{
+    if (!comm_mpi_available() || system("command -v mpirun >/dev/null 2>&1") != 0)
+        cr_skip_test("no MPI in this build (NO_MPI=1 or mpicc/mpirun not found)");
+    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+    setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 1);
+    Run a;
+    run_program((char *[]){"/usr/bin/env", "mpirun", "-np", "2", "./train", "--strategy",
+                           "direct", "--transport", "mpi", "--train_size", "1024", "--epochs",
+                           "1", "--device", "cpu", NULL}, &a);
+    cr_assert(a.status == 0, "exit %d: %s", a.status, a.err);
+    says_what_ran(&a, "channel ring");
+    cr_assert(strstr(a.out, "as this transport has no windows"), "no reason: %.200s", a.out);
 }
