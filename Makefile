@@ -280,6 +280,8 @@ check-tangle: deps-check
 	done; \
 	tests/file_map.sh | cmp -s - <(sed -n '/^<!-- file map -->$$/,/^<!-- end -->$$/p' README.md | sed '1d;$$d') || \
 	  { echo "drift: README.md's map of the code is not tests/file_map.sh's: paste its output" >&2; status=1; }; \
+	scripts/gpu_facts.sh | cmp -s - <(sed -n '/^<!-- gpu facts -->$$/,/^<!-- end -->$$/p' README.md | sed '1d;$$d') || \
+	  { echo "drift: README.md's 'What has run on a GPU' is not scripts/gpu_facts.sh's: paste its output" >&2; status=1; }; \
 	$(CLANG_FORMAT) --style=file:$(CURDIR)/.clang-format --dry-run -Werror $$(find tangled kernels -name '*.[ch]' -o -name '*.cu') || status=1; \
 	awk -f tests/check_lines.awk $$(find tangled kernels -name '*.c' -o -name '*.cu') || status=1; \
 	[ $$status = 0 ] && echo "tangle: tangled/ and kernels/ match the chapters and are formatted"; exit $$status
@@ -515,12 +517,14 @@ extract = awk 'index($$0, "$(1)") == 1 {on = 1} on && !/^\#line/ {print} on && /
 
 book: $(CHAPTERS) tangled/device/device_cpu.c kernels/device_cuda.cu book/book.tex book/style.tex book/refs.bib \
       book/weave.sh book/cdefs.awk book/uses.awk book/listing.clang-format book/timeline.awk \
-      $(wildcard book/data/timeline-*.csv)
+      book/cells.awk book/runs_table.awk $(wildcard book/data/*.csv)
 	@command -v noweave >/dev/null && command -v latexmk >/dev/null || { echo "book: noweave or latexmk missing: make deps" >&2; exit 1; }
 	@mkdir -p $(BOOK_DIR)
 	book/weave.sh $(CHAPTERS) > $(BOOK_DIR)/chapters.tex
 	cp book/book.tex book/style.tex book/refs.bib $(BOOK_DIR)/
 	echo '\instructor$(if $(filter 1,$(INSTRUCTOR)),true,false)' > $(BOOK_DIR)/edition.tex
+	@# The numbers of the prose, drawn from the data (\cell, \cellnum, \cellratio).
+	awk -f book/cells.awk book/data/*.csv > $(BOOK_DIR)/cells.tex
 	@# The side-by-side figures of chapter 1 show the tangled code itself, so they cannot drift.
 	$(call extract,static void softmax_xent,tangled/device/device_cpu.c,side-cpu-softmax.c)
 	$(call extract,__global__ void softmax_xent_kernel,kernels/device_cuda.cu,side-cuda-softmax.cu)

@@ -1,0 +1,23 @@
+# The cells of the book's data, for the prose: every CSV of book/data (but the timelines,
+# which are drawn, not quoted) becomes lines \defcell{FILE}{ROW}{COLUMN}{VALUE}, where FILE is
+# the file's name without .csv, ROW the row's first cell and COLUMN the header's name.
+# \cell{FILE}{ROW}{COLUMN} (book/style.tex) prints one, and stops the build when it is not
+# there, so that the prose never quotes a number its data does not hold.
+# Usage: awk -f book/cells.awk book/data/*.csv > cells.tex
+FNR == 1 {
+    file = FILENAME; sub(/.*\//, "", file); sub(/\.csv$/, "", file)
+    header = 0; skip = file ~ /^timeline-/
+}
+skip || /^#/ || !NF { next }
+{
+    n = split($0, cell, ",")
+    if (!header) { for (i = 1; i <= n; i++) name[i] = cell[i]; cols = n; header = 1; next }
+    for (i = 2; i <= cols; i++)
+        printf "\\defcell{%s}{%s}{%s}{%s}\n", file, cell[1], name[i], tex(cell[i])
+}
+function tex(s) {
+    gsub(/\\/, "\\textbackslash{}", s)
+    gsub(/[_%#&$]/, "\\\\&", s)
+    gsub(/~/, "\\textasciitilde{}", s)
+    return s
+}
