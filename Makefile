@@ -525,6 +525,7 @@ book: $(CHAPTERS) tangled/device/device_cpu.c kernels/device_cuda.cu book/book.t
 	echo '\instructor$(if $(filter 1,$(INSTRUCTOR)),true,false)' > $(BOOK_DIR)/edition.tex
 	@# The numbers of the prose, drawn from the data (\cell, \cellnum, \cellratio).
 	awk -f book/cells.awk book/data/*.csv > $(BOOK_DIR)/cells.tex
+	for f in book/data/gpu_runs_*.csv; do awk -f book/runs_table.awk $$f > $(BOOK_DIR)/$$(basename $$f .csv).tex; done
 	@# The side-by-side figures of chapter 1 show the tangled code itself, so they cannot drift.
 	$(call extract,static void softmax_xent,tangled/device/device_cpu.c,side-cpu-softmax.c)
 	$(call extract,__global__ void softmax_xent_kernel,kernels/device_cuda.cu,side-cuda-softmax.cu)

@@ -1,12 +1,17 @@
 # The cells of the book's data, for the prose: every CSV of book/data (but the timelines,
 # which are drawn, not quoted) becomes lines \defcell{FILE}{ROW}{COLUMN}{VALUE}, where FILE is
 # the file's name without .csv, ROW the row's first cell and COLUMN the header's name.
-# \cell{FILE}{ROW}{COLUMN} (book/style.tex) prints one, and stops the build when it is not
+# The first line's machine is \cell{FILE}{machine}{line}. \cell{FILE}{ROW}{COLUMN}
+# (book/style.tex) prints a cell, and stops the build when it is not
 # there, so that the prose never quotes a number its data does not hold.
 # Usage: awk -f book/cells.awk book/data/*.csv > cells.tex
 FNR == 1 {
     file = FILENAME; sub(/.*\//, "", file); sub(/\.csv$/, "", file)
     header = 0; skip = file ~ /^timeline-/
+}
+!skip && FNR == 1 && /^# machine: / {
+    line = $0; sub(/^# machine: /, "", line)
+    printf "\\defcell{%s}{machine}{line}{%s}\n", file, tex(line)
 }
 skip || /^#/ || !NF { next }
 {

@@ -34,21 +34,21 @@ static cublasHandle_t handle; /* one per process, made by device_cuda_backend_op
 static int ordinal;           /* the rank's GPU, which each of the rank's threads must use */
 
 #line 2165 "chapters/01-mlp.nw"
-static long live; /* buffers from alloc() not yet released, counted atomically */
+static long gpu_live; /* buffers from alloc() not yet released, counted atomically */
 
 static void *alloc(size_t bytes)
 {
     void *p = NULL;
     CUDA_CHECK(cudaMalloc(&p, bytes ? bytes : 1));
     CUDA_CHECK(cudaMemset(p, 0, bytes ? bytes : 1));
-    __atomic_add_fetch(&live, 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&gpu_live, 1, __ATOMIC_RELAXED);
     return p;
 }
 
 static void release(void *p)
 {
     if (p)
-        __atomic_sub_fetch(&live, 1, __ATOMIC_RELAXED);
+        __atomic_sub_fetch(&gpu_live, 1, __ATOMIC_RELAXED);
     CUDA_CHECK(cudaFree(p));
 }
 static void upload(void *dst, const void *src, size_t bytes)
@@ -246,7 +246,7 @@ static int ipc_export(void *p, void *handle, char *err)
 }
 
 #line 1947 "chapters/02-shm.nw"
-static long mapped; /* mappings from ipc_open() not yet closed: closing the GPU counts them */
+static long mapped; /* mappings from ipc_open() not yet closed; closing counts them */
 
 static void *ipc_open(const void *handle, char *err)
 {
@@ -273,20 +273,20 @@ static void bind_thread(void)
 {
     CUDA_CHECK(cudaSetDevice(ordinal));
 }
-#line 2679 "chapters/01-mlp.nw"
-static int close_device(char *err)
+#line 2680 "chapters/01-mlp.nw"
+static int gpu_close(char *err)
 {
     CUDA_CHECK(cudaDeviceSynchronize());
     CUBLAS_CHECK(cublasDestroy(handle));
     handle = NULL;
-    long held = __atomic_load_n(&live, __ATOMIC_RELAXED);
+    long held = __atomic_load_n(&gpu_live, __ATOMIC_RELAXED);
     long maps = __atomic_load_n(&mapped, __ATOMIC_RELAXED);
     if (held != 0 || maps != 0)
         return error_set(err,
-                         "cuda:%d: %ld buffer(s) from alloc() never released, %ld IPC "
-                         "mapping(s) never closed",
+                         "cuda:%d: %ld buffer(s) from alloc() never released, "
+                         "%ld IPC mapping(s) never closed",
                          ordinal, held, maps);
-#line 2689 "chapters/01-mlp.nw"
+#line 2690 "chapters/01-mlp.nw"
     return 0;
 }
 
@@ -305,7 +305,7 @@ static Device cuda = {
     .copy = copy,
     .zero = zero,
     .sync = sync,
-    .close = close_device,
+    .close = gpu_close,
     .gemm = gemm,
     .bias_act_forward = bias_act_forward,
     .relu_backward = relu_backward,

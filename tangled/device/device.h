@@ -121,29 +121,33 @@ const Device *device_open(const char *request, int rank, char *note, char *err);
 void gemm_plain(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
                 const float *B, float beta, float *C);
 /**
- * Close a device from device_open(), device_cuda_open() or device_backend_open(). The last
- * close of a device calls its close(): 0, or -1 with what was still held in @p err.
+ * Close a device from device_open(), device_cuda_open() or device_backend_open().
+ * The last close of a device calls its close(): 0, or -1 with what was still held
+ * in @p err.
  */
 int device_close(const Device *dev, char *err);
 /** How many device opens of this process are not closed yet. */
 int device_open_count(void);
 /**
- * Open backend library @p name at its entry point @p entry (a DeviceOpenFn) for @p rank,
- * once per process: later calls return the same table, to be closed as often. From the
- * first call on, the process holds @p what ("CUDA"), which fork() does not carry.
+ * Open backend library @p name at its entry point @p entry (a DeviceOpenFn) for
+ * @p rank, once per process: later calls return the same table, to be closed as
+ * often. From the first call on, the process holds @p what ("CUDA"), which fork()
+ * does not carry.
  */
 const Device *device_backend_open(const char *name, const char *entry, const char *what,
                                   int rank, char *why);
 /** What this process holds that a forked child cannot use ("CUDA"), or NULL. */
 const char *device_fork_hazard(void);
 /**
- * Whether @p ranks ranks of one machine share the GPUs of @p dev (more ranks than GPUs): if
- * so, "4 ranks share 1 GPU" in @p line (len bytes); false and "" on the CPU or otherwise.
+ * Whether @p ranks ranks of one machine share the GPUs of @p dev (more ranks than
+ * GPUs): if so, "4 ranks share 1 GPU" in @p line (len bytes); false and "" on the
+ * CPU or otherwise.
  */
 bool device_sharing(const Device *dev, int ranks, char *line, size_t len);
 /**
- * Whether CUDA MPS is running: its control pipe, "control" in CUDA_MPS_PIPE_DIRECTORY (or
- * in /tmp/nvidia-mps, its default), exists. @p pipe receives the path looked at.
+ * Whether CUDA MPS is running: its control pipe, "control" in
+ * CUDA_MPS_PIPE_DIRECTORY (or in /tmp/nvidia-mps, its default), exists. @p pipe
+ * receives the path looked at.
  */
 bool device_mps_running(char *pipe, size_t len);
 

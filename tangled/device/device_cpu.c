@@ -16,7 +16,7 @@
 #include "util.h"
 
 #line 1775 "chapters/01-mlp.nw"
-static long live; /* buffers from alloc() not yet released, counted atomically */
+static long cpu_live; /* buffers from alloc() not yet released, counted atomically */
 
 static void *alloc(size_t bytes)
 {
@@ -25,14 +25,14 @@ static void *alloc(size_t bytes)
     if (!p)
         fatal("cpu: out of memory allocating %zu bytes", bytes);
     memset(p, 0, rounded ? rounded : 64);
-    __atomic_add_fetch(&live, 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&cpu_live, 1, __ATOMIC_RELAXED);
     return p;
 }
 
 static void release(void *p)
 {
     if (p)
-        __atomic_sub_fetch(&live, 1, __ATOMIC_RELAXED);
+        __atomic_sub_fetch(&cpu_live, 1, __ATOMIC_RELAXED);
     free(p);
 }
 static void upload(void *dst, const void *src, size_t bytes)
@@ -63,9 +63,9 @@ static void sync(void)
 #line 1799 "chapters/01-mlp.nw"
 }
 #line 1816 "chapters/01-mlp.nw"
-static int close_device(char *err)
+static int cpu_close(char *err)
 {
-    long held = __atomic_load_n(&live, __ATOMIC_RELAXED);
+    long held = __atomic_load_n(&cpu_live, __ATOMIC_RELAXED);
     if (held != 0)
         return error_set(err, "cpu: %ld buffer(s) from alloc() never released", held);
     return 0;
@@ -213,7 +213,7 @@ static Device cpu = {
     .copy = copy,
     .zero = zero,
     .sync = sync,
-    .close = close_device,
+    .close = cpu_close,
     .gemm = gemm,
     .bias_act_forward = bias_act_forward,
     .relu_backward = relu_backward,

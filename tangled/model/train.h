@@ -49,7 +49,7 @@ struct Strategy {
     int (*after_layer)(Strategy *s, Model *m, int l, Pass pass, char *err);
     /** Optional (chapter 7): after the last epoch, put every parameter back in m->params. */
     int (*unshard)(Strategy *s, Model *m, char *err);
-    /** Chapter 8: what the banner calls what runs, when the row's title would not say; or NULL. */
+    /** Chapter 8: what the banner calls what runs, if not the row's title; or NULL. */
     const char *runs;
     void *state; /**< the strategy's own data */
 };

@@ -2,7 +2,7 @@
  * @file run.c
  * @brief The run layer (chapters 1-3, 6, appendix B).
  */
-#line 2585 "chapters/02-shm.nw"
+#line 2586 "chapters/02-shm.nw"
 #include "run.h"
 
 #include <errno.h>
@@ -39,7 +39,7 @@ static int trace_begin(Run *run)
     return 0;
 }
 
-#line 3730 "chapters/01-mlp.nw"
+#line 3791 "chapters/01-mlp.nw"
 int run_prepare_training(Run *run, int trainers, const char *word)
 {
     Options o = run->o; /* a copy: only rank 0 of an MPI run keeps the log */
@@ -47,7 +47,7 @@ int run_prepare_training(Run *run, int trainers, const char *word)
         o.log = NULL;
     if (train_prepare(&o, trainers, word, &run->train, &run->test, &run->log, &run->resume) ||
         trace_begin(run)) {
-#line 3738 "chapters/01-mlp.nw"
+#line 3799 "chapters/01-mlp.nw"
         if (run->mpi)
             comm_mpi_finalize();
         return EXIT_USAGE;
@@ -55,7 +55,7 @@ int run_prepare_training(Run *run, int trainers, const char *word)
     return RUN_GO;
 }
 
-#line 3755 "chapters/01-mlp.nw"
+#line 3816 "chapters/01-mlp.nw"
 int run_model(const Run *run, const Device *dev, Model *m, char *err)
 {
     const Options *o = &run->o;
@@ -63,7 +63,7 @@ int run_model(const Run *run, const Device *dev, Model *m, char *err)
                       o->batch_size, o->seed, err);
 }
 
-#line 3771 "chapters/01-mlp.nw"
+#line 3832 "chapters/01-mlp.nw"
 TrainConfig run_train_config(const Run *run, bool reports)
 {
     const Options *o = &run->o;
@@ -85,7 +85,7 @@ TrainConfig run_train_config(const Run *run, bool reports)
     };
 }
 
-#line 3807 "chapters/01-mlp.nw"
+#line 3868 "chapters/01-mlp.nw"
 /** Undo what train_prepare() did to the log and the checkpoint before it failed; returns -1. */
 static int prepare_failed(const Options *o, FILE **log, bool created, Checkpoint *resume)
 {
@@ -98,7 +98,7 @@ static int prepare_failed(const Options *o, FILE **log, bool created, Checkpoint
     return -1;
 }
 
-#line 3919 "chapters/01-mlp.nw"
+#line 3980 "chapters/01-mlp.nw"
 /** Open @p path for appending; *created says whether this call made the file. */
 static FILE *log_open(const char *path, bool *created)
 {
@@ -123,7 +123,7 @@ static bool regular_file(FILE *f)
     struct stat st;
     return fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
 }
-#line 3832 "chapters/01-mlp.nw"
+#line 3893 "chapters/01-mlp.nw"
 int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *train,
                   Dataset *test, FILE **log, Checkpoint *resume)
 {
@@ -162,19 +162,19 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
         fprintf(stderr, "%s: --resume: %s\n", program_name(), err);
         return -1;
     }
-#line 3904 "chapters/01-mlp.nw"
+#line 3965 "chapters/01-mlp.nw"
     bool created = false;
     if (o->log && !(*log = log_open(o->log, &created))) {
         fprintf(stderr, "%s: --log %s: cannot open: %s\n", program_name(), o->log,
                 strerror(errno));
         return prepare_failed(o, log, false, resume);
     }
-#line 3841 "chapters/01-mlp.nw"
+#line 3902 "chapters/01-mlp.nw"
     if (data_load(o->data, o->train_size, o->seed, train, test, err)) {
         fprintf(stderr, "%s: %s\n", program_name(), err);
         return prepare_failed(o, log, created, resume);
     }
-#line 3861 "chapters/01-mlp.nw"
+#line 3922 "chapters/01-mlp.nw"
     long global = (long)o->batch_size * ranks;
     if (global > train->n) {
         if (ranks == 1)
@@ -182,13 +182,13 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
                     "%s: --batch_size %d is larger than the training set (%ld "
                     "samples)\n",
                     program_name(), o->batch_size, train->n);
-#line 3866 "chapters/01-mlp.nw"
+#line 3927 "chapters/01-mlp.nw"
         else
             fprintf(stderr,
                     "%s: a global batch of %ld samples (--batch_size %d x %d %s) is "
                     "larger than the training set (%ld samples)\n",
                     program_name(), global, o->batch_size, ranks, ranks_word, train->n);
-#line 3870 "chapters/01-mlp.nw"
+#line 3931 "chapters/01-mlp.nw"
         return prepare_failed(o, log, created, resume);
     }
 #line 957 "chapters/A2-failure.nw"
@@ -210,14 +210,14 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
             return prepare_failed(o, log, created, resume);
         }
     }
-#line 3883 "chapters/01-mlp.nw"
+#line 3944 "chapters/01-mlp.nw"
     if (*log && !o->resume && regular_file(*log) && ftruncate(fileno(*log), 0) != 0) {
         fprintf(stderr, "%s: --log %s: %s\n", program_name(), o->log, strerror(errno));
         return prepare_failed(o, log, created, resume);
     }
     if (*log && (!regular_file(*log) || (fseek(*log, 0, SEEK_END) == 0 && ftell(*log) == 0)))
         report_csv_header(*log); /* a resumed run appends to its log */
-#line 3848 "chapters/01-mlp.nw"
+#line 3909 "chapters/01-mlp.nw"
     return 0;
 }
 #line 559 "chapters/07-zero.nw"
@@ -237,7 +237,7 @@ void state_banner(const Options *o, const Strategy *s, size_t n_params)
            format_bytes(g, grads), o->optimizer, format_bytes(optimizer, opt),
            sharded ? " (its chunk of the state)" : "");
 }
-#line 2352 "chapters/02-shm.nw"
+#line 2353 "chapters/02-shm.nw"
 int run_parse(Run *run, int argc, char **argv, unsigned accepted, const char *summary,
               const char *examples)
 {
@@ -255,7 +255,7 @@ int run_parse(Run *run, int argc, char **argv, unsigned accepted, const char *su
     return RUN_GO;
 }
 
-#line 2332 "chapters/02-shm.nw"
+#line 2333 "chapters/02-shm.nw"
 int run_start(Run *run, bool mpi)
 {
     run->ranks = run->o.n_gpus;
@@ -281,7 +281,7 @@ int run_start(Run *run, bool mpi)
         }
         run->ranks = size;
     }
-#line 2339 "chapters/02-shm.nw"
+#line 2340 "chapters/02-shm.nw"
     return RUN_GO;
 }
 #line 286 "chapters/08-direct.nw"
@@ -300,7 +300,7 @@ static void bind_to_core(int rank, int size)
         }
 }
 
-#line 2384 "chapters/02-shm.nw"
+#line 2385 "chapters/02-shm.nw"
 /** The prelude of every rank, then the program's body. */
 static int rank_main(int rank, int size, void *arg, char *err)
 {
@@ -324,7 +324,7 @@ static int rank_main(int rank, int size, void *arg, char *err)
     launch_phase("closing the device");
     return device_close(r.dev, err);
 }
-#line 2427 "chapters/02-shm.nw"
+#line 2428 "chapters/02-shm.nw"
 bool run_gpu_sharing(const Rank *r, char *line, size_t len)
 {
     char pipe[ERR_LEN];
@@ -333,13 +333,13 @@ bool run_gpu_sharing(const Rank *r, char *line, size_t len)
         return false;
     if (!r->run->o.quiet && !device_mps_running(pipe, sizeof pipe))
         fprintf(stderr,
-                "%s: %s, and CUDA MPS is not running (no %s): each handshake between two of "
-                "them waits for a context switch, about 150 us on an H100 against 11 us with "
-                "MPS; start it with: nvidia-cuda-mps-control -d\n",
+                "%s: %s, and CUDA MPS is not running (no %s): each handshake "
+                "between two of them waits for a context switch, about 150 us on an "
+                "H100 against 11 us with MPS; start it with: nvidia-cuda-mps-control -d\n",
                 program_name(), line, pipe);
     return true;
 }
-#line 2449 "chapters/02-shm.nw"
+#line 2450 "chapters/02-shm.nw"
 void run_ranks(Run *run, int (*body)(Rank *r, char *err))
 {
     char err[ERR_LEN];
@@ -352,7 +352,7 @@ void run_ranks(Run *run, int (*body)(Rank *r, char *err))
         }
         return;
     }
-#line 2455 "chapters/02-shm.nw"
+#line 2456 "chapters/02-shm.nw"
     if (!(run->w = shm_world_create(run->ranks, 0, run->o.timeout, err)))
         fatal("%s", err);
     int rc = launch(run->ranks, rank_main, run, 0, err);
@@ -372,7 +372,7 @@ int run_finish(Run *run)
     if (run->o.trace && (trace_write(run->o.trace, terr) ||
                          (run->trace_owner && trace_close(run->o.trace, terr))))
         fatal("%s", terr);
-#line 2470 "chapters/02-shm.nw"
+#line 2471 "chapters/02-shm.nw"
     data_free(&run->train);
     data_free(&run->test);
     checkpoint_free(&run->resume);

@@ -67,9 +67,10 @@ void run_ranks(Run *run, int (*body)(Rank *r, char *err));
 /** Close the log, free the data and the checkpoint; returns the exit status (0). */
 int run_finish(Run *run);
 /**
- * Whether the forked ranks of @p r's run share GPUs: if so, "4 ranks share 1 GPU" in @p line
- * (len bytes) and, unless the run is quiet, one line on stderr on what that costs when CUDA
- * MPS is not running. Call it once, from the rank that prints the banner.
+ * Whether the forked ranks of @p r's run share GPUs: if so, "4 ranks share 1 GPU"
+ * in @p line (len bytes) and, unless the run is quiet, one line on stderr on what
+ * that costs when CUDA MPS is not running. Call it once, from the rank that prints
+ * the banner.
  */
 bool run_gpu_sharing(const Rank *r, char *line, size_t len);
 /**

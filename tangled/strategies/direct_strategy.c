@@ -45,15 +45,15 @@ static void direct_home_grads(Comm *c, Model *m)
 }
 
 #line 959 "chapters/08-direct.nw"
-/** What runs for the gradients: the chooser's answer, and why, when it is the channel ring. */
+/** What runs for the gradients: the chooser's answer, and why if the channel ring. */
 static const char *direct_names_its_all_reduce(RingState *st, Comm *c, const Model *m)
 {
     AllReduceAlgo algo = all_reduce_choice(c, m->grads, m->n_params);
-    const char *why = c->size == 1 ? "one rank reads no peer"
-                      : !c->peer_buffer && c->dev->kind != DEVICE_CPU
-                          ? "a GPU's memory has no windows yet"
-                      : !c->peer_buffer ? "this transport has no windows"
-                                        : "the gradients are not in a window";
+    bool gpu = c->dev->kind != DEVICE_CPU;
+    const char *why = c->size == 1             ? "one rank reads no peer"
+                      : !c->peer_buffer && gpu ? "a GPU's memory has no windows yet"
+                      : !c->peer_buffer        ? "this transport has no windows"
+                                               : "the gradients are not in a window";
     if (algo == ALGO_CHANNEL_RING)
         snprintf(st->runs, sizeof st->runs, "channel ring all-reduce, as %s", why);
     else
