@@ -2,7 +2,7 @@
  * @file comm_shm.c
  * @brief The shared-memory transport: channels, doorbells, barrier, CUDA IPC.
  */
-#line 2131 "chapters/02-shm.nw"
+#line 2246 "chapters/02-shm.nw"
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
@@ -18,12 +18,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#line 2109 "chapters/02-shm.nw"
+#line 2224 "chapters/02-shm.nw"
 #include "comm.h"
 #include "launch.h"
 #include "util.h"
 
-#line 2152 "chapters/02-shm.nw"
+#line 2267 "chapters/02-shm.nw"
 #if defined(__x86_64__) || defined(__i386__)
 /** Tell the core we are spinning (x86 PAUSE). */
 #define cpu_relax() __builtin_ia32_pause()
@@ -32,13 +32,13 @@
 #define cpu_relax() atomic_signal_fence(memory_order_seq_cst)
 #endif
 
-#line 1047 "chapters/02-shm.nw"
+#line 1154 "chapters/02-shm.nw"
 /** Align to a cache line, so that counters written by different ranks do not share one. */
 #define LINE 64
 /** Copy @p n bytes; memcpy on the CPU, the device's peer_copy on a GPU. */
 typedef void (*CopyFn)(void *dst, const void *src, size_t n);
 
-#line 1074 "chapters/02-shm.nw"
+#line 1181 "chapters/02-shm.nw"
 /** The two counters of a ring; the bytes live elsewhere. */
 typedef struct RingCtl {
     _Alignas(LINE) _Atomic uint32_t tail; /**< bytes ever written; moved by the sender */
@@ -51,14 +51,14 @@ typedef struct ChannelCtl {
     RingCtl dev;  /**< payloads of device messages (CUDA) */
 } ChannelCtl;
 
-#line 1096 "chapters/02-shm.nw"
+#line 1203 "chapters/02-shm.nw"
 /** A rank's doorbell: rung by whoever changes a channel the rank waits on. */
 typedef struct Bell {
     _Alignas(LINE) _Atomic uint32_t seq; /**< bumped at every ring */
     _Atomic uint32_t sleeping;           /**< nonzero while the owner sleeps on seq */
 } Bell;
 
-#line 1113 "chapters/02-shm.nw"
+#line 1220 "chapters/02-shm.nw"
 /** Everything the ranks share. Followed in the mapping by channels, handles and rings. */
 struct ShmWorld {
     int size;          /**< ranks */
@@ -80,10 +80,10 @@ struct ShmWorld {
     struct {
         _Alignas(LINE) _Atomic uint32_t value; /**< steps the rank has announced */
     } progress[LAUNCH_MAX_RANKS];              /**< each rank's progress counter (chapter 8) */
-#line 1129 "chapters/02-shm.nw"
+#line 1236 "chapters/02-shm.nw"
 };
 
-#line 1143 "chapters/02-shm.nw"
+#line 1250 "chapters/02-shm.nw"
 /** What one rank keeps: the Comm it hands out, and where its rings are. */
 typedef struct ShmComm {
     Comm comm;                      /**< the interface; first, so a Comm * is a ShmComm * */
@@ -94,9 +94,9 @@ typedef struct ShmComm {
 #line 102 "chapters/08-direct.nw"
     /** Bytes of the rank's window handed out (chapter 8). */
     size_t window_used;
-#line 1151 "chapters/02-shm.nw"
+#line 1258 "chapters/02-shm.nw"
 } ShmComm;
-#line 679 "chapters/02-shm.nw"
+#line 786 "chapters/02-shm.nw"
 static void futex_wait(_Atomic uint32_t *word, uint32_t expected, double seconds)
 {
     struct timespec ts = {.tv_sec = (time_t)seconds,
@@ -108,30 +108,30 @@ static void futex_wake(_Atomic uint32_t *word, int count)
 {
     syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, count, NULL, NULL, 0);
 }
-#line 961 "chapters/02-shm.nw"
+#line 1068 "chapters/02-shm.nw"
 /** Bytes published at once: a quarter of the ring, so both sides copy at the same time. */
 static size_t piece(size_t cap)
 {
-#line 962 "chapters/02-shm.nw"
+#line 1069 "chapters/02-shm.nw"
     return cap / 4;
-#line 962 "chapters/02-shm.nw"
+#line 1069 "chapters/02-shm.nw"
 }
 
-#line 976 "chapters/02-shm.nw"
+#line 1083 "chapters/02-shm.nw"
 /** Copy up to @p n bytes from @p src into the ring; returns how many went in. */
 static size_t ring_push(RingCtl *r, unsigned char *base, size_t cap, const unsigned char *src,
                         size_t n, CopyFn copy)
 {
-#line 981 "chapters/02-shm.nw"
+#line 1088 "chapters/02-shm.nw"
     uint32_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
     uint32_t head = atomic_load_explicit(&r->head, memory_order_acquire);
     size_t room = cap - (uint32_t)(tail - head);
     if (n > room)
         n = room;
-#line 985 "chapters/02-shm.nw"
+#line 1092 "chapters/02-shm.nw"
     if (n > piece(cap))
         n = piece(cap);
-#line 986 "chapters/02-shm.nw"
+#line 1093 "chapters/02-shm.nw"
     if (n == 0)
         return 0;
     size_t at = tail & (cap - 1), first = n < cap - at ? n : cap - at;
@@ -142,18 +142,18 @@ static size_t ring_push(RingCtl *r, unsigned char *base, size_t cap, const unsig
     return n;
 }
 
-#line 1011 "chapters/02-shm.nw"
+#line 1118 "chapters/02-shm.nw"
 /** Copy up to @p n bytes out of the ring into @p dst; returns how many came out. */
 static size_t ring_pop(RingCtl *r, const unsigned char *base, size_t cap, unsigned char *dst,
                        size_t n, CopyFn copy)
 {
-#line 1016 "chapters/02-shm.nw"
+#line 1123 "chapters/02-shm.nw"
     uint32_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
     uint32_t tail = atomic_load_explicit(&r->tail, memory_order_acquire);
     size_t ready = (uint32_t)(tail - head);
     if (n > ready)
         n = ready;
-#line 1020 "chapters/02-shm.nw"
+#line 1127 "chapters/02-shm.nw"
     if (n == 0)
         return 0;
     size_t at = head & (cap - 1), first = n < cap - at ? n : cap - at;
@@ -163,7 +163,7 @@ static size_t ring_pop(RingCtl *r, const unsigned char *base, size_t cap, unsign
     atomic_store_explicit(&r->head, head + (uint32_t)n, memory_order_release);
     return n;
 }
-#line 1201 "chapters/02-shm.nw"
+#line 1308 "chapters/02-shm.nw"
 static ChannelCtl *channel(ShmWorld *w, int src, int dst)
 {
     return (ChannelCtl *)((char *)w + w->ctl_at) + (size_t)src * w->size + dst;
@@ -181,30 +181,30 @@ static unsigned char *ipc_slot(ShmWorld *w, int src, int dst)
 
 static size_t round_up(size_t n, size_t to)
 {
-#line 1216 "chapters/02-shm.nw"
+#line 1323 "chapters/02-shm.nw"
     return (n + to - 1) / to * to;
-#line 1216 "chapters/02-shm.nw"
+#line 1323 "chapters/02-shm.nw"
 }
 
-#line 1167 "chapters/02-shm.nw"
+#line 1274 "chapters/02-shm.nw"
 ShmWorld *shm_world_create(int size, size_t channel_bytes, double timeout_s, char *err)
 {
-#line 1228 "chapters/02-shm.nw"
+#line 1335 "chapters/02-shm.nw"
     if (channel_bytes == 0)
         channel_bytes = SHM_CHANNEL_BYTES;
     if (size < 1 || size > LAUNCH_MAX_RANKS) {
         error_set(err, "shm: %d ranks asked for; 1 to %d are possible", size, LAUNCH_MAX_RANKS);
-#line 1233 "chapters/02-shm.nw"
+#line 1340 "chapters/02-shm.nw"
         return NULL;
     }
     bool power_of_two = (channel_bytes & (channel_bytes - 1)) == 0;
     if (channel_bytes < 64 || channel_bytes > (1u << 31) || !power_of_two) {
         error_set(err, "shm: a channel of %zu bytes: it must be a power of two, 64 B to 2 GiB",
                   channel_bytes);
-#line 1240 "chapters/02-shm.nw"
+#line 1347 "chapters/02-shm.nw"
         return NULL;
     }
-#line 1253 "chapters/02-shm.nw"
+#line 1360 "chapters/02-shm.nw"
     size_t pairs = (size_t)size * size;
     size_t ctl_at = round_up(sizeof(ShmWorld), LINE);
     size_t ipc_at = round_up(ctl_at + pairs * sizeof(ChannelCtl), LINE);
@@ -217,7 +217,7 @@ ShmWorld *shm_world_create(int size, size_t channel_bytes, double timeout_s, cha
                   strerror(errno));
         return NULL;
     }
-#line 1171 "chapters/02-shm.nw"
+#line 1278 "chapters/02-shm.nw"
     w->size = size;
     w->host_bytes = channel_bytes;
     w->dev_bytes = SHM_DEVICE_CHANNEL_BYTES;
@@ -232,7 +232,7 @@ ShmWorld *shm_world_create(int size, size_t channel_bytes, double timeout_s, cha
                      MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     w->window = win == MAP_FAILED ? NULL : win;
     w->window_bytes = win == MAP_FAILED ? 0 : SHM_WINDOW_BYTES;
-#line 1180 "chapters/02-shm.nw"
+#line 1287 "chapters/02-shm.nw"
     return w; /* the mapping comes zeroed: every counter starts at 0 */
 }
 
@@ -241,11 +241,11 @@ void shm_world_destroy(ShmWorld *w)
 #line 90 "chapters/08-direct.nw"
     if (w && w->window)
         munmap(w->window, (size_t)w->size * w->window_bytes);
-#line 1186 "chapters/02-shm.nw"
+#line 1293 "chapters/02-shm.nw"
     if (w)
         munmap(w, w->map_bytes);
 }
-#line 1320 "chapters/02-shm.nw"
+#line 1427 "chapters/02-shm.nw"
 static void ring_bell(ShmWorld *w, int rank)
 {
     Bell *b = &w->bell[rank];
@@ -254,7 +254,7 @@ static void ring_bell(ShmWorld *w, int rank)
         futex_wake(&b->seq, 1);
 }
 
-#line 1344 "chapters/02-shm.nw"
+#line 1451 "chapters/02-shm.nw"
 /**
  * Wait until @p word moves from @p seen: spin @p spin polls, then sleep, counted in
  * @p sleepers so that whoever moves the word knows to wake us. Returns 0, or -1 at the
@@ -267,22 +267,23 @@ static int wait_change(_Atomic uint32_t *word, uint32_t seen, _Atomic uint32_t *
         if (atomic_load_explicit(word, memory_order_acquire) != seen)
             return 0;
         cpu_relax();
-#line 307 "chapters/08-direct.nw"
+#line 308 "chapters/08-direct.nw"
         if ((i & 255) == 255)
             sched_yield();
-#line 1357 "chapters/02-shm.nw"
+#line 1464 "chapters/02-shm.nw"
     }
-#line 259 "chapters/08-direct.nw"
+#line 260 "chapters/08-direct.nw"
     for (int i = 0; spin == 0 && i < 200; i++) {
         if (atomic_load_explicit(word, memory_order_acquire) != seen)
             return 0;
         sched_yield();
     }
-#line 1359 "chapters/02-shm.nw"
+#line 1466 "chapters/02-shm.nw"
     while (atomic_load(word) == seen) {
         double left = deadline - now_seconds();
         if (left <= 0)
             return -1;
+        launch_alive(); /* waiting, not stopped: the launcher names a rank that stops */
         atomic_fetch_add(sleepers, 1);
         futex_wait(word, seen, left < 0.25 ? left : 0.25);
         atomic_fetch_sub(sleepers, 1);
@@ -290,14 +291,14 @@ static int wait_change(_Atomic uint32_t *word, uint32_t seen, _Atomic uint32_t *
     return 0;
 }
 
-#line 1307 "chapters/02-shm.nw"
+#line 1414 "chapters/02-shm.nw"
 /** Wait until my doorbell moves from @p seen; returns 0, or -1 at the deadline. */
 static int wait_bell(ShmComm *c, uint32_t seen, double deadline)
 {
     Bell *b = &c->w->bell[c->comm.rank];
     return wait_change(&b->seq, seen, &b->sleeping, c->spin, deadline);
 }
-#line 1429 "chapters/02-shm.nw"
+#line 1537 "chapters/02-shm.nw"
 /** The device-payload bit of a message header. */
 #define ON_DEVICE (1ull << 63)
 
@@ -311,12 +312,12 @@ typedef struct Transfer {
     size_t header_done;      /**< header bytes moved */
 } Transfer;
 
-#line 1400 "chapters/02-shm.nw"
+#line 1508 "chapters/02-shm.nw"
 static bool on_device(const ShmComm *c)
 {
-#line 1400 "chapters/02-shm.nw"
+#line 1508 "chapters/02-shm.nw"
     return c->comm.dev->kind != DEVICE_CPU;
-#line 1400 "chapters/02-shm.nw"
+#line 1508 "chapters/02-shm.nw"
 }
 static bool finished(const Transfer *t)
 {
@@ -324,9 +325,9 @@ static bool finished(const Transfer *t)
 }
 static void host_copy(void *dst, const void *src, size_t n)
 {
-#line 1405 "chapters/02-shm.nw"
+#line 1513 "chapters/02-shm.nw"
     memcpy(dst, src, n);
-#line 1405 "chapters/02-shm.nw"
+#line 1513 "chapters/02-shm.nw"
 }
 
 static Transfer transfer(const ShmComm *c, int peer, const void *buf, size_t bytes)
@@ -337,7 +338,7 @@ static Transfer transfer(const ShmComm *c, int peer, const void *buf, size_t byt
         t.header[i] = (unsigned char)(h >> (8 * i));
     return t;
 }
-#line 1453 "chapters/02-shm.nw"
+#line 1561 "chapters/02-shm.nw"
 static size_t progress_send(ShmComm *c, Transfer *t)
 {
     ShmWorld *w = c->w;
@@ -352,14 +353,14 @@ static size_t progress_send(ShmComm *c, Transfer *t)
         moved += k;
     }
     if (t->header_done == 8 && t->done < t->bytes) {
-#line 1488 "chapters/02-shm.nw"
+#line 1596 "chapters/02-shm.nw"
         if (on_device(c))
             k = ring_push(&ch->dev, c->dev_out[t->peer], w->dev_bytes, t->buf + t->done,
                           t->bytes - t->done, c->comm.dev->peer_copy);
         else
             k = ring_push(&ch->host, ring, w->host_bytes, t->buf + t->done, t->bytes - t->done,
                           host_copy);
-#line 1468 "chapters/02-shm.nw"
+#line 1576 "chapters/02-shm.nw"
         t->done += k;
         moved += k;
     }
@@ -367,7 +368,7 @@ static size_t progress_send(ShmComm *c, Transfer *t)
         ring_bell(w, t->peer);
     return moved;
 }
-#line 1505 "chapters/02-shm.nw"
+#line 1613 "chapters/02-shm.nw"
 static long progress_recv(ShmComm *c, Transfer *t, char *err)
 {
     ShmWorld *w = c->w;
@@ -378,7 +379,7 @@ static long progress_recv(ShmComm *c, Transfer *t, char *err)
     if (t->header_done < 8) {
         unsigned char got[8];
         k = ring_pop(&ch->host, ring, w->host_bytes, got, 8 - t->header_done, host_copy);
-#line 1552 "chapters/02-shm.nw"
+#line 1660 "chapters/02-shm.nw"
         if (memcmp(got, t->header + t->header_done, k) != 0) {
             memcpy(t->header + t->header_done, got, k);
             uint64_t h = 0;
@@ -394,19 +395,19 @@ static long progress_recv(ShmComm *c, Transfer *t, char *err)
                              (unsigned long long)(h & ~ON_DEVICE),
                              on_device(c) ? "device" : "host", t->bytes);
         }
-#line 1516 "chapters/02-shm.nw"
+#line 1624 "chapters/02-shm.nw"
         t->header_done += k;
         moved += k;
     }
     if (t->header_done == 8 && t->done < t->bytes) {
-#line 1540 "chapters/02-shm.nw"
+#line 1648 "chapters/02-shm.nw"
         if (on_device(c))
             k = ring_pop(&ch->dev, c->dev_in[t->peer], w->dev_bytes, t->buf + t->done,
                          t->bytes - t->done, c->comm.dev->peer_copy);
         else
             k = ring_pop(&ch->host, ring, w->host_bytes, t->buf + t->done, t->bytes - t->done,
                          host_copy);
-#line 1521 "chapters/02-shm.nw"
+#line 1629 "chapters/02-shm.nw"
         t->done += k;
         moved += k;
     }
@@ -414,13 +415,21 @@ static long progress_recv(ShmComm *c, Transfer *t, char *err)
         ring_bell(w, t->peer);
     return (long)moved;
 }
-#line 1625 "chapters/02-shm.nw"
+#line 1735 "chapters/02-shm.nw"
+/** The transfer a wait is for: a receive first, since a send waits on its peer only when
+ * the ring is full. */
+static const Transfer *pending(Transfer *const out[2], Transfer *const in[2])
+{
+    return !finished(in[0])    ? in[0]
+           : !finished(in[1])  ? in[1]
+           : !finished(out[0]) ? out[0]
+                               : out[1];
+#line 1741 "chapters/02-shm.nw"
+}
+
 static int timed_out(ShmComm *c, Transfer *const out[2], Transfer *const in[2], char *err)
 {
-    const Transfer *t = !finished(in[0])    ? in[0]
-                        : !finished(in[1])  ? in[1]
-                        : !finished(out[0]) ? out[0]
-                                            : out[1];
+    const Transfer *t = pending(out, in);
     bool is_in = t == in[0] || t == in[1];
     char phase[96];
     launch_phase_of(t->peer, phase, sizeof phase);
@@ -429,24 +438,24 @@ static int timed_out(ShmComm *c, Transfer *const out[2], Transfer *const in[2], 
                      "rank %d is in '%s')",
                      is_in ? "recv from" : "send to", t->peer, c->w->timeout, t->done, t->bytes,
                      t->peer, phase);
-#line 1637 "chapters/02-shm.nw"
+#line 1752 "chapters/02-shm.nw"
 }
 
-#line 1592 "chapters/02-shm.nw"
+#line 1700 "chapters/02-shm.nw"
 static int exchange(ShmComm *c, Transfer *out[2], Transfer *in[2], char *err)
 {
     Bell *b = &c->w->bell[c->comm.rank];
     double deadline = 0; /* set when we first have to wait after a move */
     while (!finished(out[0]) || !finished(out[1]) || !finished(in[0]) || !finished(in[1])) {
-#line 1598 "chapters/02-shm.nw"
+#line 1706 "chapters/02-shm.nw"
         uint32_t seen = atomic_load(&b->seq);
-#line 1654 "chapters/02-shm.nw"
+#line 1769 "chapters/02-shm.nw"
         size_t moved = 0;
         for (int i = 0; i < 2; i++) {
             if (!finished(out[i]) &&
                 (i == 0 || finished(out[0]) || out[0]->peer != out[1]->peer))
                 moved += progress_send(c, out[i]);
-#line 1658 "chapters/02-shm.nw"
+#line 1773 "chapters/02-shm.nw"
             if (!finished(in[i]) && (i == 0 || finished(in[0]) || in[0]->peer != in[1]->peer)) {
                 long k = progress_recv(c, in[i], err);
                 if (k < 0)
@@ -454,29 +463,31 @@ static int exchange(ShmComm *c, Transfer *out[2], Transfer *in[2], char *err)
                 moved += (size_t)k;
             }
         }
-#line 1600 "chapters/02-shm.nw"
+#line 1708 "chapters/02-shm.nw"
         if (moved) {
             deadline = 0;
             continue;
         }
         if (deadline == 0)
             deadline = now_seconds() + c->w->timeout;
+        launch_waiting(pending(out, in)->peer);
         if (wait_bell(c, seen, deadline))
             return timed_out(c, out, in, err);
     }
+    launch_waiting(-1);
     return 0;
 }
-#line 1726 "chapters/02-shm.nw"
+#line 1841 "chapters/02-shm.nw"
 static int check_peer(const Comm *c, int peer, const char *what, char *err)
 {
     if (peer < 0 || peer >= c->size || peer == c->rank)
         return error_set(err, "%s rank %d: no such peer (rank %d of %d)", what, peer, c->rank,
                          c->size);
-#line 1732 "chapters/02-shm.nw"
+#line 1847 "chapters/02-shm.nw"
     return 0;
 }
 
-#line 1745 "chapters/02-shm.nw"
+#line 1860 "chapters/02-shm.nw"
 static int shm_send(Comm *comm, int to, const void *buf, size_t bytes, char *err)
 {
     ShmComm *c = (ShmComm *)comm;
@@ -495,7 +506,7 @@ static int shm_recv(Comm *comm, int from, void *buf, size_t bytes, char *err)
     return exchange(c, (Transfer *[2]){NULL, NULL}, (Transfer *[2]){&t, NULL}, err);
 }
 
-#line 1682 "chapters/02-shm.nw"
+#line 1797 "chapters/02-shm.nw"
 static int shm_sendrecv(Comm *comm, int to, const void *sbuf, size_t sbytes, int from,
                         void *rbuf, size_t rbytes, char *err)
 {
@@ -506,7 +517,7 @@ static int shm_sendrecv(Comm *comm, int to, const void *sbuf, size_t sbytes, int
     return exchange(c, (Transfer *[2]){&out, NULL}, (Transfer *[2]){&in, NULL}, err);
 }
 
-#line 1702 "chapters/02-shm.nw"
+#line 1817 "chapters/02-shm.nw"
 static int shm_sendrecv2(Comm *comm, const Exchange x[2], char *err)
 {
     ShmComm *c = (ShmComm *)comm;
@@ -520,7 +531,7 @@ static int shm_sendrecv2(Comm *comm, const Exchange x[2], char *err)
     Transfer i1 = transfer(c, x[1].from, x[1].rbuf, x[1].rbytes);
     return exchange(c, (Transfer *[2]){&o0, &o1}, (Transfer *[2]){&i0, &i1}, err);
 }
-#line 1820 "chapters/02-shm.nw"
+#line 1935 "chapters/02-shm.nw"
 static int barrier_timed_out(ShmComm *c, uint32_t mine, char *err)
 {
     ShmWorld *w = c->w;
@@ -532,15 +543,15 @@ static int barrier_timed_out(ShmComm *c, uint32_t mine, char *err)
             launch_phase_of(r, phase, sizeof phase);
             int n = snprintf(names + used, sizeof names - used, "%s%d ('%s')", used ? ", " : "",
                              r, phase);
-#line 1832 "chapters/02-shm.nw"
+#line 1947 "chapters/02-shm.nw"
             used = n > 0 ? used + (size_t)n : used;
         }
     return error_set(err, "barrier timed out after %g s waiting for rank(s) %s", w->timeout,
                      names);
-#line 1837 "chapters/02-shm.nw"
+#line 1952 "chapters/02-shm.nw"
 }
 
-#line 1784 "chapters/02-shm.nw"
+#line 1899 "chapters/02-shm.nw"
 static int shm_barrier(Comm *comm, char *err)
 {
     ShmComm *c = (ShmComm *)comm;
@@ -556,7 +567,7 @@ static int shm_barrier(Comm *comm, char *err)
     }
     if (wait_change(&w->bar_gen, gen, &w->bar_sleepers, c->spin, now_seconds() + w->timeout))
         return barrier_timed_out(c, mine, err);
-#line 1800 "chapters/02-shm.nw"
+#line 1915 "chapters/02-shm.nw"
     return 0;
 }
 #line 107 "chapters/08-direct.nw"
@@ -609,10 +620,11 @@ static int shm_wait_for(Comm *comm, int peer, uint32_t value, char *err)
     _Atomic uint32_t *theirs = &c->w->progress[peer].value;
     Bell *b = &c->w->bell[comm->rank];
     double deadline = now_seconds() + c->w->timeout;
+    launch_waiting(peer);
     for (;;) {
         uint32_t seen = atomic_load(&b->seq);
         if ((int32_t)(atomic_load_explicit(theirs, memory_order_acquire) - value) >= 0)
-            return 0;
+            return launch_waiting(-1), 0;
         if (wait_change(&b->seq, seen, &b->sleeping, c->spin, deadline)) {
             char phase[96];
             launch_phase_of(peer, phase, sizeof phase);
@@ -620,11 +632,11 @@ static int shm_wait_for(Comm *comm, int peer, uint32_t value, char *err)
                              "waiting for rank %d timed out after %g s (rank %d is in "
                              "'%s')",
                              peer, c->w->timeout, peer, phase);
-#line 219 "chapters/08-direct.nw"
+#line 220 "chapters/08-direct.nw"
         }
     }
 }
-#line 1978 "chapters/02-shm.nw"
+#line 2093 "chapters/02-shm.nw"
 static int open_device_rings(ShmComm *c, char *err)
 {
     ShmWorld *w = c->w;
@@ -646,7 +658,7 @@ static int open_device_rings(ShmComm *c, char *err)
             return -1;
     return 0;
 }
-#line 2013 "chapters/02-shm.nw"
+#line 2128 "chapters/02-shm.nw"
 static void shm_close(Comm *comm)
 {
     ShmComm *c = (ShmComm *)comm;
@@ -663,7 +675,7 @@ static void shm_close(Comm *comm)
     free(c);
 }
 
-#line 2045 "chapters/02-shm.nw"
+#line 2160 "chapters/02-shm.nw"
 Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
 {
     if (rank < 0 || rank >= w->size) {
@@ -682,11 +694,11 @@ Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
                      .barrier = shm_barrier,
                      .close = shm_close,
                      .state = c};
-#line 2057 "chapters/02-shm.nw"
+#line 2172 "chapters/02-shm.nw"
     c->w = w;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     c->spin = w->size <= cores ? 20000 : 0;
-#line 228 "chapters/08-direct.nw"
+#line 229 "chapters/08-direct.nw"
     if (dev->kind == DEVICE_CPU && w->window) {
         c->comm.alloc_shared = shm_alloc_shared;
         c->comm.peer_buffer = shm_peer_buffer;
@@ -694,7 +706,7 @@ Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
         c->comm.advance = shm_advance;
         c->comm.wait_for = shm_wait_for;
     }
-#line 2061 "chapters/02-shm.nw"
+#line 2176 "chapters/02-shm.nw"
     if (dev->kind != DEVICE_CPU && open_device_rings(c, err)) {
         free(c);
         return NULL;
@@ -702,7 +714,7 @@ Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
     return &c->comm;
 }
 
-#line 2083 "chapters/02-shm.nw"
+#line 2198 "chapters/02-shm.nw"
 Comm *comm_shm_host(Comm *c, char *err)
 {
     if (c->dev->kind == DEVICE_CPU)

@@ -70,10 +70,10 @@ static int cpu_close(char *err)
         return error_set(err, "cpu: %ld buffer(s) from alloc() never released", held);
     return 0;
 }
-#line 1894 "chapters/02-shm.nw"
+#line 2009 "chapters/02-shm.nw"
 static void peer_copy(void *dst, const void *src, size_t bytes)
 {
-#line 1894 "chapters/02-shm.nw"
+#line 2009 "chapters/02-shm.nw"
     memcpy(dst, src, bytes);
 }
 #line 1840 "chapters/01-mlp.nw"
@@ -174,7 +174,7 @@ static void scale(size_t n, float a, float *x)
         x[i] *= a;
 }
 
-#line 356 "chapters/08-direct.nw"
+#line 357 "chapters/08-direct.nw"
 static void reduce(size_t n, const float *const *src, int k, float scale, float *dst)
 {
     enum { BLOCK = 1024 };

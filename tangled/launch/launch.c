@@ -2,14 +2,15 @@
  * @file launch.c
  * @brief The launcher: fork, supervise, fail fast.
  */
-#line 209 "chapters/02-shm.nw"
+#line 220 "chapters/02-shm.nw"
 #include "launch.h"
 
-#line 230 "chapters/02-shm.nw"
+#line 241 "chapters/02-shm.nw"
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,18 +20,21 @@
 #include <time.h>
 #include <unistd.h>
 
-#line 213 "chapters/02-shm.nw"
+#line 224 "chapters/02-shm.nw"
 #include "device.h"
 #include "util.h"
 
-#line 170 "chapters/02-shm.nw"
+#line 177 "chapters/02-shm.nw"
 /** Seconds between SIGTERM and SIGKILL when ranks are stopped. */
 #define GRACE_SECONDS 1.0
 
 /** What one rank tells the others and the parent. */
 typedef struct RankSlot {
-    char phase[96];      /**< what the rank is doing now */
-    char error[ERR_LEN]; /**< why it failed, written before it exits */
+    char phase[96];                 /**< what the rank is doing now */
+    char error[ERR_LEN];            /**< why it failed, written before it exits */
+    _Atomic unsigned long progress; /**< signs of life: phases entered, waits woken from */
+    _Atomic double progress_at;     /**< when the last one was, by now_seconds() */
+    _Atomic int waiting_for;        /**< the rank it waits for, or -1 */
 } RankSlot;
 
 /** The board: a slot per rank, in memory shared by the parent and every rank. */
@@ -42,7 +46,7 @@ typedef struct Board {
 static Board *board;  /* the current launch's board; NULL outside one */
 static int self = -1; /* this process's rank; -1 in the parent */
 
-#line 250 "chapters/02-shm.nw"
+#line 262 "chapters/02-shm.nw"
 void launch_phase(const char *fmt, ...)
 {
     if (!board || self < 0)
@@ -51,8 +55,25 @@ void launch_phase(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(board->slot[self].phase, sizeof board->slot[self].phase, fmt, ap);
     va_end(ap);
+    launch_alive();
 }
 
+#line 318 "chapters/02-shm.nw"
+void launch_alive(void)
+{
+    if (!board || self < 0)
+        return;
+    atomic_fetch_add_explicit(&board->slot[self].progress, 1, memory_order_relaxed);
+    atomic_store_explicit(&board->slot[self].progress_at, now_seconds(), memory_order_relaxed);
+}
+
+void launch_waiting(int peer)
+{
+    if (board && self >= 0)
+        atomic_store_explicit(&board->slot[self].waiting_for, peer, memory_order_relaxed);
+}
+
+#line 275 "chapters/02-shm.nw"
 void launch_phase_of(int rank, char *buf, size_t len)
 {
     if (!board || rank < 0 || rank >= board->size || len == 0) {
@@ -68,11 +89,11 @@ void launch_phase_of(int rank, char *buf, size_t len)
 
 int launch_rank(void)
 {
-#line 273 "chapters/02-shm.nw"
+#line 288 "chapters/02-shm.nw"
     return self;
-#line 273 "chapters/02-shm.nw"
+#line 288 "chapters/02-shm.nw"
 }
-#line 301 "chapters/02-shm.nw"
+#line 349 "chapters/02-shm.nw"
 static void run_rank(int rank, int size, RankMain rank_main, void *arg, pid_t parent,
                      const sigset_t *mask)
 {
@@ -94,7 +115,7 @@ static void run_rank(int rank, int size, RankMain rank_main, void *arg, pid_t pa
     }
     _exit(0);
 }
-#line 384 "chapters/02-shm.nw"
+#line 434 "chapters/02-shm.nw"
 static void describe(int rank, int status, char *msg)
 {
     char phase[96];
@@ -106,13 +127,54 @@ static void describe(int rank, int status, char *msg)
     else if (error[0])
         snprintf(msg, ERR_LEN, "rank %d failed during '%s': %.*s", rank, phase, ERR_LEN / 2,
                  error);
-#line 396 "chapters/02-shm.nw"
+#line 446 "chapters/02-shm.nw"
     else
         snprintf(msg, ERR_LEN, "rank %d exited with status %d during '%s'", rank,
                  WEXITSTATUS(status), phase);
 }
 
-#line 412 "chapters/02-shm.nw"
+#line 470 "chapters/02-shm.nw"
+/** Whether rank @p r's chain of waits leads to rank @p c (within the size of the run). */
+static bool waits_on(int r, int c, int size)
+{
+    for (int hops = 0; hops < size && r >= 0 && r < size; hops++)
+        if ((r = atomic_load(&board->slot[r].waiting_for)) == c)
+            return true;
+    return false;
+}
+
+static void name_the_rank_that_stood_still(const pid_t *pids, int size, int failed, char *msg)
+{
+    double now = now_seconds(), worst = 0, next = 0;
+    int c = -1;
+#line 500 "chapters/02-shm.nw"
+    for (int r = 0; r < size; r++) {
+        if (r == failed || pids[r] == 0)
+            continue; /* the failed rank, and ranks already ended */
+        double still = now - atomic_load(&board->slot[r].progress_at);
+        if (still > worst)
+            next = worst, worst = still, c = r;
+        else if (still > next)
+            next = still;
+    }
+#line 484 "chapters/02-shm.nw"
+    if (c < 0 || worst < 1.0 || worst < 2 * next)
+        return; /* no rank stands out */
+    char phase[96], who[ERR_LEN / 2] = "", line[ERR_LEN];
+    launch_phase_of(c, phase, sizeof phase);
+    int n = 0;
+    for (int r = 0; r < size; r++)
+        if (r != c && waits_on(r, c, size) && strlen(who) + 8 < sizeof who)
+            snprintf(who + strlen(who), sizeof who - strlen(who), "%s%d", n++ ? ", " : "", r);
+    snprintf(line, sizeof line,
+             "rank %d made no progress for %.1f s in '%s'; %s%s %s "
+             "waiting for it: %s",
+             c, worst, phase, n == 1 ? "rank " : "ranks ", who, n == 1 ? "was" : "were", msg);
+#line 495 "chapters/02-shm.nw"
+    snprintf(msg, ERR_LEN, "%s", line);
+}
+
+#line 515 "chapters/02-shm.nw"
 static void signal_all(const pid_t *pids, int size, int sig)
 {
     for (int r = 0; r < size; r++)
@@ -120,15 +182,15 @@ static void signal_all(const pid_t *pids, int size, int sig)
             kill(pids[r], sig);
 }
 
-#line 352 "chapters/02-shm.nw"
+#line 402 "chapters/02-shm.nw"
 static int supervise(pid_t *pids, int size, double limit_s, const sigset_t *chld, char *err)
 {
-#line 355 "chapters/02-shm.nw"
+#line 405 "chapters/02-shm.nw"
     int alive = size, failed = 0;
     double start = now_seconds(), kill_at = INFINITY;
     char msg[ERR_LEN] = "";
     while (alive > 0) {
-#line 428 "chapters/02-shm.nw"
+#line 531 "chapters/02-shm.nw"
         int status;
         pid_t pid;
         while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
@@ -143,16 +205,17 @@ static int supervise(pid_t *pids, int size, double limit_s, const sigset_t *chld
             if (!ok && !failed) {
                 failed = 1;
                 describe(r, status, msg);
+                name_the_rank_that_stood_still(pids, size, r, msg);
                 signal_all(pids, size, SIGTERM);
                 kill_at = now_seconds() + GRACE_SECONDS;
             }
         }
         if (pid < 0 && errno == ECHILD)
             break; /* no child left at all */
-#line 360 "chapters/02-shm.nw"
+#line 410 "chapters/02-shm.nw"
         if (alive == 0)
             break;
-#line 463 "chapters/02-shm.nw"
+#line 567 "chapters/02-shm.nw"
         double t = now_seconds();
         if (!failed && limit_s > 0 && t - start > limit_s) {
             int r = 0;
@@ -164,7 +227,7 @@ static int supervise(pid_t *pids, int size, double limit_s, const sigset_t *chld
                      "%d rank(s) still running after the limit of %g s "
                      "(rank %d is in '%s')",
                      alive, limit_s, r, phase);
-#line 472 "chapters/02-shm.nw"
+#line 576 "chapters/02-shm.nw"
             failed = 1;
             signal_all(pids, size, SIGTERM);
             kill_at = t + GRACE_SECONDS;
@@ -172,7 +235,7 @@ static int supervise(pid_t *pids, int size, double limit_s, const sigset_t *chld
             signal_all(pids, size, SIGKILL);
             kill_at = INFINITY;
         }
-#line 493 "chapters/02-shm.nw"
+#line 597 "chapters/02-shm.nw"
         double wake = kill_at;
         if (!failed && limit_s > 0)
             wake = start + limit_s;
@@ -180,19 +243,19 @@ static int supervise(pid_t *pids, int size, double limit_s, const sigset_t *chld
         struct timespec ts = {.tv_sec = (time_t)wait_s,
                               .tv_nsec = (long)((wait_s - (time_t)wait_s) * 1e9)};
         sigtimedwait(chld, NULL, &ts);
-#line 364 "chapters/02-shm.nw"
+#line 414 "chapters/02-shm.nw"
     }
     if (failed)
         return error_set(err, "%s", msg);
     return 0;
 }
-#line 514 "chapters/02-shm.nw"
+#line 618 "chapters/02-shm.nw"
 int launch(int size, RankMain rank_main, void *arg, double limit_s, char *err)
 {
     if (size < 1 || size > LAUNCH_MAX_RANKS)
         return error_set(err, "launch: %d ranks asked for; 1 to %d are possible", size,
                          LAUNCH_MAX_RANKS);
-#line 548 "chapters/02-shm.nw"
+#line 652 "chapters/02-shm.nw"
     if (device_fork_hazard())
         return error_set(err,
                          "launch: this process has opened %s, whose context does not survive "
@@ -200,18 +263,21 @@ int launch(int size, RankMain rank_main, void *arg, double limit_s, char *err)
                          "error'); open the device in each rank, after launch(), and compute "
                          "one-device results in a child of their own",
                          device_fork_hazard());
-#line 570 "chapters/02-shm.nw"
+#line 674 "chapters/02-shm.nw"
     size_t bytes = sizeof(Board) + (size_t)size * sizeof(RankSlot);
     Board *b = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (b == MAP_FAILED)
         return error_set(err, "launch: cannot map %zu bytes of shared memory: %s", bytes,
                          strerror(errno));
     b->size = size;
-    for (int r = 0; r < size; r++)
+    for (int r = 0; r < size; r++) {
         snprintf(b->slot[r].phase, sizeof b->slot[r].phase, "starting");
+        b->slot[r].progress_at = now_seconds();
+        b->slot[r].waiting_for = -1;
+    }
     board = b;
 
-#line 522 "chapters/02-shm.nw"
+#line 626 "chapters/02-shm.nw"
     sigset_t chld, old;
     sigemptyset(&chld);
     sigaddset(&chld, SIGCHLD);
@@ -219,7 +285,7 @@ int launch(int size, RankMain rank_main, void *arg, double limit_s, char *err)
     fflush(NULL);
     pid_t pids[LAUNCH_MAX_RANKS] = {0}, parent = getpid();
     int rc = 0;
-#line 590 "chapters/02-shm.nw"
+#line 697 "chapters/02-shm.nw"
     for (int r = 0; r < size; r++) {
         pid_t pid = fork();
         if (pid == 0)
@@ -233,7 +299,7 @@ int launch(int size, RankMain rank_main, void *arg, double limit_s, char *err)
         }
         pids[r] = pid;
     }
-#line 530 "chapters/02-shm.nw"
+#line 634 "chapters/02-shm.nw"
     if (rc == 0)
         rc = supervise(pids, size, limit_s, &chld, err);
     sigprocmask(SIG_SETMASK, &old, NULL);

@@ -2,7 +2,7 @@
  * @file run.c
  * @brief The run layer (chapters 1-3, 6, appendix B).
  */
-#line 2586 "chapters/02-shm.nw"
+#line 2701 "chapters/02-shm.nw"
 #include "run.h"
 
 #include <errno.h>
@@ -237,7 +237,7 @@ void state_banner(const Options *o, const Strategy *s, size_t n_params)
            format_bytes(g, grads), o->optimizer, format_bytes(optimizer, opt),
            sharded ? " (its chunk of the state)" : "");
 }
-#line 2353 "chapters/02-shm.nw"
+#line 2468 "chapters/02-shm.nw"
 int run_parse(Run *run, int argc, char **argv, unsigned accepted, const char *summary,
               const char *examples)
 {
@@ -255,7 +255,7 @@ int run_parse(Run *run, int argc, char **argv, unsigned accepted, const char *su
     return RUN_GO;
 }
 
-#line 2333 "chapters/02-shm.nw"
+#line 2448 "chapters/02-shm.nw"
 int run_start(Run *run, bool mpi)
 {
     run->ranks = run->o.n_gpus;
@@ -281,10 +281,10 @@ int run_start(Run *run, bool mpi)
         }
         run->ranks = size;
     }
-#line 2340 "chapters/02-shm.nw"
+#line 2455 "chapters/02-shm.nw"
     return RUN_GO;
 }
-#line 286 "chapters/08-direct.nw"
+#line 287 "chapters/08-direct.nw"
 /** Bind this process to the @p rank-th allowed core, when @p size ranks each can have one. */
 static void bind_to_core(int rank, int size)
 {
@@ -300,7 +300,7 @@ static void bind_to_core(int rank, int size)
         }
 }
 
-#line 2385 "chapters/02-shm.nw"
+#line 2500 "chapters/02-shm.nw"
 /** The prelude of every rank, then the program's body. */
 static int rank_main(int rank, int size, void *arg, char *err)
 {
@@ -324,7 +324,7 @@ static int rank_main(int rank, int size, void *arg, char *err)
     launch_phase("closing the device");
     return device_close(r.dev, err);
 }
-#line 2428 "chapters/02-shm.nw"
+#line 2543 "chapters/02-shm.nw"
 bool run_gpu_sharing(const Rank *r, char *line, size_t len)
 {
     char pipe[ERR_LEN];
@@ -339,7 +339,7 @@ bool run_gpu_sharing(const Rank *r, char *line, size_t len)
                 program_name(), line, pipe);
     return true;
 }
-#line 2450 "chapters/02-shm.nw"
+#line 2565 "chapters/02-shm.nw"
 void run_ranks(Run *run, int (*body)(Rank *r, char *err))
 {
     char err[ERR_LEN];
@@ -352,7 +352,7 @@ void run_ranks(Run *run, int (*body)(Rank *r, char *err))
         }
         return;
     }
-#line 2456 "chapters/02-shm.nw"
+#line 2571 "chapters/02-shm.nw"
     if (!(run->w = shm_world_create(run->ranks, 0, run->o.timeout, err)))
         fatal("%s", err);
     int rc = launch(run->ranks, rank_main, run, 0, err);
@@ -372,7 +372,7 @@ int run_finish(Run *run)
     if (run->o.trace && (trace_write(run->o.trace, terr) ||
                          (run->trace_owner && trace_close(run->o.trace, terr))))
         fatal("%s", terr);
-#line 2471 "chapters/02-shm.nw"
+#line 2586 "chapters/02-shm.nw"
     data_free(&run->train);
     data_free(&run->test);
     checkpoint_free(&run->resume);

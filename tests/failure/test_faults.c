@@ -6,7 +6,8 @@
  * hold a file in /dev/shm; the last checkpoint must be intact. How long the end took is
  * measured and reported (make faults), never asserted: on a loaded machine it is anyone's
  * guess. DPS_FAULT_TRIALS sets the number of trials (default 8; `make faults` runs 50),
- * DPS_FAULT_SEED the generator that picks the rank and the moment. */
+ * DPS_FAULT_SEED the generator that picks the rank and the moment. A rank stopped (SIGSTOP)
+ * rather than killed is named first as the one that made no progress. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -199,4 +200,67 @@ Test(failure_faults, kill_9_of_a_random_rank_ends_the_run_cleanly, .timeout = 60
                 "write them (the others died before epoch 1 ended); FILE.tmp left by a "
                 "killed writer %d", trials, slowest, sum / trials, leftovers,
                 with_ckpt, writers, tmps);
+}
+
+/* A rank that stops without dying (SIGSTOP: swapped out, wedged) is named first, as the one
+ * that made no progress, and the ranks that waited for it second: in a 4-rank ./ring, ./ps
+ * and ./train --strategy fsdp whose peers give up after 2 s. The stopped rank is ended by the
+ * launcher (SIGKILL ends a stopped process), and the run exits with status 1. */
+static void stop_one_rank(char *const argv[], const char *name, int victim)
+{
+    int err[2], null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    cr_assert(pipe2(err, O_CLOEXEC) == 0 && null >= 0);
+    pid_t parent = spawn_dying_with_test(argv, null, err[1]);
+    pid_t pid[4] = {0};
+    double t0 = now_seconds();
+    while (ranks_of(parent, pid, 4) < 4) {
+        cr_assert(now_seconds() - t0 < 20, "%s: the ranks did not start", name);
+        usleep(2000);
+    }
+    usleep(500000);
+    int st;
+    cr_assert(waitpid(parent, &st, WNOHANG) == 0, "%s ended before the stop", name);
+    cr_assert(kill(pid[victim], SIGSTOP) == 0, "stop rank %d: %s", victim, strerror(errno));
+    double stopped = now_seconds();
+    pid_t w;
+    while ((w = waitpid(parent, &st, WNOHANG)) == 0 && now_seconds() - stopped < 20)
+        usleep(1000);
+    if (w == 0) {
+        kill(parent, SIGKILL);
+        for (int r = 0; r < 4; r++)
+            kill(pid[r], SIGKILL);
+        waitpid(parent, &st, 0);
+    }
+    char msg[4096], says[96];
+    drain(err[0], msg, sizeof msg);
+    close(err[0]);
+    cr_assert(w == parent, "%s: still running 20 s after rank %d was stopped", name, victim);
+    cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 1, "%s: status %d", name, st);
+    const char *prog = strrchr(argv[0], '/') + 1;
+    snprintf(says, sizeof says, "%s: rank %d made no progress for ", prog, victim);
+    cr_expect(strncmp(msg, says, strlen(says)) == 0 && strstr(msg, "waiting for it: rank ") &&
+                  strstr(msg, "timed out") && count_lines(msg) == 1,
+              "%s, rank %d stopped: the message does not open with it: %s", name, victim, msg);
+    kill(pid[victim], SIGKILL); /* in case the launcher did not (the test fails then) */
+}
+
+Test(failure_faults, a_stopped_rank_is_named_first, .timeout = 120)
+{
+    char *common[] = {"--n_gpus", "4", "--device", "cpu", "--train_size", "2048", "--batch_size",
+                      "16", "--epochs", "100000", "--timeout", "2"};
+    struct {
+        const char *name;
+        char *argv[20];
+        int victim;
+    } runs[] = {{"./ring", {"./ring"}, 2}, {"./ps", {"./ps"}, 2},
+                {"./train --strategy fsdp", {"./train", "--strategy", "fsdp"}, 1}};
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        int k = 0;
+        while (runs[i].argv[k])
+            k++;
+        for (size_t j = 0; j < sizeof common / sizeof common[0]; j++)
+            runs[i].argv[k++] = common[j];
+        runs[i].argv[k] = NULL;
+        stop_one_rank(runs[i].argv, runs[i].name, runs[i].victim);
+    }
 }
