@@ -21,10 +21,11 @@
 #                        instructors/, with the book's PDF
 #   make autograder      a Gradescope autograder zip of HEAD, hidden tests included
 #   make autograder-check  that zip run as Gradescope runs it, on solutions and mistakes
-#   make deps            install the Debian packages
+#   make deps            install the Debian packages (deps-test, deps-book: only what those need;
+#                        each waits for the package lock, DEPS_WAIT=600 seconds at most)
 #   make clean
 #
-# Optional parts are detected and announced; opt out with NO_CUDA=1, NO_BLAS=1.
+# Optional parts are detected and announced; opt out with NO_CUDA=1, NO_BLAS=1, NO_MPI=1.
 
 SHELL    := /bin/bash
 CC       ?= gcc
@@ -127,7 +128,7 @@ BACKENDS += $(BACKEND_DIR)/libdps_nccl.so
 endif
 
 ifeq ($(MAKELEVEL),0)
-ifeq ($(filter clean deps tangle book docs help manifest handout autograder autograder-check,$(MAKECMDGOALS)),)
+ifeq ($(filter clean deps deps-test deps-book deps-docs tangle book docs help manifest handout autograder autograder-check,$(MAKECMDGOALS)),)
 $(info build: nvcc $(CUDA_WHY))
 $(info build: OpenBLAS $(BLAS_WHY))
 $(info build: mpicc $(if $(HAVE_MPI),found (--transport mpi),$(if $(filter 1,$(NO_MPI)),off (NO_MPI=1),not found)))
@@ -150,7 +151,7 @@ LIB_SRCS   := $(filter-out $(PROG_SRCS) $(BACKEND_SRCS),$(wildcard $(addsuffix /
 LIB_OBJS   := $(patsubst tangled/%.c,$(OBJ)/%.o,$(LIB_SRCS))
 LIB        := $(BUILD)/libdps.a
 
-.PHONY: all chapter0 chapter1 chapter2 chapter3 chapter4 chapter5 chapter6 chapter7 chapter8 tangle check-tangle check-layers test test-run deps deps-check \
+.PHONY: all chapter0 chapter1 chapter2 chapter3 chapter4 chapter5 chapter6 chapter7 chapter8 tangle check-tangle check-layers test test-run deps deps-test deps-book deps-docs deps-check \
         book docs clean help grade grade-build grade-submission manifest handout autograder autograder-check \
         bench faults memcheck fuzz soak
 .DEFAULT_GOAL := all
@@ -485,23 +486,31 @@ autograder-check: autograder
 	@instructors/autograder/check.sh $(BUILD)/dps-autograder.zip
 
 # ---------------------------------------------------------------- dependencies
-DEB_PACKAGES := build-essential noweb libcriterion-dev doxygen texlive-latex-base \
-                texlive-latex-recommended texlive-pictures lmodern latexmk poppler-utils \
-                libopenblas-dev libopenmpi-dev openmpi-bin valgrind clang clang-format-14 \
-                zip unzip python3
+# What each target needs from Debian; `make deps` installs all of it (CI does), `make test`
+# only what the tests need, `make book` and `make docs` what they need when first run.
+DEB_TEST  := build-essential noweb libcriterion-dev clang-format-14 libopenblas-dev \
+             libopenmpi-dev openmpi-bin
+DEB_BOOK  := noweb texlive-latex-base texlive-latex-recommended texlive-pictures lmodern latexmk \
+             poppler-utils
+DEB_DOCS  := doxygen
+DEB_OTHER := valgrind clang zip unzip python3
+DEB_PACKAGES := $(sort $(DEB_TEST) $(DEB_BOOK) $(DEB_DOCS) $(DEB_OTHER))
 
+# Each waits for the package lock when another install holds it (DEPS_WAIT seconds at most).
 deps:
-	@if [ "$$(id -u)" = 0 ]; then sudo=; elif command -v sudo >/dev/null; then sudo=sudo; \
-	 else echo "deps: run as root, or: apt-get install $(DEB_PACKAGES)" >&2; exit 1; fi; \
-	 export DEBIAN_FRONTEND=noninteractive; \
-	 $$sudo apt-get update -qq && $$sudo apt-get install -y -qq $(DEB_PACKAGES) >/dev/null && \
-	 echo "deps: installed $(DEB_PACKAGES)"
+	@scripts/deps.sh "the book, its tests and its checks" $(DEB_PACKAGES)
+deps-test:
+	@scripts/deps.sh "the tests" $(DEB_TEST)
+deps-book:
+	@scripts/deps.sh "the book" $(DEB_BOOK)
+deps-docs:
+	@scripts/deps.sh "the docs" $(DEB_DOCS)
 
 # What `make test` needs: noweb and clang-format (drift check) and Criterion.
 deps-check:
 	@if ! command -v notangle >/dev/null || ! command -v cpif >/dev/null || ! command -v $(CLANG_FORMAT) >/dev/null || \
 	    ! printf '#include <criterion/criterion.h>\n' | $(CC) -E -x c - >/dev/null 2>&1; then \
-	   echo "test: noweb or Criterion missing: running make deps"; $(MAKE) --no-print-directory deps; fi
+	   echo "test: noweb, clang-format or Criterion missing: running make deps-test"; $(MAKE) --no-print-directory deps-test; fi
 
 # ---------------------------------------------------------------- book and docs
 BOOK_DIR := $(BUILD)/book
@@ -518,7 +527,8 @@ extract = awk 'index($$0, "$(1)") == 1 {on = 1} on && !/^\#line/ {print} on && /
 book: $(CHAPTERS) tangled/device/device_cpu.c kernels/device_cuda.cu book/book.tex book/style.tex book/refs.bib \
       book/weave.sh book/cdefs.awk book/uses.awk book/listing.clang-format book/timeline.awk \
       book/cells.awk book/runs_table.awk $(wildcard book/data/*.csv)
-	@command -v noweave >/dev/null && command -v latexmk >/dev/null || { echo "book: noweave or latexmk missing: make deps" >&2; exit 1; }
+	@command -v noweave >/dev/null && command -v latexmk >/dev/null && command -v pdftoppm >/dev/null || \
+	  { echo "book: noweave, latexmk or poppler missing: running make deps-book"; $(MAKE) --no-print-directory deps-book; }
 	@mkdir -p $(BOOK_DIR)
 	book/weave.sh $(CHAPTERS) > $(BOOK_DIR)/chapters.tex
 	cp book/book.tex book/style.tex book/refs.bib $(BOOK_DIR)/
@@ -544,7 +554,7 @@ book: $(CHAPTERS) tangled/device/device_cpu.c kernels/device_cuda.cu book/book.t
 	@echo "book: $(BOOK_PDF) ($$(pdfinfo $(BOOK_PDF) 2>/dev/null | sed -n 's/^Pages: *//p') pages)"
 
 docs:
-	@command -v doxygen >/dev/null || { echo "docs: doxygen missing: make deps" >&2; exit 1; }
+	@command -v doxygen >/dev/null || { echo "docs: doxygen missing: running make deps-docs"; $(MAKE) --no-print-directory deps-docs; }
 	@mkdir -p $(BUILD)/docs
 	doxygen Doxyfile
 	@echo "docs: $(BUILD)/docs/html/index.html"
@@ -553,4 +563,4 @@ clean:
 	rm -rf $(BUILD) $(PROGRAMS) book/book.pdf book/book-instructor.pdf results.json
 
 help:
-	@sed -n '2,27p' Makefile | sed 's/^# \{0,1\}//'
+	@awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' Makefile

@@ -138,13 +138,13 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
                 program_name(), o->optimizer);
         return -1;
     }
-#line 815 "chapters/07-zero.nw"
+#line 840 "chapters/07-zero.nw"
     if (o->checkpoint && o->accum > 1) {
         fprintf(stderr,
                 "%s: --checkpoint with --accum %d: a checkpoint does not record the "
                 "micro-batches yet (use --accum 1)\n",
                 program_name(), o->accum);
-#line 818 "chapters/07-zero.nw"
+#line 843 "chapters/07-zero.nw"
         return -1;
     }
 #line 931 "chapters/A2-failure.nw"
@@ -236,6 +236,26 @@ void state_banner(const Options *o, const Strategy *s, size_t n_params)
            format_bytes(all, params + grads + opt), format_bytes(p, params),
            format_bytes(g, grads), o->optimizer, format_bytes(optimizer, opt),
            sharded ? " (its chunk of the state)" : "");
+    if (sharded) {
+#line 588 "chapters/07-zero.nw"
+        size_t chunk = (s->state_hi - s->state_lo) * sizeof(float);
+        size_t p_fly = params != full && params > chunk ? params - chunk : 0;
+        size_t g_fly = grads != full && grads > chunk ? grads - chunk : 0;
+        char c[32], pf[32], gf[32];
+        format_bytes(c, chunk), format_bytes(pf, p_fly), format_bytes(gf, g_fly);
+        if (p_fly)
+            printf("  in flight %s of parameters and %s of gradients: two layers at a time, "
+                   "gathered or reduce-scattered, beside a chunk of %s of each\n",
+                   pf, gf, c);
+#line 596 "chapters/07-zero.nw"
+        else if (g_fly)
+            printf(
+                "  in flight %s of gradients: two layers at a time, reduce-scattered, beside "
+                "a chunk of %s\n",
+                gf, c);
+#line 599 "chapters/07-zero.nw"
+    }
+#line 576 "chapters/07-zero.nw"
 }
 #line 2468 "chapters/02-shm.nw"
 int run_parse(Run *run, int argc, char **argv, unsigned accepted, const char *summary,
@@ -394,7 +414,7 @@ static int check_strategy(const Run *run)
     const StrategyDef *def = run->strategy;
     const Options *o = &run->o;
     char why[ERR_LEN] = "";
-#line 3109 "chapters/06-production.nw"
+#line 3112 "chapters/06-production.nw"
     bool given = o->given & OPT_TRANSPORT, over_mpi = strcmp(o->transport, "mpi") == 0;
     char names[ERR_LEN / 4];
     if ((def->needs & NEEDS_MPI) && given && !over_mpi) {
@@ -402,18 +422,18 @@ static int check_strategy(const Run *run)
                  "--strategy %s: %s needs the MPI transport (drop --transport "
                  "shm, run under mpirun)",
                  def->name, def->title);
-#line 3115 "chapters/06-production.nw"
+#line 3118 "chapters/06-production.nw"
     } else if (given && over_mpi && !(def->needs & RUNS_OVER_MPI)) {
         strategy_names(names, sizeof names, RUNS_OVER_MPI, ", ");
         snprintf(why, sizeof why,
                  "--strategy %s runs on this machine's shared memory; over "
                  "--transport mpi use %s",
                  def->name, names);
-#line 3119 "chapters/06-production.nw"
+#line 3122 "chapters/06-production.nw"
     } else if (def->shape == SHAPE_ONE && (o->given & OPT_N_GPUS) && o->n_gpus != 1) {
         snprintf(why, sizeof why, "--strategy %s trains on one device: drop --n_gpus or give 1",
                  def->name);
-#line 3123 "chapters/06-production.nw"
+#line 3126 "chapters/06-production.nw"
     } else if ((def->needs & NEEDS_GPUS) && strcmp(o->device, "cpu") == 0) {
         snprintf(why, sizeof why, "--strategy %s: %s moves GPU memory: drop --device cpu",
                  def->name, def->title);
@@ -422,22 +442,22 @@ static int check_strategy(const Run *run)
                  "--strategy %s drives CPU replicas from one process; this "
                  "book's CUDA backend holds one GPU per process (use nccl or ring on GPUs)",
                  def->name);
-#line 3130 "chapters/06-production.nw"
+#line 3133 "chapters/06-production.nw"
     } else if (def->check) {
         def->check(o->n_gpus, strcmp(o->device, "cpu") == 0, why, sizeof why);
     }
-#line 3147 "chapters/06-production.nw"
+#line 3150 "chapters/06-production.nw"
     if (!why[0] && (o->given & OPT_BUCKET) && !(def->needs & USES_BUCKETS)) {
         strategy_names(names, sizeof names, USES_BUCKETS, ", ");
         snprintf(why, sizeof why, "--bucket_mb sets the buckets of --strategy %s only", names);
-#line 3151 "chapters/06-production.nw"
+#line 3154 "chapters/06-production.nw"
     }
 #line 417 "chapters/07-zero.nw"
     if (!why[0] && def->servers && strcmp(o->optimizer, "sgd") != 0)
         snprintf(why, sizeof why,
                  "--optimizer %s: %s steps with plain SGD on its server (use --optimizer sgd)",
                  o->optimizer, def->title);
-#line 804 "chapters/07-zero.nw"
+#line 829 "chapters/07-zero.nw"
     if (!why[0] && (def->needs & SHARDS_PARAMS) && o->checkpoint)
         snprintf(why, sizeof why,
                  "--checkpoint with --strategy %s: it keeps only a part of each layer's "
@@ -585,7 +605,7 @@ static int train_rank(Rank *r, char *err)
     model_free(&m);
     return 0;
 }
-#line 3048 "chapters/06-production.nw"
+#line 3051 "chapters/06-production.nw"
 /** Build one replica on the CPU, for a strategy that drives them all. */
 static int build_replica(Model *m, void *arg, char *err)
 {
@@ -599,7 +619,7 @@ static void run_threads(Run *run)
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     device_cpu_threads((int)(cores / run->ranks > 0 ? cores / run->ranks : 1));
     const Device *cpu = device_open("cpu", 0, note, err);
-#line 3086 "chapters/06-production.nw"
+#line 3089 "chapters/06-production.nw"
     if (!run->o.quiet) {
         Rank r = {.size = run->ranks, .dev = device_cpu(), .run = run};
         Model probe;
@@ -609,14 +629,14 @@ static void run_threads(Run *run)
         run_banner(&r, &probe, NULL);
         model_free(&probe);
     }
-#line 3062 "chapters/06-production.nw"
+#line 3065 "chapters/06-production.nw"
     TrainConfig cfg = run_train_config(run, true);
     Model master;
     TrainResult res;
     if (run->strategy->threads(&cfg, run->ranks, &run->train, &run->test, build_replica, run,
                                &master, &res, err))
         fatal("%s", err);
-#line 3069 "chapters/06-production.nw"
+#line 3072 "chapters/06-production.nw"
     train_report_end(stdout, &res, run->o.quiet);
     model_free(&master);
     if (device_close(cpu, err))

@@ -156,7 +156,7 @@ int data_parallel_run(const TrainConfig *cfg, int replicas, const Dataset *train
 #line 2563 "chapters/06-production.nw"
     return rc;
 }
-#line 3015 "chapters/06-production.nw"
+#line 3018 "chapters/06-production.nw"
 static void dp_traffic(char *line, size_t len, int ranks, size_t bytes)
 {
     char b[32];

@@ -57,12 +57,17 @@ static void nccl_row_close(Strategy *s)
 static int nccl_check(int ranks, bool cpu, char *why, size_t len)
 {
     int gpus = cpu ? 0 : gpu_count();
-    if (gpus < ranks)
+    if (gpus == 0)
+        snprintf(why, len,
+                 "--strategy nccl: no GPU answered on this machine, and NCCL runs on GPUs "
+                 "only, one per rank; use --strategy ring, which runs on the CPU too");
+    else if (gpus < ranks)
         snprintf(why, len,
                  "--strategy nccl: %d ranks but %d GPU%s answered: NCCL needs one GPU "
                  "per rank (two ranks of one communicator cannot share a GPU); use --n_gpus %d "
                  "or --strategy ring",
-                 ranks, gpus, gpus == 1 ? "" : "s", gpus > 0 ? gpus : 1);
+                 ranks, gpus, gpus == 1 ? "" : "s", gpus);
+#line 3004 "chapters/06-production.nw"
     return gpus < ranks ? -1 : 0;
 }
 

@@ -186,3 +186,15 @@ Test(ch1_cli, a_refused_run_leaves_the_log_as_it_was, .timeout = 60)
     unlink(kept);
     rmdir(dir);
 }
+
+/* make help lists every target and every opt-out, NO_MPI=1 among them. */
+Test(ch1_cli, make_help_names_every_opt_out)
+{
+    static Run r;
+    run_program((char *[]){"/usr/bin/env", "make", "--no-print-directory", "help", NULL}, &r);
+    cr_assert(r.status == 0, "make help: exit %d: %s", r.status, r.err);
+    const char *want[] = {"NO_CUDA=1", "NO_BLAS=1", "NO_MPI=1", "make deps", "deps-test",
+                          "make test", "make book", "make soak", "DEVICE=cpu|cuda|twin"};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        cr_expect(strstr(r.out, want[i]), "make help does not say '%s': %s", want[i], r.out);
+}

@@ -395,16 +395,27 @@ Test(train_program, refuses_what_cannot_run)
     }
 }
 
-/* One GPU at most is visible (CUDA_VISIBLE_DEVICES=0), so two ranks of NCCL are refused on
- * any machine, with or without GPUs. */
+/* NCCL on more ranks than GPUs is refused before any rank starts, in one line that suggests
+ * what can run: with no GPU visible (CUDA_VISIBLE_DEVICES empty), the ring, and not a
+ * --n_gpus that cannot help; with at most one visible (CUDA_VISIBLE_DEVICES=0), one rank,
+ * where a GPU answers. So both run on any machine, with or without GPUs. */
 Test(train_program, nccl_without_enough_gpus_is_refused_before_any_rank_starts)
 {
     static Run r;
-    char *argv[] = {"/usr/bin/env", "CUDA_VISIBLE_DEVICES=0", "./train", "--strategy", "nccl",
-                    "--n_gpus", "2", NULL};
-    run_program(argv, &r);
-    cr_assert(r.status == 2 && strstr(r.err, "NCCL needs one GPU per rank") &&
-              count_lines(r.err) == 1, "exit %d: %s", r.status, r.err);
+    char *none[] = {"/usr/bin/env", "CUDA_VISIBLE_DEVICES=", "./train", "--strategy", "nccl",
+                    "--n_gpus", "1", NULL};
+    run_program(none, &r);
+    cr_assert(r.status == 2 && count_lines(r.err) == 1 && strstr(r.err, "no GPU answered") &&
+                  strstr(r.err, "use --strategy ring") && !strstr(r.err, "--n_gpus"),
+              "no GPU: exit %d: %s", r.status, r.err);
+    char *one[] = {"/usr/bin/env", "CUDA_VISIBLE_DEVICES=0", "./train", "--strategy", "nccl",
+                   "--n_gpus", "2", NULL};
+    run_program(one, &r);
+    cr_assert(r.status == 2 && count_lines(r.err) == 1, "exit %d: %s", r.status, r.err);
+    cr_assert(strstr(r.err, "no GPU answered") ||
+                  (strstr(r.err, "2 ranks but 1 GPU answered: NCCL needs one GPU per rank") &&
+                   strstr(r.err, "use --n_gpus 1 or --strategy ring")),
+              "one GPU at most: %s", r.err);
 }
 
 /* ---------------------------------------------------------------- --trace */

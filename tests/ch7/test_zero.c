@@ -408,3 +408,40 @@ Test(zero1, train_refuses_what_a_stateful_optimizer_cannot_do_yet)
                    "keeps only a part of each layer's parameters", "fsdp with --checkpoint");
     rmdir(ck);
 }
+
+/* The banner says what the layers in flight cost: FSDP's rank 0 of 4 holds more parameters
+ * than the default model has (its chunk and the two layers it gathers), and the banner's
+ * second line splits the figure; ZeRO-2 has gradients in flight only; the ring none. */
+static double kib_after(const char *s, const char *key)
+{
+    const char *p = strstr(s, key);
+    cr_assert(p, "no '%s' in: %s", key, s);
+    double v = strtod(p + strlen(key), NULL);
+    p += strlen(key);
+    while (*p == ' ' || (*p >= '0' && *p <= '9') || *p == '.')
+        p++;
+    return strncmp(p, "MiB", 3) == 0 ? v * 1024 : strncmp(p, "B ", 2) == 0 ? v / 1024 : v;
+}
+
+Test(zero, the_banner_says_what_the_layers_in_flight_cost)
+{
+    static Run r;
+    run_program((char *[]){"./train", "--strategy", "fsdp", "--n_gpus", "4", "--epochs", "1",
+                           "--train_size", "512", "--device", "cpu", NULL}, &r);
+    cr_assert(r.status == 0, "exit %d: %s", r.status, r.err);
+    const char *fly = strstr(r.out, "  in flight ");
+    cr_assert(fly, "fsdp: no 'in flight' line: %s", r.out);
+    double params = kib_after(r.out, "on rank 0: parameters "),
+           model = kib_after(r.out, " parameters (");
+    double p_fly = kib_after(fly, "in flight "), chunk = kib_after(fly, "beside a chunk of ");
+    cr_assert(params > model, "fsdp's rank 0 holds %.1f KiB, the model %.1f", params, model);
+    cr_assert(fabs(chunk + p_fly - params) < 0.15, "fsdp: chunk %.1f + in flight %.1f KiB is "
+              "not the parameters' %.1f KiB: %s", chunk, p_fly, params, r.out);
+    run_program((char *[]){"./train", "--strategy", "zero2", "--n_gpus", "4", "--epochs", "1",
+                           "--train_size", "512", "--device", "cpu", NULL}, &r);
+    cr_assert(r.status == 0 && strstr(r.out, "  in flight ") &&
+                  !strstr(r.out, "of parameters and"), "zero2: %s", r.out);
+    run_program((char *[]){"./train", "--strategy", "ring", "--n_gpus", "4", "--epochs", "1",
+                           "--train_size", "512", "--device", "cpu", NULL}, &r);
+    cr_assert(r.status == 0 && !strstr(r.out, "in flight"), "ring: %s", r.out);
+}
