@@ -70,10 +70,10 @@ static int cpu_close(char *err)
         return error_set(err, "cpu: %ld buffer(s) from alloc() never released", held);
     return 0;
 }
-#line 2009 "chapters/02-shm.nw"
+#line 2013 "chapters/02-shm.nw"
 static void peer_copy(void *dst, const void *src, size_t bytes)
 {
-#line 2009 "chapters/02-shm.nw"
+#line 2013 "chapters/02-shm.nw"
     memcpy(dst, src, bytes);
 }
 #line 1840 "chapters/01-mlp.nw"

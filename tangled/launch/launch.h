@@ -29,8 +29,9 @@ __attribute__((format(printf, 1, 2))) void launch_phase(const char *fmt, ...);
 /** Copy the phase of rank @p rank into @p buf (len bytes); "?" outside a launch. */
 void launch_phase_of(int rank, char *buf, size_t len);
 /**
- * In a rank: it runs. A new phase counts, and the transports call it as they wait, so
- * that a rank that stops (SIGSTOP, swapped out, wedged) is the one whose count stands still.
+ * In a rank: it runs. A new phase counts, and the transports call it as they wait,
+ * so that a rank that stops (SIGSTOP, swapped out, wedged) is the one whose count
+ * stands still.
  */
 void launch_alive(void);
 /** In a rank: from now on it waits for rank @p peer (-1: for no one). */

@@ -2,7 +2,7 @@
  * @file run.c
  * @brief The run layer (chapters 1-3, 6, appendix B).
  */
-#line 2701 "chapters/02-shm.nw"
+#line 2705 "chapters/02-shm.nw"
 #include "run.h"
 
 #include <errno.h>
@@ -249,15 +249,14 @@ void state_banner(const Options *o, const Strategy *s, size_t n_params)
                    pf, gf, c);
 #line 596 "chapters/07-zero.nw"
         else if (g_fly)
-            printf(
-                "  in flight %s of gradients: two layers at a time, reduce-scattered, beside "
-                "a chunk of %s\n",
-                gf, c);
+            printf("  in flight %s of gradients: two layers at a time, reduce-scattered, "
+                   "beside a chunk of %s\n",
+                   gf, c);
 #line 599 "chapters/07-zero.nw"
     }
 #line 576 "chapters/07-zero.nw"
 }
-#line 2468 "chapters/02-shm.nw"
+#line 2472 "chapters/02-shm.nw"
 int run_parse(Run *run, int argc, char **argv, unsigned accepted, const char *summary,
               const char *examples)
 {
@@ -275,7 +274,7 @@ int run_parse(Run *run, int argc, char **argv, unsigned accepted, const char *su
     return RUN_GO;
 }
 
-#line 2448 "chapters/02-shm.nw"
+#line 2452 "chapters/02-shm.nw"
 int run_start(Run *run, bool mpi)
 {
     run->ranks = run->o.n_gpus;
@@ -301,7 +300,7 @@ int run_start(Run *run, bool mpi)
         }
         run->ranks = size;
     }
-#line 2455 "chapters/02-shm.nw"
+#line 2459 "chapters/02-shm.nw"
     return RUN_GO;
 }
 #line 287 "chapters/08-direct.nw"
@@ -320,7 +319,7 @@ static void bind_to_core(int rank, int size)
         }
 }
 
-#line 2500 "chapters/02-shm.nw"
+#line 2504 "chapters/02-shm.nw"
 /** The prelude of every rank, then the program's body. */
 static int rank_main(int rank, int size, void *arg, char *err)
 {
@@ -344,7 +343,7 @@ static int rank_main(int rank, int size, void *arg, char *err)
     launch_phase("closing the device");
     return device_close(r.dev, err);
 }
-#line 2543 "chapters/02-shm.nw"
+#line 2547 "chapters/02-shm.nw"
 bool run_gpu_sharing(const Rank *r, char *line, size_t len)
 {
     char pipe[ERR_LEN];
@@ -359,7 +358,7 @@ bool run_gpu_sharing(const Rank *r, char *line, size_t len)
                 program_name(), line, pipe);
     return true;
 }
-#line 2565 "chapters/02-shm.nw"
+#line 2569 "chapters/02-shm.nw"
 void run_ranks(Run *run, int (*body)(Rank *r, char *err))
 {
     char err[ERR_LEN];
@@ -372,7 +371,7 @@ void run_ranks(Run *run, int (*body)(Rank *r, char *err))
         }
         return;
     }
-#line 2571 "chapters/02-shm.nw"
+#line 2575 "chapters/02-shm.nw"
     if (!(run->w = shm_world_create(run->ranks, 0, run->o.timeout, err)))
         fatal("%s", err);
     int rc = launch(run->ranks, rank_main, run, 0, err);
@@ -392,7 +391,7 @@ int run_finish(Run *run)
     if (run->o.trace && (trace_write(run->o.trace, terr) ||
                          (run->trace_owner && trace_close(run->o.trace, terr))))
         fatal("%s", terr);
-#line 2586 "chapters/02-shm.nw"
+#line 2590 "chapters/02-shm.nw"
     data_free(&run->train);
     data_free(&run->test);
     checkpoint_free(&run->resume);
