@@ -147,33 +147,16 @@ static int run_native_all_reduce(Comm *c, float *buf, size_t count, float *scrat
 #line 668 "chapters/06-production.nw"
     return c->allreduce(c, buf, count, err);
 }
-#line 723 "chapters/06-production.nw"
-/** A buffer of at least @p count floats on @p dev, kept from call to call. */
-static float *spare(const Device *dev, size_t count)
-{
-    static float *buf;
-    static size_t cap;
-    if (count > cap) {
-        if (buf)
-            dev->release(buf);
-        buf = dev->alloc((count + 1) * sizeof *buf);
-        cap = count;
-    }
-    return buf;
-}
-
-#line 749 "chapters/06-production.nw"
+#line 728 "chapters/06-production.nw"
 static int run_ps_all_reduce(Comm *c, float *buf, size_t count, float *scratch, char *err)
 {
-    (void)scratch;
     size_t bytes = count * sizeof *buf;
     if (c->rank != 0)
         return c->send(c, 0, buf, bytes, err) || c->recv(c, 0, buf, bytes, err) ? -1 : 0;
-    float *in = spare(c->dev, count);
     for (int q = 1; q < c->size; q++) {
-        if (c->recv(c, q, in, bytes, err))
+        if (c->recv(c, q, scratch, bytes, err))
             return -1;
-        c->dev->axpy(count, 1.0f, in, buf);
+        c->dev->axpy(count, 1.0f, scratch, buf);
     }
     for (int q = 1; q < c->size; q++)
         if (c->send(c, q, buf, bytes, err))
@@ -181,11 +164,11 @@ static int run_ps_all_reduce(Comm *c, float *buf, size_t count, float *scratch, 
     return 0;
 }
 
-#line 780 "chapters/06-production.nw"
+#line 757 "chapters/06-production.nw"
 static int run_memcpy(Comm *c, float *buf, size_t count, float *scratch, char *err)
 {
-    (void)scratch, (void)err;
-    c->dev->copy(spare(c->dev, count), buf, count * sizeof *buf);
+    (void)err;
+    c->dev->copy(scratch, buf, count * sizeof *buf);
     return 0;
 }
 
@@ -201,8 +184,7 @@ static long wrong_memcpy(int r, int size, const float *x, size_t count)
 #line 816 "chapters/08-direct.nw"
 static int run_one_shot(Comm *c, float *buf, size_t count, float *scratch, char *err)
 {
-    (void)scratch; /* sized for what all_reduce() runs; one-shot here runs at every size */
-    return direct_one_shot(c, buf, count, spare(c->dev, count), 1.0f, err);
+    return direct_one_shot(c, buf, count, scratch, 1.0f, err); /* scratch: a whole vector */
 }
 
 static int run_two_shot(Comm *c, float *buf, size_t count, float *scratch, char *err)
