@@ -279,7 +279,8 @@ check-tangle: deps-check
 	    [ -e "$(BUILD)/tangle-check/$$g" ] || { echo "drift: $$g is not produced by any chapter" >&2; status=1; }; \
 	  done; \
 	done; \
-	tests/file_map.sh | cmp -s - <(sed -n '/^<!-- file map -->$$/,/^<!-- end -->$$/p' README.md | sed '1d;$$d') || \
+	map=$$(tests/file_map.sh) || status=1; \
+	printf '%s\n' "$$map" | cmp -s - <(sed -n '/^<!-- file map -->$$/,/^<!-- end -->$$/p' README.md | sed '1d;$$d') || \
 	  { echo "drift: README.md's map of the code is not tests/file_map.sh's: paste its output" >&2; status=1; }; \
 	scripts/gpu_facts.sh | cmp -s - <(sed -n '/^<!-- gpu facts -->$$/,/^<!-- end -->$$/p' README.md | sed '1d;$$d') || \
 	  { echo "drift: README.md's 'What has run on a GPU' is not scripts/gpu_facts.sh's: paste its output" >&2; status=1; }; \

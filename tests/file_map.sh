@@ -1,11 +1,13 @@
 #!/bin/bash
 # The README's map of the code: for every tangled file, by layer (tests/layers.txt), the
 # chapters whose chunks it is assembled from. Prints a Markdown table; `make check-tangle`
-# compares it with the README's, between the lines <!-- file map --> and <!-- end -->.
+# compares it with the README's, between the lines <!-- file map --> and <!-- end -->, and
+# fails when a file comes from no chapter. The chapters are the files given, in their order.
 # Usage: tests/file_map.sh [CHAPTERS...]   (default: chapters/*.nw)
 [ $# -gt 0 ] || set -- chapters/*.nw
 awk -v layers=tests/layers.txt '
-    FNR == 1 { ch = FILENAME; sub(/.*\//, "", ch); sub(/-.*/, "", ch); sub(/^0/, "", ch) }
+    FNR == 1 { ch = FILENAME; sub(/.*\//, "", ch); sub(/-.*/, "", ch); sub(/^0/, "", ch)
+               ord[++n_ord] = ch }
     /^<<.*>>=$/ { name = substr($0, 3, length($0) - 5); code = 1; defs[name] = defs[name] " " ch; next }
     /^@( |$)/ { code = 0; next }
     code {
@@ -25,8 +27,8 @@ awk -v layers=tests/layers.txt '
         for (i in parts) if (parts[i] != "") visit(parts[i])
     }
     END {
-        n_ord = split("0 1 2 3 4 5 6 7 A1 A2 A3", ord, " ")
-        label["A1"] = "A"; label["A2"] = "B"; label["A3"] = "C"
+        for (k = 1; k <= n_ord; k++) # the appendices A1, A2, ... are A, B, ...
+            if (ord[k] ~ /^A[0-9]+$/) label[ord[k]] = substr("ABCDEFGHIJ", substr(ord[k], 2) + 0, 1)
         while ((getline l < layers) > 0) {
             if (l ~ /^[ \t]*(#|$)/) continue
             split(l, w, /[ \t]+/); nl++; lay[nl] = w[1]; extra[nl] = w[2]
@@ -50,8 +52,10 @@ awk -v layers=tests/layers.txt '
                 for (k = 1; k <= n_ord; k++)
                     if (ord[k] in from) out = out (out == "" ? "" : ", ") (ord[k] in label ? label[ord[k]] : ord[k])
                 shown = files[j]; if (extra[i] != "") { if (files[j] !~ /\//) shown = extra[i] "/" files[j] }
+                if (out == "") { print "file_map: " shown " comes from no chapter" > "/dev/stderr"; bad = 1 }
                 print "| " (j == 1 ? lay[i] : "") " | `" (shown ~ /^kernels\// ? shown : "tangled/" shown) "` | " out " |"
             }
         }
+        exit bad
     }
 ' "$@"
