@@ -2,7 +2,7 @@
  * @file device_cuda.cu
  * @brief The CUDA device: the same table as the CPU's, on a GPU.
  */
-#line 2094 "chapters/01-mlp.nw"
+#line 2105 "chapters/01-mlp.nw"
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -12,7 +12,7 @@
 #include "mlp_kernels.h"
 #include "util.h"
 
-#line 2128 "chapters/01-mlp.nw"
+#line 2139 "chapters/01-mlp.nw"
 /** Stop with file, line and CUDA's message when @p call fails. */
 #define CUDA_CHECK(call)                                                                       \
     do {                                                                                       \
@@ -33,7 +33,7 @@
 static cublasHandle_t handle; /* one per process, made by device_cuda_backend_open() */
 static int ordinal;           /* the rank's GPU, which each of the rank's threads must use */
 
-#line 2165 "chapters/01-mlp.nw"
+#line 2176 "chapters/01-mlp.nw"
 static long gpu_live; /* buffers from alloc() not yet released, counted atomically */
 
 static void *alloc(size_t bytes)
@@ -65,17 +65,13 @@ static void copy(void *dst, const void *src, size_t bytes)
 }
 static void zero(void *p, size_t bytes)
 {
-#line 2194 "chapters/01-mlp.nw"
     CUDA_CHECK(cudaMemset(p, 0, bytes));
-#line 2194 "chapters/01-mlp.nw"
 }
 static void sync(void)
 {
-#line 2195 "chapters/01-mlp.nw"
     CUDA_CHECK(cudaDeviceSynchronize());
-#line 2195 "chapters/01-mlp.nw"
 }
-#line 2220 "chapters/01-mlp.nw"
+#line 2237 "chapters/01-mlp.nw"
 static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
                  const float *B, float beta, float *C)
 {
@@ -84,7 +80,7 @@ static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float
                              g.transb ? CUBLAS_OP_T : CUBLAS_OP_N, g.m, g.n, g.k, &alpha, g.a,
                              g.lda, g.b, g.ldb, &beta, C, g.ldc));
 }
-#line 2366 "chapters/01-mlp.nw"
+#line 2383 "chapters/01-mlp.nw"
 /** One thread per element: add the column's bias, then ReLU. */
 __global__ void bias_act_forward_kernel(float *y, const float *bias, int rows, int cols,
                                         bool relu)
@@ -100,7 +96,7 @@ static void bias_act_forward(float *y, const float *bias, int rows, int cols, bo
                                                                                   cols, relu);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2393 "chapters/01-mlp.nw"
+#line 2410 "chapters/01-mlp.nw"
 /** One thread per element: zero dy where the ReLU's output was not positive. */
 __global__ void relu_backward_kernel(float *dy, const float *y, size_t n)
 {
@@ -114,7 +110,7 @@ static void relu_backward(float *dy, const float *y, size_t n)
     relu_backward_kernel<<<grid_blocks(n), KERNEL_THREADS>>>(dy, y, n);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2415 "chapters/01-mlp.nw"
+#line 2432 "chapters/01-mlp.nw"
 /** One thread per column: sum dy down the column. */
 __global__ void bias_backward_kernel(float *dbias, const float *dy, int rows, int cols)
 {
@@ -155,7 +151,7 @@ static void softmax_xent(const float *logits, const int *labels, int rows, int c
 #line 1567 "chapters/01-mlp.nw"
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2482 "chapters/01-mlp.nw"
+#line 2499 "chapters/01-mlp.nw"
 /** Grid-stride y += a x. */
 __global__ void axpy_kernel(size_t n, float a, const float *x, float *y)
 {
@@ -172,7 +168,7 @@ __global__ void scale_kernel(size_t n, float a, float *x)
         x[i] *= a;
 }
 
-#line 2503 "chapters/01-mlp.nw"
+#line 2520 "chapters/01-mlp.nw"
 static void axpy(size_t n, float a, const float *x, float *y)
 {
     axpy_kernel<<<stride_blocks(n), KERNEL_THREADS>>>(n, a, x, y);
@@ -226,14 +222,14 @@ static void adamw(size_t n, const AdamStep *a, const float *g, float *m, float *
     adamw_kernel<<<stride_blocks(n), KERNEL_THREADS>>>(n, *a, g, m, u, p);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2021 "chapters/02-shm.nw"
+#line 2037 "chapters/02-shm.nw"
 static void peer_copy(void *dst, const void *src, size_t bytes)
 {
     CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, 0));
     CUDA_CHECK(cudaStreamSynchronize(0));
 }
 
-#line 2048 "chapters/02-shm.nw"
+#line 2064 "chapters/02-shm.nw"
 static int ipc_export(void *p, void *handle, char *err)
 {
     static_assert(sizeof(cudaIpcMemHandle_t) == DEVICE_IPC_BYTES, "IPC handle size");
@@ -245,7 +241,7 @@ static int ipc_export(void *p, void *handle, char *err)
     return 0;
 }
 
-#line 2066 "chapters/02-shm.nw"
+#line 2082 "chapters/02-shm.nw"
 static long mapped; /* mappings from ipc_open() not yet closed; closing counts them */
 
 static void *ipc_open(const void *handle, char *err)
@@ -262,18 +258,18 @@ static void *ipc_open(const void *handle, char *err)
     return p;
 }
 
-#line 2031 "chapters/02-shm.nw"
+#line 2047 "chapters/02-shm.nw"
 static void ipc_close(void *p)
 {
     __atomic_sub_fetch(&mapped, 1, __ATOMIC_RELAXED);
     CUDA_CHECK(cudaIpcCloseMemHandle(p));
 }
-#line 1188 "chapters/06-production.nw"
+#line 1200 "chapters/06-production.nw"
 static void bind_thread(void)
 {
     CUDA_CHECK(cudaSetDevice(ordinal));
 }
-#line 2680 "chapters/01-mlp.nw"
+#line 2698 "chapters/01-mlp.nw"
 static int gpu_close(char *err)
 {
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -286,14 +282,13 @@ static int gpu_close(char *err)
                          "cuda:%d: %ld buffer(s) from alloc() never released, "
                          "%ld IPC mapping(s) never closed",
                          ordinal, held, maps);
-#line 2690 "chapters/01-mlp.nw"
+#line 2708 "chapters/01-mlp.nw"
     return 0;
 }
 
-#line 2585 "chapters/01-mlp.nw"
+#line 2602 "chapters/01-mlp.nw"
+/* every member, in Device's order, as C++ requires */
 static Device cuda = {
-#line 2585 "chapters/01-mlp.nw"
-    /* every member, in Device's order, as C++ requires */
     .kind = DEVICE_CUDA,
     .name = "cuda",
     .description = "",
@@ -322,14 +317,14 @@ static Device cuda = {
     .adamw = adamw,
 };
 
-#line 2608 "chapters/01-mlp.nw"
+#line 2626 "chapters/01-mlp.nw"
 /**
  * The backend's entry point (DEVICE_CUDA_ENTRY), found by device_cuda_open() with dlsym():
  * the CUDA device for GPU @p rank % count, or NULL with the reason in @p why.
  */
 extern "C" const Device *device_cuda_backend_open(int rank, char *why)
 {
-#line 2633 "chapters/01-mlp.nw"
+#line 2651 "chapters/01-mlp.nw"
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) {
@@ -338,11 +333,11 @@ extern "C" const Device *device_cuda_backend_open(int rank, char *why)
         cudaGetLastError(); /* clear the error so later calls do not report it */
         return NULL;
     }
-#line 2615 "chapters/01-mlp.nw"
+#line 2633 "chapters/01-mlp.nw"
     ordinal = rank % count;
     cuda.count = count;
     CUDA_CHECK(cudaSetDevice(ordinal));
-#line 2651 "chapters/01-mlp.nw"
+#line 2669 "chapters/01-mlp.nw"
     cublasStatus_t s = cublasCreate(&handle);
     if (s != CUBLAS_STATUS_SUCCESS) {
         snprintf(why, ERR_LEN, "cublasCreate failed: %s", cublasGetStatusString(s));
@@ -353,6 +348,6 @@ extern "C" const Device *device_cuda_backend_open(int rank, char *why)
     snprintf(cuda.description, sizeof cuda.description, "cuda:%d %.100s (sm_%d%d, %.1f GiB)",
              ordinal, prop.name, prop.major, prop.minor,
              (double)prop.totalGlobalMem / (1u << 30));
-#line 2619 "chapters/01-mlp.nw"
+#line 2637 "chapters/01-mlp.nw"
     return &cuda;
 }

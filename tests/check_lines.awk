@@ -2,7 +2,9 @@
 # (the line after one ending in ; { } : or */, or after a directive) must hold text of the
 # chapter line its directive says, so that a compiler message points at the chapter.
 # Lines inside a statement that clang-format wrapped anew may be a line off; they are not
-# checked. Prints each mismatch and exits 1, or one line of counts.
+# checked. No directive may repeat an earlier one of its file (a chapter line that
+# clang-format split into several statements: write it as clang-format would), nor stand
+# right before else, case or default. Prints each mismatch and exits 1, or one line of counts.
 # Usage: awk -f tests/check_lines.awk FILE...
 function nb(s) { gsub(/[ \t\r\n\f\v]/, "", s); gsub(/@<</, "<<", s); gsub(/@>>/, ">>", s); return s }
 # Whether @a starts with the end of @b (a line wrapped anew starts inside a chapter line),
@@ -13,7 +15,16 @@ function begins_with_tail(a, b,    k) {
         if (index(a, substr(b, k)) == 1) return 1
     return 0
 }
-FNR == 1 { file = ""; safe = 1 }
+FNR == 1 { file = ""; safe = 1; delete seen; prev = "" }
+/^#line [0-9]+ "/ && seen[$0]++ {
+    printf "lines: %s:%d repeats the directive %s\n", FILENAME, FNR, $0 > "/dev/stderr"
+    bad++
+}
+/^[ \t]*(else|case|default)([^A-Za-z0-9_]|$)/ && prev ~ /^#line / {
+    printf "lines: %s:%d: a directive before '%s'\n", FILENAME, FNR, $0 > "/dev/stderr"
+    bad++
+}
+{ prev = $0 }
 /^#line [0-9]+ "/ {
     line = substr($0, 7) + 0; file = $0; sub(/^#line [0-9]+ "/, "", file); sub(/"$/, "", file)
     safe = 1; next

@@ -169,9 +169,7 @@ static void mpi_close(Comm *c)
 #line 462 "chapters/06-production.nw"
 bool comm_mpi_available(void)
 {
-#line 462 "chapters/06-production.nw"
     return true;
-#line 462 "chapters/06-production.nw"
 }
 
 int comm_mpi_init(int *rank, int *size, char *err)
@@ -185,14 +183,14 @@ int comm_mpi_init(int *rank, int *size, char *err)
                          "MPI offers threads at level %d, and the communication thread "
                          "needs MPI_THREAD_SERIALIZED",
                          level);
-#line 473 "chapters/06-production.nw"
+#line 476 "chapters/06-production.nw"
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_rank(MPI_COMM_WORLD, rank);
     MPI_Comm_size(MPI_COMM_WORLD, size);
     return 0;
 }
 
-#line 491 "chapters/06-production.nw"
+#line 494 "chapters/06-production.nw"
 Comm *comm_mpi_open(const Device *dev, char *err)
 {
     if (dev->kind != DEVICE_CPU) {
@@ -215,11 +213,11 @@ Comm *comm_mpi_open(const Device *dev, char *err)
                 .barrier = mpi_barrier,
                 .close = mpi_close,
                 .allreduce = mpi_allreduce};
-#line 505 "chapters/06-production.nw"
+#line 508 "chapters/06-production.nw"
     return c;
 }
 
-#line 520 "chapters/06-production.nw"
+#line 523 "chapters/06-production.nw"
 void comm_mpi_abort(int status)
 {
     MPI_Abort(MPI_COMM_WORLD, status);
@@ -228,18 +226,14 @@ void comm_mpi_abort(int status)
 
 void comm_mpi_finalize(void)
 {
-#line 526 "chapters/06-production.nw"
     MPI_Finalize();
-#line 526 "chapters/06-production.nw"
 }
 #line 167 "chapters/06-production.nw"
 #else
-#line 540 "chapters/06-production.nw"
+#line 546 "chapters/06-production.nw"
 bool comm_mpi_available(void)
 {
-#line 540 "chapters/06-production.nw"
     return false;
-#line 540 "chapters/06-production.nw"
 }
 
 int comm_mpi_init(int *rank, int *size, char *err)
@@ -248,7 +242,7 @@ int comm_mpi_init(int *rank, int *size, char *err)
     *size = 1;
     return error_set(err, "--transport mpi: this build has no MPI (install libopenmpi-dev "
                           "openmpi-bin and rebuild, without NO_MPI=1)");
-#line 549 "chapters/06-production.nw"
+#line 558 "chapters/06-production.nw"
 }
 
 Comm *comm_mpi_open(const Device *dev, char *err)
@@ -260,14 +254,12 @@ Comm *comm_mpi_open(const Device *dev, char *err)
 
 void comm_mpi_abort(int status)
 {
-#line 558 "chapters/06-production.nw"
     exit(status);
-#line 558 "chapters/06-production.nw"
 }
 
 void comm_mpi_finalize(void)
 {
-#line 560 "chapters/06-production.nw"
+#line 572 "chapters/06-production.nw"
 }
 #line 169 "chapters/06-production.nw"
 #endif

@@ -2,7 +2,7 @@
  * @file device.c
  * @brief Choosing the device a user asked for; loading the CUDA backend when it is asked for.
  */
-#line 2710 "chapters/01-mlp.nw"
+#line 2728 "chapters/01-mlp.nw"
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +13,7 @@
 #include "device.h"
 #include "util.h"
 
-#line 2905 "chapters/01-mlp.nw"
+#line 2923 "chapters/01-mlp.nw"
 /** What this process has opened and not yet closed. */
 static struct {
     int cpu;            /**< device_open()s that gave the CPU */
@@ -21,7 +21,7 @@ static struct {
     int gpu_opens;      /**< device_backend_open()s that gave it */
     const char *hazard; /**< what fork() would not carry: set by the first backend open */
 } opened;
-#line 2935 "chapters/01-mlp.nw"
+#line 2953 "chapters/01-mlp.nw"
 const Device *device_backend_open(const char *name, const char *entry, const char *what,
                                   int rank, char *why)
 {
@@ -45,17 +45,15 @@ const Device *device_backend_open(const char *name, const char *entry, const cha
 
 const char *device_fork_hazard(void)
 {
-#line 2956 "chapters/01-mlp.nw"
     return opened.hazard;
-#line 2956 "chapters/01-mlp.nw"
 }
-#line 2801 "chapters/01-mlp.nw"
+#line 2819 "chapters/01-mlp.nw"
 const Device *device_cuda_open(int rank, char *why)
 {
 #ifndef HAVE_CUDA
     (void)rank;
     snprintf(why, ERR_LEN, "this build has no CUDA backend (nvcc was not found, or NO_CUDA=1)");
-#line 2807 "chapters/01-mlp.nw"
+#line 2825 "chapters/01-mlp.nw"
     return NULL;
 #else
     if (!dlopen(DEVICE_CUDA_DRIVER, RTLD_NOW | RTLD_GLOBAL)) {
@@ -65,7 +63,7 @@ const Device *device_cuda_open(int rank, char *why)
     return device_backend_open(DEVICE_CUDA_BACKEND, DEVICE_CUDA_ENTRY, "CUDA", rank, why);
 #endif
 }
-#line 2839 "chapters/01-mlp.nw"
+#line 2857 "chapters/01-mlp.nw"
 void *backend_entry(const char *name, const char *entry, char *why)
 {
     const char *file = name;
@@ -88,7 +86,7 @@ void *backend_entry(const char *name, const char *entry, char *why)
     return fn;
 }
 
-#line 2738 "chapters/01-mlp.nw"
+#line 2756 "chapters/01-mlp.nw"
 const Device *device_open(const char *request, int rank, char *note, char *err)
 {
     char why[ERR_LEN];
@@ -111,7 +109,7 @@ const Device *device_open(const char *request, int rank, char *note, char *err)
     opened.cpu++;
     return device_cpu();
 }
-#line 2970 "chapters/01-mlp.nw"
+#line 2991 "chapters/01-mlp.nw"
 int device_close(const Device *dev, char *err)
 {
     if (dev && dev == opened.gpu && opened.gpu_opens > 0) {
@@ -129,11 +127,9 @@ int device_close(const Device *dev, char *err)
 
 int device_open_count(void)
 {
-#line 2985 "chapters/01-mlp.nw"
     return opened.cpu + opened.gpu_opens;
-#line 2985 "chapters/01-mlp.nw"
 }
-#line 3030 "chapters/01-mlp.nw"
+#line 3054 "chapters/01-mlp.nw"
 bool device_sharing(const Device *dev, int ranks, char *line, size_t len)
 {
     line[0] = '\0';

@@ -37,32 +37,25 @@ static void release(void *p)
 }
 static void upload(void *dst, const void *src, size_t bytes)
 {
-#line 1794 "chapters/01-mlp.nw"
     memcpy(dst, src, bytes);
-#line 1794 "chapters/01-mlp.nw"
 }
 static void download(void *dst, const void *src, size_t bytes)
 {
-#line 1795 "chapters/01-mlp.nw"
     memcpy(dst, src, bytes);
 }
 static void copy(void *dst, const void *src, size_t bytes)
 {
-#line 1797 "chapters/01-mlp.nw"
     memmove(dst, src, bytes);
-#line 1797 "chapters/01-mlp.nw"
 }
 static void zero(void *p, size_t bytes)
 {
-#line 1798 "chapters/01-mlp.nw"
     memset(p, 0, bytes);
-#line 1798 "chapters/01-mlp.nw"
 }
 static void sync(void)
 {
-#line 1799 "chapters/01-mlp.nw"
+#line 1810 "chapters/01-mlp.nw"
 }
-#line 1816 "chapters/01-mlp.nw"
+#line 1827 "chapters/01-mlp.nw"
 static int cpu_close(char *err)
 {
     long held = __atomic_load_n(&cpu_live, __ATOMIC_RELAXED);
@@ -70,13 +63,12 @@ static int cpu_close(char *err)
         return error_set(err, "cpu: %ld buffer(s) from alloc() never released", held);
     return 0;
 }
-#line 2013 "chapters/02-shm.nw"
+#line 2027 "chapters/02-shm.nw"
 static void peer_copy(void *dst, const void *src, size_t bytes)
 {
-#line 2013 "chapters/02-shm.nw"
     memcpy(dst, src, bytes);
 }
-#line 1840 "chapters/01-mlp.nw"
+#line 1851 "chapters/01-mlp.nw"
 /** op(A)[i][p] of the stored A, inside gemm_plain(). */
 #define A_AT(i, p) (ta ? A[(size_t)(p)*m + (i)] : A[(size_t)(i)*k + (p)])
 
@@ -89,15 +81,15 @@ void gemm_plain(bool ta, bool tb, int m, int n, int k, float alpha, const float 
         for (int j = 0; j < n; j++)
             c[j] = beta == 0.0f ? 0.0f : beta * c[j];
         if (!tb) {
-#line 1866 "chapters/01-mlp.nw"
+#line 1877 "chapters/01-mlp.nw"
             for (int p = 0; p < k; p++) {
                 const float a = alpha * A_AT(i, p), *b = B + (size_t)p * n;
                 for (int j = 0; j < n; j++)
                     c[j] += a * b[j];
             }
-#line 1853 "chapters/01-mlp.nw"
+#line 1864 "chapters/01-mlp.nw"
         } else {
-#line 1886 "chapters/01-mlp.nw"
+#line 1897 "chapters/01-mlp.nw"
             for (int j = 0; j < n; j++) {
                 const float *b = B + (size_t)j * k;
                 float s = 0;
@@ -105,24 +97,24 @@ void gemm_plain(bool ta, bool tb, int m, int n, int k, float alpha, const float 
                     s += A_AT(i, p) * b[p];
                 c[j] += alpha * s;
             }
-#line 1855 "chapters/01-mlp.nw"
+#line 1866 "chapters/01-mlp.nw"
         }
     }
 #undef AT
 }
-#line 1905 "chapters/01-mlp.nw"
+#line 1916 "chapters/01-mlp.nw"
 static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
                  const float *B, float beta, float *C)
 {
 #ifdef HAVE_BLAS
     cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
                 m, n, k, alpha, A, ta ? m : k, B, tb ? k : n, beta, C, n);
-#line 1912 "chapters/01-mlp.nw"
+#line 1923 "chapters/01-mlp.nw"
 #else
     gemm_plain(ta, tb, m, n, k, alpha, A, B, beta, C);
 #endif
 }
-#line 1965 "chapters/01-mlp.nw"
+#line 1976 "chapters/01-mlp.nw"
 static void bias_act_forward(float *y, const float *bias, int rows, int cols, bool relu)
 {
     for (int i = 0; i < rows; i++) {
@@ -131,13 +123,13 @@ static void bias_act_forward(float *y, const float *bias, int rows, int cols, bo
             row[j] = bias_act(row[j], bias[j], relu);
     }
 }
-#line 1980 "chapters/01-mlp.nw"
+#line 1991 "chapters/01-mlp.nw"
 static void relu_backward(float *dy, const float *y, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         dy[i] = relu_grad(dy[i], y[i]);
 }
-#line 1992 "chapters/01-mlp.nw"
+#line 2003 "chapters/01-mlp.nw"
 static void bias_backward(float *dbias, const float *dy, int rows, int cols)
 {
     for (int j = 0; j < cols; j++)
@@ -161,7 +153,7 @@ static void softmax_xent(const float *logits, const int *labels, int rows, int c
     stats[0] += (float)loss;
     stats[1] += (float)right;
 }
-#line 2010 "chapters/01-mlp.nw"
+#line 2021 "chapters/01-mlp.nw"
 static void axpy(size_t n, float a, const float *x, float *y)
 {
     for (size_t i = 0; i < n; i++)
@@ -202,7 +194,7 @@ static void adamw(size_t n, const AdamStep *a, const float *g, float *m, float *
     for (size_t i = 0; i < n; i++)
         adamw_element(a, g[i], &m[i], &u[i], &p[i]);
 }
-#line 2030 "chapters/01-mlp.nw"
+#line 2041 "chapters/01-mlp.nw"
 static Device cpu = {
     .kind = DEVICE_CPU,
     .name = "cpu",
@@ -227,7 +219,7 @@ static Device cpu = {
     .adamw = adamw,
 };
 
-#line 2053 "chapters/01-mlp.nw"
+#line 2064 "chapters/01-mlp.nw"
 void device_cpu_threads(int threads)
 {
 #ifdef HAVE_BLAS
@@ -237,7 +229,7 @@ void device_cpu_threads(int threads)
 #endif
 }
 
-#line 2067 "chapters/01-mlp.nw"
+#line 2078 "chapters/01-mlp.nw"
 const Device *device_cpu(void)
 {
 #ifdef HAVE_BLAS

@@ -2,7 +2,7 @@
  * @file options.c
  * @brief A table-driven parser for the book's command line.
  */
-#line 910 "chapters/A1-support.nw"
+#line 922 "chapters/A1-support.nw"
 #include "options.h"
 
 #include <errno.h>
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#line 936 "chapters/A1-support.nw"
+#line 948 "chapters/A1-support.nw"
 void options_defaults(Options *o)
 {
     memset(o, 0, sizeof *o);
@@ -30,7 +30,7 @@ void options_defaults(Options *o)
     o->data = "synthetic";
     o->train_size = 0;
     o->log = NULL;
-#line 971 "chapters/A1-support.nw"
+#line 983 "chapters/A1-support.nw"
     o->n_gpus = 2;
     o->timeout = 60;
     o->min_bytes = 8;
@@ -43,12 +43,12 @@ void options_defaults(Options *o)
     o->transport = "shm";
     o->strategy = "direct"; /* chapter 8's choice; the channel ring where there is no window */
     o->bucket_mb = 25;
-#line 954 "chapters/A1-support.nw"
+#line 966 "chapters/A1-support.nw"
 }
-#line 1013 "chapters/A1-support.nw"
+#line 1025 "chapters/A1-support.nw"
 /** The kinds of value an option takes. */
 typedef enum {
-#line 1014 "chapters/A1-support.nw"
+#line 1026 "chapters/A1-support.nw"
     ARG_INT,
     ARG_LONG,
     ARG_U64,
@@ -60,7 +60,7 @@ typedef enum {
     ARG_BYTES
 } ArgKind;
 
-#line 1017 "chapters/A1-support.nw"
+#line 1029 "chapters/A1-support.nw"
 /** One row of the option table. */
 typedef struct OptionSpec {
     const char *name;    /**< without the leading -- */
@@ -75,11 +75,11 @@ typedef struct OptionSpec {
     char short_name;     /**< a one-letter alias (-b), or 0 */
 } OptionSpec;
 
-#line 1042 "chapters/A1-support.nw"
+#line 1054 "chapters/A1-support.nw"
 /** The offset of a field of Options, as the table's .offset. */
 #define AT(field) .offset = offsetof(Options, field)
 static const OptionSpec specs[] = {
-#line 1078 "chapters/A1-support.nw"
+#line 1090 "chapters/A1-support.nw"
     {.name = "batch_size",
      .bit = OPT_BATCH_SIZE,
      .kind = ARG_INT,
@@ -301,10 +301,10 @@ static const OptionSpec specs[] = {
      AT(resume),
      .help = "go on from the --checkpoint FILE, after the last epoch it holds"},
 };
-#line 1047 "chapters/A1-support.nw"
+#line 1059 "chapters/A1-support.nw"
 /** Rows in the option table. */
 #define N_SPECS (sizeof specs / sizeof specs[0])
-#line 1194 "chapters/A1-support.nw"
+#line 1206 "chapters/A1-support.nw"
 /** Choices handed in by options_set_choices(), by the option's bit number. */
 static const char *choices_given[32];
 
@@ -320,20 +320,20 @@ static const char *choices_of(const OptionSpec *s)
     return c ? c : "";
 }
 
-#line 1228 "chapters/A1-support.nw"
+#line 1240 "chapters/A1-support.nw"
 float options_lr(const Options *o)
 {
     if (!(o->given & OPT_LR) && strcmp(o->optimizer, "adamw") == 0)
         return 1e-3f;
     return o->lr;
 }
-#line 1251 "chapters/A1-support.nw"
+#line 1263 "chapters/A1-support.nw"
 static int parse_number(const OptionSpec *s, const char *v, double *out, char *err)
 {
     char *end = NULL;
     errno = 0;
     double x;
-#line 1296 "chapters/A1-support.nw"
+#line 1308 "chapters/A1-support.nw"
     if (s->kind == ARG_FLOAT) {
         x = strtod(v, &end);
     } else {
@@ -343,7 +343,7 @@ static int parse_number(const OptionSpec *s, const char *v, double *out, char *e
         long long n = strtoll(v, &end, 10);
         x = (double)n;
     }
-#line 1257 "chapters/A1-support.nw"
+#line 1269 "chapters/A1-support.nw"
     if (end == v || *end != '\0' || *v == '\0' || (*v == ' ' || *v == '\t'))
         return error_set(err, "--%s: expected %s, got '%s'", s->name,
                          s->kind == ARG_FLOAT ? "a number" : "an integer", v);
@@ -359,85 +359,73 @@ static int parse_number(const OptionSpec *s, const char *v, double *out, char *e
     *out = x;
     return 0;
 }
-#line 1335 "chapters/A1-support.nw"
+#line 1347 "chapters/A1-support.nw"
 static int parse_bytes(const OptionSpec *s, const char *v, size_t *out, char *err)
 {
     char *end = NULL;
     errno = 0;
     if (*v < '0' || *v > '9')
         return error_set(err, "--%s: expected a size like 8, 4K or 256M, got '%s'", s->name, v);
-#line 1342 "chapters/A1-support.nw"
+#line 1354 "chapters/A1-support.nw"
     unsigned long long n = strtoull(v, &end, 10), unit = 1;
     switch (*end) {
     case 'K':
-#line 1344 "chapters/A1-support.nw"
     case 'k':
-#line 1344 "chapters/A1-support.nw"
         unit = 1ull << 10;
-#line 1344 "chapters/A1-support.nw"
         end++;
-#line 1344 "chapters/A1-support.nw"
         break;
     case 'M':
-#line 1345 "chapters/A1-support.nw"
     case 'm':
-#line 1345 "chapters/A1-support.nw"
         unit = 1ull << 20;
-#line 1345 "chapters/A1-support.nw"
         end++;
-#line 1345 "chapters/A1-support.nw"
         break;
     case 'G':
-#line 1346 "chapters/A1-support.nw"
     case 'g':
-#line 1346 "chapters/A1-support.nw"
         unit = 1ull << 30;
-#line 1346 "chapters/A1-support.nw"
         end++;
-#line 1346 "chapters/A1-support.nw"
         break;
     }
     if (*end != '\0')
         return error_set(err, "--%s: expected a size like 8, 4K or 256M, got '%s'", s->name, v);
-#line 1351 "chapters/A1-support.nw"
+#line 1375 "chapters/A1-support.nw"
     if (errno == ERANGE || n > (unsigned long long)s->max / unit)
         return error_set(err, "--%s: '%s' is larger than %.0f bytes", s->name, v, s->max);
     *out = (size_t)(n * unit);
     return 0;
 }
 
-#line 1369 "chapters/A1-support.nw"
+#line 1393 "chapters/A1-support.nw"
 static int parse_u64(const OptionSpec *s, const char *v, uint64_t *out, char *err)
 {
     char *end = NULL;
     errno = 0;
     if (*v < '0' || *v > '9')
         return error_set(err, "--%s: expected a non-negative integer, got '%s'", s->name, v);
-#line 1376 "chapters/A1-support.nw"
+#line 1400 "chapters/A1-support.nw"
     unsigned long long n = strtoull(v, &end, 10);
     if (*end != '\0')
         return error_set(err, "--%s: expected a non-negative integer, got '%s'", s->name, v);
-#line 1380 "chapters/A1-support.nw"
+#line 1404 "chapters/A1-support.nw"
     if (errno == ERANGE)
         return error_set(err, "--%s: '%s' is out of range (at most 2^64-1)", s->name, v);
     *out = (uint64_t)n;
     return 0;
 }
 
-#line 1398 "chapters/A1-support.nw"
+#line 1422 "chapters/A1-support.nw"
 static int parse_widths(const OptionSpec *s, const char *v, Options *o, char *err)
 {
     int n = 0;
     const char *p = v;
     if (*v == '\0')
         return error_set(err, "--%s: expected widths like 128 or 256,128, got ''", s->name);
-#line 1405 "chapters/A1-support.nw"
+#line 1429 "chapters/A1-support.nw"
     if (strcmp(v, "0") == 0) { /* no hidden layer: softmax regression */
         o->n_hidden = 0;
         return 0;
     }
     while (*p) {
-#line 1432 "chapters/A1-support.nw"
+#line 1456 "chapters/A1-support.nw"
         char item[32];
         size_t len = strcspn(p, ",");
         if (len == 0 || len >= sizeof item)
@@ -458,42 +446,39 @@ static int parse_widths(const OptionSpec *s, const char *v, Options *o, char *er
         if (*p == ',' && *++p == '\0')
             return error_set(err, "--%s: expected widths like 128 or 256,128, got '%s'",
                              s->name, v);
-#line 1411 "chapters/A1-support.nw"
+#line 1435 "chapters/A1-support.nw"
     }
     o->n_hidden = n;
     return 0;
 }
-#line 1465 "chapters/A1-support.nw"
+#line 1489 "chapters/A1-support.nw"
 static int store(const OptionSpec *s, const char *v, Options *o, char *err)
 {
     char *field = (char *)o + s->offset;
     double x = 0;
     switch (s->kind) {
-#line 1493 "chapters/A1-support.nw"
+#line 1517 "chapters/A1-support.nw"
+    /* numbers, checked against their ranges */
     case ARG_INT:
         if (parse_number(s, v, &x, err))
             return -1;
-#line 1495 "chapters/A1-support.nw"
         *(int *)field = (int)x;
         return 0;
     case ARG_LONG:
         if (parse_number(s, v, &x, err))
             return -1;
-#line 1499 "chapters/A1-support.nw"
         *(long *)field = (long)x;
         return 0;
     case ARG_FLOAT:
         if (parse_number(s, v, &x, err))
             return -1;
-#line 1503 "chapters/A1-support.nw"
         *(float *)field = (float)x;
         return 0;
     case ARG_U64: return parse_u64(s, v, (uint64_t *)field, err);
-#line 1507 "chapters/A1-support.nw"
     case ARG_WIDTHS: return parse_widths(s, v, o, err);
-#line 1509 "chapters/A1-support.nw"
     case ARG_BYTES: return parse_bytes(s, v, (size_t *)field, err);
-#line 1528 "chapters/A1-support.nw"
+#line 1553 "chapters/A1-support.nw"
+    /* names: one of a list, any, or none */
     case ARG_CHOICE: {
         size_t len = strlen(v);
         const char *c = choices_of(s);
@@ -506,7 +491,7 @@ static int store(const OptionSpec *s, const char *v, Options *o, char *err)
             c += n + (c[n] == '|');
         }
         return error_set(err, "--%s: expected one of %s, got '%s'", s->name, choices_of(s), v);
-#line 1541 "chapters/A1-support.nw"
+#line 1567 "chapters/A1-support.nw"
     }
     case ARG_STRING:
         if (*v == '\0')
@@ -515,11 +500,11 @@ static int store(const OptionSpec *s, const char *v, Options *o, char *err)
         *(const char **)field = v;
         return 0;
     case ARG_FLAG: *(bool *)field = true; return 0;
-#line 1472 "chapters/A1-support.nw"
+#line 1496 "chapters/A1-support.nw"
     }
     return error_set(err, "--%s: internal error: unknown kind", s->name);
 }
-#line 1578 "chapters/A1-support.nw"
+#line 1604 "chapters/A1-support.nw"
 static const OptionSpec *find(const char *name, size_t len, unsigned accepted)
 {
     for (size_t i = 0; i < N_SPECS; i++)
@@ -530,7 +515,7 @@ static const OptionSpec *find(const char *name, size_t len, unsigned accepted)
     return NULL;
 }
 
-#line 1597 "chapters/A1-support.nw"
+#line 1623 "chapters/A1-support.nw"
 static int unknown(const char *arg, size_t len, unsigned accepted, char *err)
 {
     char fixed[64];
@@ -541,12 +526,12 @@ static int unknown(const char *arg, size_t len, unsigned accepted, char *err)
         if (s)
             return error_set(err, "unknown option '--%.*s': did you mean --%s?", (int)len, arg,
                              s->name);
-#line 1608 "chapters/A1-support.nw"
+#line 1634 "chapters/A1-support.nw"
     }
     return error_set(err, "unknown option '--%.*s' (try --help)", (int)len, arg);
 }
 
-#line 1627 "chapters/A1-support.nw"
+#line 1653 "chapters/A1-support.nw"
 int options_parse(Options *o, int argc, char **argv, unsigned accepted, char *err)
 {
     for (int i = 1; i < argc; i++) {
@@ -555,7 +540,7 @@ int options_parse(Options *o, int argc, char **argv, unsigned accepted, char *er
             o->help = true;
             continue;
         }
-#line 1658 "chapters/A1-support.nw"
+#line 1684 "chapters/A1-support.nw"
         bool one_letter = a[0] == '-' && a[1] && a[1] != '-' && a[2] == '\0';
         if (!one_letter && (strncmp(a, "--", 2) != 0 || a[2] == '\0'))
             return error_set(err,
@@ -567,7 +552,7 @@ int options_parse(Options *o, int argc, char **argv, unsigned accepted, char *er
             return error_set(err, "unknown option '%s' (try --help)", a);
         if (!s)
             return unknown(name, len, accepted, err);
-#line 1683 "chapters/A1-support.nw"
+#line 1709 "chapters/A1-support.nw"
         const char *value = NULL;
         if (s->kind == ARG_FLAG) {
             if (eq)
@@ -579,14 +564,14 @@ int options_parse(Options *o, int argc, char **argv, unsigned accepted, char *er
         } else {
             return error_set(err, "--%s needs a value (%s)", s->name, s->metavar);
         }
-#line 1637 "chapters/A1-support.nw"
+#line 1663 "chapters/A1-support.nw"
         if (store(s, value, o, err))
             return -1;
         o->given |= s->bit;
     }
     return 0;
 }
-#line 1717 "chapters/A1-support.nw"
+#line 1743 "chapters/A1-support.nw"
 void options_usage(FILE *f, const char *summary, unsigned accepted, const char *examples)
 {
     fprintf(f, "usage: %s [options]\n%s\n\noptions:\n", program_name(), summary);
@@ -598,7 +583,7 @@ void options_usage(FILE *f, const char *summary, unsigned accepted, const char *
         snprintf(left, sizeof left, "%s%c%s--%s%s%s", s->short_name ? "-" : "",
                  s->short_name ? s->short_name : ' ', s->short_name ? ", " : "   ", s->name,
                  s->metavar ? " " : "", s->metavar ? s->metavar : "");
-#line 1729 "chapters/A1-support.nw"
+#line 1755 "chapters/A1-support.nw"
         fprintf(f, "  %-24s %s\n", left, s->help);
     }
     fprintf(f, "  %-24s %s\n", "--help", "this text");

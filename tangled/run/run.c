@@ -2,7 +2,7 @@
  * @file run.c
  * @brief The run layer (chapters 1-3, 6, appendix B).
  */
-#line 2705 "chapters/02-shm.nw"
+#line 2721 "chapters/02-shm.nw"
 #include "run.h"
 
 #include <errno.h>
@@ -21,7 +21,7 @@
 #include "trace.h"
 #include "util.h"
 
-#line 2476 "chapters/A1-support.nw"
+#line 2502 "chapters/A1-support.nw"
 /** --trace: create the file (one process of the run does) and start recording. */
 static int trace_begin(Run *run)
 {
@@ -39,7 +39,7 @@ static int trace_begin(Run *run)
     return 0;
 }
 
-#line 3791 "chapters/01-mlp.nw"
+#line 3811 "chapters/01-mlp.nw"
 int run_prepare_training(Run *run, int trainers, const char *word)
 {
     Options o = run->o; /* a copy: only rank 0 of an MPI run keeps the log */
@@ -47,7 +47,7 @@ int run_prepare_training(Run *run, int trainers, const char *word)
         o.log = NULL;
     if (train_prepare(&o, trainers, word, &run->train, &run->test, &run->log, &run->resume) ||
         trace_begin(run)) {
-#line 3799 "chapters/01-mlp.nw"
+#line 3819 "chapters/01-mlp.nw"
         if (run->mpi)
             comm_mpi_finalize();
         return EXIT_USAGE;
@@ -55,7 +55,7 @@ int run_prepare_training(Run *run, int trainers, const char *word)
     return RUN_GO;
 }
 
-#line 3816 "chapters/01-mlp.nw"
+#line 3836 "chapters/01-mlp.nw"
 int run_model(const Run *run, const Device *dev, Model *m, char *err)
 {
     const Options *o = &run->o;
@@ -63,7 +63,7 @@ int run_model(const Run *run, const Device *dev, Model *m, char *err)
                       o->batch_size, o->seed, err);
 }
 
-#line 3832 "chapters/01-mlp.nw"
+#line 3852 "chapters/01-mlp.nw"
 TrainConfig run_train_config(const Run *run, bool reports)
 {
     const Options *o = &run->o;
@@ -85,7 +85,7 @@ TrainConfig run_train_config(const Run *run, bool reports)
     };
 }
 
-#line 3868 "chapters/01-mlp.nw"
+#line 3888 "chapters/01-mlp.nw"
 /** Undo what train_prepare() did to the log and the checkpoint before it failed; returns -1. */
 static int prepare_failed(const Options *o, FILE **log, bool created, Checkpoint *resume)
 {
@@ -98,7 +98,7 @@ static int prepare_failed(const Options *o, FILE **log, bool created, Checkpoint
     return -1;
 }
 
-#line 3980 "chapters/01-mlp.nw"
+#line 4003 "chapters/01-mlp.nw"
 /** Open @p path for appending; *created says whether this call made the file. */
 static FILE *log_open(const char *path, bool *created)
 {
@@ -123,7 +123,7 @@ static bool regular_file(FILE *f)
     struct stat st;
     return fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
 }
-#line 3893 "chapters/01-mlp.nw"
+#line 3913 "chapters/01-mlp.nw"
 int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *train,
                   Dataset *test, FILE **log, Checkpoint *resume)
 {
@@ -138,13 +138,13 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
                 program_name(), o->optimizer);
         return -1;
     }
-#line 840 "chapters/07-zero.nw"
+#line 842 "chapters/07-zero.nw"
     if (o->checkpoint && o->accum > 1) {
         fprintf(stderr,
                 "%s: --checkpoint with --accum %d: a checkpoint does not record the "
                 "micro-batches yet (use --accum 1)\n",
                 program_name(), o->accum);
-#line 843 "chapters/07-zero.nw"
+#line 845 "chapters/07-zero.nw"
         return -1;
     }
 #line 931 "chapters/A2-failure.nw"
@@ -162,19 +162,19 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
         fprintf(stderr, "%s: --resume: %s\n", program_name(), err);
         return -1;
     }
-#line 3965 "chapters/01-mlp.nw"
+#line 3988 "chapters/01-mlp.nw"
     bool created = false;
     if (o->log && !(*log = log_open(o->log, &created))) {
         fprintf(stderr, "%s: --log %s: cannot open: %s\n", program_name(), o->log,
                 strerror(errno));
         return prepare_failed(o, log, false, resume);
     }
-#line 3902 "chapters/01-mlp.nw"
+#line 3922 "chapters/01-mlp.nw"
     if (data_load(o->data, o->train_size, o->seed, train, test, err)) {
         fprintf(stderr, "%s: %s\n", program_name(), err);
         return prepare_failed(o, log, created, resume);
     }
-#line 3922 "chapters/01-mlp.nw"
+#line 3942 "chapters/01-mlp.nw"
     long global = (long)o->batch_size * ranks;
     if (global > train->n) {
         if (ranks == 1)
@@ -182,13 +182,11 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
                     "%s: --batch_size %d is larger than the training set (%ld "
                     "samples)\n",
                     program_name(), o->batch_size, train->n);
-#line 3927 "chapters/01-mlp.nw"
         else
             fprintf(stderr,
                     "%s: a global batch of %ld samples (--batch_size %d x %d %s) is "
                     "larger than the training set (%ld samples)\n",
                     program_name(), global, o->batch_size, ranks, ranks_word, train->n);
-#line 3931 "chapters/01-mlp.nw"
         return prepare_failed(o, log, created, resume);
     }
 #line 957 "chapters/A2-failure.nw"
@@ -210,14 +208,14 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
             return prepare_failed(o, log, created, resume);
         }
     }
-#line 3944 "chapters/01-mlp.nw"
+#line 3967 "chapters/01-mlp.nw"
     if (*log && !o->resume && regular_file(*log) && ftruncate(fileno(*log), 0) != 0) {
         fprintf(stderr, "%s: --log %s: %s\n", program_name(), o->log, strerror(errno));
         return prepare_failed(o, log, created, resume);
     }
     if (*log && (!regular_file(*log) || (fseek(*log, 0, SEEK_END) == 0 && ftell(*log) == 0)))
         report_csv_header(*log); /* a resumed run appends to its log */
-#line 3909 "chapters/01-mlp.nw"
+#line 3929 "chapters/01-mlp.nw"
     return 0;
 }
 #line 559 "chapters/07-zero.nw"
@@ -247,16 +245,14 @@ void state_banner(const Options *o, const Strategy *s, size_t n_params)
             printf("  in flight %s of parameters and %s of gradients: two layers at a time, "
                    "gathered or reduce-scattered, beside a chunk of %s of each\n",
                    pf, gf, c);
-#line 596 "chapters/07-zero.nw"
         else if (g_fly)
             printf("  in flight %s of gradients: two layers at a time, reduce-scattered, "
                    "beside a chunk of %s\n",
                    gf, c);
-#line 599 "chapters/07-zero.nw"
     }
 #line 576 "chapters/07-zero.nw"
 }
-#line 2472 "chapters/02-shm.nw"
+#line 2488 "chapters/02-shm.nw"
 int run_parse(Run *run, int argc, char **argv, unsigned accepted, const char *summary,
               const char *examples)
 {
@@ -274,14 +270,14 @@ int run_parse(Run *run, int argc, char **argv, unsigned accepted, const char *su
     return RUN_GO;
 }
 
-#line 2452 "chapters/02-shm.nw"
+#line 2468 "chapters/02-shm.nw"
 int run_start(Run *run, bool mpi)
 {
     run->ranks = run->o.n_gpus;
     run->mpi = mpi || strcmp(run->o.transport, "mpi") == 0;
     run->mpi_rank = 0;
     if (run->mpi) {
-#line 584 "chapters/06-production.nw"
+#line 596 "chapters/06-production.nw"
         char err[ERR_LEN];
         int size;
         if (comm_mpi_init(&run->mpi_rank, &size, err)) {
@@ -294,13 +290,13 @@ int run_start(Run *run, bool mpi)
                         "%s: --n_gpus %d, but mpirun started %d process(es): give mpirun "
                         "-np %d, or leave --n_gpus out\n",
                         program_name(), run->o.n_gpus, size, run->o.n_gpus);
-#line 597 "chapters/06-production.nw"
+#line 609 "chapters/06-production.nw"
             comm_mpi_finalize();
             return EXIT_USAGE;
         }
         run->ranks = size;
     }
-#line 2459 "chapters/02-shm.nw"
+#line 2475 "chapters/02-shm.nw"
     return RUN_GO;
 }
 #line 287 "chapters/08-direct.nw"
@@ -319,7 +315,7 @@ static void bind_to_core(int rank, int size)
         }
 }
 
-#line 2504 "chapters/02-shm.nw"
+#line 2520 "chapters/02-shm.nw"
 /** The prelude of every rank, then the program's body. */
 static int rank_main(int rank, int size, void *arg, char *err)
 {
@@ -343,7 +339,7 @@ static int rank_main(int rank, int size, void *arg, char *err)
     launch_phase("closing the device");
     return device_close(r.dev, err);
 }
-#line 2547 "chapters/02-shm.nw"
+#line 2563 "chapters/02-shm.nw"
 bool run_gpu_sharing(const Rank *r, char *line, size_t len)
 {
     char pipe[ERR_LEN];
@@ -358,20 +354,20 @@ bool run_gpu_sharing(const Rank *r, char *line, size_t len)
                 program_name(), line, pipe);
     return true;
 }
-#line 2569 "chapters/02-shm.nw"
+#line 2585 "chapters/02-shm.nw"
 void run_ranks(Run *run, int (*body)(Rank *r, char *err))
 {
     char err[ERR_LEN];
     run->body = body;
     if (run->mpi) {
-#line 620 "chapters/06-production.nw"
+#line 632 "chapters/06-production.nw"
         if (rank_main(run->mpi_rank, run->ranks, run, err)) {
             fprintf(stderr, "%s: rank %d: %s\n", program_name(), run->mpi_rank, err);
             comm_mpi_abort(EXIT_FAILURE);
         }
         return;
     }
-#line 2575 "chapters/02-shm.nw"
+#line 2591 "chapters/02-shm.nw"
     if (!(run->w = shm_world_create(run->ranks, 0, run->o.timeout, err)))
         fatal("%s", err);
     int rc = launch(run->ranks, rank_main, run, 0, err);
@@ -386,12 +382,12 @@ int run_finish(Run *run)
     if (run->log && fclose(run->log) != 0)
         fatal("--log %s: %s", run->o.log, strerror(errno));
     run->log = NULL;
-#line 2501 "chapters/A1-support.nw"
+#line 2527 "chapters/A1-support.nw"
     char terr[ERR_LEN];
     if (run->o.trace && (trace_write(run->o.trace, terr) ||
                          (run->trace_owner && trace_close(run->o.trace, terr))))
         fatal("%s", terr);
-#line 2590 "chapters/02-shm.nw"
+#line 2606 "chapters/02-shm.nw"
     data_free(&run->train);
     data_free(&run->test);
     checkpoint_free(&run->resume);
@@ -413,7 +409,7 @@ static int check_strategy(const Run *run)
     const StrategyDef *def = run->strategy;
     const Options *o = &run->o;
     char why[ERR_LEN] = "";
-#line 3089 "chapters/06-production.nw"
+#line 3101 "chapters/06-production.nw"
     bool given = o->given & OPT_TRANSPORT, over_mpi = strcmp(o->transport, "mpi") == 0;
     char names[ERR_LEN / 4];
     if ((def->needs & NEEDS_MPI) && given && !over_mpi) {
@@ -421,18 +417,18 @@ static int check_strategy(const Run *run)
                  "--strategy %s: %s needs the MPI transport (drop --transport "
                  "shm, run under mpirun)",
                  def->name, def->title);
-#line 3095 "chapters/06-production.nw"
+#line 3107 "chapters/06-production.nw"
     } else if (given && over_mpi && !(def->needs & RUNS_OVER_MPI)) {
         strategy_names(names, sizeof names, RUNS_OVER_MPI, ", ");
         snprintf(why, sizeof why,
                  "--strategy %s runs on this machine's shared memory; over "
                  "--transport mpi use %s",
                  def->name, names);
-#line 3099 "chapters/06-production.nw"
+#line 3111 "chapters/06-production.nw"
     } else if (def->shape == SHAPE_ONE && (o->given & OPT_N_GPUS) && o->n_gpus != 1) {
         snprintf(why, sizeof why, "--strategy %s trains on one device: drop --n_gpus or give 1",
                  def->name);
-#line 3103 "chapters/06-production.nw"
+#line 3115 "chapters/06-production.nw"
     } else if ((def->needs & NEEDS_GPUS) && strcmp(o->device, "cpu") == 0) {
         snprintf(why, sizeof why, "--strategy %s: %s moves GPU memory: drop --device cpu",
                  def->name, def->title);
@@ -441,22 +437,22 @@ static int check_strategy(const Run *run)
                  "--strategy %s drives CPU replicas from one process; this "
                  "book's CUDA backend holds one GPU per process (use nccl or ring on GPUs)",
                  def->name);
-#line 3110 "chapters/06-production.nw"
+#line 3122 "chapters/06-production.nw"
     } else if (def->check) {
         def->check(o->n_gpus, strcmp(o->device, "cpu") == 0, why, sizeof why);
     }
-#line 3127 "chapters/06-production.nw"
+#line 3139 "chapters/06-production.nw"
     if (!why[0] && (o->given & OPT_BUCKET) && !(def->needs & USES_BUCKETS)) {
         strategy_names(names, sizeof names, USES_BUCKETS, ", ");
         snprintf(why, sizeof why, "--bucket_mb sets the buckets of --strategy %s only", names);
-#line 3131 "chapters/06-production.nw"
+#line 3143 "chapters/06-production.nw"
     }
 #line 417 "chapters/07-zero.nw"
     if (!why[0] && def->servers && strcmp(o->optimizer, "sgd") != 0)
         snprintf(why, sizeof why,
                  "--optimizer %s: %s steps with plain SGD on its server (use --optimizer sgd)",
                  o->optimizer, def->title);
-#line 829 "chapters/07-zero.nw"
+#line 831 "chapters/07-zero.nw"
     if (!why[0] && (def->needs & SHARDS_PARAMS) && o->checkpoint)
         snprintf(why, sizeof why,
                  "--checkpoint with --strategy %s: it keeps only a part of each layer's "
@@ -604,7 +600,7 @@ static int train_rank(Rank *r, char *err)
     model_free(&m);
     return 0;
 }
-#line 3028 "chapters/06-production.nw"
+#line 3040 "chapters/06-production.nw"
 /** Build one replica on the CPU, for a strategy that drives them all. */
 static int build_replica(Model *m, void *arg, char *err)
 {
@@ -618,7 +614,7 @@ static void run_threads(Run *run)
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     device_cpu_threads((int)(cores / run->ranks > 0 ? cores / run->ranks : 1));
     const Device *cpu = device_open("cpu", 0, note, err);
-#line 3066 "chapters/06-production.nw"
+#line 3078 "chapters/06-production.nw"
     if (!run->o.quiet) {
         Rank r = {.size = run->ranks, .dev = device_cpu(), .run = run};
         Model probe;
@@ -628,14 +624,14 @@ static void run_threads(Run *run)
         run_banner(&r, &probe, NULL);
         model_free(&probe);
     }
-#line 3042 "chapters/06-production.nw"
+#line 3054 "chapters/06-production.nw"
     TrainConfig cfg = run_train_config(run, true);
     Model master;
     TrainResult res;
     if (run->strategy->threads(&cfg, run->ranks, &run->train, &run->test, build_replica, run,
                                &master, &res, err))
         fatal("%s", err);
-#line 3049 "chapters/06-production.nw"
+#line 3061 "chapters/06-production.nw"
     train_report_end(stdout, &res, run->o.quiet);
     model_free(&master);
     if (device_close(cpu, err))

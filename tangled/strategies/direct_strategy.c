@@ -2,7 +2,7 @@
  * @file direct_strategy.c
  * @brief Training with the all-reduce that reads the peers' gradients (chapter 8).
  */
-#line 867 "chapters/08-direct.nw"
+#line 864 "chapters/08-direct.nw"
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -12,7 +12,7 @@
 #include "strategy.h"
 #include "util.h"
 
-#line 893 "chapters/08-direct.nw"
+#line 890 "chapters/08-direct.nw"
 static int direct_sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
 {
     RingState *st = s->state;
@@ -26,7 +26,7 @@ static int direct_sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
     return 0;
 }
 
-#line 908 "chapters/08-direct.nw"
+#line 905 "chapters/08-direct.nw"
 /** The model's gradients are now @p grads; each layer's view follows. */
 static void direct_point_grads(Model *m, float *grads)
 {
@@ -44,7 +44,7 @@ static void direct_home_grads(Comm *c, Model *m)
     direct_point_grads(m, shared);
 }
 
-#line 959 "chapters/08-direct.nw"
+#line 956 "chapters/08-direct.nw"
 /** What runs for the gradients: the chooser's answer, and why if the channel ring. */
 static const char *direct_names_its_all_reduce(RingState *st, Comm *c, const Model *m)
 {
@@ -62,7 +62,7 @@ static const char *direct_names_its_all_reduce(RingState *st, Comm *c, const Mod
     return st->runs;
 }
 
-#line 931 "chapters/08-direct.nw"
+#line 928 "chapters/08-direct.nw"
 static int direct_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     (void)err;
@@ -79,7 +79,7 @@ static int direct_open(Strategy *s, const StrategyEnv *e, char *err)
     return 0;
 }
 
-#line 978 "chapters/08-direct.nw"
+#line 975 "chapters/08-direct.nw"
 static void direct_close(Strategy *s)
 {
     RingState *st = s->state;
@@ -90,7 +90,7 @@ static void direct_close(Strategy *s)
     free(st);
 }
 
-#line 995 "chapters/08-direct.nw"
+#line 992 "chapters/08-direct.nw"
 const StrategyDef strategy_direct = {
     .name = "direct",
     .title = "all-reduce by reading the peers' memory, chosen by size",

@@ -2,7 +2,7 @@
  * @file nccl_strategy.c
  * @brief NCCL's all-reduce as a strategy: the native strategy over NCCL's communicator.
  */
-#line 2017 "chapters/06-production.nw"
+#line 2029 "chapters/06-production.nw"
 #include "production.h"
 
 #include <stdlib.h>
@@ -14,7 +14,7 @@
 #include "strategy.h"
 #include "util.h"
 
-#line 2041 "chapters/06-production.nw"
+#line 2053 "chapters/06-production.nw"
 int gpu_count(void)
 {
     pid_t pid = fork();
@@ -31,7 +31,7 @@ int gpu_count(void)
         return 0;
     return WEXITSTATUS(status);
 }
-#line 2938 "chapters/06-production.nw"
+#line 2950 "chapters/06-production.nw"
 static int nccl_row_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     char why[ERR_LEN];
@@ -53,7 +53,7 @@ static void nccl_row_close(Strategy *s)
     free(st);
 }
 
-#line 2969 "chapters/06-production.nw"
+#line 2981 "chapters/06-production.nw"
 static int nccl_check(int ranks, bool cpu, char *why, size_t len)
 {
     int gpus = cpu ? 0 : gpu_count();
@@ -67,11 +67,11 @@ static int nccl_check(int ranks, bool cpu, char *why, size_t len)
                  "per rank (two ranks of one communicator cannot share a GPU); use --n_gpus %d "
                  "or --strategy ring",
                  ranks, gpus, gpus == 1 ? "" : "s", gpus);
-#line 2981 "chapters/06-production.nw"
+#line 2993 "chapters/06-production.nw"
     return gpus < ranks ? -1 : 0;
 }
 
-#line 2912 "chapters/06-production.nw"
+#line 2924 "chapters/06-production.nw"
 const StrategyDef strategy_nccl = {
     .name = "nccl",
     .title = "NCCL",

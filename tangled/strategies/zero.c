@@ -2,7 +2,7 @@
  * @file zero.c
  * @brief ZeRO-1: the optimizer's state sharded over the ranks (chapter 7).
  */
-#line 611 "chapters/07-zero.nw"
+#line 613 "chapters/07-zero.nw"
 #include <stdlib.h>
 
 #include "collectives.h"
@@ -11,7 +11,7 @@
 #include "strategy.h"
 #include "util.h"
 
-#line 633 "chapters/07-zero.nw"
+#line 635 "chapters/07-zero.nw"
 static int zero1_sync(Strategy *s, Model *m, Timers *t, char *err)
 {
     RingState *st = s->state;
@@ -21,13 +21,13 @@ static int zero1_sync(Strategy *s, Model *m, Timers *t, char *err)
         return -1;
     if (c->size > 1)
         c->dev->scale(s->state_hi - s->state_lo, 1.0f / (float)c->size, m->grads + s->state_lo);
-#line 643 "chapters/07-zero.nw"
+#line 645 "chapters/07-zero.nw"
     c->dev->sync();
     timers_add(t, "share-reduce", now_seconds() - t0);
     return 0;
 }
 
-#line 653 "chapters/07-zero.nw"
+#line 655 "chapters/07-zero.nw"
 static int zero1_update(Strategy *s, Model *m, Optimizer *opt, Timers *t, char *err)
 {
     RingState *st = s->state;
@@ -43,7 +43,7 @@ static int zero1_update(Strategy *s, Model *m, Optimizer *opt, Timers *t, char *
     return 0;
 }
 
-#line 680 "chapters/07-zero.nw"
+#line 682 "chapters/07-zero.nw"
 static int zero1_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     (void)err;
@@ -64,7 +64,7 @@ static void zero1_close(Strategy *s)
     free(s->state);
 }
 
-#line 705 "chapters/07-zero.nw"
+#line 707 "chapters/07-zero.nw"
 const StrategyDef strategy_zero1 = {
     .name = "zero1",
     .title = "ZeRO-1 (optimizer state sharded, ring collectives)",

@@ -26,12 +26,10 @@ void set_program_name(const char *argv0)
 
 const char *program_name(void)
 {
-#line 187 "chapters/A1-support.nw"
     return progname;
-#line 187 "chapters/A1-support.nw"
 }
 
-#line 206 "chapters/A1-support.nw"
+#line 209 "chapters/A1-support.nw"
 void fatal(const char *fmt, ...)
 {
     va_list ap;
@@ -44,7 +42,7 @@ void fatal(const char *fmt, ...)
     exit(EXIT_RUNTIME);
 }
 
-#line 227 "chapters/A1-support.nw"
+#line 230 "chapters/A1-support.nw"
 int error_set(char *err, const char *fmt, ...)
 {
     va_list ap;
@@ -54,7 +52,7 @@ int error_set(char *err, const char *fmt, ...)
     return -1;
 }
 
-#line 252 "chapters/A1-support.nw"
+#line 255 "chapters/A1-support.nw"
 void *xcalloc(size_t count, size_t size)
 {
     void *p = calloc(count ? count : 1, size ? size : 1);
@@ -63,7 +61,7 @@ void *xcalloc(size_t count, size_t size)
     return p;
 }
 
-#line 277 "chapters/A1-support.nw"
+#line 280 "chapters/A1-support.nw"
 double now_seconds(void)
 {
     struct timespec ts;
@@ -71,7 +69,7 @@ double now_seconds(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-#line 314 "chapters/A1-support.nw"
+#line 317 "chapters/A1-support.nw"
 int read_file(const char *path, unsigned char **buf, size_t *len, char *err)
 {
     FILE *f = fopen(path, "rb");
@@ -91,17 +89,15 @@ int read_file(const char *path, unsigned char **buf, size_t *len, char *err)
         free(*buf);
         return error_set(err, "%s: read error after %zu of %zu bytes: %s", path, got, *len,
                          strerror(e));
-#line 334 "chapters/A1-support.nw"
+#line 337 "chapters/A1-support.nw"
     }
     return 0;
 }
 
-#line 364 "chapters/A1-support.nw"
+#line 367 "chapters/A1-support.nw"
 __attribute__((weak)) const char *exercises_linked(void)
 {
-#line 364 "chapters/A1-support.nw"
     return NULL;
-#line 364 "chapters/A1-support.nw"
 }
 
 void exercises_banner(const char *prefix)
