@@ -10,8 +10,9 @@
 #line 818 "chapters/A3-programs.nw"
 static const char *summary =
     "Train an MLP with any strategy of the book: one device, a parameter server, the ring,\n"
-    "the ring with DDP-style buckets overlapped with backward, MPI_Allreduce, NCCL, or one\n"
-    "process driving every replica (DataParallel). The command line is the PyTorch toy's.";
+    "the ring with DDP-style buckets overlapped with backward, MPI_Allreduce, NCCL, one\n"
+    "process driving every replica (DataParallel), ZeRO-1 and -2, FSDP, and the direct\n"
+    "all-reduce of chapter 8 (the default). The command line is the PyTorch toy's.";
 static const char *examples =
     "  ./train --strategy ring --n_gpus 4                  as ./ring --n_gpus 4\n"
     "  ./train --strategy param_server --n_gpus 4          as ./ps --n_gpus 4\n"
@@ -20,7 +21,7 @@ static const char *examples =
     "  mpirun -np 2 ./train --strategy mpi                 MPI_Allreduce\n"
     "  ./train --strategy nccl --n_gpus 2 --device cuda    ncclAllReduce, one rank per GPU\n";
 
-#line 845 "chapters/A3-programs.nw"
+#line 846 "chapters/A3-programs.nw"
 /** Parse, find the strategy's row, train with it. */
 int main(int argc, char **argv)
 {

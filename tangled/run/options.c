@@ -571,7 +571,21 @@ int options_parse(Options *o, int argc, char **argv, unsigned accepted, char *er
     }
     return 0;
 }
-#line 1743 "chapters/A1-support.nw"
+#line 1749 "chapters/A1-support.nw"
+/** "one of a|b|c" under an option's help, wrapped before 96 columns at a bar. */
+static void print_choices(FILE *f, const char *choices)
+{
+    int col = fprintf(f, "  %-24s one of ", "");
+    for (const char *c = choices; *c;) {
+        int n = (int)strcspn(c, "|");
+        if (c != choices && col + n > 95)
+            col = fprintf(f, "\n  %-24s        ", "") - 1;
+        col += fprintf(f, "%.*s%s", n, c, c[n] ? "|" : "");
+        c += n + (c[n] != '\0');
+    }
+    fprintf(f, "\n");
+}
+
 void options_usage(FILE *f, const char *summary, unsigned accepted, const char *examples)
 {
     fprintf(f, "usage: %s [options]\n%s\n\noptions:\n", program_name(), summary);
@@ -583,8 +597,11 @@ void options_usage(FILE *f, const char *summary, unsigned accepted, const char *
         snprintf(left, sizeof left, "%s%c%s--%s%s%s", s->short_name ? "-" : "",
                  s->short_name ? s->short_name : ' ', s->short_name ? ", " : "   ", s->name,
                  s->metavar ? " " : "", s->metavar ? s->metavar : "");
-#line 1755 "chapters/A1-support.nw"
+#line 1775 "chapters/A1-support.nw"
         fprintf(f, "  %-24s %s\n", left, s->help);
+        const char *choices = s->kind == ARG_CHOICE ? choices_of(s) : NULL;
+        if (choices && *choices && !strstr(s->help, choices))
+            print_choices(f, choices);
     }
     fprintf(f, "  %-24s %s\n", "--help", "this text");
     if (examples)

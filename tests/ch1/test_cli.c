@@ -198,3 +198,36 @@ Test(ch1_cli, make_help_names_every_opt_out)
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         cr_expect(strstr(r.out, want[i]), "make help does not say '%s': %s", want[i], r.out);
 }
+
+/* Every --help names the choices of each enumerated option as the parser knows them: the list
+ * a bad value is refused with ("expected one of a|b|c") appears in the help, whole. */
+Test(ch1_cli, help_lists_the_choices_the_parser_accepts)
+{
+    struct {
+        char *prog, *flag;
+    } cases[] = {{"./train", "--strategy"},   {"./train", "--transport"},
+                 {"./train", "--device"},     {"./train", "--optimizer"},
+                 {"./collectives", "--op"},   {"./collectives", "--transport"},
+                 {"./mlp", "--device"},       {"./ring", "--transport"}};
+    static Run help, bad;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        run_program((char *[]){cases[i].prog, "--help", NULL}, &help);
+        run_program((char *[]){cases[i].prog, cases[i].flag, "nope", NULL}, &bad);
+        const char *list = strstr(bad.err, "expected one of ");
+        cr_assert(bad.status == 2 && list, "%s %s nope: %s", cases[i].prog, cases[i].flag,
+                  bad.err);
+        char want[512];
+        sscanf(list + 16, "%511[^,]", want);
+        /* the help's text with the wrapping undone: spaces and newlines after a bar dropped */
+        char flat[65536];
+        size_t k = 0;
+        for (const char *p = help.out; *p && k + 1 < sizeof flat; p++) {
+            if ((*p == ' ' || *p == '\n') && k > 0 && flat[k - 1] == '|')
+                continue;
+            flat[k++] = *p;
+        }
+        flat[k] = '\0';
+        cr_expect(strstr(flat, want), "%s --help does not list %s's choices %s", cases[i].prog,
+                  cases[i].flag, want);
+    }
+}
