@@ -139,6 +139,11 @@ const Device *device_backend_open(const char *name, const char *entry, const cha
 /** What this process holds that a forked child cannot use ("CUDA"), or NULL. */
 const char *device_fork_hazard(void);
 /**
+ * The GPUs on this machine, counted in a child process so that this one never opens
+ * CUDA; 0 when none answers or the build has no CUDA.
+ */
+int gpu_count(void);
+/**
  * Whether @p ranks ranks of one machine share the GPUs of @p dev (more ranks than
  * GPUs): if so, "4 ranks share 1 GPU" in @p line (len bytes); false and "" on the
  * CPU or otherwise.

@@ -2,36 +2,17 @@
  * @file nccl_strategy.c
  * @brief NCCL's all-reduce as a strategy: the native strategy over NCCL's communicator.
  */
-#line 2029 "chapters/06-production.nw"
+#line 2023 "chapters/06-production.nw"
 #include "production.h"
 
 #include <stdlib.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "device.h"
 #include "ring_strategy.h"
 #include "strategy.h"
 #include "util.h"
 
-#line 2053 "chapters/06-production.nw"
-int gpu_count(void)
-{
-    pid_t pid = fork();
-    if (pid == 0) {
-        char note[ERR_LEN], err[ERR_LEN];
-        const Device *d = device_open("cuda", 0, note, err);
-        int count = d ? (d->count > 255 ? 255 : d->count) : 0;
-        if (d)
-            device_close(d, err);
-        _exit(count);
-    }
-    int status;
-    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-        return 0;
-    return WEXITSTATUS(status);
-}
-#line 2950 "chapters/06-production.nw"
+#line 2914 "chapters/06-production.nw"
 static int nccl_row_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     char why[ERR_LEN];
@@ -53,7 +34,7 @@ static void nccl_row_close(Strategy *s)
     free(st);
 }
 
-#line 2981 "chapters/06-production.nw"
+#line 2945 "chapters/06-production.nw"
 static int nccl_check(int ranks, bool cpu, char *why, size_t len)
 {
     int gpus = cpu ? 0 : gpu_count();
@@ -67,11 +48,11 @@ static int nccl_check(int ranks, bool cpu, char *why, size_t len)
                  "per rank (two ranks of one communicator cannot share a GPU); use --n_gpus %d "
                  "or --strategy ring",
                  ranks, gpus, gpus == 1 ? "" : "s", gpus);
-#line 2993 "chapters/06-production.nw"
+#line 2957 "chapters/06-production.nw"
     return gpus < ranks ? -1 : 0;
 }
 
-#line 2924 "chapters/06-production.nw"
+#line 2888 "chapters/06-production.nw"
 const StrategyDef strategy_nccl = {
     .name = "nccl",
     .title = "NCCL",

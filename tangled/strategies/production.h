@@ -26,12 +26,6 @@ typedef struct NativeState {
 int native_strategy(Strategy *s, NativeState *st, Comm *c, Comm *host, char *err);
 
 /**
- * The GPUs on this machine, counted in a child process so that this one never touches
- * CUDA before it forks; 0 when none answers or the build has no CUDA.
- */
-int gpu_count(void);
-
-/**
  * Train @p replicas copies of a model in one process, DataParallel-style: every step
  * each replica's thread takes its share of the global batch (scatter), computes its
  * gradients; replica 0 adds them up (gather), steps, and the others copy its weights
