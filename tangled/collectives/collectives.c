@@ -67,7 +67,7 @@ int ring_all_reduce(Comm *c, float *buf, size_t count, float *scratch, float sca
     return ring_all_gather(c, buf, count, sizeof(float), err);
 }
 
-#line 943 "chapters/07-zero.nw"
+#line 942 "chapters/07-zero.nw"
 /** Chunk @p k of @p count floats over @p size ranks, clipped to [lo, hi), from lo. */
 static void window_chunk(size_t count, int size, int k, size_t lo, size_t hi, size_t *a,
                          size_t *b)
@@ -78,7 +78,7 @@ static void window_chunk(size_t count, int size, int k, size_t lo, size_t hi, si
     *a = s - lo, *b = e - lo;
 }
 
-#line 955 "chapters/07-zero.nw"
+#line 954 "chapters/07-zero.nw"
 int ring_reduce_scatter_window(Comm *c, float *win, size_t count, size_t lo, size_t hi,
                                float *scratch, char *err)
 {

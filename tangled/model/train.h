@@ -27,9 +27,8 @@ typedef enum Pass {
 } Pass;
 /** How ranks make their gradients agree. */
 struct Strategy {
-    const char *name; /**< "single", "ring", ... */
-    int rank;         /**< this rank, 0 .. world-1 */
-    int world;        /**< N: data-parallel ranks */
+    int rank;  /**< this rank, 0 .. world-1 */
+    int world; /**< N: data-parallel ranks */
     /** Leave the mean of all ranks' gradients in m->grads on every rank. */
     int (*sync_gradients)(Strategy *s, Model *m, Timers *t, char *err);
     /** Replace v[0..n) by its sum over all ranks. */

@@ -116,8 +116,7 @@ int bucket_strategy(Strategy *s, BucketState *st, Comm *c, Comm *host, Model *m,
     static const char *const names[] = {"all-reduce bucket"};
     if (queue_start(&st->q, c->dev, all_reduce_bucket, st, names, err))
         return -1;
-    *s = (Strategy){.name = "ring_bucketed",
-                    .rank = c->rank,
+    *s = (Strategy){.rank = c->rank,
                     .world = c->size,
                     .sync_gradients = bucket_sync_gradients,
                     .sum_stats = bucket_sum_stats,

@@ -96,8 +96,7 @@ static int dp_stats(Strategy *s, double *v, int n, char *err)
 static void *dp_thread(void *arg)
 {
     DpReplica *r = arg;
-    Strategy s = {.name = "data_parallel",
-                  .rank = r->rank,
+    Strategy s = {.rank = r->rank,
                   .world = r->sh->n,
                   .sync_gradients = dp_gather,
                   .sum_stats = dp_stats,

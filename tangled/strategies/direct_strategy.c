@@ -44,7 +44,7 @@ static void direct_home_grads(Comm *c, Model *m)
     direct_point_grads(m, shared);
 }
 
-#line 956 "chapters/08-direct.nw"
+#line 955 "chapters/08-direct.nw"
 /** What runs for the gradients: the chooser's answer, and why if the channel ring. */
 static const char *direct_names_its_all_reduce(RingState *st, Comm *c, const Model *m)
 {
@@ -73,13 +73,12 @@ static int direct_open(Strategy *s, const StrategyEnv *e, char *err)
         e->c->dev->alloc((all_reduce_scratch(e->m->n_params, e->c->size) + 1) * sizeof(float));
     direct_home_grads(e->c, e->m);
     st->m = e->m;
-    s->name = "direct";
     s->sync_gradients = direct_sync_gradients;
     s->runs = direct_names_its_all_reduce(st, e->c, e->m);
     return 0;
 }
 
-#line 975 "chapters/08-direct.nw"
+#line 974 "chapters/08-direct.nw"
 static void direct_close(Strategy *s)
 {
     RingState *st = s->state;
@@ -90,7 +89,7 @@ static void direct_close(Strategy *s)
     free(st);
 }
 
-#line 992 "chapters/08-direct.nw"
+#line 991 "chapters/08-direct.nw"
 const StrategyDef strategy_direct = {
     .name = "direct",
     .title = "all-reduce by reading the peers' memory, chosen by size",

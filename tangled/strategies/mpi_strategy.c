@@ -41,8 +41,7 @@ int native_strategy(Strategy *s, NativeState *st, Comm *c, Comm *host, char *err
 #line 1757 "chapters/06-production.nw"
     st->c = c;
     st->host = host;
-    *s = (Strategy){.name = c->name,
-                    .rank = c->rank,
+    *s = (Strategy){.rank = c->rank,
                     .world = c->size,
                     .sync_gradients = native_sync,
                     .sum_stats = native_stats,

@@ -131,8 +131,7 @@ void ps_worker(Strategy *s, Comm *c, Comm *host, Comm **state)
 {
     state[0] = c;
     state[1] = host;
-    *s = (Strategy){.name = "param_server",
-                    .rank = c->rank - 1,
+    *s = (Strategy){.rank = c->rank - 1,
                     .world = c->size - 1,
                     .sync_gradients = push,
                     .sum_stats = ps_sum_stats,
@@ -156,7 +155,7 @@ static int ps_open(Strategy *s, const StrategyEnv *e, char *err)
     if (e->c->rank > 0)
         ps_worker(s, e->c, e->host, st->pair);
     else
-        *s = (Strategy){.name = "param_server", .rank = -1, .world = e->c->size - 1};
+        *s = (Strategy){.rank = -1, .world = e->c->size - 1};
     s->state = st;
     return 0;
 }

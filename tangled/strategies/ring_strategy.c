@@ -63,8 +63,7 @@ void ring_strategy(Strategy *s, RingState *st, Comm *c, Comm *host, size_t n_par
     st->c = c;
     st->host = host;
     st->scratch = c->dev->alloc((chunk_max(n_params, c->size) + 1) * sizeof(float));
-    *s = (Strategy){.name = "ring",
-                    .rank = c->rank,
+    *s = (Strategy){.rank = c->rank,
                     .world = c->size,
                     .sync_gradients = ring_sync_gradients,
                     .sum_stats = ring_sum_stats,

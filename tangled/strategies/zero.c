@@ -49,7 +49,6 @@ static int zero1_open(Strategy *s, const StrategyEnv *e, char *err)
     (void)err;
     RingState *st = xcalloc(1, sizeof *st);
     ring_strategy(s, st, e->c, e->host, e->m->n_params);
-    s->name = "zero1";
     s->sync_gradients = zero1_sync;
     s->update = zero1_update;
     s->shards_state = true;
@@ -64,7 +63,7 @@ static void zero1_close(Strategy *s)
     free(s->state);
 }
 
-#line 707 "chapters/07-zero.nw"
+#line 706 "chapters/07-zero.nw"
 const StrategyDef strategy_zero1 = {
     .name = "zero1",
     .title = "ZeRO-1 (optimizer state sharded, ring collectives)",
