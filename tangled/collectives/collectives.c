@@ -54,10 +54,10 @@ int ring_all_gather(Comm *c, void *buf, size_t count, size_t elem, char *err)
     }
     return 0;
 }
-#line 299 "chapters/05-ag.nw"
+#line 318 "chapters/05-ag.nw"
 int ring_all_reduce(Comm *c, float *buf, size_t count, float *scratch, float scale, char *err)
 {
-#line 302 "chapters/05-ag.nw"
+#line 321 "chapters/05-ag.nw"
     if (ring_reduce_scatter(c, buf, count, scratch, err))
         return -1;
     if (scale != 1.0f) {
@@ -66,8 +66,14 @@ int ring_all_reduce(Comm *c, float *buf, size_t count, float *scratch, float sca
     }
     return ring_all_gather(c, buf, count, sizeof(float), err);
 }
+#line 310 "chapters/05-ag.nw"
+void sum_to_mean(Comm *c, float *p, size_t n)
+{
+    if (c->size > 1)
+        c->dev->scale(n, 1.0f / (float)c->size, p);
+}
 
-#line 942 "chapters/07-zero.nw"
+#line 940 "chapters/07-zero.nw"
 /** Chunk @p k of @p count floats over @p size ranks, clipped to [lo, hi), from lo. */
 static void window_chunk(size_t count, int size, int k, size_t lo, size_t hi, size_t *a,
                          size_t *b)
@@ -78,7 +84,7 @@ static void window_chunk(size_t count, int size, int k, size_t lo, size_t hi, si
     *a = s - lo, *b = e - lo;
 }
 
-#line 954 "chapters/07-zero.nw"
+#line 952 "chapters/07-zero.nw"
 int ring_reduce_scatter_window(Comm *c, float *win, size_t count, size_t lo, size_t hi,
                                float *scratch, char *err)
 {

@@ -48,6 +48,11 @@ int ring_all_gather(Comm *c, void *buf, size_t count, size_t elem, char *err);
  */
 int ring_all_reduce(Comm *c, float *buf, size_t count, float *scratch, float scale, char *err);
 /**
+ * Divide @p n floats at @p p, a part of a sum over the ranks of @p c, by their number:
+ * the sum becomes the mean. Nothing to do on one rank.
+ */
+void sum_to_mean(Comm *c, float *p, size_t n);
+/**
  * Share-reduce of the window [lo, hi) of a vector of @p count floats (chapter 7):
  * @p win holds the window's hi - lo floats; afterwards rank r's chunk of the vector,
  * clipped to the window, holds its sum over all ranks, added in the order of

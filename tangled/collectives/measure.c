@@ -94,7 +94,7 @@ static long wrong_reduce_scatter(int r, int size, const float *x, size_t count)
         wrong += x[i] != collective_sum(size, i);
     return wrong;
 }
-#line 353 "chapters/05-ag.nw"
+#line 372 "chapters/05-ag.nw"
 static void fill_chunk(int r, int size, float *x, size_t count)
 {
     for (size_t i = 0; i < count; i++)
@@ -110,11 +110,11 @@ static long wrong_all_gather(int r, int size, const float *x, size_t count)
     for (int k = 0; k < size; k++)
         for (size_t i = chunk_start(count, size, k); i < chunk_start(count, size, k + 1); i++)
             wrong += x[i] != collective_value(k, i);
-#line 369 "chapters/05-ag.nw"
+#line 388 "chapters/05-ag.nw"
     return wrong;
 }
 
-#line 379 "chapters/05-ag.nw"
+#line 398 "chapters/05-ag.nw"
 static long wrong_all_reduce(int r, int size, const float *x, size_t count)
 {
     (void)r;

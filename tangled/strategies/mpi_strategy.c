@@ -7,19 +7,19 @@
 
 #include <stdlib.h>
 
+#include "collectives.h"
 #include "ring_strategy.h"
 #include "strategy.h"
 #include "util.h"
 
-#line 1718 "chapters/06-production.nw"
+#line 1719 "chapters/06-production.nw"
 static int native_sync(Strategy *s, Model *m, Timers *t, char *err)
 {
     NativeState *st = s->state;
     double t0 = now_seconds();
     if (st->c->allreduce(st->c, m->grads, m->n_params, err))
         return -1;
-    if (st->c->size > 1)
-        m->dev->scale(m->n_params, 1.0f / (float)st->c->size, m->grads);
+    sum_to_mean(st->c, m->grads, m->n_params);
     m->dev->sync();
     timers_add(t, "all-reduce", now_seconds() - t0);
     return 0;

@@ -2,7 +2,7 @@
  * @file ring_strategy.c
  * @brief The ring all-reduce as a strategy of train_run (chapter 5).
  */
-#line 491 "chapters/05-ag.nw"
+#line 510 "chapters/05-ag.nw"
 #include "ring_strategy.h"
 
 #include <stdlib.h>
@@ -13,7 +13,7 @@
 #include "strategy.h"
 #include "util.h"
 
-#line 520 "chapters/05-ag.nw"
+#line 539 "chapters/05-ag.nw"
 static int ring_sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
 {
     RingState *st = s->state;
@@ -23,9 +23,8 @@ static int ring_sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
     if (ring_reduce_scatter(c, m->grads, n, st->scratch, err))
         return -1;
     size_t lo = chunk_start(n, c->size, c->rank), hi = chunk_start(n, c->size, c->rank + 1);
-#line 530 "chapters/05-ag.nw"
-    if (c->size > 1)
-        c->dev->scale(hi - lo, 1.0f / (float)c->size, m->grads + lo);
+#line 549 "chapters/05-ag.nw"
+    sum_to_mean(c, m->grads + lo, hi - lo);
     c->dev->sync();
     double t1 = now_seconds();
     timers_add(t, "share-reduce", t1 - t0);
@@ -36,7 +35,7 @@ static int ring_sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
     return 0;
 }
 
-#line 549 "chapters/05-ag.nw"
+#line 567 "chapters/05-ag.nw"
 int ring_sum_doubles(Comm *host, double *v, int n, char *err)
 {
     int size = host->size;
@@ -57,7 +56,7 @@ static int ring_sum_stats(Strategy *s, double *v, int n, char *err)
     return ring_sum_doubles(((RingState *)s->state)->host, v, n, err);
 }
 
-#line 575 "chapters/05-ag.nw"
+#line 593 "chapters/05-ag.nw"
 void ring_strategy(Strategy *s, RingState *st, Comm *c, Comm *host, size_t n_params)
 {
     st->c = c;
@@ -69,14 +68,14 @@ void ring_strategy(Strategy *s, RingState *st, Comm *c, Comm *host, size_t n_par
                     .sum_stats = ring_sum_stats,
                     .update = NULL,
                     .state = st};
-#line 583 "chapters/05-ag.nw"
+#line 601 "chapters/05-ag.nw"
 }
 
 void ring_strategy_free(RingState *st)
 {
     st->c->dev->release(st->scratch);
 }
-#line 623 "chapters/05-ag.nw"
+#line 641 "chapters/05-ag.nw"
 static int ring_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     (void)err;
@@ -90,7 +89,7 @@ static void ring_close(Strategy *s)
     free(s->state);
 }
 
-#line 641 "chapters/05-ag.nw"
+#line 659 "chapters/05-ag.nw"
 void allreduce_traffic(char *line, size_t len, int ranks, size_t bytes)
 {
     char b1[32], b2[32];
@@ -105,7 +104,7 @@ void ring_traffic(char *line, size_t len, int ranks, size_t bytes)
     strncat(line, " to its neighbour", len - strlen(line) - 1);
 }
 
-#line 606 "chapters/05-ag.nw"
+#line 624 "chapters/05-ag.nw"
 const StrategyDef strategy_ring = {
     .name = "ring",
     .title = "ring all-reduce",
@@ -117,7 +116,7 @@ const StrategyDef strategy_ring = {
     .close = ring_close,
     .traffic = ring_traffic,
 };
-#line 698 "chapters/05-ag.nw"
+#line 716 "chapters/05-ag.nw"
 /** FNV-1a: a 64-bit fingerprint of @p bytes bytes. */
 static uint64_t hash_bytes(const void *p, size_t bytes)
 {
@@ -128,7 +127,7 @@ static uint64_t hash_bytes(const void *p, size_t bytes)
     return h;
 }
 
-#line 675 "chapters/05-ag.nw"
+#line 693 "chapters/05-ag.nw"
 int replicas_agree(Comm *host, const Model *m, uint64_t *hash, char *err)
 {
     float *w = xcalloc(m->n_params, sizeof *w);
@@ -142,7 +141,7 @@ int replicas_agree(Comm *host, const Model *m, uint64_t *hash, char *err)
         if (hashes[q] != *hash)
             rc = error_set(err, "the weights of rank %d differ from rank %d's after training",
                            q, host->rank);
-#line 689 "chapters/05-ag.nw"
+#line 707 "chapters/05-ag.nw"
     free(hashes);
     return rc;
 }

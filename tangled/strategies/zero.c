@@ -19,15 +19,13 @@ static int zero1_sync(Strategy *s, Model *m, Timers *t, char *err)
     double t0 = now_seconds();
     if (ring_reduce_scatter(c, m->grads, m->n_params, st->scratch, err))
         return -1;
-    if (c->size > 1)
-        c->dev->scale(s->state_hi - s->state_lo, 1.0f / (float)c->size, m->grads + s->state_lo);
-#line 645 "chapters/07-zero.nw"
+    sum_to_mean(c, m->grads + s->state_lo, s->state_hi - s->state_lo);
     c->dev->sync();
     timers_add(t, "share-reduce", now_seconds() - t0);
     return 0;
 }
 
-#line 655 "chapters/07-zero.nw"
+#line 653 "chapters/07-zero.nw"
 static int zero1_update(Strategy *s, Model *m, Optimizer *opt, Timers *t, char *err)
 {
     RingState *st = s->state;
@@ -43,7 +41,7 @@ static int zero1_update(Strategy *s, Model *m, Optimizer *opt, Timers *t, char *
     return 0;
 }
 
-#line 682 "chapters/07-zero.nw"
+#line 680 "chapters/07-zero.nw"
 static int zero1_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     (void)err;
@@ -63,7 +61,7 @@ static void zero1_close(Strategy *s)
     free(s->state);
 }
 
-#line 706 "chapters/07-zero.nw"
+#line 704 "chapters/07-zero.nw"
 const StrategyDef strategy_zero1 = {
     .name = "zero1",
     .title = "ZeRO-1 (optimizer state sharded, ring collectives)",
