@@ -136,12 +136,6 @@ int main(int argc, char **argv)
                 run.ranks);
         return EXIT_USAGE;
     }
-    if (run.o.min_bytes > run.o.max_bytes) {
-        fprintf(stderr, "%s: -b %zu is larger than -e %zu\n", program_name(), run.o.min_bytes,
-                run.o.max_bytes);
-#line 426 "chapters/A3-programs.nw"
-        return EXIT_USAGE;
-    }
     run_ranks(&run, pingpong_rank);
     return run_finish(&run);
 }

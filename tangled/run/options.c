@@ -540,7 +540,7 @@ int options_parse(Options *o, int argc, char **argv, unsigned accepted, char *er
             o->help = true;
             continue;
         }
-#line 1684 "chapters/A1-support.nw"
+#line 1691 "chapters/A1-support.nw"
         bool one_letter = a[0] == '-' && a[1] && a[1] != '-' && a[2] == '\0';
         if (!one_letter && (strncmp(a, "--", 2) != 0 || a[2] == '\0'))
             return error_set(err,
@@ -552,7 +552,7 @@ int options_parse(Options *o, int argc, char **argv, unsigned accepted, char *er
             return error_set(err, "unknown option '%s' (try --help)", a);
         if (!s)
             return unknown(name, len, accepted, err);
-#line 1709 "chapters/A1-support.nw"
+#line 1716 "chapters/A1-support.nw"
         const char *value = NULL;
         if (s->kind == ARG_FLAG) {
             if (eq)
@@ -569,9 +569,11 @@ int options_parse(Options *o, int argc, char **argv, unsigned accepted, char *er
             return -1;
         o->given |= s->bit;
     }
+    if ((accepted & OPT_BENCH) && o->min_bytes > o->max_bytes)
+        return error_set(err, "-b %zu is larger than -e %zu", o->min_bytes, o->max_bytes);
     return 0;
 }
-#line 1749 "chapters/A1-support.nw"
+#line 1756 "chapters/A1-support.nw"
 /** "one of a|b|c" under an option's help, wrapped before 96 columns at a bar. */
 static void print_choices(FILE *f, const char *choices)
 {
@@ -597,7 +599,7 @@ void options_usage(FILE *f, const char *summary, unsigned accepted, const char *
         snprintf(left, sizeof left, "%s%c%s--%s%s%s", s->short_name ? "-" : "",
                  s->short_name ? s->short_name : ' ', s->short_name ? ", " : "   ", s->name,
                  s->metavar ? " " : "", s->metavar ? s->metavar : "");
-#line 1775 "chapters/A1-support.nw"
+#line 1782 "chapters/A1-support.nw"
         fprintf(f, "  %-24s %s\n", left, s->help);
         const char *choices = s->kind == ARG_CHOICE ? choices_of(s) : NULL;
         if (choices && *choices && !strstr(s->help, choices))

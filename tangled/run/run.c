@@ -21,7 +21,7 @@
 #include "trace.h"
 #include "util.h"
 
-#line 2525 "chapters/A1-support.nw"
+#line 2532 "chapters/A1-support.nw"
 /** --trace: create the file (one process of the run does) and start recording. */
 static int trace_begin(Run *run)
 {
@@ -382,7 +382,7 @@ int run_finish(Run *run)
     if (run->log && fclose(run->log) != 0)
         fatal("--log %s: %s", run->o.log, strerror(errno));
     run->log = NULL;
-#line 2550 "chapters/A1-support.nw"
+#line 2557 "chapters/A1-support.nw"
     char terr[ERR_LEN];
     if (run->o.trace && (trace_write(run->o.trace, terr) ||
                          (run->trace_owner && trace_close(run->o.trace, terr))))
