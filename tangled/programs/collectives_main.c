@@ -125,7 +125,7 @@ static int collectives_rank(Rank *r, char *err)
 #line 667 "chapters/04-rs.nw"
     return 0;
 }
-#line 659 "chapters/A3-programs.nw"
+#line 658 "chapters/A3-programs.nw"
 /** Parse, refuse what makes no sense, launch the ranks. */
 int main(int argc, char **argv)
 {
@@ -139,16 +139,16 @@ int main(int argc, char **argv)
     run.program = (void *)op;
     if ((status = run_start(&run, false)) != RUN_GO)
         return status;
-#line 689 "chapters/A3-programs.nw"
+#line 688 "chapters/A3-programs.nw"
     if (!run.mpi && op->native) {
         fprintf(stderr,
                 "%s: --op native_all_reduce: the shared-memory transport has no "
                 "all-reduce of its own; run it under mpirun with --transport mpi\n",
                 program_name());
-#line 693 "chapters/A3-programs.nw"
+#line 692 "chapters/A3-programs.nw"
         return EXIT_USAGE;
     }
-#line 673 "chapters/A3-programs.nw"
+#line 672 "chapters/A3-programs.nw"
     run_ranks(&run, collectives_rank);
     return run_finish(&run);
 }
