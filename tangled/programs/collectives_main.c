@@ -3,7 +3,7 @@
  * @brief The program collectives: run, check and time the ring's collectives
  * (chapters 4 and 5), in the conventions of nccl-tests.
  */
-#line 517 "chapters/A3-programs.nw"
+#line 395 "chapters/A3-programs.nw"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +16,7 @@
 #include "run.h"
 #include "util.h"
 
-#line 541 "chapters/A3-programs.nw"
+#line 419 "chapters/A3-programs.nw"
 static const char *summary =
     "Run, check and time a collective of the ring over N ranks, for sizes from -b to -e,\n"
     "in the conventions of nccl-tests (time, algbw, busbw, #wrong).";
@@ -39,7 +39,7 @@ static int collectives_rank(Rank *r, char *err)
     int rank = r->rank, size = r->size;
     Timing tm = {.warmup = o->warmup, .iters = o->iters, .check = o->check};
     if (rank == 0) {
-#line 569 "chapters/A3-programs.nw"
+#line 447 "chapters/A3-programs.nw"
         char lo[32], hi[32];
         printf("# collectives: %s on %d ranks over %s\n", op->name, size,
                r->run->mpi               ? "MPI"
@@ -56,7 +56,7 @@ static int collectives_rank(Rank *r, char *err)
         printf("# busbw = %s\n#\n", op->bus == 2   ? "algbw x 2(N-1)/N"
                                     : op->bus == 1 ? "algbw x (N-1)/N"
                                                    : "algbw");
-#line 584 "chapters/A3-programs.nw"
+#line 462 "chapters/A3-programs.nw"
         printf("# %10s %12s %6s %10s %9s %9s %8s\n# %10s %12s %6s %10s %9s %9s %8s\n", "size",
                "count", "type", "time", "algbw", "busbw", "#wrong", "(B)", "(elements)", "",
                "(us)", "(GB/s)", "(GB/s)", "");
@@ -94,14 +94,14 @@ static int collectives_rank(Rank *r, char *err)
         }
 #line 703 "chapters/04-rs.nw"
         if (rank == 0) {
-#line 607 "chapters/A3-programs.nw"
+#line 485 "chapters/A3-programs.nw"
             double bytes = (double)count * sizeof(float), algbw = bytes / t / 1e9;
             double busbw = op->bus ? algbw * op->bus * (size - 1) / size : algbw;
             char shown[24];
             snprintf(shown, sizeof shown, "%ld", wrong);
             printf("%12zu %12zu %6s %10.2f %9.3f %9.3f %8s\n", count * sizeof(float), count,
                    "float", t * 1e6, algbw, busbw, o->check ? shown : "N/A");
-#line 614 "chapters/A3-programs.nw"
+#line 492 "chapters/A3-programs.nw"
             fflush(stdout);
             bus_sum += busbw;
             rows++;
@@ -112,7 +112,7 @@ static int collectives_rank(Rank *r, char *err)
         if (s > o->max_bytes / o->step_factor)
             break;
     }
-#line 634 "chapters/A3-programs.nw"
+#line 512 "chapters/A3-programs.nw"
     if (rank == 0 && rows > 0)
         printf("# average bus bandwidth: %.3f GB/s over %d sizes\n", bus_sum / rows, rows);
     if (!shared) /* chapter 8: a window's memory is the world's */
@@ -125,7 +125,7 @@ static int collectives_rank(Rank *r, char *err)
 #line 667 "chapters/04-rs.nw"
     return 0;
 }
-#line 658 "chapters/A3-programs.nw"
+#line 536 "chapters/A3-programs.nw"
 /** Parse, refuse what makes no sense, launch the ranks. */
 int main(int argc, char **argv)
 {
@@ -139,16 +139,16 @@ int main(int argc, char **argv)
     run.program = (void *)op;
     if ((status = run_start(&run, false)) != RUN_GO)
         return status;
-#line 688 "chapters/A3-programs.nw"
+#line 566 "chapters/A3-programs.nw"
     if (!run.mpi && op->native) {
         fprintf(stderr,
                 "%s: --op native_all_reduce: the shared-memory transport has no "
                 "all-reduce of its own; run it under mpirun with --transport mpi\n",
                 program_name());
-#line 692 "chapters/A3-programs.nw"
+#line 570 "chapters/A3-programs.nw"
         return EXIT_USAGE;
     }
-#line 672 "chapters/A3-programs.nw"
+#line 550 "chapters/A3-programs.nw"
     run_ranks(&run, collectives_rank);
     return run_finish(&run);
 }

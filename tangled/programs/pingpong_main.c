@@ -2,7 +2,7 @@
  * @file pingpong_main.c
  * @brief The program pingpong: latency and bandwidth between ranks (chapter 2).
  */
-#line 252 "chapters/A3-programs.nw"
+#line 130 "chapters/A3-programs.nw"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +15,7 @@
 #include "run.h"
 #include "util.h"
 
-#line 280 "chapters/A3-programs.nw"
+#line 158 "chapters/A3-programs.nw"
 static const char *summary =
     "Measure the shared-memory transport: latency and bandwidth between two ranks,\n"
     "and the barrier at N ranks. Ranks are GPUs, or processes standing in for them.";
@@ -34,7 +34,7 @@ static int pingpong_rank(Rank *r, char *err)
     int rank = r->rank, size = r->size;
     Timing tm = {.warmup = o->warmup, .iters = o->iters, .check = o->check};
     if (rank == 0) {
-#line 376 "chapters/A3-programs.nw"
+#line 254 "chapters/A3-programs.nw"
         char lo[32], hi[32], chan[32];
         printf("# pingpong: %d ranks over shared memory (%s)\n", size,
                dev->kind == DEVICE_CPU ? "processes standing in for GPUs" : "CUDA IPC");
@@ -65,7 +65,7 @@ static int pingpong_rank(Rank *r, char *err)
             if (pingpong_size(c, &tm, s, host, sbuf, rbuf, times, &row, err))
                 return -1;
             if (rank == 0) {
-#line 313 "chapters/A3-programs.nw"
+#line 191 "chapters/A3-programs.nw"
                 char wrong[24];
                 snprintf(wrong, sizeof wrong, "%ld", row.wrong);
                 printf("%12zu %10.2f %9.3f %10.2f %9.3f %8s\n", s, row.oneway * 1e6,
@@ -102,7 +102,7 @@ static int pingpong_rank(Rank *r, char *err)
                (now_seconds() - t0) / BARRIERS * 1e6, BARRIERS);
 #line 2980 "chapters/02-shm.nw"
     if (rank == 0) {
-#line 348 "chapters/A3-programs.nw"
+#line 226 "chapters/A3-programs.nw"
         if (last <= o->min_bytes)
             printf("# alpha-beta fit: none (one size only: give -e larger than -b)\n");
         else if (beta > 0)
@@ -121,7 +121,7 @@ static int pingpong_rank(Rank *r, char *err)
     free(times);
     return 0;
 }
-#line 408 "chapters/A3-programs.nw"
+#line 286 "chapters/A3-programs.nw"
 /** Parse, refuse what cannot work, launch the ranks. */
 int main(int argc, char **argv)
 {

@@ -2,11 +2,11 @@
  * @file ps_main.c
  * @brief The program ps: data-parallel training through a parameter server (chapter 3).
  */
-#line 446 "chapters/A3-programs.nw"
+#line 324 "chapters/A3-programs.nw"
 #include "param_server.h"
 #include "run.h"
 
-#line 464 "chapters/A3-programs.nw"
+#line 342 "chapters/A3-programs.nw"
 static const char *summary =
     "Train an MLP with a parameter server: rank 0 keeps the weights, ranks 1..N-1 compute\n"
     "gradients on their share of each global batch of (N-1) x batch_size samples.";
@@ -15,7 +15,7 @@ static const char *examples =
     "  ./ps --n_gpus 3 --batch_size 32          global batch 64, as ./mlp's default\n"
     "  ./ps --n_gpus 8 --device cpu --quiet     8 processes, the final line only\n";
 
-#line 484 "chapters/A3-programs.nw"
+#line 362 "chapters/A3-programs.nw"
 /** Parse, then train with the parameter server. */
 int main(int argc, char **argv)
 {

@@ -39,7 +39,7 @@ static int trace_begin(Run *run)
     return 0;
 }
 
-#line 3843 "chapters/01-mlp.nw"
+#line 3845 "chapters/01-mlp.nw"
 int run_prepare_training(Run *run, int trainers, const char *word)
 {
     Options o = run->o; /* a copy: only rank 0 of an MPI run keeps the log */
@@ -47,7 +47,7 @@ int run_prepare_training(Run *run, int trainers, const char *word)
         o.log = NULL;
     if (train_prepare(&o, trainers, word, &run->train, &run->test, &run->log, &run->resume) ||
         trace_begin(run)) {
-#line 3851 "chapters/01-mlp.nw"
+#line 3853 "chapters/01-mlp.nw"
         if (run->mpi)
             comm_mpi_finalize();
         return EXIT_USAGE;
@@ -55,7 +55,7 @@ int run_prepare_training(Run *run, int trainers, const char *word)
     return RUN_GO;
 }
 
-#line 3868 "chapters/01-mlp.nw"
+#line 3870 "chapters/01-mlp.nw"
 int run_model(const Run *run, const Device *dev, Model *m, char *err)
 {
     const Options *o = &run->o;
@@ -63,7 +63,7 @@ int run_model(const Run *run, const Device *dev, Model *m, char *err)
                       o->batch_size, o->seed, err);
 }
 
-#line 3884 "chapters/01-mlp.nw"
+#line 3886 "chapters/01-mlp.nw"
 TrainConfig run_train_config(const Run *run, bool reports)
 {
     const Options *o = &run->o;
@@ -85,7 +85,7 @@ TrainConfig run_train_config(const Run *run, bool reports)
     };
 }
 
-#line 3920 "chapters/01-mlp.nw"
+#line 3922 "chapters/01-mlp.nw"
 /** Undo what train_prepare() did to the log and the checkpoint before it failed; returns -1. */
 static int prepare_failed(const Options *o, FILE **log, bool created, Checkpoint *resume)
 {
@@ -98,7 +98,7 @@ static int prepare_failed(const Options *o, FILE **log, bool created, Checkpoint
     return -1;
 }
 
-#line 4035 "chapters/01-mlp.nw"
+#line 4037 "chapters/01-mlp.nw"
 /** Open @p path for appending; *created says whether this call made the file. */
 static FILE *log_open(const char *path, bool *created)
 {
@@ -123,7 +123,7 @@ static bool regular_file(FILE *f)
     struct stat st;
     return fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
 }
-#line 3945 "chapters/01-mlp.nw"
+#line 3947 "chapters/01-mlp.nw"
 int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *train,
                   Dataset *test, FILE **log, Checkpoint *resume)
 {
@@ -162,19 +162,19 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
         fprintf(stderr, "%s: --resume: %s\n", program_name(), err);
         return -1;
     }
-#line 4020 "chapters/01-mlp.nw"
+#line 4022 "chapters/01-mlp.nw"
     bool created = false;
     if (o->log && !(*log = log_open(o->log, &created))) {
         fprintf(stderr, "%s: --log %s: cannot open: %s\n", program_name(), o->log,
                 strerror(errno));
         return prepare_failed(o, log, false, resume);
     }
-#line 3954 "chapters/01-mlp.nw"
+#line 3956 "chapters/01-mlp.nw"
     if (data_load(o->data, o->train_size, o->seed, train, test, err)) {
         fprintf(stderr, "%s: %s\n", program_name(), err);
         return prepare_failed(o, log, created, resume);
     }
-#line 3974 "chapters/01-mlp.nw"
+#line 3976 "chapters/01-mlp.nw"
     long global = (long)o->batch_size * ranks;
     if (global > train->n) {
         if (ranks == 1)
@@ -208,14 +208,14 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
             return prepare_failed(o, log, created, resume);
         }
     }
-#line 3999 "chapters/01-mlp.nw"
+#line 4001 "chapters/01-mlp.nw"
     if (*log && !o->resume && regular_file(*log) && ftruncate(fileno(*log), 0) != 0) {
         fprintf(stderr, "%s: --log %s: %s\n", program_name(), o->log, strerror(errno));
         return prepare_failed(o, log, created, resume);
     }
     if (*log && (!regular_file(*log) || (fseek(*log, 0, SEEK_END) == 0 && ftell(*log) == 0)))
         report_csv_header(*log); /* a resumed run appends to its log */
-#line 3961 "chapters/01-mlp.nw"
+#line 3963 "chapters/01-mlp.nw"
     return 0;
 }
 #line 559 "chapters/07-zero.nw"
@@ -402,7 +402,7 @@ static void run_one(Run *run, int (*body)(Rank *r, char *err))
     if (rank_main(0, 1, run, err))
         fatal("%s", err);
 }
-#line 1047 "chapters/03-ps.nw"
+#line 1059 "chapters/03-ps.nw"
 /** RUN_GO when run->strategy can run as asked; else EXIT_USAGE after one line. */
 static int check_strategy(const Run *run)
 {
@@ -461,11 +461,11 @@ static int check_strategy(const Run *run)
     if (!why[0] && def->servers && o->accum > 1)
         snprintf(why, sizeof why, "--accum %d: %s steps once per push (use --accum 1)",
                  o->accum, def->title);
-#line 1055 "chapters/03-ps.nw"
+#line 1067 "chapters/03-ps.nw"
     if (!why[0] && o->n_gpus < def->min_ranks)
         snprintf(why, sizeof why, "--n_gpus %d: %s needs %s (--n_gpus %d or more)", o->n_gpus,
                  def->title, def->why_min, def->min_ranks);
-#line 1059 "chapters/03-ps.nw"
+#line 1071 "chapters/03-ps.nw"
     if (why[0])
         fprintf(stderr, "%s: %s\n", program_name(), why);
     return why[0] ? EXIT_USAGE : RUN_GO;
@@ -511,14 +511,18 @@ void train_banner(FILE *f, const Options *o, const Model *m, const Dataset *trai
     fprintf(f, "  data     %s: %s train, %s test, %dx%d, %d classes\n", train->source,
             format_count(n2, train->n), format_count(n3, test->n), train->rows, train->cols,
             train->classes);
-#line 1027 "chapters/03-ps.nw"
+#line 1042 "chapters/03-ps.nw"
     int step_b = o->batch_size * o->accum; /* a rank's samples per step (chapter 7) */
-    fprintf(f,
-            "  training %d epochs, batch %d per %s (global %d), %s, lr %g, %ld "
-            "steps/epoch\n",
-            o->epochs, o->batch_size, each, step_b * trainers, o->optimizer, options_lr(o),
-            train_steps_per_epoch(train->n, step_b, trainers));
-#line 1031 "chapters/03-ps.nw"
+    long steps = train_steps_per_epoch(train->n, step_b, trainers);
+    long dropped = train->n - steps * step_b * trainers;
+    fprintf(f, "  training %d epochs, batch %d", o->epochs, o->batch_size);
+    if (trainers > 1)
+        fprintf(f, " per %s (global %d)", each, step_b * trainers);
+    fprintf(f, ", %s, lr %g, %ld steps/epoch", o->optimizer, options_lr(o), steps);
+    if (dropped > 0)
+        fprintf(f, " (last %ld samples dropped)", dropped);
+    fprintf(f, "\n");
+#line 1028 "chapters/03-ps.nw"
     if (o->accum > 1)
         fprintf(f, "  accum    %d micro-batches of %d per %s and step, synced once\n", o->accum,
                 o->batch_size, each);

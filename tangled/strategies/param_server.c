@@ -205,7 +205,7 @@ const StrategyDef strategy_ps = {
     .report = ps_print_report,
     .traffic = ps_traffic,
 };
-#line 1083 "chapters/03-ps.nw"
+#line 1095 "chapters/03-ps.nw"
 void ps_report(FILE *f, const PsReport *rep)
 {
     char in[32], out[32];
