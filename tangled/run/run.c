@@ -130,7 +130,7 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
     char err[ERR_LEN];
     *log = NULL;
     memset(resume, 0, sizeof *resume);
-#line 428 "chapters/07-zero.nw"
+#line 429 "chapters/07-zero.nw"
     if (o->checkpoint && strcmp(o->optimizer, "sgd") != 0) {
         fprintf(stderr,
                 "%s: --checkpoint with --optimizer %s: a checkpoint does not hold the "
@@ -138,13 +138,13 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
                 program_name(), o->optimizer);
         return -1;
     }
-#line 839 "chapters/07-zero.nw"
+#line 842 "chapters/07-zero.nw"
     if (o->checkpoint && o->accum > 1) {
         fprintf(stderr,
                 "%s: --checkpoint with --accum %d: a checkpoint does not record the "
                 "micro-batches yet (use --accum 1)\n",
                 program_name(), o->accum);
-#line 842 "chapters/07-zero.nw"
+#line 845 "chapters/07-zero.nw"
         return -1;
     }
 #line 931 "chapters/A2-failure.nw"
@@ -218,7 +218,7 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
 #line 3963 "chapters/01-mlp.nw"
     return 0;
 }
-#line 559 "chapters/07-zero.nw"
+#line 560 "chapters/07-zero.nw"
 void state_banner(const Options *o, const Strategy *s, size_t n_params)
 {
     OptimizerConfig cfg;
@@ -235,7 +235,7 @@ void state_banner(const Options *o, const Strategy *s, size_t n_params)
            format_bytes(g, grads), o->optimizer, format_bytes(optimizer, opt),
            sharded ? " (its chunk of the state)" : "");
     if (sharded) {
-#line 588 "chapters/07-zero.nw"
+#line 589 "chapters/07-zero.nw"
         size_t chunk = (s->state_hi - s->state_lo) * sizeof(float);
         size_t p_fly = params != full && params > chunk ? params - chunk : 0;
         size_t g_fly = grads != full && grads > chunk ? grads - chunk : 0;
@@ -250,7 +250,7 @@ void state_banner(const Options *o, const Strategy *s, size_t n_params)
                    "beside a chunk of %s\n",
                    gf, c);
     }
-#line 576 "chapters/07-zero.nw"
+#line 577 "chapters/07-zero.nw"
 }
 #line 2488 "chapters/02-shm.nw"
 int run_parse(Run *run, int argc, char **argv, unsigned accepted, const char *summary,
@@ -393,7 +393,7 @@ int run_finish(Run *run)
     checkpoint_free(&run->resume);
     return 0;
 }
-#line 826 "chapters/03-ps.nw"
+#line 830 "chapters/03-ps.nw"
 /** SHAPE_ONE: rank 0 of 1, in this process. */
 static void run_one(Run *run, int (*body)(Rank *r, char *err))
 {
@@ -402,7 +402,7 @@ static void run_one(Run *run, int (*body)(Rank *r, char *err))
     if (rank_main(0, 1, run, err))
         fatal("%s", err);
 }
-#line 1059 "chapters/03-ps.nw"
+#line 1063 "chapters/03-ps.nw"
 /** RUN_GO when run->strategy can run as asked; else EXIT_USAGE after one line. */
 static int check_strategy(const Run *run)
 {
@@ -447,30 +447,30 @@ static int check_strategy(const Run *run)
         snprintf(why, sizeof why, "--bucket_mb sets the buckets of --strategy %s only", names);
 #line 3107 "chapters/06-production.nw"
     }
-#line 417 "chapters/07-zero.nw"
-    if (!why[0] && def->servers && strcmp(o->optimizer, "sgd") != 0)
+#line 418 "chapters/07-zero.nw"
+    if (!why[0] && (def->needs & SGD_ONLY) && strcmp(o->optimizer, "sgd") != 0)
         snprintf(why, sizeof why,
                  "--optimizer %s: %s steps with plain SGD on its server (use --optimizer sgd)",
                  o->optimizer, def->title);
-#line 828 "chapters/07-zero.nw"
-    if (!why[0] && (def->needs & SHARDS_PARAMS) && o->checkpoint)
+#line 831 "chapters/07-zero.nw"
+    if (!why[0] && (def->needs & NO_CHECKPOINT) && o->checkpoint)
         snprintf(why, sizeof why,
                  "--checkpoint with --strategy %s: it keeps only a part of each layer's "
                  "parameters between steps (use zero2)",
                  def->name);
-    if (!why[0] && def->servers && o->accum > 1)
+    if (!why[0] && (def->needs & NO_ACCUM) && o->accum > 1)
         snprintf(why, sizeof why, "--accum %d: %s steps once per push (use --accum 1)",
                  o->accum, def->title);
-#line 1067 "chapters/03-ps.nw"
+#line 1071 "chapters/03-ps.nw"
     if (!why[0] && o->n_gpus < def->min_ranks)
         snprintf(why, sizeof why, "--n_gpus %d: %s needs %s (--n_gpus %d or more)", o->n_gpus,
                  def->title, def->why_min, def->min_ranks);
-#line 1071 "chapters/03-ps.nw"
+#line 1075 "chapters/03-ps.nw"
     if (why[0])
         fprintf(stderr, "%s: %s\n", program_name(), why);
     return why[0] ? EXIT_USAGE : RUN_GO;
 }
-#line 974 "chapters/03-ps.nw"
+#line 978 "chapters/03-ps.nw"
 static void run_banner(const Rank *r, const Model *m, const Strategy *s)
 {
     const Run *run = r->run;
@@ -480,7 +480,7 @@ static void run_banner(const Rank *r, const Model *m, const Strategy *s)
     printf("%s: %s (--strategy %s), %d %s\n", program_name(),
            s && s->runs ? s->runs : def->title, def->name, r->size,
            r->size == 1 ? "rank" : "ranks");
-#line 982 "chapters/03-ps.nw"
+#line 986 "chapters/03-ps.nw"
     printf("  ranks    %d (%s%s%s%s%s)\n", r->size,
            def->shape == SHAPE_THREADS  ? "threads of one process"
            : !r->c                      ? "one process"
@@ -498,7 +498,7 @@ static void run_banner(const Rank *r, const Model *m, const Strategy *s)
         printf("  traffic  %s\n", line);
     }
 }
-#line 1014 "chapters/03-ps.nw"
+#line 1018 "chapters/03-ps.nw"
 void train_banner(FILE *f, const Options *o, const Model *m, const Dataset *train,
                   const Dataset *test, const Device *dev, const char *note, int trainers,
                   const char *each)
@@ -511,7 +511,7 @@ void train_banner(FILE *f, const Options *o, const Model *m, const Dataset *trai
     fprintf(f, "  data     %s: %s train, %s test, %dx%d, %d classes\n", train->source,
             format_count(n2, train->n), format_count(n3, test->n), train->rows, train->cols,
             train->classes);
-#line 1042 "chapters/03-ps.nw"
+#line 1046 "chapters/03-ps.nw"
     int step_b = o->batch_size * o->accum; /* a rank's samples per step (chapter 7) */
     long steps = train_steps_per_epoch(train->n, step_b, trainers);
     long dropped = train->n - steps * step_b * trainers;
@@ -522,12 +522,12 @@ void train_banner(FILE *f, const Options *o, const Model *m, const Dataset *trai
     if (dropped > 0)
         fprintf(f, " (last %ld samples dropped)", dropped);
     fprintf(f, "\n");
-#line 1028 "chapters/03-ps.nw"
+#line 1032 "chapters/03-ps.nw"
     if (o->accum > 1)
         fprintf(f, "  accum    %d micro-batches of %d per %s and step, synced once\n", o->accum,
                 o->batch_size, each);
 }
-#line 945 "chapters/03-ps.nw"
+#line 949 "chapters/03-ps.nw"
 /** After training: compare the replicas, print the final figures (@p res: this rank's). */
 static int run_report(const Rank *r, const Strategy *s, const Model *m, const TrainResult *res,
                       char *err)
@@ -550,7 +550,7 @@ static int run_report(const Rank *r, const Strategy *s, const Model *m, const Tr
         r->run->strategy->report(s, stdout);
     return 0;
 }
-#line 906 "chapters/03-ps.nw"
+#line 910 "chapters/03-ps.nw"
 static int open_strategy(const Rank *r, Model *m, Strategy *s, char *err)
 {
     const StrategyDef *def = r->run->strategy;
@@ -559,7 +559,7 @@ static int open_strategy(const Rank *r, Model *m, Strategy *s, char *err)
                        .m = m,
                        .bucket_bytes = (size_t)(r->run->o.bucket_mb * (1 << 20)),
                        .accum = r->run->o.accum};
-#line 912 "chapters/03-ps.nw"
+#line 916 "chapters/03-ps.nw"
     return def->open ? def->open(s, &env, err) : 0;
 }
 
@@ -573,7 +573,7 @@ static int serve(const Rank *r, Model *m, Strategy *s, const TrainConfig *cfg, c
     return run->strategy->serve(s, m, cfg, steps, err);
 }
 
-#line 853 "chapters/03-ps.nw"
+#line 857 "chapters/03-ps.nw"
 static int train_rank(Rank *r, char *err)
 {
     Run *run = r->run;
@@ -585,18 +585,18 @@ static int train_rank(Rank *r, char *err)
         return -1;
     if (speaks && !run->o.quiet)
         run_banner(r, &m, &s);
-#line 889 "chapters/03-ps.nw"
+#line 893 "chapters/03-ps.nw"
     TrainConfig cfg = run_train_config(run, speaks);
     TrainResult res;
     int rc = r->rank < def->servers ? serve(r, &m, &s, &cfg, err)
                                     : train_run(&cfg, &m, &run->train, &run->test,
                                                 def->open ? &s : NULL, &res, err);
-#line 895 "chapters/03-ps.nw"
+#line 899 "chapters/03-ps.nw"
     if (rc == 0 && run->o.trace) /* appendix A: before the report's barrier */
         rc = trace_write(run->o.trace, err);
     if (rc == 0)
         rc = run_report(r, &s, &m, speaks ? &res : NULL, err);
-#line 865 "chapters/03-ps.nw"
+#line 869 "chapters/03-ps.nw"
     if (rc)
         return -1; /* closing may wait for peers (a thread inside an all-reduce): don't */
     if (def->close)
@@ -642,7 +642,7 @@ static void run_threads(Run *run)
         fatal("%s", err);
 }
 
-#line 790 "chapters/03-ps.nw"
+#line 794 "chapters/03-ps.nw"
 int run_training(Run *run)
 {
     const StrategyDef *def = run->strategy;

@@ -139,7 +139,7 @@ void ps_worker(Strategy *s, Comm *c, Comm *host, Comm **state)
                     .state = state};
 #line 441 "chapters/03-ps.nw"
 }
-#line 674 "chapters/03-ps.nw"
+#line 678 "chapters/03-ps.nw"
 /** A rank's parameter-server state: the worker's two communicators come first. */
 typedef struct PsState {
     Comm *pair[2]; /**< the communicator and the host one: a worker's Strategy.state */
@@ -165,15 +165,15 @@ static void ps_close(Strategy *s)
     free(s->state);
 }
 
-#line 711 "chapters/03-ps.nw"
+#line 715 "chapters/03-ps.nw"
 static int ps_serve_all(Strategy *s, Model *m, const TrainConfig *cfg, long steps, char *err)
 {
-#line 714 "chapters/03-ps.nw"
+#line 718 "chapters/03-ps.nw"
     PsState *st = s->state;
     int done = cfg->resume ? cfg->resume->epoch : 0;
     return ps_serve(st->pair[0], st->pair[1], m, cfg->epochs - done, steps, cfg->lr, &st->rep,
                     err);
-#line 719 "chapters/03-ps.nw"
+#line 723 "chapters/03-ps.nw"
 }
 
 static void ps_print_report(const Strategy *s, FILE *f)
@@ -190,12 +190,13 @@ static void ps_traffic(char *line, size_t len, int ranks, size_t bytes)
              format_bytes(b, 2 * (size_t)(ranks - 1) * bytes), ranks - 1, ranks - 1);
 }
 
-#line 646 "chapters/03-ps.nw"
+#line 649 "chapters/03-ps.nw"
 const StrategyDef strategy_ps = {
     .name = "param_server",
     .title = "a parameter server",
     .trainer = "worker",
     .shape = SHAPE_RANKS,
+    .needs = SGD_ONLY | NO_ACCUM, /* chapter 7: the server steps, once per push */
     .servers = 1,
     .min_ranks = 2,
     .why_min = "rank 0 as the server and at least one worker",
@@ -205,7 +206,7 @@ const StrategyDef strategy_ps = {
     .report = ps_print_report,
     .traffic = ps_traffic,
 };
-#line 1095 "chapters/03-ps.nw"
+#line 1099 "chapters/03-ps.nw"
 void ps_report(FILE *f, const PsReport *rep)
 {
     char in[32], out[32];

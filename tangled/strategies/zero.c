@@ -2,7 +2,7 @@
  * @file zero.c
  * @brief ZeRO-1: the optimizer's state sharded over the ranks (chapter 7).
  */
-#line 613 "chapters/07-zero.nw"
+#line 614 "chapters/07-zero.nw"
 #include <stdlib.h>
 
 #include "collectives.h"
@@ -11,7 +11,7 @@
 #include "strategy.h"
 #include "util.h"
 
-#line 635 "chapters/07-zero.nw"
+#line 636 "chapters/07-zero.nw"
 static int zero1_sync(Strategy *s, Model *m, Timers *t, char *err)
 {
     RingState *st = s->state;
@@ -25,7 +25,7 @@ static int zero1_sync(Strategy *s, Model *m, Timers *t, char *err)
     return 0;
 }
 
-#line 653 "chapters/07-zero.nw"
+#line 654 "chapters/07-zero.nw"
 static int zero1_update(Strategy *s, Model *m, Optimizer *opt, Timers *t, char *err)
 {
     RingState *st = s->state;
@@ -41,7 +41,7 @@ static int zero1_update(Strategy *s, Model *m, Optimizer *opt, Timers *t, char *
     return 0;
 }
 
-#line 680 "chapters/07-zero.nw"
+#line 681 "chapters/07-zero.nw"
 static int zero1_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     (void)err;
@@ -61,7 +61,7 @@ static void zero1_close(Strategy *s)
     free(s->state);
 }
 
-#line 704 "chapters/07-zero.nw"
+#line 705 "chapters/07-zero.nw"
 const StrategyDef strategy_zero1 = {
     .name = "zero1",
     .title = "ZeRO-1 (optimizer state sharded, ring collectives)",
