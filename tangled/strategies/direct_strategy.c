@@ -44,7 +44,7 @@ static void direct_home_grads(Comm *c, Model *m)
     direct_point_grads(m, shared);
 }
 
-#line 955 "chapters/08-direct.nw"
+#line 953 "chapters/08-direct.nw"
 /** What runs for the gradients: the chooser's answer, and why if the channel ring. */
 static const char *direct_names_its_all_reduce(RingState *st, Comm *c, const Model *m)
 {
@@ -67,10 +67,8 @@ static int direct_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     (void)err;
     RingState *st = xcalloc(1, sizeof *st);
-    ring_strategy(s, st, e->c, e->host, e->m->n_params);
-    e->c->dev->release(st->scratch); /* the ring's, too small for one-shot */
-    st->scratch =
-        e->c->dev->alloc((all_reduce_scratch(e->m->n_params, e->c->size) + 1) * sizeof(float));
+    ring_strategy_scratch(s, st, e->c, e->host,
+                          all_reduce_scratch(e->m->n_params, e->c->size) + 1);
     direct_home_grads(e->c, e->m);
     st->m = e->m;
     s->sync_gradients = direct_sync_gradients;
@@ -78,7 +76,7 @@ static int direct_open(Strategy *s, const StrategyEnv *e, char *err)
     return 0;
 }
 
-#line 974 "chapters/08-direct.nw"
+#line 972 "chapters/08-direct.nw"
 static void direct_close(Strategy *s)
 {
     RingState *st = s->state;
@@ -89,7 +87,7 @@ static void direct_close(Strategy *s)
     free(st);
 }
 
-#line 991 "chapters/08-direct.nw"
+#line 989 "chapters/08-direct.nw"
 const StrategyDef strategy_direct = {
     .name = "direct",
     .title = "all-reduce by reading the peers' memory, chosen by size",

@@ -24,6 +24,9 @@ typedef struct RingState {
  * of @p n_params parameters; @p st holds its data until ring_strategy_free().
  */
 void ring_strategy(Strategy *s, RingState *st, Comm *c, Comm *host, size_t n_params);
+/** ring_strategy() with a scratch of @p scratch_floats floats (chapter 8 needs more). */
+void ring_strategy_scratch(Strategy *s, RingState *st, Comm *c, Comm *host,
+                           size_t scratch_floats);
 /** Free what ring_strategy() allocated. */
 void ring_strategy_free(RingState *st);
 /**
