@@ -48,3 +48,14 @@ printf '%s\n' "${files[@]}" | awk -F: -v table="$table" '
         if (bad) exit 1
         printf "layers: %d includes in %d files point down or across\n", checked, NR
     }'
+status=$?
+# The model owns its memory (chapter 7, "Lending the model's memory"): no strategy assigns
+# to the model's parameter or gradient pointers, or frees them; it asks the model.
+reach=$(grep -nE '(\bm|->m)->(params|grads)[[:space:]]*=[^=]|layer_(params|grads)\[[^]]*\][[:space:]]*=[^=]|release\(([a-z_]*->)?m->(params|grads)\)' \
+    "$root"/strategies/*.c 2>/dev/null)
+if [ -n "$reach" ]; then
+    printf 'layers: a strategy reaches into the model (use its lending calls):\n%s\n' "$reach" >&2
+    exit 1
+fi
+[ "$status" = 0 ] && echo "layers: no strategy assigns or frees the model's parameters or gradients"
+exit "$status"

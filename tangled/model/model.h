@@ -42,6 +42,8 @@ typedef struct Model {
     float *layer_grads[MAX_LAYERS];  /**< where layer l's gradients are now */
     bool accumulate;                 /**< backward adds into grads (chapter 7's --accum) */
     float *scratch;                  /**< room for one layer's bias gradient (chapter 7) */
+    bool lent_params;                /**< params is not the model's to free (chapters 7, 8) */
+    bool lent_grads;                 /**< grads is not the model's to free (chapters 7, 8) */
 } Model;
 
 /**
@@ -76,5 +78,23 @@ void model_backward(Model *m, int B);
 void model_backward_layer(Model *m, int B, int l);
 /** One SGD step: params -= lr * grads. */
 void model_sgd_step(Model *m, float lr);
+/**
+ * Chapters 7 and 8: the model gives up its flat parameters and frees them; each layer's
+ * are then where the strategy points them with model_layer_params_at().
+ */
+void model_give_up_params(Model *m);
+/** The same for the gradients. */
+void model_give_up_grads(Model *m);
+/**
+ * The model's gradients are @p grads, a strategy's buffer (chapter 8's window), which the
+ * model uses and never frees; its own are freed.
+ */
+void model_use_grads(Model *m, float *grads);
+/** Layer @p l's parameters are at @p p from now on, a strategy's buffer; NULL: nowhere. */
+void model_layer_params_at(Model *m, int l, float *p);
+/** Layer @p l's gradients are at @p g from now on, a strategy's buffer; NULL: nowhere. */
+void model_layer_grads_at(Model *m, int l, float *g);
+/** The model holds its whole flat parameters again (allocating them), its layers in them. */
+void model_hold_params(Model *m);
 
 #endif

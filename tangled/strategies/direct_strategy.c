@@ -27,26 +27,22 @@ static int direct_sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
 }
 
 #line 905 "chapters/08-direct.nw"
-/** The model's gradients are now @p grads; each layer's view follows. */
-static void direct_point_grads(Model *m, float *grads)
-{
-    m->grads = grads;
-    for (int l = 0; l < m->n_layers; l++)
-        m->layer_grads[l] = m->grads + m->layer[l].w;
-}
+/** The direct strategy's state: the ring's (first, so the ring's functions find it). */
+typedef struct DirectState {
+    RingState ring; /**< the ring's communicators and scratch */
+    char runs[160]; /**< what the banner calls the all-reduce that runs */
+} DirectState;
 
 static void direct_home_grads(Comm *c, Model *m)
 {
     float *shared = c->alloc_shared ? c->alloc_shared(c, m->n_params * sizeof(float)) : NULL;
-    if (!shared)
-        return;
-    c->dev->release(m->grads);
-    direct_point_grads(m, shared);
+    if (shared)
+        model_use_grads(m, shared);
 }
 
-#line 953 "chapters/08-direct.nw"
+#line 949 "chapters/08-direct.nw"
 /** What runs for the gradients: the chooser's answer, and why if the channel ring. */
-static const char *direct_names_its_all_reduce(RingState *st, Comm *c, const Model *m)
+static const char *direct_names_its_all_reduce(DirectState *st, Comm *c, const Model *m)
 {
     AllReduceAlgo algo = all_reduce_choice(c, m->grads, m->n_params);
     bool gpu = c->dev->kind != DEVICE_CPU;
@@ -62,32 +58,28 @@ static const char *direct_names_its_all_reduce(RingState *st, Comm *c, const Mod
     return st->runs;
 }
 
-#line 928 "chapters/08-direct.nw"
+#line 925 "chapters/08-direct.nw"
 static int direct_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     (void)err;
-    RingState *st = xcalloc(1, sizeof *st);
-    ring_strategy_scratch(s, st, e->c, e->host,
+    DirectState *st = xcalloc(1, sizeof *st);
+    ring_strategy_scratch(s, &st->ring, e->c, e->host,
                           all_reduce_scratch(e->m->n_params, e->c->size) + 1);
     direct_home_grads(e->c, e->m);
-    st->m = e->m;
     s->sync_gradients = direct_sync_gradients;
     s->runs = direct_names_its_all_reduce(st, e->c, e->m);
     return 0;
 }
 
-#line 972 "chapters/08-direct.nw"
+#line 968 "chapters/08-direct.nw"
 static void direct_close(Strategy *s)
 {
-    RingState *st = s->state;
-    Model *m = st->m;
-    if (st->c->peer_buffer && m->grads && st->c->peer_buffer(st->c, st->c->rank, m->grads))
-        direct_point_grads(m, m->dev->alloc(m->n_params * sizeof(float)));
-    ring_strategy_free(st);
+    DirectState *st = s->state; /* its first member is the RingState s->state points at */
+    ring_strategy_free(&st->ring);
     free(st);
 }
 
-#line 989 "chapters/08-direct.nw"
+#line 982 "chapters/08-direct.nw"
 const StrategyDef strategy_direct = {
     .name = "direct",
     .title = "all-reduce by reading the peers' memory, chosen by size",

@@ -2,7 +2,7 @@
  * @file ring_strategy.c
  * @brief The ring all-reduce as a strategy of train_run (chapter 5).
  */
-#line 513 "chapters/05-ag.nw"
+#line 512 "chapters/05-ag.nw"
 #include "ring_strategy.h"
 
 #include <stdlib.h>
@@ -13,7 +13,7 @@
 #include "strategy.h"
 #include "util.h"
 
-#line 542 "chapters/05-ag.nw"
+#line 541 "chapters/05-ag.nw"
 static int ring_sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
 {
     RingState *st = s->state;
@@ -23,7 +23,7 @@ static int ring_sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
     if (ring_reduce_scatter(c, m->grads, n, st->scratch, err))
         return -1;
     size_t lo = chunk_start(n, c->size, c->rank), hi = chunk_start(n, c->size, c->rank + 1);
-#line 552 "chapters/05-ag.nw"
+#line 551 "chapters/05-ag.nw"
     sum_to_mean(c, m->grads + lo, hi - lo);
     c->dev->sync();
     double t1 = now_seconds();
@@ -35,7 +35,7 @@ static int ring_sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
     return 0;
 }
 
-#line 570 "chapters/05-ag.nw"
+#line 569 "chapters/05-ag.nw"
 int ring_sum_doubles(Comm *host, double *v, int n, char *err)
 {
     int size = host->size;
@@ -56,7 +56,7 @@ static int ring_sum_stats(Strategy *s, double *v, int n, char *err)
     return ring_sum_doubles(((RingState *)s->state)->host, v, n, err);
 }
 
-#line 596 "chapters/05-ag.nw"
+#line 595 "chapters/05-ag.nw"
 void ring_strategy_scratch(Strategy *s, RingState *st, Comm *c, Comm *host,
                            size_t scratch_floats)
 {
@@ -69,7 +69,7 @@ void ring_strategy_scratch(Strategy *s, RingState *st, Comm *c, Comm *host,
                     .sum_stats = ring_sum_stats,
                     .update = NULL,
                     .state = st};
-#line 605 "chapters/05-ag.nw"
+#line 604 "chapters/05-ag.nw"
 }
 
 void ring_strategy(Strategy *s, RingState *st, Comm *c, Comm *host, size_t n_params)
@@ -81,7 +81,7 @@ void ring_strategy_free(RingState *st)
 {
     st->c->dev->release(st->scratch);
 }
-#line 650 "chapters/05-ag.nw"
+#line 649 "chapters/05-ag.nw"
 static int ring_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     (void)err;
@@ -95,7 +95,7 @@ static void ring_close(Strategy *s)
     free(s->state);
 }
 
-#line 668 "chapters/05-ag.nw"
+#line 667 "chapters/05-ag.nw"
 void allreduce_traffic(char *line, size_t len, int ranks, size_t bytes)
 {
     char b1[32], b2[32];
@@ -110,7 +110,7 @@ void ring_traffic(char *line, size_t len, int ranks, size_t bytes)
     strncat(line, " to its neighbour", len - strlen(line) - 1);
 }
 
-#line 633 "chapters/05-ag.nw"
+#line 632 "chapters/05-ag.nw"
 const StrategyDef strategy_ring = {
     .name = "ring",
     .title = "ring all-reduce",
@@ -122,7 +122,7 @@ const StrategyDef strategy_ring = {
     .close = ring_close,
     .traffic = ring_traffic,
 };
-#line 725 "chapters/05-ag.nw"
+#line 724 "chapters/05-ag.nw"
 /** FNV-1a: a 64-bit fingerprint of @p bytes bytes. */
 static uint64_t hash_bytes(const void *p, size_t bytes)
 {
@@ -133,7 +133,7 @@ static uint64_t hash_bytes(const void *p, size_t bytes)
     return h;
 }
 
-#line 702 "chapters/05-ag.nw"
+#line 701 "chapters/05-ag.nw"
 int replicas_agree(Comm *host, const Model *m, uint64_t *hash, char *err)
 {
     float *w = xcalloc(m->n_params, sizeof *w);
@@ -147,7 +147,7 @@ int replicas_agree(Comm *host, const Model *m, uint64_t *hash, char *err)
         if (hashes[q] != *hash)
             rc = error_set(err, "the weights of rank %d differ from rank %d's after training",
                            q, host->rank);
-#line 716 "chapters/05-ag.nw"
+#line 715 "chapters/05-ag.nw"
     free(hashes);
     return rc;
 }

@@ -15,8 +15,6 @@ typedef struct RingState {
     Comm *c;        /**< the communicator of the gradients (the model's device) */
     Comm *host;     /**< a host communicator beside it, for the epoch's figures */
     float *scratch; /**< chunk_max(n_params, N) floats on the device */
-    Model *m;       /**< the model whose gradients the direct strategy moved (chapter 8) */
-    char runs[160]; /**< what the banner calls the all-reduce that runs (chapter 8) */
 } RingState;
 
 /**
