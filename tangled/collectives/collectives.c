@@ -73,7 +73,7 @@ void sum_to_mean(Comm *c, float *p, size_t n)
         c->dev->scale(n, 1.0f / (float)c->size, p);
 }
 
-#line 1041 "chapters/07-zero.nw"
+#line 1040 "chapters/07-zero.nw"
 /** Chunk @p k of @p count floats over @p size ranks, clipped to [lo, hi), from lo. */
 static void window_chunk(size_t count, int size, int k, size_t lo, size_t hi, size_t *a,
                          size_t *b)
@@ -84,7 +84,7 @@ static void window_chunk(size_t count, int size, int k, size_t lo, size_t hi, si
     *a = s - lo, *b = e - lo;
 }
 
-#line 1053 "chapters/07-zero.nw"
+#line 1052 "chapters/07-zero.nw"
 int ring_reduce_scatter_window(Comm *c, float *win, size_t count, size_t lo, size_t hi,
                                float *scratch, char *err)
 {

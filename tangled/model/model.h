@@ -94,7 +94,7 @@ void model_use_grads(Model *m, float *grads);
 void model_layer_params_at(Model *m, int l, float *p);
 /** Layer @p l's gradients are at @p g from now on, a strategy's buffer; NULL: nowhere. */
 void model_layer_grads_at(Model *m, int l, float *g);
-/** The model holds its whole flat parameters again (allocating them), its layers in them. */
+/** The model holds its whole flat parameters again (allocated), its layers in them. */
 void model_hold_params(Model *m);
 
 #endif

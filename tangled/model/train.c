@@ -298,7 +298,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
         }
 #line 3433 "chapters/01-mlp.nw"
     }
-#line 1434 "chapters/07-zero.nw"
+#line 1433 "chapters/07-zero.nw"
     if (rc == 0 && s && s->unshard && s->unshard(s, m, err))
         rc = -1;
 #line 3441 "chapters/01-mlp.nw"

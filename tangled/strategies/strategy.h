@@ -24,9 +24,9 @@ enum StrategyNeeds {
     USES_BUCKETS = 1u << 4,  /**< --bucket_mb applies */
     SHARDS_STATE = 1u << 5,  /**< keeps the optimizer's state for its chunk (chapter 7) */
     SHARDS_PARAMS = 1u << 6, /**< keeps only a part of each layer's parameters (chapter 7) */
-    SGD_ONLY = 1u << 7,      /**< steps with plain SGD only: a server's update (chapter 7) */
+    SGD_ONLY = 1u << 7,      /**< plain SGD only: a server's update (chapter 7) */
     NO_ACCUM = 1u << 8,      /**< one push per step: no --accum (chapter 7) */
-    NO_CHECKPOINT = 1u << 9, /**< no whole weights between steps: no --checkpoint (chapter 7) */
+    NO_CHECKPOINT = 1u << 9, /**< no whole weights between steps, no --checkpoint (ch. 7) */
 };
 
 /** How a strategy's ranks are processes. */
