@@ -2,13 +2,16 @@
  * @file collectives.c
  * @brief The ring's collectives, written once over the comm and device interfaces.
  */
-#line 411 "chapters/04-rs.nw"
+#line 414 "chapters/04-rs.nw"
 #include "collectives.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 #include "launch.h"
 #include "util.h"
 
-#line 425 "chapters/04-rs.nw"
+#line 431 "chapters/04-rs.nw"
 __attribute__((weak)) /* Exercise 4.2 may replace it: see the end of the chapter */
 int ring_reduce_scatter(Comm *c, float *buf, size_t count, float *scratch, char *err)
 {
@@ -25,7 +28,7 @@ int ring_reduce_scatter(Comm *c, float *buf, size_t count, float *scratch, char 
     }
     return 0;
 }
-#line 476 "chapters/04-rs.nw"
+#line 482 "chapters/04-rs.nw"
 float collective_value(int rank, size_t i)
 {
     return (float)((long)((i * 7 + (size_t)rank * 13) % 101) - 50 + rank);
@@ -54,10 +57,10 @@ int ring_all_gather(Comm *c, void *buf, size_t count, size_t elem, char *err)
     }
     return 0;
 }
-#line 318 "chapters/05-ag.nw"
+#line 320 "chapters/05-ag.nw"
 int ring_all_reduce(Comm *c, float *buf, size_t count, float *scratch, float scale, char *err)
 {
-#line 321 "chapters/05-ag.nw"
+#line 323 "chapters/05-ag.nw"
     if (ring_reduce_scatter(c, buf, count, scratch, err))
         return -1;
     if (scale != 1.0f) {
@@ -66,11 +69,55 @@ int ring_all_reduce(Comm *c, float *buf, size_t count, float *scratch, float sca
     }
     return ring_all_gather(c, buf, count, sizeof(float), err);
 }
-#line 310 "chapters/05-ag.nw"
+#line 312 "chapters/05-ag.nw"
 void sum_to_mean(Comm *c, float *p, size_t n)
 {
     if (c->size > 1)
         c->dev->scale(n, 1.0f / (float)c->size, p);
+}
+#line 573 "chapters/05-ag.nw"
+int ring_sum_doubles(Comm *host, double *v, int n, char *err)
+{
+    int size = host->size;
+    double *all = xcalloc((size_t)n * (size_t)size, sizeof *all);
+    memcpy(all + (size_t)host->rank * (size_t)n, v, (size_t)n * sizeof *v);
+    int rc = ring_all_gather(host, all, (size_t)n * (size_t)size, sizeof *all, err);
+    for (int i = 0; rc == 0 && i < n; i++) {
+        v[i] = 0;
+        for (int q = 0; q < size; q++)
+            v[i] += all[(size_t)q * (size_t)n + (size_t)i];
+    }
+    free(all);
+    return rc;
+}
+#line 730 "chapters/05-ag.nw"
+/** FNV-1a: a 64-bit fingerprint of @p bytes bytes. */
+static uint64_t hash_bytes(const void *p, size_t bytes)
+{
+    const unsigned char *s = p;
+    uint64_t h = 14695981039346656037ull;
+    for (size_t i = 0; i < bytes; i++)
+        h = (h ^ s[i]) * 1099511628211ull;
+    return h;
+}
+
+#line 707 "chapters/05-ag.nw"
+int replicas_agree(Comm *host, const Model *m, uint64_t *hash, char *err)
+{
+    float *w = xcalloc(m->n_params, sizeof *w);
+    m->dev->download(w, m->params, m->n_params * sizeof *w);
+    *hash = hash_bytes(w, m->n_params * sizeof *w);
+    free(w);
+    uint64_t *hashes = xcalloc((size_t)host->size, sizeof *hashes);
+    hashes[host->rank] = *hash;
+    int rc = ring_all_gather(host, hashes, (size_t)host->size, sizeof *hashes, err);
+    for (int q = 0; rc == 0 && q < host->size; q++)
+        if (hashes[q] != *hash)
+            rc = error_set(err, "the weights of rank %d differ from rank %d's after training",
+                           q, host->rank);
+#line 721 "chapters/05-ag.nw"
+    free(hashes);
+    return rc;
 }
 
 #line 1040 "chapters/07-zero.nw"

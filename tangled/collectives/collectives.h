@@ -7,8 +7,10 @@
 #define DPS_COLLECTIVES_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "comm.h"
+#include "model.h"
 
 /** First element of chunk @p k when @p count elements are split among @p size ranks. */
 static inline size_t chunk_start(size_t count, int size, int k)
@@ -91,5 +93,16 @@ const char *all_reduce_algo_name(AllReduceAlgo a);
 int all_reduce(Comm *c, float *buf, size_t count, float *scratch, float scale, char *err);
 /** Floats of scratch all_reduce() needs for @p count floats on @p size ranks. */
 size_t all_reduce_scratch(size_t count, int size);
+/**
+ * Replace v[0..n) on every rank by its sum over the ranks of @p host (host memory),
+ * added in rank order, so every rank gets the same bits. Returns 0 or -1 with @p err.
+ */
+int ring_sum_doubles(Comm *host, double *v, int n, char *err);
+/**
+ * Hash @p m's weights into *@p hash and compare the hashes of all ranks of @p host (a
+ * collective call). Returns 0 when every rank holds the same bits, or -1 with @p err
+ * naming a rank that differs.
+ */
+int replicas_agree(Comm *host, const Model *m, uint64_t *hash, char *err);
 
 #endif

@@ -79,7 +79,7 @@ int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, v
 #line 2887 "chapters/02-shm.nw"
     return 0;
 }
-#line 586 "chapters/04-rs.nw"
+#line 592 "chapters/04-rs.nw"
 static void fill_own(int r, int size, float *x, size_t count)
 {
     (void)size;
@@ -94,7 +94,7 @@ static long wrong_reduce_scatter(int r, int size, const float *x, size_t count)
         wrong += x[i] != collective_sum(size, i);
     return wrong;
 }
-#line 372 "chapters/05-ag.nw"
+#line 374 "chapters/05-ag.nw"
 static void fill_chunk(int r, int size, float *x, size_t count)
 {
     for (size_t i = 0; i < count; i++)
@@ -110,11 +110,11 @@ static long wrong_all_gather(int r, int size, const float *x, size_t count)
     for (int k = 0; k < size; k++)
         for (size_t i = chunk_start(count, size, k); i < chunk_start(count, size, k + 1); i++)
             wrong += x[i] != collective_value(k, i);
-#line 388 "chapters/05-ag.nw"
+#line 390 "chapters/05-ag.nw"
     return wrong;
 }
 
-#line 398 "chapters/05-ag.nw"
+#line 400 "chapters/05-ag.nw"
 static long wrong_all_reduce(int r, int size, const float *x, size_t count)
 {
     (void)r;
@@ -202,7 +202,7 @@ static int run_all_reduce_auto(Comm *c, float *buf, size_t count, float *scratch
     return all_reduce(c, buf, count, scratch, 1.0f, err);
 }
 
-#line 548 "chapters/04-rs.nw"
+#line 554 "chapters/04-rs.nw"
 /** The rows of --op. */
 static const Op ops[] = {
     {.name = "reduce_scatter",
@@ -260,7 +260,7 @@ static const Op ops[] = {
      .wrong = wrong_all_reduce},
 };
 
-#line 565 "chapters/04-rs.nw"
+#line 571 "chapters/04-rs.nw"
 const Op *op_find(const char *name)
 {
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
@@ -275,15 +275,15 @@ const char *op_names(void)
     for (size_t i = 0, used = 0; i < sizeof ops / sizeof ops[0] && used < sizeof names; i++)
         used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", i ? "|" : "",
                                  ops[i].name);
-#line 580 "chapters/04-rs.nw"
+#line 586 "chapters/04-rs.nw"
     return names;
 }
 
-#line 608 "chapters/04-rs.nw"
+#line 614 "chapters/04-rs.nw"
 int op_measure(Comm *c, const Timing *tm, const Op *op, size_t count, float *host, float *buf,
                float *scratch, double *times, double *t, long *wrong, char *err)
 {
-#line 612 "chapters/04-rs.nw"
+#line 618 "chapters/04-rs.nw"
     const Device *dev = c->dev;
     *wrong = 0;
     if (tm->check) {
@@ -296,7 +296,7 @@ int op_measure(Comm *c, const Timing *tm, const Op *op, size_t count, float *hos
     }
     if (c->barrier(c, err))
         return -1;
-#line 635 "chapters/04-rs.nw"
+#line 641 "chapters/04-rs.nw"
     for (int i = -tm->warmup; i < tm->iters; i++) {
         double t0 = now_seconds();
         if (op->run(c, buf, count, scratch, err))
@@ -305,7 +305,7 @@ int op_measure(Comm *c, const Timing *tm, const Op *op, size_t count, float *hos
         if (i >= 0)
             times[i] = now_seconds() - t0;
     }
-#line 625 "chapters/04-rs.nw"
+#line 631 "chapters/04-rs.nw"
     *t = median(times, tm->iters);
     return 0;
 }

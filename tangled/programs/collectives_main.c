@@ -27,7 +27,7 @@ static const char *examples =
     "  mpirun -np 2 ./collectives --transport mpi --op native_all_reduce\n"
     "                                                   MPI_Allreduce (chapter 6)\n";
 
-#line 652 "chapters/04-rs.nw"
+#line 658 "chapters/04-rs.nw"
 static int collectives_rank(Rank *r, char *err)
 {
     const Options *o = &r->run->o;
@@ -62,25 +62,25 @@ static int collectives_rank(Rank *r, char *err)
                "(us)", "(GB/s)", "(GB/s)", "");
         fflush(stdout);
     }
-#line 680 "chapters/04-rs.nw"
+#line 686 "chapters/04-rs.nw"
     size_t most = o->max_bytes / sizeof(float);
     float *hbuf = xcalloc(most + 1, sizeof(float));
 #line 809 "chapters/08-direct.nw"
     float *shared = c->alloc_shared ? c->alloc_shared(c, (most + 1) * sizeof(float)) : NULL;
-#line 683 "chapters/04-rs.nw"
+#line 689 "chapters/04-rs.nw"
     float *buf = shared ? shared : dev->alloc((most + 1) * sizeof(float));
     size_t need = all_reduce_scratch(most, size); /* and a whole vector, for some rows */
     float *scratch = dev->alloc(((need > most ? need : most) + 1) * sizeof(float));
     double *times = xcalloc((size_t)o->iters, sizeof *times), bus_sum = 0;
     int rows = 0;
     size_t last = (size_t)-1;
-#line 697 "chapters/04-rs.nw"
+#line 703 "chapters/04-rs.nw"
     for (size_t s = o->min_bytes; s <= o->max_bytes; s = s ? s * o->step_factor : 1) {
         size_t count = s / sizeof(float);
         if (count == last) /* sizes are rounded down to whole floats: 1 B is 0 B again */
             continue;
         last = count;
-#line 714 "chapters/04-rs.nw"
+#line 720 "chapters/04-rs.nw"
         double t;
         long wrong, w;
         if (op_measure(c, &tm, op, count, hbuf, buf, scratch, times, &t, &wrong, err))
@@ -92,7 +92,7 @@ static int collectives_rank(Rank *r, char *err)
                 return -1;
             wrong += w;
         }
-#line 703 "chapters/04-rs.nw"
+#line 709 "chapters/04-rs.nw"
         if (rank == 0) {
 #line 485 "chapters/A3-programs.nw"
             double bytes = (double)count * sizeof(float), algbw = bytes / t / 1e9;
@@ -108,7 +108,7 @@ static int collectives_rank(Rank *r, char *err)
             if (wrong)
                 return error_set(err, "%s of %zu elements: %ld wrong", op->name, count, wrong);
         }
-#line 705 "chapters/04-rs.nw"
+#line 711 "chapters/04-rs.nw"
         if (s > o->max_bytes / o->step_factor)
             break;
     }
@@ -122,7 +122,7 @@ static int collectives_rank(Rank *r, char *err)
     free(times);
     if (c != r->c)
         c->close(c);
-#line 667 "chapters/04-rs.nw"
+#line 673 "chapters/04-rs.nw"
     return 0;
 }
 #line 536 "chapters/A3-programs.nw"

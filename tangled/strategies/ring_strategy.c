@@ -2,7 +2,7 @@
  * @file ring_strategy.c
  * @brief The ring all-reduce as a strategy of train_run (chapter 5).
  */
-#line 512 "chapters/05-ag.nw"
+#line 517 "chapters/05-ag.nw"
 #include "ring_strategy.h"
 
 #include <stdlib.h>
@@ -13,7 +13,7 @@
 #include "strategy.h"
 #include "util.h"
 
-#line 541 "chapters/05-ag.nw"
+#line 545 "chapters/05-ag.nw"
 static int ring_sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
 {
     RingState *st = s->state;
@@ -23,7 +23,7 @@ static int ring_sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
     if (ring_reduce_scatter(c, m->grads, n, st->scratch, err))
         return -1;
     size_t lo = chunk_start(n, c->size, c->rank), hi = chunk_start(n, c->size, c->rank + 1);
-#line 551 "chapters/05-ag.nw"
+#line 555 "chapters/05-ag.nw"
     sum_to_mean(c, m->grads + lo, hi - lo);
     c->dev->sync();
     double t1 = now_seconds();
@@ -35,28 +35,13 @@ static int ring_sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
     return 0;
 }
 
-#line 569 "chapters/05-ag.nw"
-int ring_sum_doubles(Comm *host, double *v, int n, char *err)
-{
-    int size = host->size;
-    double *all = xcalloc((size_t)n * (size_t)size, sizeof *all);
-    memcpy(all + (size_t)host->rank * (size_t)n, v, (size_t)n * sizeof *v);
-    int rc = ring_all_gather(host, all, (size_t)n * (size_t)size, sizeof *all, err);
-    for (int i = 0; rc == 0 && i < n; i++) {
-        v[i] = 0;
-        for (int q = 0; q < size; q++)
-            v[i] += all[(size_t)q * (size_t)n + (size_t)i];
-    }
-    free(all);
-    return rc;
-}
-
+#line 590 "chapters/05-ag.nw"
 static int ring_sum_stats(Strategy *s, double *v, int n, char *err)
 {
     return ring_sum_doubles(((RingState *)s->state)->host, v, n, err);
 }
 
-#line 595 "chapters/05-ag.nw"
+#line 601 "chapters/05-ag.nw"
 void ring_strategy_scratch(Strategy *s, RingState *st, Comm *c, Comm *host,
                            size_t scratch_floats)
 {
@@ -69,7 +54,7 @@ void ring_strategy_scratch(Strategy *s, RingState *st, Comm *c, Comm *host,
                     .sum_stats = ring_sum_stats,
                     .update = NULL,
                     .state = st};
-#line 604 "chapters/05-ag.nw"
+#line 610 "chapters/05-ag.nw"
 }
 
 void ring_strategy(Strategy *s, RingState *st, Comm *c, Comm *host, size_t n_params)
@@ -81,7 +66,7 @@ void ring_strategy_free(RingState *st)
 {
     st->c->dev->release(st->scratch);
 }
-#line 649 "chapters/05-ag.nw"
+#line 655 "chapters/05-ag.nw"
 static int ring_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     (void)err;
@@ -95,7 +80,7 @@ static void ring_close(Strategy *s)
     free(s->state);
 }
 
-#line 667 "chapters/05-ag.nw"
+#line 673 "chapters/05-ag.nw"
 void allreduce_traffic(char *line, size_t len, int ranks, size_t bytes)
 {
     char b1[32], b2[32];
@@ -110,7 +95,7 @@ void ring_traffic(char *line, size_t len, int ranks, size_t bytes)
     strncat(line, " to its neighbour", len - strlen(line) - 1);
 }
 
-#line 632 "chapters/05-ag.nw"
+#line 638 "chapters/05-ag.nw"
 const StrategyDef strategy_ring = {
     .name = "ring",
     .title = "ring all-reduce",
@@ -122,32 +107,3 @@ const StrategyDef strategy_ring = {
     .close = ring_close,
     .traffic = ring_traffic,
 };
-#line 724 "chapters/05-ag.nw"
-/** FNV-1a: a 64-bit fingerprint of @p bytes bytes. */
-static uint64_t hash_bytes(const void *p, size_t bytes)
-{
-    const unsigned char *s = p;
-    uint64_t h = 14695981039346656037ull;
-    for (size_t i = 0; i < bytes; i++)
-        h = (h ^ s[i]) * 1099511628211ull;
-    return h;
-}
-
-#line 701 "chapters/05-ag.nw"
-int replicas_agree(Comm *host, const Model *m, uint64_t *hash, char *err)
-{
-    float *w = xcalloc(m->n_params, sizeof *w);
-    m->dev->download(w, m->params, m->n_params * sizeof *w);
-    *hash = hash_bytes(w, m->n_params * sizeof *w);
-    free(w);
-    uint64_t *hashes = xcalloc((size_t)host->size, sizeof *hashes);
-    hashes[host->rank] = *hash;
-    int rc = ring_all_gather(host, hashes, (size_t)host->size, sizeof *hashes, err);
-    for (int q = 0; rc == 0 && q < host->size; q++)
-        if (hashes[q] != *hash)
-            rc = error_set(err, "the weights of rank %d differ from rank %d's after training",
-                           q, host->rank);
-#line 715 "chapters/05-ag.nw"
-    free(hashes);
-    return rc;
-}

@@ -5,8 +5,6 @@
 #ifndef DPS_RING_STRATEGY_H
 #define DPS_RING_STRATEGY_H
 
-#include <stdint.h>
-
 #include "comm.h"
 #include "train.h"
 
@@ -27,17 +25,6 @@ void ring_strategy_scratch(Strategy *s, RingState *st, Comm *c, Comm *host,
                            size_t scratch_floats);
 /** Free what ring_strategy() allocated. */
 void ring_strategy_free(RingState *st);
-/**
- * Replace v[0..n) on every rank by its sum over the ranks of @p host (host memory),
- * added in rank order, so every rank gets the same bits. Returns 0 or -1 with @p err.
- */
-int ring_sum_doubles(Comm *host, double *v, int n, char *err);
-/**
- * Hash @p m's weights into *@p hash and compare the hashes of all ranks of @p host (a
- * collective call). Returns 0 when every rank holds the same bits, or -1 with @p err
- * naming a rank that differs.
- */
-int replicas_agree(Comm *host, const Model *m, uint64_t *hash, char *err);
 /** The banner's traffic line of an all-reduce that meets the ring's bound. */
 void allreduce_traffic(char *line, size_t len, int ranks, size_t bytes);
 /** The same, for the ring: the bytes go to the neighbour. */

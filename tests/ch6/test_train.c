@@ -6,6 +6,7 @@
 
 #include "../ch2/ranks.h"
 #include "buckets.h"
+#include "collectives.h"
 #include "data.h"
 #include "helpers.h"
 #include "model.h"
