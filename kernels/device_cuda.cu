@@ -2,7 +2,7 @@
  * @file device_cuda.cu
  * @brief The CUDA device: the same table as the CPU's, on a GPU.
  */
-#line 2112 "chapters/01-mlp.nw"
+#line 2117 "chapters/01-mlp.nw"
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -12,7 +12,7 @@
 #include "mlp_kernels.h"
 #include "util.h"
 
-#line 2146 "chapters/01-mlp.nw"
+#line 2151 "chapters/01-mlp.nw"
 /** Stop with file, line and CUDA's message when @p call fails. */
 #define CUDA_CHECK(call)                                                                       \
     do {                                                                                       \
@@ -33,7 +33,7 @@
 static cublasHandle_t handle; /* one per process, made by device_cuda_backend_open() */
 static int ordinal;           /* the rank's GPU, which each of the rank's threads must use */
 
-#line 2183 "chapters/01-mlp.nw"
+#line 2188 "chapters/01-mlp.nw"
 static long gpu_live; /* buffers from alloc() not yet released, counted atomically */
 
 static void *alloc(size_t bytes)
@@ -51,6 +51,7 @@ static void release(void *p)
         __atomic_sub_fetch(&gpu_live, 1, __ATOMIC_RELAXED);
     CUDA_CHECK(cudaFree(p));
 }
+#line 2211 "chapters/01-mlp.nw"
 static void upload(void *dst, const void *src, size_t bytes)
 {
     CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
@@ -71,7 +72,7 @@ static void sync(void)
 {
     CUDA_CHECK(cudaDeviceSynchronize());
 }
-#line 2244 "chapters/01-mlp.nw"
+#line 2255 "chapters/01-mlp.nw"
 static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
                  const float *B, float beta, float *C)
 {
@@ -80,7 +81,7 @@ static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float
                              g.transb ? CUBLAS_OP_T : CUBLAS_OP_N, g.m, g.n, g.k, &alpha, g.a,
                              g.lda, g.b, g.ldb, &beta, C, g.ldc));
 }
-#line 2390 "chapters/01-mlp.nw"
+#line 2401 "chapters/01-mlp.nw"
 /** One thread per element: add the column's bias, then ReLU. */
 __global__ void bias_act_forward_kernel(float *y, const float *bias, int rows, int cols,
                                         bool relu)
@@ -96,7 +97,7 @@ static void bias_act_forward(float *y, const float *bias, int rows, int cols, bo
                                                                                   cols, relu);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2417 "chapters/01-mlp.nw"
+#line 2428 "chapters/01-mlp.nw"
 /** One thread per element: zero dy where the ReLU's output was not positive. */
 __global__ void relu_backward_kernel(float *dy, const float *y, size_t n)
 {
@@ -110,7 +111,7 @@ static void relu_backward(float *dy, const float *y, size_t n)
     relu_backward_kernel<<<grid_blocks(n), KERNEL_THREADS>>>(dy, y, n);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2439 "chapters/01-mlp.nw"
+#line 2450 "chapters/01-mlp.nw"
 /** One thread per column: sum dy down the column. */
 __global__ void bias_backward_kernel(float *dbias, const float *dy, int rows, int cols)
 {
@@ -128,7 +129,7 @@ static void bias_backward(float *dbias, const float *dy, int rows, int cols)
     bias_backward_kernel<<<grid_blocks(cols), KERNEL_THREADS>>>(dbias, dy, rows, cols);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 1554 "chapters/01-mlp.nw"
+#line 1553 "chapters/01-mlp.nw"
 /** One thread per row: softmax_xent_row(), then add the counts atomically. */
 __global__ void softmax_xent_kernel(const float *logits, const int *labels, int rows, int cols,
                                     float *dlogits, float *stats)
@@ -148,10 +149,10 @@ static void softmax_xent(const float *logits, const int *labels, int rows, int c
 {
     softmax_xent_kernel<<<grid_blocks(rows), KERNEL_THREADS>>>(logits, labels, rows, cols,
                                                                dlogits, stats);
-#line 1574 "chapters/01-mlp.nw"
+#line 1573 "chapters/01-mlp.nw"
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2506 "chapters/01-mlp.nw"
+#line 2517 "chapters/01-mlp.nw"
 /** Grid-stride y += a x. */
 __global__ void axpy_kernel(size_t n, float a, const float *x, float *y)
 {
@@ -168,7 +169,7 @@ __global__ void scale_kernel(size_t n, float a, float *x)
         x[i] *= a;
 }
 
-#line 2527 "chapters/01-mlp.nw"
+#line 2538 "chapters/01-mlp.nw"
 static void axpy(size_t n, float a, const float *x, float *y)
 {
     axpy_kernel<<<stride_blocks(n), KERNEL_THREADS>>>(n, a, x, y);
@@ -222,14 +223,14 @@ static void adamw(size_t n, const AdamStep *a, const float *g, float *m, float *
     adamw_kernel<<<stride_blocks(n), KERNEL_THREADS>>>(n, *a, g, m, u, p);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2037 "chapters/02-shm.nw"
+#line 2059 "chapters/02-shm.nw"
 static void peer_copy(void *dst, const void *src, size_t bytes)
 {
     CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, 0));
     CUDA_CHECK(cudaStreamSynchronize(0));
 }
 
-#line 2064 "chapters/02-shm.nw"
+#line 2086 "chapters/02-shm.nw"
 static int ipc_export(void *p, void *handle, char *err)
 {
     static_assert(sizeof(cudaIpcMemHandle_t) == DEVICE_IPC_BYTES, "IPC handle size");
@@ -241,7 +242,7 @@ static int ipc_export(void *p, void *handle, char *err)
     return 0;
 }
 
-#line 2082 "chapters/02-shm.nw"
+#line 2104 "chapters/02-shm.nw"
 static long mapped; /* mappings from ipc_open() not yet closed; closing counts them */
 
 static void *ipc_open(const void *handle, char *err)
@@ -258,18 +259,18 @@ static void *ipc_open(const void *handle, char *err)
     return p;
 }
 
-#line 2047 "chapters/02-shm.nw"
+#line 2069 "chapters/02-shm.nw"
 static void ipc_close(void *p)
 {
     __atomic_sub_fetch(&mapped, 1, __ATOMIC_RELAXED);
     CUDA_CHECK(cudaIpcCloseMemHandle(p));
 }
-#line 1200 "chapters/06-production.nw"
+#line 1207 "chapters/06-production.nw"
 static void bind_thread(void)
 {
     CUDA_CHECK(cudaSetDevice(ordinal));
 }
-#line 2705 "chapters/01-mlp.nw"
+#line 2716 "chapters/01-mlp.nw"
 static int gpu_close(char *err)
 {
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -282,11 +283,11 @@ static int gpu_close(char *err)
                          "cuda:%d: %ld buffer(s) from alloc() never released, "
                          "%ld IPC mapping(s) never closed",
                          ordinal, held, maps);
-#line 2715 "chapters/01-mlp.nw"
+#line 2726 "chapters/01-mlp.nw"
     return 0;
 }
 
-#line 2609 "chapters/01-mlp.nw"
+#line 2620 "chapters/01-mlp.nw"
 /* every member, in Device's order, as C++ requires */
 static Device cuda = {
     .kind = DEVICE_CUDA,
@@ -317,14 +318,14 @@ static Device cuda = {
     .adamw = adamw,
 };
 
-#line 2633 "chapters/01-mlp.nw"
+#line 2644 "chapters/01-mlp.nw"
 /**
  * The backend's entry point (DEVICE_CUDA_ENTRY), found by device_cuda_open() with dlsym():
  * the CUDA device for GPU @p rank % count, or NULL with the reason in @p why.
  */
 extern "C" const Device *device_cuda_backend_open(int rank, char *why)
 {
-#line 2658 "chapters/01-mlp.nw"
+#line 2669 "chapters/01-mlp.nw"
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) {
@@ -333,11 +334,11 @@ extern "C" const Device *device_cuda_backend_open(int rank, char *why)
         cudaGetLastError(); /* clear the error so later calls do not report it */
         return NULL;
     }
-#line 2640 "chapters/01-mlp.nw"
+#line 2651 "chapters/01-mlp.nw"
     ordinal = rank % count;
     cuda.count = count;
     CUDA_CHECK(cudaSetDevice(ordinal));
-#line 2676 "chapters/01-mlp.nw"
+#line 2687 "chapters/01-mlp.nw"
     cublasStatus_t s = cublasCreate(&handle);
     if (s != CUBLAS_STATUS_SUCCESS) {
         snprintf(why, ERR_LEN, "cublasCreate failed: %s", cublasGetStatusString(s));
@@ -348,6 +349,6 @@ extern "C" const Device *device_cuda_backend_open(int rank, char *why)
     snprintf(cuda.description, sizeof cuda.description, "cuda:%d %.100s (sm_%d%d, %.1f GiB)",
              ordinal, prop.name, prop.major, prop.minor,
              (double)prop.totalGlobalMem / (1u << 30));
-#line 2644 "chapters/01-mlp.nw"
+#line 2655 "chapters/01-mlp.nw"
     return &cuda;
 }

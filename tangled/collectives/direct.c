@@ -125,7 +125,7 @@ int direct_ring(Comm *c, float *buf, size_t count, float *scratch, float scale, 
     return c->wait_for(c, next, base + steps, err);
 }
 
-#line 784 "chapters/08-direct.nw"
+#line 788 "chapters/08-direct.nw"
 /** The largest messages (bytes) for one-shot and for two-shot; the direct ring beyond. */
 typedef struct Crossover {
     size_t one_shot_max; /**< one-shot up to this many bytes */
@@ -139,7 +139,7 @@ static const Crossover crossovers[] = {
     [4] = {.one_shot_max = 1 << 10, .two_shot_max = 1 << 20},
 };
 
-#line 776 "chapters/08-direct.nw"
+#line 780 "chapters/08-direct.nw"
 /** The crossovers of @p size ranks: the row of 2, 3 or 4; four's for more. */
 static const Crossover *crossover_of(int size)
 {
@@ -159,7 +159,7 @@ AllReduceAlgo all_reduce_choice(Comm *c, const float *buf, size_t count)
                                       : ALGO_DIRECT_RING;
 }
 
-#line 761 "chapters/08-direct.nw"
+#line 765 "chapters/08-direct.nw"
 const char *all_reduce_algo_name(AllReduceAlgo a)
 {
     static const char *names[] = {"channel ring", "one-shot", "two-shot", "direct ring"};
@@ -173,7 +173,7 @@ size_t all_reduce_scratch(size_t count, int size)
     return most > chunk ? most : chunk;
 }
 
-#line 742 "chapters/08-direct.nw"
+#line 746 "chapters/08-direct.nw"
 int all_reduce(Comm *c, float *buf, size_t count, float *scratch, float scale, char *err)
 {
     switch (all_reduce_choice(c, buf, count)) {
@@ -181,6 +181,6 @@ int all_reduce(Comm *c, float *buf, size_t count, float *scratch, float scale, c
     case ALGO_TWO_SHOT: return direct_two_shot(c, buf, count, scratch, scale, err);
     case ALGO_DIRECT_RING: return direct_ring(c, buf, count, scratch, scale, err);
     default: return ring_all_reduce(c, buf, count, scratch, scale, err);
-#line 750 "chapters/08-direct.nw"
+#line 754 "chapters/08-direct.nw"
     }
 }

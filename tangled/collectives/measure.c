@@ -2,7 +2,7 @@
  * @file measure.c
  * @brief The ping-pong of one size (chapter 2) and the collectives under test (chapter 4).
  */
-#line 2796 "chapters/02-shm.nw"
+#line 2822 "chapters/02-shm.nw"
 #include "measure.h"
 
 #include <math.h>
@@ -14,7 +14,7 @@
 #include "report.h"
 #include "util.h"
 
-#line 2816 "chapters/02-shm.nw"
+#line 2842 "chapters/02-shm.nw"
 static unsigned char pattern(size_t i, size_t size)
 {
     return (unsigned char)((i * 2654435761u + size * 40503u) >> 7);
@@ -29,21 +29,21 @@ static void fill(const Device *dev, unsigned char *host, void *buf, size_t size)
 
 static long count_wrong(const Device *dev, unsigned char *host, const void *buf, size_t size)
 {
-#line 2831 "chapters/02-shm.nw"
+#line 2857 "chapters/02-shm.nw"
     dev->download(host, buf, size);
     long wrong = 0;
     for (size_t i = 0; i < size; i++)
         wrong += host[i] != pattern(i, size);
     return wrong;
 }
-#line 2878 "chapters/02-shm.nw"
+#line 2904 "chapters/02-shm.nw"
 int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, void *sbuf,
                   void *rbuf, double *times, PingRow *row, char *err)
 {
     const Device *dev = c->dev;
     int me = c->rank, peer = 1 - me;
     row->wrong = 0;
-#line 2897 "chapters/02-shm.nw"
+#line 2923 "chapters/02-shm.nw"
     if (tm->check) {
         launch_phase("checking %zu B", size);
         if (me == 0) {
@@ -55,7 +55,7 @@ int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, v
             return -1;
         }
     }
-#line 2920 "chapters/02-shm.nw"
+#line 2946 "chapters/02-shm.nw"
     launch_phase("pingpong %zu B", size);
     for (int i = -tm->warmup; i < tm->iters; i++) {
         double t0 = now_seconds();
@@ -66,7 +66,7 @@ int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, v
             times[i] = (now_seconds() - t0) / 2;
     }
     row->oneway = median(times, tm->iters);
-#line 2944 "chapters/02-shm.nw"
+#line 2970 "chapters/02-shm.nw"
     launch_phase("sendrecv %zu B", size);
     for (int i = -tm->warmup; i < tm->iters; i++) {
         double t0 = now_seconds();
@@ -76,7 +76,7 @@ int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, v
             times[i] = now_seconds() - t0;
     }
     row->both = median(times, tm->iters);
-#line 2887 "chapters/02-shm.nw"
+#line 2913 "chapters/02-shm.nw"
     return 0;
 }
 #line 592 "chapters/04-rs.nw"
@@ -134,20 +134,20 @@ static int run_all_reduce(Comm *c, float *buf, size_t count, float *scratch, cha
 {
     return ring_all_reduce(c, buf, count, scratch, 1.0f, err);
 }
-#line 673 "chapters/06-production.nw"
+#line 680 "chapters/06-production.nw"
 static int run_native_all_reduce(Comm *c, float *buf, size_t count, float *scratch, char *err)
 {
-#line 676 "chapters/06-production.nw"
+#line 683 "chapters/06-production.nw"
     (void)scratch;
     if (!c->allreduce)
         return error_set(err,
                          "the %s transport has no all-reduce of its own: use "
                          "--transport mpi under mpirun",
                          c->name);
-#line 680 "chapters/06-production.nw"
+#line 687 "chapters/06-production.nw"
     return c->allreduce(c, buf, count, err);
 }
-#line 740 "chapters/06-production.nw"
+#line 747 "chapters/06-production.nw"
 static int run_ps_all_reduce(Comm *c, float *buf, size_t count, float *scratch, char *err)
 {
     size_t bytes = count * sizeof *buf;
@@ -164,7 +164,7 @@ static int run_ps_all_reduce(Comm *c, float *buf, size_t count, float *scratch, 
     return 0;
 }
 
-#line 769 "chapters/06-production.nw"
+#line 776 "chapters/06-production.nw"
 static int run_memcpy(Comm *c, float *buf, size_t count, float *scratch, char *err)
 {
     (void)err;
@@ -181,7 +181,7 @@ static long wrong_memcpy(int r, int size, const float *x, size_t count)
     return wrong;
 }
 
-#line 813 "chapters/08-direct.nw"
+#line 817 "chapters/08-direct.nw"
 static int run_one_shot(Comm *c, float *buf, size_t count, float *scratch, char *err)
 {
     return direct_one_shot(c, buf, count, scratch, 1.0f, err); /* scratch: a whole vector */

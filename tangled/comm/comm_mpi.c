@@ -245,6 +245,7 @@ int comm_mpi_init(int *rank, int *size, char *err)
 #line 558 "chapters/06-production.nw"
 }
 
+#line 567 "chapters/06-production.nw"
 Comm *comm_mpi_open(const Device *dev, char *err)
 {
     (void)dev;
@@ -259,7 +260,7 @@ void comm_mpi_abort(int status)
 
 void comm_mpi_finalize(void)
 {
-#line 572 "chapters/06-production.nw"
+#line 579 "chapters/06-production.nw"
 }
 #line 169 "chapters/06-production.nw"
 #endif

@@ -5,7 +5,7 @@
 #line 221 "chapters/02-shm.nw"
 #include "launch.h"
 
-#line 242 "chapters/02-shm.nw"
+#line 243 "chapters/02-shm.nw"
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -46,7 +46,7 @@ typedef struct Board {
 static Board *board;  /* the current launch's board; NULL outside one */
 static int self = -1; /* this process's rank; -1 in the parent */
 
-#line 263 "chapters/02-shm.nw"
+#line 264 "chapters/02-shm.nw"
 void launch_phase(const char *fmt, ...)
 {
     if (!board || self < 0)
@@ -57,24 +57,7 @@ void launch_phase(const char *fmt, ...)
     va_end(ap);
     launch_alive();
 }
-
-#line 322 "chapters/02-shm.nw"
-void launch_alive(void)
-{
-    if (!board || self < 0)
-        return;
-    atomic_fetch_add_explicit(&board->slot[self].progress, 1, memory_order_relaxed);
-    double now = now_seconds();
-    atomic_store_explicit(&board->slot[self].progress_at, now, memory_order_relaxed);
-}
-
-void launch_waiting(int peer)
-{
-    if (board && self >= 0)
-        atomic_store_explicit(&board->slot[self].waiting_for, peer, memory_order_relaxed);
-}
-
-#line 276 "chapters/02-shm.nw"
+#line 279 "chapters/02-shm.nw"
 void launch_phase_of(int rank, char *buf, size_t len)
 {
     if (!board || rank < 0 || rank >= board->size || len == 0) {
@@ -92,7 +75,22 @@ int launch_rank(void)
 {
     return self;
 }
-#line 354 "chapters/02-shm.nw"
+#line 325 "chapters/02-shm.nw"
+void launch_alive(void)
+{
+    if (!board || self < 0)
+        return;
+    atomic_fetch_add_explicit(&board->slot[self].progress, 1, memory_order_relaxed);
+    double now = now_seconds();
+    atomic_store_explicit(&board->slot[self].progress_at, now, memory_order_relaxed);
+}
+
+void launch_waiting(int peer)
+{
+    if (board && self >= 0)
+        atomic_store_explicit(&board->slot[self].waiting_for, peer, memory_order_relaxed);
+}
+#line 357 "chapters/02-shm.nw"
 static void run_rank(int rank, int size, RankMain rank_main, void *arg, pid_t parent,
                      const sigset_t *mask)
 {
@@ -114,7 +112,7 @@ static void run_rank(int rank, int size, RankMain rank_main, void *arg, pid_t pa
     }
     _exit(0);
 }
-#line 439 "chapters/02-shm.nw"
+#line 442 "chapters/02-shm.nw"
 static void describe(int rank, int status, char *msg)
 {
     char phase[96];
@@ -131,7 +129,7 @@ static void describe(int rank, int status, char *msg)
                  WEXITSTATUS(status), phase);
 }
 
-#line 474 "chapters/02-shm.nw"
+#line 503 "chapters/02-shm.nw"
 /** Whether rank @p r's chain of waits leads to rank @p c (within the size of the run). */
 static bool waits_on(int r, int c, int size)
 {
@@ -141,12 +139,13 @@ static bool waits_on(int r, int c, int size)
     return false;
 }
 
+#line 479 "chapters/02-shm.nw"
 static void name_the_rank_that_stood_still(const pid_t *pids, int size, int failed, char *msg)
 {
-#line 486 "chapters/02-shm.nw"
+#line 482 "chapters/02-shm.nw"
     double now = now_seconds(), worst = 0, next = 0;
     int c = -1;
-#line 506 "chapters/02-shm.nw"
+#line 520 "chapters/02-shm.nw"
     for (int r = 0; r < size; r++) {
         if (r == failed || pids[r] == 0)
             continue; /* the failed rank, and ranks already ended */
@@ -156,25 +155,26 @@ static void name_the_rank_that_stood_still(const pid_t *pids, int size, int fail
         else if (still > next)
             next = still;
     }
-#line 489 "chapters/02-shm.nw"
+#line 485 "chapters/02-shm.nw"
     if (c < 0 || worst < 1.0 || worst < 2 * next)
         return; /* no rank stands out */
     char phase[96], who[ERR_LEN / 2] = "", line[ERR_LEN];
     launch_phase_of(c, phase, sizeof phase);
     int n = 0;
+#line 514 "chapters/02-shm.nw"
     for (int r = 0; r < size; r++)
         if (r != c && waits_on(r, c, size) && strlen(who) + 8 < sizeof who)
             snprintf(who + strlen(who), sizeof who - strlen(who), "%s%d", n++ ? ", " : "", r);
-#line 498 "chapters/02-shm.nw"
+#line 491 "chapters/02-shm.nw"
     snprintf(line, sizeof line,
              "rank %d made no progress for %.1f s in '%s'; %s%s %s "
              "waiting for it: %s",
              c, worst, phase, n == 1 ? "rank " : "ranks ", who, n == 1 ? "was" : "were", msg);
-#line 501 "chapters/02-shm.nw"
+#line 494 "chapters/02-shm.nw"
     snprintf(msg, ERR_LEN, "%s", line);
 }
 
-#line 521 "chapters/02-shm.nw"
+#line 535 "chapters/02-shm.nw"
 static void signal_all(const pid_t *pids, int size, int sig)
 {
     for (int r = 0; r < size; r++)
@@ -182,15 +182,15 @@ static void signal_all(const pid_t *pids, int size, int sig)
             kill(pids[r], sig);
 }
 
-#line 407 "chapters/02-shm.nw"
+#line 410 "chapters/02-shm.nw"
 static int supervise(pid_t *pids, int size, double limit_s, const sigset_t *chld, char *err)
 {
-#line 410 "chapters/02-shm.nw"
+#line 413 "chapters/02-shm.nw"
     int alive = size, failed = 0;
     double start = now_seconds(), kill_at = INFINITY;
     char msg[ERR_LEN] = "";
     while (alive > 0) {
-#line 537 "chapters/02-shm.nw"
+#line 551 "chapters/02-shm.nw"
         int status;
         pid_t pid;
         while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
@@ -212,10 +212,10 @@ static int supervise(pid_t *pids, int size, double limit_s, const sigset_t *chld
         }
         if (pid < 0 && errno == ECHILD)
             break; /* no child left at all */
-#line 415 "chapters/02-shm.nw"
+#line 418 "chapters/02-shm.nw"
         if (alive == 0)
             break;
-#line 573 "chapters/02-shm.nw"
+#line 587 "chapters/02-shm.nw"
         double t = now_seconds();
         if (!failed && limit_s > 0 && t - start > limit_s) {
             int r = 0;
@@ -227,7 +227,7 @@ static int supervise(pid_t *pids, int size, double limit_s, const sigset_t *chld
                      "%d rank(s) still running after the limit of %g s "
                      "(rank %d is in '%s')",
                      alive, limit_s, r, phase);
-#line 582 "chapters/02-shm.nw"
+#line 596 "chapters/02-shm.nw"
             failed = 1;
             signal_all(pids, size, SIGTERM);
             kill_at = t + GRACE_SECONDS;
@@ -235,7 +235,7 @@ static int supervise(pid_t *pids, int size, double limit_s, const sigset_t *chld
             signal_all(pids, size, SIGKILL);
             kill_at = INFINITY;
         }
-#line 603 "chapters/02-shm.nw"
+#line 617 "chapters/02-shm.nw"
         double wake = kill_at;
         if (!failed && limit_s > 0)
             wake = start + limit_s;
@@ -243,19 +243,19 @@ static int supervise(pid_t *pids, int size, double limit_s, const sigset_t *chld
         struct timespec ts = {.tv_sec = (time_t)wait_s,
                               .tv_nsec = (long)((wait_s - (time_t)wait_s) * 1e9)};
         sigtimedwait(chld, NULL, &ts);
-#line 419 "chapters/02-shm.nw"
+#line 422 "chapters/02-shm.nw"
     }
     if (failed)
         return error_set(err, "%s", msg);
     return 0;
 }
-#line 624 "chapters/02-shm.nw"
+#line 638 "chapters/02-shm.nw"
 int launch(int size, RankMain rank_main, void *arg, double limit_s, char *err)
 {
     if (size < 1 || size > LAUNCH_MAX_RANKS)
         return error_set(err, "launch: %d ranks asked for; 1 to %d are possible", size,
                          LAUNCH_MAX_RANKS);
-#line 658 "chapters/02-shm.nw"
+#line 672 "chapters/02-shm.nw"
     if (device_fork_hazard())
         return error_set(err,
                          "launch: this process has opened %s, whose context does not survive "
@@ -263,7 +263,7 @@ int launch(int size, RankMain rank_main, void *arg, double limit_s, char *err)
                          "error'); open the device in each rank, after launch(), and compute "
                          "one-device results in a child of their own",
                          device_fork_hazard());
-#line 680 "chapters/02-shm.nw"
+#line 694 "chapters/02-shm.nw"
     size_t bytes = sizeof(Board) + (size_t)size * sizeof(RankSlot);
     Board *b = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (b == MAP_FAILED)
@@ -277,7 +277,7 @@ int launch(int size, RankMain rank_main, void *arg, double limit_s, char *err)
     }
     board = b;
 
-#line 632 "chapters/02-shm.nw"
+#line 646 "chapters/02-shm.nw"
     sigset_t chld, old;
     sigemptyset(&chld);
     sigaddset(&chld, SIGCHLD);
@@ -285,7 +285,7 @@ int launch(int size, RankMain rank_main, void *arg, double limit_s, char *err)
     fflush(NULL);
     pid_t pids[LAUNCH_MAX_RANKS] = {0}, parent = getpid();
     int rc = 0;
-#line 703 "chapters/02-shm.nw"
+#line 717 "chapters/02-shm.nw"
     for (int r = 0; r < size; r++) {
         pid_t pid = fork();
         if (pid == 0)
@@ -299,7 +299,7 @@ int launch(int size, RankMain rank_main, void *arg, double limit_s, char *err)
         }
         pids[r] = pid;
     }
-#line 640 "chapters/02-shm.nw"
+#line 654 "chapters/02-shm.nw"
     if (rc == 0)
         rc = supervise(pids, size, limit_s, &chld, err);
     sigprocmask(SIG_SETMASK, &old, NULL);

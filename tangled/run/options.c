@@ -5,6 +5,7 @@
 #line 922 "chapters/A1-support.nw"
 #include "options.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -12,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#line 948 "chapters/A1-support.nw"
+#line 949 "chapters/A1-support.nw"
 void options_defaults(Options *o)
 {
     memset(o, 0, sizeof *o);
@@ -30,7 +31,7 @@ void options_defaults(Options *o)
     o->data = "synthetic";
     o->train_size = 0;
     o->log = NULL;
-#line 983 "chapters/A1-support.nw"
+#line 984 "chapters/A1-support.nw"
     o->n_gpus = 2;
     o->timeout = 60;
     o->min_bytes = 8;
@@ -43,12 +44,12 @@ void options_defaults(Options *o)
     o->transport = "shm";
     o->strategy = "direct"; /* chapter 8's choice; the channel ring where there is no window */
     o->bucket_mb = 25;
-#line 966 "chapters/A1-support.nw"
+#line 967 "chapters/A1-support.nw"
 }
-#line 1025 "chapters/A1-support.nw"
+#line 1026 "chapters/A1-support.nw"
 /** The kinds of value an option takes. */
 typedef enum {
-#line 1026 "chapters/A1-support.nw"
+#line 1027 "chapters/A1-support.nw"
     ARG_INT,
     ARG_LONG,
     ARG_U64,
@@ -60,7 +61,7 @@ typedef enum {
     ARG_BYTES
 } ArgKind;
 
-#line 1029 "chapters/A1-support.nw"
+#line 1030 "chapters/A1-support.nw"
 /** One row of the option table. */
 typedef struct OptionSpec {
     const char *name;    /**< without the leading -- */
@@ -75,11 +76,11 @@ typedef struct OptionSpec {
     char short_name;     /**< a one-letter alias (-b), or 0 */
 } OptionSpec;
 
-#line 1054 "chapters/A1-support.nw"
+#line 1055 "chapters/A1-support.nw"
 /** The offset of a field of Options, as the table's .offset. */
 #define AT(field) .offset = offsetof(Options, field)
 static const OptionSpec specs[] = {
-#line 1090 "chapters/A1-support.nw"
+#line 1091 "chapters/A1-support.nw"
     {.name = "batch_size",
      .bit = OPT_BATCH_SIZE,
      .kind = ARG_INT,
@@ -301,10 +302,10 @@ static const OptionSpec specs[] = {
      AT(resume),
      .help = "go on from the --checkpoint FILE, after the last epoch it holds"},
 };
-#line 1059 "chapters/A1-support.nw"
+#line 1060 "chapters/A1-support.nw"
 /** Rows in the option table. */
 #define N_SPECS (sizeof specs / sizeof specs[0])
-#line 1206 "chapters/A1-support.nw"
+#line 1207 "chapters/A1-support.nw"
 /** Choices handed in by options_set_choices(), by the option's bit number. */
 static const char *choices_given[32];
 
@@ -320,20 +321,20 @@ static const char *choices_of(const OptionSpec *s)
     return c ? c : "";
 }
 
-#line 1240 "chapters/A1-support.nw"
+#line 1241 "chapters/A1-support.nw"
 float options_lr(const Options *o)
 {
     if (!(o->given & OPT_LR) && strcmp(o->optimizer, "adamw") == 0)
         return 1e-3f;
     return o->lr;
 }
-#line 1263 "chapters/A1-support.nw"
+#line 1264 "chapters/A1-support.nw"
 static int parse_number(const OptionSpec *s, const char *v, double *out, char *err)
 {
     char *end = NULL;
     errno = 0;
     double x;
-#line 1308 "chapters/A1-support.nw"
+#line 1309 "chapters/A1-support.nw"
     if (s->kind == ARG_FLOAT) {
         x = strtod(v, &end);
     } else {
@@ -343,7 +344,7 @@ static int parse_number(const OptionSpec *s, const char *v, double *out, char *e
         long long n = strtoll(v, &end, 10);
         x = (double)n;
     }
-#line 1269 "chapters/A1-support.nw"
+#line 1270 "chapters/A1-support.nw"
     if (end == v || *end != '\0' || *v == '\0' || (*v == ' ' || *v == '\t'))
         return error_set(err, "--%s: expected %s, got '%s'", s->name,
                          s->kind == ARG_FLOAT ? "a number" : "an integer", v);
@@ -359,32 +360,28 @@ static int parse_number(const OptionSpec *s, const char *v, double *out, char *e
     *out = x;
     return 0;
 }
-#line 1347 "chapters/A1-support.nw"
+#line 1348 "chapters/A1-support.nw"
+/** The multiple a size's suffix (K, M or G, either case) stands for, stepping past it. */
+static unsigned long long binary_unit(char **end)
+{
+    const char *units = "kmg";
+    const char *u = **end ? strchr(units, tolower((unsigned char)**end)) : NULL;
+    if (!u)
+        return 1; /* no suffix, or a wrong one, which the caller refuses */
+    (*end)++;
+    return 1ull << (10 * (u - units + 1));
+}
+
+#line 1363 "chapters/A1-support.nw"
 static int parse_bytes(const OptionSpec *s, const char *v, size_t *out, char *err)
 {
     char *end = NULL;
     errno = 0;
     if (*v < '0' || *v > '9')
         return error_set(err, "--%s: expected a size like 8, 4K or 256M, got '%s'", s->name, v);
-#line 1354 "chapters/A1-support.nw"
-    unsigned long long n = strtoull(v, &end, 10), unit = 1;
-    switch (*end) {
-    case 'K':
-    case 'k':
-        unit = 1ull << 10;
-        end++;
-        break;
-    case 'M':
-    case 'm':
-        unit = 1ull << 20;
-        end++;
-        break;
-    case 'G':
-    case 'g':
-        unit = 1ull << 30;
-        end++;
-        break;
-    }
+#line 1370 "chapters/A1-support.nw"
+    unsigned long long n = strtoull(v, &end, 10);
+    unsigned long long unit = binary_unit(&end);
     if (*end != '\0')
         return error_set(err, "--%s: expected a size like 8, 4K or 256M, got '%s'", s->name, v);
 #line 1375 "chapters/A1-support.nw"
@@ -588,6 +585,7 @@ static void print_choices(FILE *f, const char *choices)
     fprintf(f, "\n");
 }
 
+#line 1773 "chapters/A1-support.nw"
 void options_usage(FILE *f, const char *summary, unsigned accepted, const char *examples)
 {
     fprintf(f, "usage: %s [options]\n%s\n\noptions:\n", program_name(), summary);
@@ -599,7 +597,7 @@ void options_usage(FILE *f, const char *summary, unsigned accepted, const char *
         snprintf(left, sizeof left, "%s%c%s--%s%s%s", s->short_name ? "-" : "",
                  s->short_name ? s->short_name : ' ', s->short_name ? ", " : "   ", s->name,
                  s->metavar ? " " : "", s->metavar ? s->metavar : "");
-#line 1782 "chapters/A1-support.nw"
+#line 1785 "chapters/A1-support.nw"
         fprintf(f, "  %-24s %s\n", left, s->help);
         const char *choices = s->kind == ARG_CHOICE ? choices_of(s) : NULL;
         if (choices && *choices && !strstr(s->help, choices))

@@ -2,7 +2,7 @@
  * @file run.c
  * @brief The run layer (chapters 1-3, 6, appendix B).
  */
-#line 2721 "chapters/02-shm.nw"
+#line 2747 "chapters/02-shm.nw"
 #include "run.h"
 
 #include <errno.h>
@@ -21,7 +21,7 @@
 #include "trace.h"
 #include "util.h"
 
-#line 2532 "chapters/A1-support.nw"
+#line 2536 "chapters/A1-support.nw"
 /** --trace: create the file (one process of the run does) and start recording. */
 static int trace_begin(Run *run)
 {
@@ -39,7 +39,7 @@ static int trace_begin(Run *run)
     return 0;
 }
 
-#line 3852 "chapters/01-mlp.nw"
+#line 3868 "chapters/01-mlp.nw"
 int run_prepare_training(Run *run, int trainers, const char *word)
 {
     Options o = run->o; /* a copy: only rank 0 of an MPI run keeps the log */
@@ -47,7 +47,7 @@ int run_prepare_training(Run *run, int trainers, const char *word)
         o.log = NULL;
     if (train_prepare(&o, trainers, word, &run->train, &run->test, &run->log, &run->resume) ||
         trace_begin(run)) {
-#line 3860 "chapters/01-mlp.nw"
+#line 3876 "chapters/01-mlp.nw"
         if (run->mpi)
             comm_mpi_finalize();
         return EXIT_USAGE;
@@ -55,7 +55,7 @@ int run_prepare_training(Run *run, int trainers, const char *word)
     return RUN_GO;
 }
 
-#line 3877 "chapters/01-mlp.nw"
+#line 3893 "chapters/01-mlp.nw"
 int run_model(const Run *run, const Device *dev, Model *m, char *err)
 {
     const Options *o = &run->o;
@@ -63,7 +63,7 @@ int run_model(const Run *run, const Device *dev, Model *m, char *err)
                       o->batch_size, o->seed, err);
 }
 
-#line 3893 "chapters/01-mlp.nw"
+#line 3909 "chapters/01-mlp.nw"
 TrainConfig run_train_config(const Run *run, bool reports)
 {
     const Options *o = &run->o;
@@ -85,7 +85,7 @@ TrainConfig run_train_config(const Run *run, bool reports)
     };
 }
 
-#line 3929 "chapters/01-mlp.nw"
+#line 3945 "chapters/01-mlp.nw"
 /** Undo what train_prepare() did to the log and the checkpoint before it failed; returns -1. */
 static int prepare_failed(const Options *o, FILE **log, bool created, Checkpoint *resume)
 {
@@ -98,7 +98,7 @@ static int prepare_failed(const Options *o, FILE **log, bool created, Checkpoint
     return -1;
 }
 
-#line 4044 "chapters/01-mlp.nw"
+#line 4060 "chapters/01-mlp.nw"
 /** Open @p path for appending; *created says whether this call made the file. */
 static FILE *log_open(const char *path, bool *created)
 {
@@ -123,7 +123,7 @@ static bool regular_file(FILE *f)
     struct stat st;
     return fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
 }
-#line 3954 "chapters/01-mlp.nw"
+#line 3970 "chapters/01-mlp.nw"
 int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *train,
                   Dataset *test, FILE **log, Checkpoint *resume)
 {
@@ -162,19 +162,19 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
         fprintf(stderr, "%s: --resume: %s\n", program_name(), err);
         return -1;
     }
-#line 4029 "chapters/01-mlp.nw"
+#line 4045 "chapters/01-mlp.nw"
     bool created = false;
     if (o->log && !(*log = log_open(o->log, &created))) {
         fprintf(stderr, "%s: --log %s: cannot open: %s\n", program_name(), o->log,
                 strerror(errno));
         return prepare_failed(o, log, false, resume);
     }
-#line 3963 "chapters/01-mlp.nw"
+#line 3979 "chapters/01-mlp.nw"
     if (data_load(o->data, o->train_size, o->seed, train, test, err)) {
         fprintf(stderr, "%s: %s\n", program_name(), err);
         return prepare_failed(o, log, created, resume);
     }
-#line 3983 "chapters/01-mlp.nw"
+#line 3999 "chapters/01-mlp.nw"
     long global = (long)o->batch_size * ranks;
     if (global > train->n) {
         if (ranks == 1)
@@ -208,14 +208,14 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
             return prepare_failed(o, log, created, resume);
         }
     }
-#line 4008 "chapters/01-mlp.nw"
+#line 4024 "chapters/01-mlp.nw"
     if (*log && !o->resume && regular_file(*log) && ftruncate(fileno(*log), 0) != 0) {
         fprintf(stderr, "%s: --log %s: %s\n", program_name(), o->log, strerror(errno));
         return prepare_failed(o, log, created, resume);
     }
     if (*log && (!regular_file(*log) || (fseek(*log, 0, SEEK_END) == 0 && ftell(*log) == 0)))
         report_csv_header(*log); /* a resumed run appends to its log */
-#line 3970 "chapters/01-mlp.nw"
+#line 3986 "chapters/01-mlp.nw"
     return 0;
 }
 #line 560 "chapters/07-zero.nw"
@@ -252,7 +252,7 @@ void state_banner(const Options *o, const Strategy *s, size_t n_params)
     }
 #line 577 "chapters/07-zero.nw"
 }
-#line 2488 "chapters/02-shm.nw"
+#line 2503 "chapters/02-shm.nw"
 int run_parse(Run *run, int argc, char **argv, unsigned accepted, const char *summary,
               const char *examples)
 {
@@ -270,14 +270,14 @@ int run_parse(Run *run, int argc, char **argv, unsigned accepted, const char *su
     return RUN_GO;
 }
 
-#line 2468 "chapters/02-shm.nw"
+#line 2483 "chapters/02-shm.nw"
 int run_start(Run *run, bool mpi)
 {
     run->ranks = run->o.n_gpus;
     run->mpi = mpi || strcmp(run->o.transport, "mpi") == 0;
     run->mpi_rank = 0;
     if (run->mpi) {
-#line 596 "chapters/06-production.nw"
+#line 603 "chapters/06-production.nw"
         char err[ERR_LEN];
         int size;
         if (comm_mpi_init(&run->mpi_rank, &size, err)) {
@@ -290,13 +290,13 @@ int run_start(Run *run, bool mpi)
                         "%s: --n_gpus %d, but mpirun started %d process(es): give mpirun "
                         "-np %d, or leave --n_gpus out\n",
                         program_name(), run->o.n_gpus, size, run->o.n_gpus);
-#line 609 "chapters/06-production.nw"
+#line 616 "chapters/06-production.nw"
             comm_mpi_finalize();
             return EXIT_USAGE;
         }
         run->ranks = size;
     }
-#line 2475 "chapters/02-shm.nw"
+#line 2490 "chapters/02-shm.nw"
     return RUN_GO;
 }
 #line 287 "chapters/08-direct.nw"
@@ -315,7 +315,7 @@ static void bind_to_core(int rank, int size)
         }
 }
 
-#line 2520 "chapters/02-shm.nw"
+#line 2535 "chapters/02-shm.nw"
 /** The prelude of every rank, then the program's body. */
 static int rank_main(int rank, int size, void *arg, char *err)
 {
@@ -339,7 +339,7 @@ static int rank_main(int rank, int size, void *arg, char *err)
     launch_phase("closing the device");
     return device_close(r.dev, err);
 }
-#line 2563 "chapters/02-shm.nw"
+#line 2588 "chapters/02-shm.nw"
 bool run_gpu_sharing(const Rank *r, char *line, size_t len)
 {
     char pipe[ERR_LEN];
@@ -354,20 +354,20 @@ bool run_gpu_sharing(const Rank *r, char *line, size_t len)
                 program_name(), line, pipe);
     return true;
 }
-#line 2585 "chapters/02-shm.nw"
+#line 2610 "chapters/02-shm.nw"
 void run_ranks(Run *run, int (*body)(Rank *r, char *err))
 {
     char err[ERR_LEN];
     run->body = body;
     if (run->mpi) {
-#line 632 "chapters/06-production.nw"
+#line 639 "chapters/06-production.nw"
         if (rank_main(run->mpi_rank, run->ranks, run, err)) {
             fprintf(stderr, "%s: rank %d: %s\n", program_name(), run->mpi_rank, err);
             comm_mpi_abort(EXIT_FAILURE);
         }
         return;
     }
-#line 2591 "chapters/02-shm.nw"
+#line 2616 "chapters/02-shm.nw"
     if (!(run->w = shm_world_create(run->ranks, 0, run->o.timeout, err)))
         fatal("%s", err);
     int rc = launch(run->ranks, rank_main, run, 0, err);
@@ -382,12 +382,12 @@ int run_finish(Run *run)
     if (run->log && fclose(run->log) != 0)
         fatal("--log %s: %s", run->o.log, strerror(errno));
     run->log = NULL;
-#line 2557 "chapters/A1-support.nw"
+#line 2561 "chapters/A1-support.nw"
     char terr[ERR_LEN];
     if (run->o.trace && (trace_write(run->o.trace, terr) ||
                          (run->trace_owner && trace_close(run->o.trace, terr))))
         fatal("%s", terr);
-#line 2606 "chapters/02-shm.nw"
+#line 2631 "chapters/02-shm.nw"
     data_free(&run->train);
     data_free(&run->test);
     checkpoint_free(&run->resume);
@@ -409,7 +409,7 @@ static int check_strategy(const Run *run)
     const StrategyDef *def = run->strategy;
     const Options *o = &run->o;
     char why[ERR_LEN] = "";
-#line 3065 "chapters/06-production.nw"
+#line 3078 "chapters/06-production.nw"
     bool given = o->given & OPT_TRANSPORT, over_mpi = strcmp(o->transport, "mpi") == 0;
     char names[ERR_LEN / 4];
     if ((def->needs & NEEDS_MPI) && given && !over_mpi) {
@@ -417,18 +417,18 @@ static int check_strategy(const Run *run)
                  "--strategy %s: %s needs the MPI transport (drop --transport "
                  "shm, run under mpirun)",
                  def->name, def->title);
-#line 3071 "chapters/06-production.nw"
+#line 3084 "chapters/06-production.nw"
     } else if (given && over_mpi && !(def->needs & RUNS_OVER_MPI)) {
         strategy_names(names, sizeof names, RUNS_OVER_MPI, ", ");
         snprintf(why, sizeof why,
                  "--strategy %s runs on this machine's shared memory; over "
                  "--transport mpi use %s",
                  def->name, names);
-#line 3075 "chapters/06-production.nw"
+#line 3088 "chapters/06-production.nw"
     } else if (def->shape == SHAPE_ONE && (o->given & OPT_N_GPUS) && o->n_gpus != 1) {
         snprintf(why, sizeof why, "--strategy %s trains on one device: drop --n_gpus or give 1",
                  def->name);
-#line 3079 "chapters/06-production.nw"
+#line 3092 "chapters/06-production.nw"
     } else if ((def->needs & NEEDS_GPUS) && strcmp(o->device, "cpu") == 0) {
         snprintf(why, sizeof why, "--strategy %s: %s moves GPU memory: drop --device cpu",
                  def->name, def->title);
@@ -437,15 +437,15 @@ static int check_strategy(const Run *run)
                  "--strategy %s drives CPU replicas from one process; this "
                  "book's CUDA backend holds one GPU per process (use nccl or ring on GPUs)",
                  def->name);
-#line 3086 "chapters/06-production.nw"
+#line 3099 "chapters/06-production.nw"
     } else if (def->check) {
         def->check(o->n_gpus, strcmp(o->device, "cpu") == 0, why, sizeof why);
     }
-#line 3103 "chapters/06-production.nw"
+#line 3116 "chapters/06-production.nw"
     if (!why[0] && (o->given & OPT_BUCKET) && !(def->needs & USES_BUCKETS)) {
         strategy_names(names, sizeof names, USES_BUCKETS, ", ");
         snprintf(why, sizeof why, "--bucket_mb sets the buckets of --strategy %s only", names);
-#line 3107 "chapters/06-production.nw"
+#line 3120 "chapters/06-production.nw"
     }
 #line 418 "chapters/07-zero.nw"
     if (!why[0] && (def->needs & SGD_ONLY) && strcmp(o->optimizer, "sgd") != 0)
@@ -604,13 +604,14 @@ static int train_rank(Rank *r, char *err)
     model_free(&m);
     return 0;
 }
-#line 3004 "chapters/06-production.nw"
+#line 3038 "chapters/06-production.nw"
 /** Build one replica on the CPU, for a strategy that drives them all. */
 static int build_replica(Model *m, void *arg, char *err)
 {
     return run_model(arg, device_cpu(), m, err);
 }
 
+#line 3013 "chapters/06-production.nw"
 /** SHAPE_THREADS: every replica in this process. */
 static void run_threads(Run *run)
 {
@@ -618,7 +619,7 @@ static void run_threads(Run *run)
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     device_cpu_threads((int)(cores / run->ranks > 0 ? cores / run->ranks : 1));
     const Device *cpu = device_open("cpu", 0, note, err);
-#line 3042 "chapters/06-production.nw"
+#line 3055 "chapters/06-production.nw"
     if (!run->o.quiet) {
         Rank r = {.size = run->ranks, .dev = device_cpu(), .run = run};
         Model probe;
@@ -628,14 +629,14 @@ static void run_threads(Run *run)
         run_banner(&r, &probe, NULL);
         model_free(&probe);
     }
-#line 3018 "chapters/06-production.nw"
+#line 3021 "chapters/06-production.nw"
     TrainConfig cfg = run_train_config(run, true);
     Model master;
     TrainResult res;
     if (run->strategy->threads(&cfg, run->ranks, &run->train, &run->test, build_replica, run,
                                &master, &res, err))
         fatal("%s", err);
-#line 3025 "chapters/06-production.nw"
+#line 3028 "chapters/06-production.nw"
     train_report_end(stdout, &res, run->o.quiet);
     model_free(&master);
     if (device_close(cpu, err))
