@@ -386,7 +386,7 @@ memcheck:
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 30
 FUZZ_TARGETS := checkpoint idx options
-FUZZ_SRCS    := tangled/model/checkpoint.c tangled/model/data.c tangled/run/options.c \
+FUZZ_SRCS    := tangled/model/checkpoint.c tangled/model/data.c tangled/run/options.c tangled/run/option_table.c tangled/run/option_values.c \
                 tangled/support/util.c tangled/support/rng.c tangled/support/report.c \
                 tangled/support/trace.c \
                 tangled/model/model.c

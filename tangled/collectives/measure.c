@@ -2,7 +2,7 @@
  * @file measure.c
  * @brief The ping-pong of one size (chapter 2) and the collectives under test (chapter 4).
  */
-#line 2822 "chapters/02-shm.nw"
+#line 2912 "chapters/02-shm.nw"
 #include "measure.h"
 
 #include <math.h>
@@ -14,7 +14,7 @@
 #include "report.h"
 #include "util.h"
 
-#line 2842 "chapters/02-shm.nw"
+#line 2932 "chapters/02-shm.nw"
 static unsigned char pattern(size_t i, size_t size)
 {
     return (unsigned char)((i * 2654435761u + size * 40503u) >> 7);
@@ -29,21 +29,21 @@ static void fill(const Device *dev, unsigned char *host, void *buf, size_t size)
 
 static long count_wrong(const Device *dev, unsigned char *host, const void *buf, size_t size)
 {
-#line 2857 "chapters/02-shm.nw"
+#line 2947 "chapters/02-shm.nw"
     dev->download(host, buf, size);
     long wrong = 0;
     for (size_t i = 0; i < size; i++)
         wrong += host[i] != pattern(i, size);
     return wrong;
 }
-#line 2904 "chapters/02-shm.nw"
+#line 2994 "chapters/02-shm.nw"
 int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, void *sbuf,
                   void *rbuf, double *times, PingRow *row, char *err)
 {
     const Device *dev = c->dev;
     int me = c->rank, peer = 1 - me;
     row->wrong = 0;
-#line 2923 "chapters/02-shm.nw"
+#line 3013 "chapters/02-shm.nw"
     if (tm->check) {
         launch_phase("checking %zu B", size);
         if (me == 0) {
@@ -55,7 +55,7 @@ int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, v
             return -1;
         }
     }
-#line 2946 "chapters/02-shm.nw"
+#line 3036 "chapters/02-shm.nw"
     launch_phase("pingpong %zu B", size);
     for (int i = -tm->warmup; i < tm->iters; i++) {
         double t0 = now_seconds();
@@ -66,7 +66,7 @@ int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, v
             times[i] = (now_seconds() - t0) / 2;
     }
     row->oneway = median(times, tm->iters);
-#line 2970 "chapters/02-shm.nw"
+#line 3060 "chapters/02-shm.nw"
     launch_phase("sendrecv %zu B", size);
     for (int i = -tm->warmup; i < tm->iters; i++) {
         double t0 = now_seconds();
@@ -76,7 +76,7 @@ int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, v
             times[i] = now_seconds() - t0;
     }
     row->both = median(times, tm->iters);
-#line 2913 "chapters/02-shm.nw"
+#line 3003 "chapters/02-shm.nw"
     return 0;
 }
 #line 592 "chapters/04-rs.nw"

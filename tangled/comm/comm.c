@@ -2,14 +2,14 @@
  * @file comm.c
  * @brief Choosing a rank's transport: the shared world, or MPI (chapters 2 and 6).
  */
-#line 2653 "chapters/02-shm.nw"
+#line 2673 "chapters/02-shm.nw"
 #include "comm.h"
 
 #include "comm_mpi.h"
 
 int comm_open_rank(ShmWorld *w, int rank, const Device *dev, Comm **c, Comm **host, char *err)
 {
-#line 2660 "chapters/02-shm.nw"
+#line 2680 "chapters/02-shm.nw"
     *host = NULL;
     *c = w ? comm_shm_open(w, rank, dev, err) : comm_mpi_open(dev, err);
     if (*c)

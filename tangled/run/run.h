@@ -31,6 +31,7 @@ typedef struct Run {
     const StrategyDef *strategy; /**< a training program's strategy (chapter 3) */
     void *program;               /**< the program's own state, if it needs more */
     bool trace_owner;            /**< this process created the --trace file (appendix A) */
+    int status;                  /**< EXIT_FAILURE once a part failed (its line printed) */
     int (*body)(struct Rank *r, char *err); /**< what each rank does after its prelude */
 } Run;
 
@@ -60,11 +61,16 @@ int run_parse(Run *run, int argc, char **argv, unsigned accepted, const char *su
 int run_start(Run *run, bool mpi);
 /**
  * Run @p body on every rank after its prelude: fork run->ranks ranks over a shared world
- * and supervise them, or under MPI be this process's rank. A failure ends the program
- * with one line and exit status 1 (under MPI, the whole job).
+ * and supervise them, or under MPI be this process's rank. Returns 0, or EXIT_FAILURE
+ * after one line (kept in run->status); under MPI a failed rank aborts the whole job.
  */
-void run_ranks(Run *run, int (*body)(Rank *r, char *err));
-/** Close the log, free the data and the checkpoint; returns the exit status (0). */
+int run_ranks(Run *run, int (*body)(Rank *r, char *err));
+/** Print @p line after the program's name, and mark the run failed; EXIT_FAILURE. */
+int run_fail(Run *run, const char *line);
+/**
+ * Close the log and the trace, free the data and the checkpoint, whatever happened
+ * before; returns the run's exit status (0, or EXIT_FAILURE after a failure).
+ */
 int run_finish(Run *run);
 /**
  * Whether the forked ranks of @p r's run share GPUs: if so, "4 ranks share 1 GPU"
@@ -105,6 +111,16 @@ int run_training(Run *run);
 void train_banner(FILE *f, const Options *o, const Model *m, const Dataset *train,
                   const Dataset *test, const Device *dev, const char *note, int trainers,
                   const char *each);
+/** SHAPE_ONE: @p body as rank 0 of 1, in this process; as run_ranks() answers. */
+int run_one(Run *run, int (*body)(Rank *r, char *err));
+/** The banner of a training run, from the rank that speaks (banner.c). */
+void run_banner(const Rank *r, const Model *m, const Strategy *s);
+/**
+ * After training (finish.c): compare the replicas, print the final figures (@p res: this
+ * rank's, or NULL on a rank that does not speak), then the strategy's. 0, or -1 with @p err.
+ */
+int run_report(const Rank *r, const Strategy *s, const Model *m, const TrainResult *res,
+               char *err);
 /**
  * Print the banner's state line: the bytes rank 0 will keep for parameters, gradients and
  * optimizer state with @p o's optimizer and its opened strategy @p s (NULL: one device).

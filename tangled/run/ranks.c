@@ -1,0 +1,139 @@
+/**
+ * @file ranks.c
+ * @brief The run layer: parse, decide how the ranks run, start them (chapters 2, 6, 8).
+ */
+#line 2769 "chapters/02-shm.nw"
+#include "run.h"
+
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "comm_mpi.h"
+#include "launch.h"
+#include "trace.h"
+#include "util.h"
+
+#line 2509 "chapters/02-shm.nw"
+int run_parse(Run *run, int argc, char **argv, unsigned accepted, const char *summary,
+              const char *examples)
+{
+    char err[ERR_LEN];
+    set_program_name(argv[0]);
+    options_defaults(&run->o);
+    if (options_parse(&run->o, argc, argv, accepted, err)) {
+        fprintf(stderr, "%s: %s\n", program_name(), err);
+        return EXIT_USAGE;
+    }
+    if (run->o.help) {
+        options_usage(stdout, summary, accepted, examples);
+        return 0;
+    }
+    return RUN_GO;
+}
+
+#line 2489 "chapters/02-shm.nw"
+int run_start(Run *run, bool mpi)
+{
+    run->ranks = run->o.n_gpus;
+    run->mpi = mpi || strcmp(run->o.transport, "mpi") == 0;
+    run->mpi_rank = 0;
+    if (run->mpi) {
+#line 603 "chapters/06-production.nw"
+        char err[ERR_LEN];
+        int size;
+        if (comm_mpi_init(&run->mpi_rank, &size, err)) {
+            fprintf(stderr, "%s: %s\n", program_name(), err);
+            return EXIT_USAGE;
+        }
+        if ((run->o.given & OPT_N_GPUS) && run->o.n_gpus != size) {
+            if (run->mpi_rank == 0)
+                fprintf(stderr,
+                        "%s: --n_gpus %d, but mpirun started %d process(es): give mpirun "
+                        "-np %d, or leave --n_gpus out\n",
+                        program_name(), run->o.n_gpus, size, run->o.n_gpus);
+#line 616 "chapters/06-production.nw"
+            comm_mpi_finalize();
+            return EXIT_USAGE;
+        }
+        run->ranks = size;
+    }
+#line 2496 "chapters/02-shm.nw"
+    return RUN_GO;
+}
+#line 287 "chapters/08-direct.nw"
+/** Bind this process to the @p rank-th allowed core, when @p size ranks each can have one. */
+static void bind_to_core(int rank, int size)
+{
+    cpu_set_t allowed, one;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0 || CPU_COUNT(&allowed) < size)
+        return;
+    for (int cpu = 0, k = 0; cpu < CPU_SETSIZE; cpu++)
+        if (CPU_ISSET(cpu, &allowed) && k++ == rank) {
+            CPU_ZERO(&one);
+            CPU_SET(cpu, &one);
+            sched_setaffinity(0, sizeof one, &one);
+            return;
+        }
+}
+
+#line 2541 "chapters/02-shm.nw"
+/** The prelude of every rank, then the program's body. */
+static int rank_main(int rank, int size, void *arg, char *err)
+{
+    Run *run = arg;
+    Rank r = {.rank = rank, .size = size, .run = run};
+    launch_phase("opening the device");
+    if (!(r.dev = device_open(run->o.device, rank, r.note, err)))
+        return -1;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN); /* the ranks share the machine's cores */
+    device_cpu_threads((int)(cores / size > 0 ? cores / size : 1));
+    if (run->w) /* chapter 8: forked ranks, one core each when there are enough */
+        bind_to_core(rank, size);
+    if ((run->w || run->mpi) && comm_open_rank(run->w, rank, r.dev, &r.c, &r.host, err))
+        return -1;
+    if (run->o.trace) /* appendix A: the rank records its own timeline */
+        trace_start(rank);
+    if (run->body(&r, err))
+        return -1;
+    if (r.c)
+        comm_close_rank(r.c, r.host);
+    launch_phase("closing the device");
+    return device_close(r.dev, err);
+}
+#line 2616 "chapters/02-shm.nw"
+int run_ranks(Run *run, int (*body)(Rank *r, char *err))
+{
+    char err[ERR_LEN];
+    run->body = body;
+    if (run->mpi) {
+#line 639 "chapters/06-production.nw"
+        if (rank_main(run->mpi_rank, run->ranks, run, err)) {
+            fprintf(stderr, "%s: rank %d: %s\n", program_name(), run->mpi_rank, err);
+            comm_mpi_abort(EXIT_FAILURE);
+        }
+        return 0;
+    }
+#line 2622 "chapters/02-shm.nw"
+    if (!(run->w = shm_world_create(run->ranks, 0, run->o.timeout, err)))
+        return run_fail(run, err);
+    int rc = launch(run->ranks, rank_main, run, 0, err);
+    shm_world_destroy(run->w);
+    run->w = NULL;
+    return rc ? run_fail(run, err) : 0;
+}
+
+int run_fail(Run *run, const char *line)
+{
+    fprintf(stderr, "%s: %s\n", program_name(), line);
+    run->status = EXIT_FAILURE;
+    return EXIT_FAILURE;
+}
+#line 843 "chapters/03-ps.nw"
+int run_one(Run *run, int (*body)(Rank *r, char *err))
+{
+    char err[ERR_LEN];
+    run->body = body;
+    return rank_main(0, 1, run, err) ? run_fail(run, err) : 0;
+}
