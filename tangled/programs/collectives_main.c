@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "collectives.h"
-#include "comm.h"
+#include "comm_nccl.h"
 #include "device.h"
 #include "measure.h"
 #include "report.h"

@@ -193,10 +193,8 @@ const OptionSpec option_specs[] = {
      .bit = OPT_TRANSPORT,
      .kind = ARG_CHOICE,
      AT(transport),
-     .choices = "shm|mpi",
      .metavar = "T",
-     .help =
-         "shm: fork --n_gpus ranks here; mpi: one rank per process of mpirun (default shm)"},
+     .help = "how the ranks start: shm forks them here, mpi joins mpirun's (default shm)"},
     {.name = "strategy",
      .bit = OPT_STRATEGY,
      .kind = ARG_CHOICE,

@@ -2,7 +2,7 @@
  * @file prepare.c
  * @brief The run layer: a training run's data, log, checkpoint, model and loop (chapter 1).
  */
-#line 2791 "chapters/02-shm.nw"
+#line 2924 "chapters/02-shm.nw"
 #include "run.h"
 
 #include <errno.h>
@@ -11,7 +11,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "comm_mpi.h"
 #include "report.h"
 #include "trace.h"
 #include "util.h"
@@ -44,7 +43,7 @@ int run_prepare_training(Run *run, int trainers, const char *word)
         trace_begin(run)) {
 #line 3877 "chapters/01-mlp.nw"
         if (run->mpi)
-            comm_mpi_finalize();
+            run->transport->leave();
         return EXIT_USAGE;
     }
     return RUN_GO;

@@ -2,26 +2,29 @@
  * @file ranks.c
  * @brief The run layer: parse, decide how the ranks run, start them (chapters 2, 6, 8).
  */
-#line 2769 "chapters/02-shm.nw"
+#line 2902 "chapters/02-shm.nw"
 #include "run.h"
 
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
-#include "comm_mpi.h"
+#include "comm_shm.h"
 #include "launch.h"
 #include "trace.h"
 #include "util.h"
 
-#line 2509 "chapters/02-shm.nw"
+#line 2534 "chapters/02-shm.nw"
 int run_parse(Run *run, int argc, char **argv, unsigned accepted, const char *summary,
               const char *examples)
 {
+    static char transports[ERR_LEN / 4]; /* the parser keeps the pointer */
     char err[ERR_LEN];
     set_program_name(argv[0]);
     options_defaults(&run->o);
+    transport_names(transports, sizeof transports, "|");
+    options_set_choices(OPT_TRANSPORT, transports);
     if (options_parse(&run->o, argc, argv, accepted, err)) {
         fprintf(stderr, "%s: %s\n", program_name(), err);
         return EXIT_USAGE;
@@ -33,17 +36,18 @@ int run_parse(Run *run, int argc, char **argv, unsigned accepted, const char *su
     return RUN_GO;
 }
 
-#line 2489 "chapters/02-shm.nw"
+#line 2513 "chapters/02-shm.nw"
 int run_start(Run *run, bool mpi)
 {
     run->ranks = run->o.n_gpus;
-    run->mpi = mpi || strcmp(run->o.transport, "mpi") == 0;
+    run->transport = mpi ? &transport_mpi : transport_find(run->o.transport);
+    run->mpi = run->transport->join != NULL;
     run->mpi_rank = 0;
     if (run->mpi) {
-#line 603 "chapters/06-production.nw"
+#line 639 "chapters/06-production.nw"
         char err[ERR_LEN];
         int size;
-        if (comm_mpi_init(&run->mpi_rank, &size, err)) {
+        if (run->transport->join(&run->mpi_rank, &size, err)) {
             fprintf(stderr, "%s: %s\n", program_name(), err);
             return EXIT_USAGE;
         }
@@ -53,13 +57,13 @@ int run_start(Run *run, bool mpi)
                         "%s: --n_gpus %d, but mpirun started %d process(es): give mpirun "
                         "-np %d, or leave --n_gpus out\n",
                         program_name(), run->o.n_gpus, size, run->o.n_gpus);
-#line 616 "chapters/06-production.nw"
-            comm_mpi_finalize();
+#line 652 "chapters/06-production.nw"
+            run->transport->leave();
             return EXIT_USAGE;
         }
         run->ranks = size;
     }
-#line 2496 "chapters/02-shm.nw"
+#line 2521 "chapters/02-shm.nw"
     return RUN_GO;
 }
 #line 287 "chapters/08-direct.nw"
@@ -78,7 +82,7 @@ static void bind_to_core(int rank, int size)
         }
 }
 
-#line 2541 "chapters/02-shm.nw"
+#line 2572 "chapters/02-shm.nw"
 /** The prelude of every rank, then the program's body. */
 static int rank_main(int rank, int size, void *arg, char *err)
 {
@@ -91,7 +95,8 @@ static int rank_main(int rank, int size, void *arg, char *err)
     device_cpu_threads((int)(cores / size > 0 ? cores / size : 1));
     if (run->w) /* chapter 8: forked ranks, one core each when there are enough */
         bind_to_core(rank, size);
-    if ((run->w || run->mpi) && comm_open_rank(run->w, rank, r.dev, &r.c, &r.host, err))
+    if ((run->w || run->mpi) &&
+        comm_open_rank(run->transport, run->w, rank, r.dev, &r.c, &r.host, err))
         return -1;
     if (run->o.trace) /* appendix A: the rank records its own timeline */
         trace_start(rank);
@@ -102,20 +107,20 @@ static int rank_main(int rank, int size, void *arg, char *err)
     launch_phase("closing the device");
     return device_close(r.dev, err);
 }
-#line 2616 "chapters/02-shm.nw"
+#line 2648 "chapters/02-shm.nw"
 int run_ranks(Run *run, int (*body)(Rank *r, char *err))
 {
     char err[ERR_LEN];
     run->body = body;
     if (run->mpi) {
-#line 639 "chapters/06-production.nw"
+#line 675 "chapters/06-production.nw"
         if (rank_main(run->mpi_rank, run->ranks, run, err)) {
             fprintf(stderr, "%s: rank %d: %s\n", program_name(), run->mpi_rank, err);
-            comm_mpi_abort(EXIT_FAILURE);
+            run->transport->abort(EXIT_FAILURE);
         }
         return 0;
     }
-#line 2622 "chapters/02-shm.nw"
+#line 2654 "chapters/02-shm.nw"
     if (!(run->w = shm_world_create(run->ranks, 0, run->o.timeout, err)))
         return run_fail(run, err);
     int rc = launch(run->ranks, rank_main, run, 0, err);

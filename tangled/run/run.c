@@ -2,7 +2,7 @@
  * @file run.c
  * @brief The run layer: training over the ranks with a strategy (chapters 3, 6).
  */
-#line 2812 "chapters/02-shm.nw"
+#line 2944 "chapters/02-shm.nw"
 #include "run.h"
 
 #include <string.h>
@@ -46,26 +46,28 @@ static int check_strategy(const Run *run)
     const StrategyDef *def = run->strategy;
     const Options *o = &run->o;
     char why[ERR_LEN] = "";
-#line 3077 "chapters/06-production.nw"
-    bool given = o->given & OPT_TRANSPORT, over_mpi = strcmp(o->transport, "mpi") == 0;
+#line 3130 "chapters/06-production.nw"
+    bool given = o->given & OPT_TRANSPORT,
+         over_mpi = transport_find(o->transport) == &transport_mpi;
+#line 3131 "chapters/06-production.nw"
     char names[ERR_LEN / 4];
     if ((def->needs & NEEDS_MPI) && given && !over_mpi) {
         snprintf(why, sizeof why,
                  "--strategy %s: %s needs the MPI transport (drop --transport "
                  "shm, run under mpirun)",
                  def->name, def->title);
-#line 3083 "chapters/06-production.nw"
+#line 3136 "chapters/06-production.nw"
     } else if (given && over_mpi && !(def->needs & RUNS_OVER_MPI)) {
         strategy_names(names, sizeof names, RUNS_OVER_MPI, ", ");
         snprintf(why, sizeof why,
                  "--strategy %s runs on this machine's shared memory; over "
                  "--transport mpi use %s",
                  def->name, names);
-#line 3087 "chapters/06-production.nw"
+#line 3140 "chapters/06-production.nw"
     } else if (def->shape == SHAPE_ONE && (o->given & OPT_N_GPUS) && o->n_gpus != 1) {
         snprintf(why, sizeof why, "--strategy %s trains on one device: drop --n_gpus or give 1",
                  def->name);
-#line 3091 "chapters/06-production.nw"
+#line 3144 "chapters/06-production.nw"
     } else if ((def->needs & NEEDS_GPUS) && strcmp(o->device, "cpu") == 0) {
         snprintf(why, sizeof why, "--strategy %s: %s moves GPU memory: drop --device cpu",
                  def->name, def->title);
@@ -74,15 +76,15 @@ static int check_strategy(const Run *run)
                  "--strategy %s drives CPU replicas from one process; this "
                  "book's CUDA backend holds one GPU per process (use nccl or ring on GPUs)",
                  def->name);
-#line 3098 "chapters/06-production.nw"
+#line 3151 "chapters/06-production.nw"
     } else if (def->check) {
         def->check(o->n_gpus, strcmp(o->device, "cpu") == 0, why, sizeof why);
     }
-#line 3115 "chapters/06-production.nw"
+#line 3168 "chapters/06-production.nw"
     if (!why[0] && (o->given & OPT_BUCKET) && !(def->needs & USES_BUCKETS)) {
         strategy_names(names, sizeof names, USES_BUCKETS, ", ");
         snprintf(why, sizeof why, "--bucket_mb sets the buckets of --strategy %s only", names);
-#line 3119 "chapters/06-production.nw"
+#line 3172 "chapters/06-production.nw"
     }
 #line 418 "chapters/07-zero.nw"
     if (!why[0] && (def->needs & SGD_ONLY) && strcmp(o->optimizer, "sgd") != 0)
@@ -161,14 +163,14 @@ static int train_rank(Rank *r, char *err)
     model_free(&m);
     return 0;
 }
-#line 3037 "chapters/06-production.nw"
+#line 3090 "chapters/06-production.nw"
 /** Build one replica on the CPU, for a strategy that drives them all. */
 static int build_replica(Model *m, void *arg, char *err)
 {
     return run_model(arg, device_cpu(), m, err);
 }
 
-#line 3013 "chapters/06-production.nw"
+#line 3066 "chapters/06-production.nw"
 /** SHAPE_THREADS: every replica in this process. */
 static int run_threads(Run *run)
 {
@@ -176,7 +178,7 @@ static int run_threads(Run *run)
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     device_cpu_threads((int)(cores / run->ranks > 0 ? cores / run->ranks : 1));
     const Device *cpu = device_open("cpu", 0, note, err);
-#line 3054 "chapters/06-production.nw"
+#line 3107 "chapters/06-production.nw"
     if (!run->o.quiet) {
         Rank r = {.size = run->ranks, .dev = device_cpu(), .run = run};
         Model probe;
@@ -186,14 +188,14 @@ static int run_threads(Run *run)
         run_banner(&r, &probe, NULL);
         model_free(&probe);
     }
-#line 3021 "chapters/06-production.nw"
+#line 3074 "chapters/06-production.nw"
     TrainConfig cfg = run_train_config(run, true);
     Model master;
     TrainResult res;
     if (run->strategy->threads(&cfg, run->ranks, &run->train, &run->test, build_replica, run,
                                &master, &res, err))
         return run_fail(run, err);
-#line 3028 "chapters/06-production.nw"
+#line 3081 "chapters/06-production.nw"
     train_report_end(stdout, &res, run->o.quiet);
     model_free(&master);
     return device_close(cpu, err) ? run_fail(run, err) : 0;

@@ -15,23 +15,25 @@
 #include "options.h"
 #include "strategy.h"
 #include "train.h"
+#include "transport.h"
 
 struct Rank;
 /** What a program prepares before its ranks start; every rank reads it. */
 typedef struct Run {
-    Options o;                   /**< the command line, as parsed: only read afterwards */
-    int ranks;                   /**< N: how many ranks run */
-    bool mpi;                    /**< the ranks are mpirun's processes, not forked ones */
-    int mpi_rank;                /**< under MPI, this process's rank */
-    ShmWorld *w;                 /**< the forked ranks' shared world, or NULL */
-    Dataset train;               /**< a training program's training set */
-    Dataset test;                /**< ... and its test set */
-    FILE *log;                   /**< the CSV log (held by one process), or NULL */
-    Checkpoint resume;           /**< with --resume, where the run goes on from (app. B) */
-    const StrategyDef *strategy; /**< a training program's strategy (chapter 3) */
-    void *program;               /**< the program's own state, if it needs more */
-    bool trace_owner;            /**< this process created the --trace file (appendix A) */
-    int status;                  /**< EXIT_FAILURE once a part failed (its line printed) */
+    Options o;                     /**< the command line, as parsed: only read afterwards */
+    int ranks;                     /**< N: how many ranks run */
+    bool mpi;                      /**< the ranks are mpirun's processes, not forked ones */
+    int mpi_rank;                  /**< under MPI, this process's rank */
+    const TransportDef *transport; /**< --transport's row: how the ranks come to be */
+    ShmWorld *w;                   /**< the forked ranks' shared world, or NULL */
+    Dataset train;                 /**< a training program's training set */
+    Dataset test;                  /**< ... and its test set */
+    FILE *log;                     /**< the CSV log (held by one process), or NULL */
+    Checkpoint resume;             /**< with --resume, where the run goes on from (app. B) */
+    const StrategyDef *strategy;   /**< a training program's strategy (chapter 3) */
+    void *program;                 /**< the program's own state, if it needs more */
+    bool trace_owner;              /**< this process created the --trace file (appendix A) */
+    int status;                    /**< EXIT_FAILURE once a part failed (its line printed) */
     int (*body)(struct Rank *r, char *err); /**< what each rank does after its prelude */
 } Run;
 

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "comm.h"
+#include "comm_shm.h"
 #include "device.h"
 #include "helpers.h"
 #include "launch.h"
