@@ -12,9 +12,10 @@
 #include "collectives.h"
 #include "launch.h"
 #include "report.h"
+#include "star.h"
 #include "util.h"
 
-#line 3064 "chapters/02-shm.nw"
+#line 3065 "chapters/02-shm.nw"
 static unsigned char pattern(size_t i, size_t size)
 {
     return (unsigned char)((i * 2654435761u + size * 40503u) >> 7);
@@ -29,21 +30,21 @@ static void fill(const Device *dev, unsigned char *host, void *buf, size_t size)
 
 static long count_wrong(const Device *dev, unsigned char *host, const void *buf, size_t size)
 {
-#line 3079 "chapters/02-shm.nw"
+#line 3080 "chapters/02-shm.nw"
     dev->download(host, buf, size);
     long wrong = 0;
     for (size_t i = 0; i < size; i++)
         wrong += host[i] != pattern(i, size);
     return wrong;
 }
-#line 3126 "chapters/02-shm.nw"
+#line 3127 "chapters/02-shm.nw"
 int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, void *sbuf,
                   void *rbuf, double *times, PingRow *row, char *err)
 {
     const Device *dev = c->dev;
     int me = c->rank, peer = 1 - me;
     row->wrong = 0;
-#line 3145 "chapters/02-shm.nw"
+#line 3146 "chapters/02-shm.nw"
     if (tm->check) {
         launch_phase("checking %zu B", size);
         if (me == 0) {
@@ -55,7 +56,7 @@ int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, v
             return -1;
         }
     }
-#line 3168 "chapters/02-shm.nw"
+#line 3169 "chapters/02-shm.nw"
     launch_phase("pingpong %zu B", size);
     for (int i = -tm->warmup; i < tm->iters; i++) {
         double t0 = now_seconds();
@@ -66,7 +67,7 @@ int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, v
             times[i] = (now_seconds() - t0) / 2;
     }
     row->oneway = median(times, tm->iters);
-#line 3192 "chapters/02-shm.nw"
+#line 3193 "chapters/02-shm.nw"
     launch_phase("sendrecv %zu B", size);
     for (int i = -tm->warmup; i < tm->iters; i++) {
         double t0 = now_seconds();
@@ -76,7 +77,7 @@ int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, v
             times[i] = now_seconds() - t0;
     }
     row->both = median(times, tm->iters);
-#line 3135 "chapters/02-shm.nw"
+#line 3136 "chapters/02-shm.nw"
     return 0;
 }
 #line 592 "chapters/04-rs.nw"
@@ -147,24 +148,18 @@ static int run_native_all_reduce(Comm *c, float *buf, size_t count, float *scrat
 #line 723 "chapters/06-production.nw"
     return c->allreduce(c, buf, count, err);
 }
-#line 783 "chapters/06-production.nw"
+#line 785 "chapters/06-production.nw"
 static int run_ps_all_reduce(Comm *c, float *buf, size_t count, float *scratch, char *err)
 {
     size_t bytes = count * sizeof *buf;
     if (c->rank != 0)
         return c->send(c, 0, buf, bytes, err) || c->recv(c, 0, buf, bytes, err) ? -1 : 0;
-    for (int q = 1; q < c->size; q++) {
-        if (c->recv(c, q, scratch, bytes, err))
-            return -1;
-        c->dev->axpy(count, 1.0f, scratch, buf);
-    }
-    for (int q = 1; q < c->size; q++)
-        if (c->send(c, q, buf, bytes, err))
-            return -1;
-    return 0;
+    if (star_gather_sum(c, buf, scratch, count, 1.0f, err))
+        return -1;
+    return star_send_all(c, buf, count, err);
 }
 
-#line 812 "chapters/06-production.nw"
+#line 808 "chapters/06-production.nw"
 static int run_memcpy(Comm *c, float *buf, size_t count, float *scratch, char *err)
 {
     (void)err;

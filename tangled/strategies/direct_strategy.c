@@ -10,9 +10,10 @@
 #include "report.h"
 #include "ring_strategy.h"
 #include "strategy.h"
+#include "traffic.h"
 #include "util.h"
 
-#line 894 "chapters/08-direct.nw"
+#line 895 "chapters/08-direct.nw"
 static int direct_sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
 {
     RingState *st = s->state;
@@ -26,7 +27,7 @@ static int direct_sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
     return 0;
 }
 
-#line 909 "chapters/08-direct.nw"
+#line 910 "chapters/08-direct.nw"
 /** The direct strategy's state: the ring's (first, so the ring's functions find it). */
 typedef struct DirectState {
     RingState ring; /**< the ring's communicators and scratch */
@@ -40,7 +41,7 @@ static void direct_home_grads(Comm *c, Model *m)
         model_use_grads(m, shared);
 }
 
-#line 953 "chapters/08-direct.nw"
+#line 954 "chapters/08-direct.nw"
 /** What runs for the gradients: the chooser's answer, and why if the channel ring. */
 static const char *direct_names_its_all_reduce(DirectState *st, Comm *c, const Model *m)
 {
@@ -58,7 +59,7 @@ static const char *direct_names_its_all_reduce(DirectState *st, Comm *c, const M
     return st->runs;
 }
 
-#line 929 "chapters/08-direct.nw"
+#line 930 "chapters/08-direct.nw"
 static int direct_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     (void)err;
@@ -71,7 +72,7 @@ static int direct_open(Strategy *s, const StrategyEnv *e, char *err)
     return 0;
 }
 
-#line 972 "chapters/08-direct.nw"
+#line 973 "chapters/08-direct.nw"
 static void direct_close(Strategy *s)
 {
     DirectState *st = s->state; /* its first member is the RingState s->state points at */
@@ -79,7 +80,7 @@ static void direct_close(Strategy *s)
     free(st);
 }
 
-#line 986 "chapters/08-direct.nw"
+#line 987 "chapters/08-direct.nw"
 const StrategyDef strategy_direct = {
     .name = "direct",
     .title = "all-reduce by reading the peers' memory, chosen by size",

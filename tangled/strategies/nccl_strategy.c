@@ -2,18 +2,17 @@
  * @file nccl_strategy.c
  * @brief NCCL's all-reduce as a strategy: the native strategy over NCCL's communicator.
  */
-#line 2082 "chapters/06-production.nw"
+#line 2077 "chapters/06-production.nw"
 #include "production.h"
 
 #include <stdlib.h>
 
 #include "comm_nccl.h"
-#include "device.h"
-#include "ring_strategy.h"
 #include "strategy.h"
+#include "traffic.h"
 #include "util.h"
 
-#line 2974 "chapters/06-production.nw"
+#line 2968 "chapters/06-production.nw"
 static int nccl_row_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     char why[ERR_LEN];
@@ -35,7 +34,7 @@ static void nccl_row_close(Strategy *s)
     free(st);
 }
 
-#line 3005 "chapters/06-production.nw"
+#line 2999 "chapters/06-production.nw"
 static int nccl_check(int ranks, bool cpu, char *why, size_t len)
 {
     int gpus = cpu ? 0 : gpu_count();
@@ -49,11 +48,11 @@ static int nccl_check(int ranks, bool cpu, char *why, size_t len)
                  "per rank (two ranks of one communicator cannot share a GPU); use --n_gpus %d "
                  "or --strategy ring",
                  ranks, gpus, gpus == 1 ? "" : "s", gpus);
-#line 3017 "chapters/06-production.nw"
+#line 3011 "chapters/06-production.nw"
     return gpus < ranks ? -1 : 0;
 }
 
-#line 2948 "chapters/06-production.nw"
+#line 2942 "chapters/06-production.nw"
 const StrategyDef strategy_nccl = {
     .name = "nccl",
     .title = "NCCL",

@@ -2,7 +2,7 @@
  * @file param_server.c
  * @brief The parameter server's two roles.
  */
-#line 455 "chapters/03-ps.nw"
+#line 511 "chapters/03-ps.nw"
 #include "param_server.h"
 
 #include <stdlib.h>
@@ -11,13 +11,14 @@
 #include "checkpoint.h"
 #include "launch.h"
 #include "report.h"
+#include "star.h"
 #include "strategy.h"
 #include "util.h"
 
 /** Most figures the server sums after each epoch: train_run()'s. */
 #define PS_STATS TRAIN_STATS
 
-#line 309 "chapters/03-ps.nw"
+#line 365 "chapters/03-ps.nw"
 /** The server's half of sum_stats: add the workers' vectors, send back the sum. */
 static int sum_through_server(Comm *host, char *err)
 {
@@ -46,19 +47,16 @@ int ps_serve(Comm *c, Comm *host, Model *m, int epochs, long steps, float lr, Ps
     for (int epoch = 1; epoch <= epochs; epoch++) {
         for (long step = 0; step < steps; step++) {
             launch_phase("epoch %d step %ld: waiting for gradients", epoch, step);
-#line 251 "chapters/03-ps.nw"
+#line 308 "chapters/03-ps.nw"
             double t0 = now_seconds();
             dev->zero(m->grads, bytes);
-            for (int w = 1; w <= workers; w++) {
-                if (c->recv(c, w, incoming, bytes, err))
-                    return -1;
-                dev->axpy(P, 1.0f / workers, incoming, m->grads);
-            }
+            if (star_gather_sum(c, m->grads, incoming, P, 1.0f / workers, err))
+                return -1;
             dev->sync();
             double t1 = now_seconds();
             rep->wait += t1 - t0;
             rep->bytes_in += (double)bytes * workers;
-#line 276 "chapters/03-ps.nw"
+#line 331 "chapters/03-ps.nw"
             model_sgd_step(m, lr);
             dev->sync();
             double took = now_seconds() - t1;
@@ -66,9 +64,10 @@ int ps_serve(Comm *c, Comm *host, Model *m, int epochs, long steps, float lr, Ps
             launch_phase("epoch %d step %ld: sending the weights", epoch, step);
             t0 = now_seconds();
             for (int w = 1; w <= workers; w++)
-                if (host->send(host, w, &took, sizeof took, err) ||
-                    c->send(c, w, m->params, bytes, err))
+                if (host->send(host, w, &took, sizeof took, err))
                     return -1;
+            if (star_send_all(c, m->params, P, err))
+                return -1;
             rep->send += now_seconds() - t0;
             rep->bytes_out += (double)bytes * workers;
             rep->steps++;
@@ -81,7 +80,7 @@ int ps_serve(Comm *c, Comm *host, Model *m, int epochs, long steps, float lr, Ps
     dev->release(incoming);
     return 0;
 }
-#line 354 "chapters/03-ps.nw"
+#line 410 "chapters/03-ps.nw"
 static int push(Strategy *s, Model *m, Timers *t, char *err)
 {
     Comm *c = ((Comm **)s->state)[0];
@@ -93,7 +92,7 @@ static int push(Strategy *s, Model *m, Timers *t, char *err)
     return 0;
 }
 
-#line 383 "chapters/03-ps.nw"
+#line 439 "chapters/03-ps.nw"
 static int pull(Strategy *s, Model *m, Optimizer *opt, Timers *t, char *err)
 {
     (void)opt; /* the server steps */
@@ -111,7 +110,7 @@ static int pull(Strategy *s, Model *m, Optimizer *opt, Timers *t, char *err)
     return 0;
 }
 
-#line 410 "chapters/03-ps.nw"
+#line 466 "chapters/03-ps.nw"
 static int ps_sum_stats(Strategy *s, double *v, int n, char *err)
 {
     Comm *host = ((Comm **)s->state)[1];
@@ -121,12 +120,12 @@ static int ps_sum_stats(Strategy *s, double *v, int n, char *err)
     memcpy(buf, v, (size_t)n * sizeof *v);
     if (host->send(host, 0, buf, sizeof buf, err) || host->recv(host, 0, buf, sizeof buf, err))
         return -1;
-#line 420 "chapters/03-ps.nw"
+#line 476 "chapters/03-ps.nw"
     memcpy(v, buf, (size_t)n * sizeof *v);
     return 0;
 }
 
-#line 434 "chapters/03-ps.nw"
+#line 490 "chapters/03-ps.nw"
 void ps_worker(Strategy *s, Comm *c, Comm *host, Comm **state)
 {
     state[0] = c;
@@ -137,9 +136,9 @@ void ps_worker(Strategy *s, Comm *c, Comm *host, Comm **state)
                     .sum_stats = ps_sum_stats,
                     .update = pull,
                     .state = state};
-#line 441 "chapters/03-ps.nw"
+#line 497 "chapters/03-ps.nw"
 }
-#line 678 "chapters/03-ps.nw"
+#line 735 "chapters/03-ps.nw"
 /** A rank's parameter-server state: the worker's two communicators come first. */
 typedef struct PsState {
     Comm *pair[2]; /**< the communicator and the host one: a worker's Strategy.state */
@@ -165,15 +164,15 @@ static void ps_close(Strategy *s)
     free(s->state);
 }
 
-#line 715 "chapters/03-ps.nw"
+#line 772 "chapters/03-ps.nw"
 static int ps_serve_all(Strategy *s, Model *m, const TrainConfig *cfg, long steps, char *err)
 {
-#line 718 "chapters/03-ps.nw"
+#line 775 "chapters/03-ps.nw"
     PsState *st = s->state;
     int done = cfg->resume ? cfg->resume->epoch : 0;
     return ps_serve(st->pair[0], st->pair[1], m, cfg->epochs - done, steps, cfg->lr, &st->rep,
                     err);
-#line 723 "chapters/03-ps.nw"
+#line 780 "chapters/03-ps.nw"
 }
 
 static void ps_print_report(const Strategy *s, FILE *f)
@@ -190,7 +189,7 @@ static void ps_traffic(char *line, size_t len, int ranks, size_t bytes)
              format_bytes(b, 2 * (size_t)(ranks - 1) * bytes), ranks - 1, ranks - 1);
 }
 
-#line 649 "chapters/03-ps.nw"
+#line 706 "chapters/03-ps.nw"
 const StrategyDef strategy_ps = {
     .name = "param_server",
     .title = "a parameter server",
@@ -206,7 +205,7 @@ const StrategyDef strategy_ps = {
     .report = ps_print_report,
     .traffic = ps_traffic,
 };
-#line 1110 "chapters/03-ps.nw"
+#line 1167 "chapters/03-ps.nw"
 void ps_report(FILE *f, const PsReport *rep)
 {
     char in[32], out[32];

@@ -2,7 +2,7 @@
  * @file ring_strategy.c
  * @brief The ring all-reduce as a strategy of train_run (chapter 5).
  */
-#line 517 "chapters/05-ag.nw"
+#line 533 "chapters/05-ag.nw"
 #include "ring_strategy.h"
 
 #include <stdlib.h>
@@ -11,9 +11,10 @@
 #include "collectives.h"
 #include "report.h"
 #include "strategy.h"
+#include "traffic.h"
 #include "util.h"
 
-#line 545 "chapters/05-ag.nw"
+#line 562 "chapters/05-ag.nw"
 static int ring_sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
 {
     RingState *st = s->state;
@@ -23,7 +24,7 @@ static int ring_sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
     if (ring_reduce_scatter(c, m->grads, n, st->scratch, err))
         return -1;
     size_t lo = chunk_start(n, c->size, c->rank), hi = chunk_start(n, c->size, c->rank + 1);
-#line 555 "chapters/05-ag.nw"
+#line 572 "chapters/05-ag.nw"
     sum_to_mean(c, m->grads + lo, hi - lo);
     c->dev->sync();
     double t1 = now_seconds();
@@ -35,13 +36,13 @@ static int ring_sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
     return 0;
 }
 
-#line 590 "chapters/05-ag.nw"
+#line 607 "chapters/05-ag.nw"
 static int ring_sum_stats(Strategy *s, double *v, int n, char *err)
 {
     return ring_sum_doubles(((RingState *)s->state)->host, v, n, err);
 }
 
-#line 601 "chapters/05-ag.nw"
+#line 618 "chapters/05-ag.nw"
 void ring_strategy_scratch(Strategy *s, RingState *st, Comm *c, Comm *host,
                            size_t scratch_floats)
 {
@@ -54,7 +55,7 @@ void ring_strategy_scratch(Strategy *s, RingState *st, Comm *c, Comm *host,
                     .sum_stats = ring_sum_stats,
                     .update = NULL,
                     .state = st};
-#line 610 "chapters/05-ag.nw"
+#line 627 "chapters/05-ag.nw"
 }
 
 void ring_strategy(Strategy *s, RingState *st, Comm *c, Comm *host, size_t n_params)
@@ -66,7 +67,7 @@ void ring_strategy_free(RingState *st)
 {
     st->c->dev->release(st->scratch);
 }
-#line 655 "chapters/05-ag.nw"
+#line 670 "chapters/05-ag.nw"
 static int ring_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     (void)err;
@@ -80,22 +81,7 @@ static void ring_close(Strategy *s)
     free(s->state);
 }
 
-#line 673 "chapters/05-ag.nw"
-void allreduce_traffic(char *line, size_t len, int ranks, size_t bytes)
-{
-    char b1[32], b2[32];
-    snprintf(line, len, "each rank sends %s per step (2(N-1)/N x %s)",
-             format_bytes(b1, (size_t)(2.0 * (ranks - 1) / ranks * (double)bytes)),
-             format_bytes(b2, bytes));
-}
-
-void ring_traffic(char *line, size_t len, int ranks, size_t bytes)
-{
-    allreduce_traffic(line, len, ranks, bytes);
-    strncat(line, " to its neighbour", len - strlen(line) - 1);
-}
-
-#line 638 "chapters/05-ag.nw"
+#line 653 "chapters/05-ag.nw"
 const StrategyDef strategy_ring = {
     .name = "ring",
     .title = "ring all-reduce",

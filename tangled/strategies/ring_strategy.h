@@ -25,9 +25,5 @@ void ring_strategy_scratch(Strategy *s, RingState *st, Comm *c, Comm *host,
                            size_t scratch_floats);
 /** Free what ring_strategy() allocated. */
 void ring_strategy_free(RingState *st);
-/** The banner's traffic line of an all-reduce that meets the ring's bound. */
-void allreduce_traffic(char *line, size_t len, int ranks, size_t bytes);
-/** The same, for the ring: the bytes go to the neighbour. */
-void ring_traffic(char *line, size_t len, int ranks, size_t bytes);
 
 #endif

@@ -9,9 +9,10 @@
 #include "optimizer.h"
 #include "ring_strategy.h"
 #include "strategy.h"
+#include "traffic.h"
 #include "util.h"
 
-#line 636 "chapters/07-zero.nw"
+#line 637 "chapters/07-zero.nw"
 static int zero1_sync(Strategy *s, Model *m, Timers *t, char *err)
 {
     RingState *st = s->state;
@@ -25,7 +26,7 @@ static int zero1_sync(Strategy *s, Model *m, Timers *t, char *err)
     return 0;
 }
 
-#line 654 "chapters/07-zero.nw"
+#line 655 "chapters/07-zero.nw"
 static int zero1_update(Strategy *s, Model *m, Optimizer *opt, Timers *t, char *err)
 {
     RingState *st = s->state;
@@ -41,7 +42,7 @@ static int zero1_update(Strategy *s, Model *m, Optimizer *opt, Timers *t, char *
     return 0;
 }
 
-#line 681 "chapters/07-zero.nw"
+#line 682 "chapters/07-zero.nw"
 static int zero1_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     (void)err;
@@ -61,7 +62,7 @@ static void zero1_close(Strategy *s)
     free(s->state);
 }
 
-#line 705 "chapters/07-zero.nw"
+#line 706 "chapters/07-zero.nw"
 const StrategyDef strategy_zero1 = {
     .name = "zero1",
     .title = "ZeRO-1 (optimizer state sharded, ring collectives)",
