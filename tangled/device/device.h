@@ -117,6 +117,8 @@ void *backend_entry(const char *name, const char *entry, char *why);
  * Returns NULL with the reason in @p err when "cuda" was asked for and is unavailable.
  */
 const Device *device_open(const char *request, int rank, char *note, char *err);
+/** The requests device_open() understands, as --device lists them. */
+#define DEVICE_REQUESTS "auto|cpu|cuda"
 /** Plain-C row-major C = alpha op(A) op(B) + beta C: the reference GEMM. */
 void gemm_plain(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
                 const float *B, float beta, float *C);

@@ -2,15 +2,16 @@
  * @file optimizer.c
  * @brief SGD, heavy-ball momentum and AdamW (chapter 7).
  */
-#line 220 "chapters/07-zero.nw"
+#line 221 "chapters/07-zero.nw"
 #include "optimizer.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "mlp_kernels.h"
 
-#line 240 "chapters/07-zero.nw"
+#line 242 "chapters/07-zero.nw"
 void optimizer_init(Optimizer *o, const OptimizerConfig *cfg, float lr, const Device *dev,
                     size_t n)
 {
@@ -31,7 +32,7 @@ size_t optimizer_state_bytes(const Optimizer *o)
     return ((o->m ? o->n : 0) + (o->u ? o->n : 0)) * sizeof(float);
 }
 
-#line 275 "chapters/07-zero.nw"
+#line 277 "chapters/07-zero.nw"
 void optimizer_step(Optimizer *o, float *p, const float *g)
 {
     const Device *dev = o->dev;
@@ -52,12 +53,12 @@ void optimizer_step(Optimizer *o, float *p, const float *g)
                       .decay = o->cfg.weight_decay,
                       .correct1 = (float)c1,
                       .sqrt_correct2 = (float)sqrt(c2)};
-#line 291 "chapters/07-zero.nw"
+#line 293 "chapters/07-zero.nw"
         dev->adamw(o->n, &a, g, o->m, o->u, p);
     }
 }
 
-#line 300 "chapters/07-zero.nw"
+#line 302 "chapters/07-zero.nw"
 const char *optimizer_name(OptimizerKind kind)
 {
     return kind == OPTIM_ADAMW ? "adamw" : kind == OPTIM_MOMENTUM ? "momentum" : "sgd";
@@ -70,13 +71,13 @@ int optimizer_state_floats(OptimizerKind kind)
 
 int optimizer_config(OptimizerConfig *cfg, const char *name, float momentum, float weight_decay)
 {
-#line 313 "chapters/07-zero.nw"
+#line 315 "chapters/07-zero.nw"
     *cfg = (OptimizerConfig){.momentum = momentum,
                              .weight_decay = weight_decay,
                              .beta1 = 0.9f,
                              .beta2 = 0.999f,
                              .eps = 1e-8f};
-#line 315 "chapters/07-zero.nw"
+#line 317 "chapters/07-zero.nw"
     for (int k = OPTIM_SGD; k <= OPTIM_ADAMW; k++)
         if (strcmp(name, optimizer_name((OptimizerKind)k)) == 0) {
             cfg->kind = (OptimizerKind)k;
@@ -85,7 +86,16 @@ int optimizer_config(OptimizerConfig *cfg, const char *name, float momentum, flo
     return -1;
 }
 
-#line 325 "chapters/07-zero.nw"
+void optimizer_names(char *buf, size_t len, const char *sep)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int k = OPTIM_SGD; k <= OPTIM_ADAMW && used < len; k++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? sep : "",
+                                 optimizer_name((OptimizerKind)k));
+}
+
+#line 336 "chapters/07-zero.nw"
 void optimizer_free(Optimizer *o)
 {
     if (o->m)

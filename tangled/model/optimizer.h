@@ -49,5 +49,7 @@ int optimizer_state_floats(OptimizerKind kind);
 /** The settings of @p name with PyTorch's defaults, or -1 when the name is none of them. */
 int optimizer_config(OptimizerConfig *cfg, const char *name, float momentum,
                      float weight_decay);
+/** Every optimizer's name joined by @p sep into @p buf (@p len bytes), for --optimizer. */
+void optimizer_names(char *buf, size_t len, const char *sep);
 
 #endif

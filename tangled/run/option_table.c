@@ -5,11 +5,13 @@
 #line 1032 "chapters/A1-support.nw"
 #include "option_table.h"
 
-#line 1083 "chapters/A1-support.nw"
+#include "device.h"
+
+#line 1085 "chapters/A1-support.nw"
 /** The offset of a field of Options, as the table's .offset. */
 #define AT(field) .offset = offsetof(Options, field)
 const OptionSpec option_specs[] = {
-#line 1118 "chapters/A1-support.nw"
+#line 1120 "chapters/A1-support.nw"
     {.name = "batch_size",
      .bit = OPT_BATCH_SIZE,
      .kind = ARG_INT,
@@ -52,9 +54,9 @@ const OptionSpec option_specs[] = {
      .bit = OPT_DEVICE,
      .kind = ARG_CHOICE,
      AT(device),
-     .choices = "auto|cpu|cuda",
+     .choices = DEVICE_REQUESTS,
      .metavar = "D",
-     .help = "auto|cpu|cuda (default auto: CUDA when a GPU answers)"},
+     .help = "where the model lives (default auto: CUDA when a GPU answers)"},
     {.name = "data",
      .bit = OPT_DATA,
      .kind = ARG_STRING,
@@ -90,9 +92,8 @@ const OptionSpec option_specs[] = {
      .bit = OPT_OPTIMIZER,
      .kind = ARG_CHOICE,
      AT(optimizer),
-     .choices = "sgd|momentum|adamw",
      .metavar = "O",
-     .help = "sgd|momentum|adamw: the update and its state (default sgd)"},
+     .help = "the update and its state (default sgd)"},
     {.name = "momentum",
      .bit = OPT_MOMENTUM,
      .kind = ARG_FLOAT,
@@ -229,5 +230,5 @@ const OptionSpec option_specs[] = {
      AT(resume),
      .help = "go on from the --checkpoint FILE, after the last epoch it holds"},
 };
-#line 1088 "chapters/A1-support.nw"
+#line 1090 "chapters/A1-support.nw"
 const size_t option_count = sizeof option_specs / sizeof option_specs[0];

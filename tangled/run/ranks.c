@@ -2,7 +2,7 @@
  * @file ranks.c
  * @brief The run layer: parse, decide how the ranks run, start them (chapters 2, 6, 8).
  */
-#line 2902 "chapters/02-shm.nw"
+#line 2905 "chapters/02-shm.nw"
 #include "run.h"
 
 #include <sched.h>
@@ -12,6 +12,7 @@
 
 #include "comm_shm.h"
 #include "launch.h"
+#include "optimizer.h"
 #include "trace.h"
 #include "util.h"
 
@@ -19,12 +20,14 @@
 int run_parse(Run *run, int argc, char **argv, unsigned accepted, const char *summary,
               const char *examples)
 {
-    static char transports[ERR_LEN / 4]; /* the parser keeps the pointer */
+    static char transports[ERR_LEN / 4], optimizers[ERR_LEN / 4]; /* the parser keeps them */
     char err[ERR_LEN];
     set_program_name(argv[0]);
     options_defaults(&run->o);
     transport_names(transports, sizeof transports, "|");
     options_set_choices(OPT_TRANSPORT, transports);
+    optimizer_names(optimizers, sizeof optimizers, "|");
+    options_set_choices(OPT_OPTIMIZER, optimizers);
     if (options_parse(&run->o, argc, argv, accepted, err)) {
         fprintf(stderr, "%s: %s\n", program_name(), err);
         return EXIT_USAGE;
@@ -82,7 +85,7 @@ static void bind_to_core(int rank, int size)
         }
 }
 
-#line 2572 "chapters/02-shm.nw"
+#line 2575 "chapters/02-shm.nw"
 /** The prelude of every rank, then the program's body. */
 static int rank_main(int rank, int size, void *arg, char *err)
 {
@@ -107,7 +110,7 @@ static int rank_main(int rank, int size, void *arg, char *err)
     launch_phase("closing the device");
     return device_close(r.dev, err);
 }
-#line 2648 "chapters/02-shm.nw"
+#line 2651 "chapters/02-shm.nw"
 int run_ranks(Run *run, int (*body)(Rank *r, char *err))
 {
     char err[ERR_LEN];
@@ -120,7 +123,7 @@ int run_ranks(Run *run, int (*body)(Rank *r, char *err))
         }
         return 0;
     }
-#line 2654 "chapters/02-shm.nw"
+#line 2657 "chapters/02-shm.nw"
     if (!(run->w = shm_world_create(run->ranks, 0, run->o.timeout, err)))
         return run_fail(run, err);
     int rc = launch(run->ranks, rank_main, run, 0, err);

@@ -2,7 +2,7 @@
  * @file run.c
  * @brief The run layer: training over the ranks with a strategy (chapters 3, 6).
  */
-#line 2944 "chapters/02-shm.nw"
+#line 2948 "chapters/02-shm.nw"
 #include "run.h"
 
 #include <string.h>
@@ -86,12 +86,12 @@ static int check_strategy(const Run *run)
         snprintf(why, sizeof why, "--bucket_mb sets the buckets of --strategy %s only", names);
 #line 3178 "chapters/06-production.nw"
     }
-#line 418 "chapters/07-zero.nw"
+#line 429 "chapters/07-zero.nw"
     if (!why[0] && (def->needs & SGD_ONLY) && strcmp(o->optimizer, "sgd") != 0)
         snprintf(why, sizeof why,
                  "--optimizer %s: %s steps with plain SGD on its server (use --optimizer sgd)",
                  o->optimizer, def->title);
-#line 836 "chapters/07-zero.nw"
+#line 847 "chapters/07-zero.nw"
     if (!why[0] && (def->needs & NO_CHECKPOINT) && o->checkpoint)
         snprintf(why, sizeof why,
                  "--checkpoint with --strategy %s: it keeps only a part of each layer's "

@@ -117,6 +117,10 @@ static inline int fuzz_options(const uint8_t *data, size_t size)
     argv[argc] = NULL;
     Options o;
     options_defaults(&o);
+    /* The programs hand these lists in from their tables; any lists exercise the reader. */
+    options_set_choices(OPT_OPTIMIZER, "sgd|momentum|adamw");
+    options_set_choices(OPT_TRANSPORT, "shm|mpi");
+    options_set_choices(OPT_STRATEGY, "ring|direct");
     char err[ERR_LEN] = "";
     if (options_parse(&o, argc, argv, ~0u, err) != 0) {
         fuzz_one_line(err);
