@@ -41,7 +41,7 @@ static void direct_home_grads(Comm *c, Model *m)
         model_use_grads(m, shared);
 }
 
-#line 954 "chapters/08-direct.nw"
+#line 958 "chapters/08-direct.nw"
 /** What runs for the gradients: the chooser's answer, and why if the channel ring. */
 static const char *direct_names_its_all_reduce(DirectState *st, Comm *c, const Model *m)
 {
@@ -63,24 +63,28 @@ static const char *direct_names_its_all_reduce(DirectState *st, Comm *c, const M
 static int direct_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     (void)err;
+    Comm *c = e->c;
     DirectState *st = xcalloc(1, sizeof *st);
-    ring_strategy_scratch(s, &st->ring, e->c, e->host,
-                          all_reduce_scratch(e->m->n_params, e->c->size) + 1);
-    direct_home_grads(e->c, e->m);
-    s->sync_gradients = direct_sync_gradients;
-    s->runs = direct_names_its_all_reduce(st, e->c, e->m);
+    ring_state(&st->ring, c, e->host, all_reduce_scratch(e->m->n_params, c->size) + 1);
+    direct_home_grads(c, e->m);
+    *s = (Strategy){.rank = c->rank,
+                    .world = c->size,
+                    .sync_gradients = direct_sync_gradients,
+                    .sum_stats = ring_sum_stats,
+                    .state = st,
+                    .runs = direct_names_its_all_reduce(st, c, e->m)};
     return 0;
 }
 
-#line 973 "chapters/08-direct.nw"
+#line 977 "chapters/08-direct.nw"
 static void direct_close(Strategy *s)
 {
-    DirectState *st = s->state; /* its first member is the RingState s->state points at */
+    DirectState *st = s->state; /* the ring's functions read its first member */
     ring_strategy_free(&st->ring);
     free(st);
 }
 
-#line 987 "chapters/08-direct.nw"
+#line 991 "chapters/08-direct.nw"
 const StrategyDef strategy_direct = {
     .name = "direct",
     .title = "all-reduce by reading the peers' memory, chosen by size",

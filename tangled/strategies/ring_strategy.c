@@ -2,7 +2,7 @@
  * @file ring_strategy.c
  * @brief The ring all-reduce as a strategy of train_run (chapter 5).
  */
-#line 533 "chapters/05-ag.nw"
+#line 534 "chapters/05-ag.nw"
 #include "ring_strategy.h"
 
 #include <stdlib.h>
@@ -14,7 +14,7 @@
 #include "traffic.h"
 #include "util.h"
 
-#line 562 "chapters/05-ag.nw"
+#line 563 "chapters/05-ag.nw"
 static int ring_sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
 {
     RingState *st = s->state;
@@ -24,7 +24,7 @@ static int ring_sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
     if (ring_reduce_scatter(c, m->grads, n, st->scratch, err))
         return -1;
     size_t lo = chunk_start(n, c->size, c->rank), hi = chunk_start(n, c->size, c->rank + 1);
-#line 572 "chapters/05-ag.nw"
+#line 573 "chapters/05-ag.nw"
     sum_to_mean(c, m->grads + lo, hi - lo);
     c->dev->sync();
     double t1 = now_seconds();
@@ -36,38 +36,37 @@ static int ring_sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
     return 0;
 }
 
-#line 607 "chapters/05-ag.nw"
-static int ring_sum_stats(Strategy *s, double *v, int n, char *err)
+#line 608 "chapters/05-ag.nw"
+int ring_sum_stats(Strategy *s, double *v, int n, char *err)
 {
     return ring_sum_doubles(((RingState *)s->state)->host, v, n, err);
 }
 
-#line 618 "chapters/05-ag.nw"
-void ring_strategy_scratch(Strategy *s, RingState *st, Comm *c, Comm *host,
-                           size_t scratch_floats)
+#line 623 "chapters/05-ag.nw"
+void ring_state(RingState *st, Comm *c, Comm *host, size_t scratch_floats)
 {
     st->c = c;
     st->host = host;
     st->scratch = c->dev->alloc(scratch_floats * sizeof(float));
+}
+
+void ring_strategy(Strategy *s, RingState *st, Comm *c, Comm *host, size_t n_params)
+{
+    ring_state(st, c, host, chunk_max(n_params, c->size) + 1);
     *s = (Strategy){.rank = c->rank,
                     .world = c->size,
                     .sync_gradients = ring_sync_gradients,
                     .sum_stats = ring_sum_stats,
                     .update = NULL,
                     .state = st};
-#line 627 "chapters/05-ag.nw"
-}
-
-void ring_strategy(Strategy *s, RingState *st, Comm *c, Comm *host, size_t n_params)
-{
-    ring_strategy_scratch(s, st, c, host, chunk_max(n_params, c->size) + 1);
+#line 636 "chapters/05-ag.nw"
 }
 
 void ring_strategy_free(RingState *st)
 {
     st->c->dev->release(st->scratch);
 }
-#line 670 "chapters/05-ag.nw"
+#line 674 "chapters/05-ag.nw"
 static int ring_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     (void)err;
@@ -81,7 +80,7 @@ static void ring_close(Strategy *s)
     free(s->state);
 }
 
-#line 653 "chapters/05-ag.nw"
+#line 657 "chapters/05-ag.nw"
 const StrategyDef strategy_ring = {
     .name = "ring",
     .title = "ring all-reduce",

@@ -20,10 +20,11 @@ typedef struct RingState {
  * of @p n_params parameters; @p st holds its data until ring_strategy_free().
  */
 void ring_strategy(Strategy *s, RingState *st, Comm *c, Comm *host, size_t n_params);
-/** ring_strategy() with a scratch of @p scratch_floats floats (chapter 8 needs more). */
-void ring_strategy_scratch(Strategy *s, RingState *st, Comm *c, Comm *host,
-                           size_t scratch_floats);
-/** Free what ring_strategy() allocated. */
+/** Fill @p st for a strategy of its own: @p c, @p host, a scratch of @p scratch_floats. */
+void ring_state(RingState *st, Comm *c, Comm *host, size_t scratch_floats);
+/** The ring's sum_stats, for any strategy whose state begins with a RingState. */
+int ring_sum_stats(Strategy *s, double *v, int n, char *err);
+/** Free what ring_state() allocated. */
 void ring_strategy_free(RingState *st);
 
 #endif

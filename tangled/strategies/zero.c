@@ -42,17 +42,23 @@ static int zero1_update(Strategy *s, Model *m, Optimizer *opt, Timers *t, char *
     return 0;
 }
 
-#line 693 "chapters/07-zero.nw"
+#line 694 "chapters/07-zero.nw"
 static int zero1_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     (void)err;
+    Comm *c = e->c;
+    size_t n = e->m->n_params;
     RingState *st = xcalloc(1, sizeof *st);
-    ring_strategy(s, st, e->c, e->host, e->m->n_params);
-    s->sync_gradients = zero1_sync;
-    s->update = zero1_update;
-    s->shards_state = true;
-    s->state_lo = chunk_start(e->m->n_params, e->c->size, e->c->rank);
-    s->state_hi = chunk_start(e->m->n_params, e->c->size, e->c->rank + 1);
+    ring_state(st, c, e->host, chunk_max(n, c->size) + 1);
+    *s = (Strategy){.rank = c->rank,
+                    .world = c->size,
+                    .sync_gradients = zero1_sync,
+                    .sum_stats = ring_sum_stats,
+                    .update = zero1_update,
+                    .state = st,
+                    .shards_state = true,
+                    .state_lo = chunk_start(n, c->size, c->rank),
+                    .state_hi = chunk_start(n, c->size, c->rank + 1)};
     return 0;
 }
 
@@ -62,7 +68,7 @@ static void zero1_close(Strategy *s)
     free(s->state);
 }
 
-#line 717 "chapters/07-zero.nw"
+#line 724 "chapters/07-zero.nw"
 const StrategyDef strategy_zero1 = {
     .name = "zero1",
     .title = "ZeRO-1 (optimizer state sharded, ring collectives)",
