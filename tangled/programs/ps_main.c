@@ -3,8 +3,8 @@
  * @brief The program ps: data-parallel training through a parameter server (chapter 3).
  */
 #line 324 "chapters/A3-programs.nw"
-#include "param_server.h"
 #include "run.h"
+#include "strategy.h"
 
 #line 342 "chapters/A3-programs.nw"
 static const char *summary =

@@ -7,8 +7,8 @@
 
 #include <string.h>
 
-#include "report.h"
 #include "trace.h"
+#include "util.h"
 
 #line 1249 "chapters/06-production.nw"
 static void *queue_thread(void *arg)
