@@ -121,8 +121,9 @@ enum { KERNEL_THREADS = 256 };
 
 /**
  * Blocks of KERNEL_THREADS threads that give each of @p n items a thread: n / KERNEL_THREADS
- * rounded up; at least one (CUDA refuses a launch of no blocks, even for no items), and past
- * 2^32 - 1 blocks, 2^32 - 1, which CUDA refuses too, rather than a count wrapped to a small grid.
+ * rounded up; at least one (CUDA refuses a launch of no blocks, even for no items), and
+ * past 2^32 - 1 blocks, 2^32 - 1, which CUDA refuses too, rather than a count wrapped to a
+ * small grid.
  */
 static inline HOSTDEV unsigned grid_blocks(size_t n)
 {
@@ -151,7 +152,7 @@ static inline HOSTDEV unsigned stride_blocks(size_t n)
     return b < STRIDE_BLOCKS_MAX ? b : (unsigned)STRIDE_BLOCKS_MAX;
 }
 
-/** The step of a grid-stride loop: all threads of @p blocks blocks of @p threads, in 64 bits. */
+/** A grid-stride loop's step: all threads of @p blocks blocks of @p threads, in 64 bits. */
 static inline HOSTDEV size_t grid_stride(unsigned blocks, unsigned threads)
 {
     return (size_t)blocks * threads;

@@ -65,7 +65,7 @@ int checkpoint_restore(const Checkpoint *ck, Model *m, char *err);
 void checkpoint_describe(const Checkpoint *ck, char *buf, size_t len);
 /** Free @p ck's parameters and zero it. */
 void checkpoint_free(Checkpoint *ck);
-/** The CRC-32 (IEEE 802.3, as zip and PNG) of @p n bytes, continuing from @p crc (0 to start). */
+/** The CRC-32 (IEEE 802.3, as zip and PNG) of @p n bytes, going on from @p crc (0 to start). */
 uint32_t crc32_update(uint32_t crc, const void *data, size_t n);
 
 #endif

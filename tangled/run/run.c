@@ -47,27 +47,26 @@ static int check_strategy(const Run *run)
     const Options *o = &run->o;
     char why[ERR_LEN] = "";
 #line 3136 "chapters/06-production.nw"
-    bool given = o->given & OPT_TRANSPORT,
-         over_mpi = transport_find(o->transport) == &transport_mpi;
-#line 3137 "chapters/06-production.nw"
+    bool given = o->given & OPT_TRANSPORT;
+    bool over_mpi = transport_find(o->transport) == &transport_mpi;
     char names[ERR_LEN / 4];
     if ((def->needs & NEEDS_MPI) && given && !over_mpi) {
         snprintf(why, sizeof why,
                  "--strategy %s: %s needs the MPI transport (drop --transport "
                  "shm, run under mpirun)",
                  def->name, def->title);
-#line 3142 "chapters/06-production.nw"
+#line 3143 "chapters/06-production.nw"
     } else if (given && over_mpi && !(def->needs & RUNS_OVER_MPI)) {
         strategy_names(names, sizeof names, RUNS_OVER_MPI, ", ");
         snprintf(why, sizeof why,
                  "--strategy %s runs on this machine's shared memory; over "
                  "--transport mpi use %s",
                  def->name, names);
-#line 3146 "chapters/06-production.nw"
+#line 3147 "chapters/06-production.nw"
     } else if (def->shape == SHAPE_ONE && (o->given & OPT_N_GPUS) && o->n_gpus != 1) {
         snprintf(why, sizeof why, "--strategy %s trains on one device: drop --n_gpus or give 1",
                  def->name);
-#line 3150 "chapters/06-production.nw"
+#line 3151 "chapters/06-production.nw"
     } else if ((def->needs & NEEDS_GPUS) && strcmp(o->device, "cpu") == 0) {
         snprintf(why, sizeof why, "--strategy %s: %s moves GPU memory: drop --device cpu",
                  def->name, def->title);
@@ -76,15 +75,15 @@ static int check_strategy(const Run *run)
                  "--strategy %s drives CPU replicas from one process; this "
                  "book's CUDA backend holds one GPU per process (use nccl or ring on GPUs)",
                  def->name);
-#line 3157 "chapters/06-production.nw"
+#line 3158 "chapters/06-production.nw"
     } else if (def->check) {
         def->check(o->n_gpus, strcmp(o->device, "cpu") == 0, why, sizeof why);
     }
-#line 3174 "chapters/06-production.nw"
+#line 3175 "chapters/06-production.nw"
     if (!why[0] && (o->given & OPT_BUCKET) && !(def->needs & USES_BUCKETS)) {
         strategy_names(names, sizeof names, USES_BUCKETS, ", ");
         snprintf(why, sizeof why, "--bucket_mb sets the buckets of --strategy %s only", names);
-#line 3178 "chapters/06-production.nw"
+#line 3179 "chapters/06-production.nw"
     }
 #line 429 "chapters/07-zero.nw"
     if (!why[0] && (def->needs & SGD_ONLY) && strcmp(o->optimizer, "sgd") != 0)

@@ -15,7 +15,7 @@
 #line 2044 "chapters/A1-support.nw"
 void timers_add(Timers *t, const char *name, double seconds)
 {
-#line 2634 "chapters/A1-support.nw"
+#line 2636 "chapters/A1-support.nw"
     if (trace_on()) {
         double end = now_seconds();
         trace_span(LANE_TRAIN, end - seconds, end, "%s", name);
