@@ -1,7 +1,8 @@
 /* The references of the data-parallel equivalence tests (chapters 3 and 5 to 8): one device
- * trained with the global batch, one device's count of right answers with given weights, and
- * the distance between two sets of weights. Both run on the device under test in a child of
- * the test's own (on_test_device), never in the test's process, which forks ranks. */
+ * trained with the global batch, one device's count of right answers with given weights,
+ * the distance between two sets of weights, and a run's weights checked against one
+ * device's. The references run on the device under test in a child of the test's own
+ * (on_test_device), never in the test's process, which forks ranks. */
 #ifndef DPS_TEST_TRAIN_REF_H
 #define DPS_TEST_TRAIN_REF_H
 
@@ -109,6 +110,23 @@ static inline double weight_gap(const float *a, const float *b, size_t n)
         scale = fmax(scale, fabs(b[i]));
     }
     return worst / fmax(1, scale);
+}
+
+/* The weights out (n floats) that N ranks left after `epochs` epochs are within 1e-5
+ * (relative) of one device's, trained on train with the global batch; the test fails if
+ * not. */
+static inline void expect_one_device(const Dataset *train, const Dataset *test, float lr,
+                                     const float *out, size_t n, int N, int global_batch,
+                                     int epochs)
+{
+    float *ref = xcalloc(n, sizeof *ref);
+    single_device_weights(train, test, 24, global_batch, epochs, lr, ref, n);
+    double worst = weight_gap(out, ref, n);
+    cr_assert(worst <= 1e-5,
+              "N = %d, %d epoch(s): the weights differ by up to %g (relative) "
+              "from one device's with batch %d",
+              N, epochs, worst, global_batch);
+    free(ref);
 }
 
 #endif

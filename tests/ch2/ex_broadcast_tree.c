@@ -3,54 +3,7 @@
 
 #include "ch2.h"
 #include "helpers.h"
-#include "ranks.h"
-
-/* A communicator that keeps a logical clock: every send is one tick and carries the clock
- * (in an 8-byte message of its own before the payload); a receive moves the clock to the
- * sender's if that is later. After a broadcast, a rank's clock is the number of sends, one
- * after another, that the data needed to reach it: a star's last rank is at N-1, a chain's
- * at N-1, a binomial tree's at ceil(log2 N). */
-typedef struct Clocked {
-    Comm comm;
-    Comm *inner;
-    long clock;
-    long sends;
-    long recvs;
-} Clocked;
-
-static int k_send(Comm *c, int to, const void *buf, size_t bytes, char *err)
-{
-    Clocked *w = c->state;
-    long t = ++w->clock;
-    w->sends++;
-    if (w->inner->send(w->inner, to, &t, sizeof t, err))
-        return -1;
-    return w->inner->send(w->inner, to, buf, bytes, err);
-}
-static int k_recv(Comm *c, int from, void *buf, size_t bytes, char *err)
-{
-    Clocked *w = c->state;
-    long t;
-    w->recvs++;
-    if (w->inner->recv(w->inner, from, &t, sizeof t, err))
-        return -1;
-    if (t > w->clock)
-        w->clock = t;
-    return w->inner->recv(w->inner, from, buf, bytes, err);
-}
-static int k_sendrecv(Comm *c, int to, const void *s, size_t sb, int from, void *r, size_t rb,
-                      char *err)
-{
-    Clocked *w = c->state;
-    long out = ++w->clock, in;
-    w->sends++;
-    w->recvs++;
-    if (w->inner->sendrecv(w->inner, to, &out, sizeof out, from, &in, sizeof in, err))
-        return -1;
-    if (in > w->clock)
-        w->clock = in;
-    return w->inner->sendrecv(w->inner, to, s, sb, from, r, rb, err);
-}
+#include "wrappers.h"
 
 typedef struct Shared {
     long clock[8], sends[8], recvs[8];
@@ -64,8 +17,9 @@ static unsigned char byte(int root, size_t bytes, size_t j)
 enum { CHANNEL = 4096 };
 static const size_t sizes[] = {0, 1, 1000, 3 * CHANNEL + 5};
 
-/* Every root, every size; each rank checks its buffer. The clocks of the last broadcast
- * (from rank 0, largest size) are left in Shared. */
+/* Every root, every size, through a Clocked communicator (wrappers.h); each rank checks its
+ * buffer. The clocks of the last broadcast (from rank 0, largest size) are left in
+ * Shared. */
 static int broadcasts(int rank, int size, void *arg, char *err)
 {
     Shared *s = arg;
@@ -76,14 +30,11 @@ static int broadcasts(int rank, int size, void *arg, char *err)
     for (int root = size - 1; root >= 0; root--)
         for (int i = 0; i < 4; i++) {
             size_t bytes = sizes[i];
-            Clocked w = {.comm = *inner, .inner = inner};
-            w.comm.send = k_send;
-            w.comm.recv = k_recv;
-            w.comm.sendrecv = k_sendrecv;
-            w.comm.state = &w;
+            Clocked w;
+            Comm *c = clocked(&w, inner);
             for (size_t j = 0; j < bytes; j++)
                 buf[j] = rank == root ? byte(root, bytes, j) : 0xEE;
-            if (broadcast_tree(&w.comm, root, buf, bytes, err))
+            if (broadcast_tree(c, root, buf, bytes, err))
                 return -1;
             for (size_t j = 0; j < bytes; j++)
                 if (buf[j] != byte(root, bytes, j))

@@ -24,12 +24,10 @@ static int rounds(int rank, int size, void *arg, char *err)
             usleep(5000);
         atomic_store(&s->slot[rank], k);
         sense_barrier_wait(&s->b, &local);
-        for (int r = 0; r < size; r++) {
-            int v = atomic_load(&s->slot[r]);
-            if (v != k && v != k + 1)
-                return error_set(err, "after barrier %d rank %d sees rank %d at %d", k, rank, r,
-                                 v);
-        }
+        int v, r = slot_behind(s->slot, size, k, &v);
+        if (r >= 0)
+            return error_set(err, "after barrier %d rank %d sees rank %d at %d", k, rank, r,
+                             v);
     }
     return 0;
 }

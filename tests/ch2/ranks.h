@@ -4,6 +4,7 @@
 #ifndef DPS_TEST_RANKS_H
 #define DPS_TEST_RANKS_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,21 @@ static inline int run_ranks(int n, size_t chan, double timeout, RankMain fn, voi
     shm_world_destroy(test_world);
     test_world = NULL;
     return rc;
+}
+
+/* Launch fn on n ranks whose channels hold chan bytes (0: the default), as run_ranks does;
+ * a failure fails the test with "WHAT, channels of CHAN bytes: the error", and hint after
+ * it when a rank timed out on small channels. */
+static inline void run_on_channels(int n, size_t chan, double timeout, RankMain fn,
+                                   void *arg, double limit, const char *what,
+                                   const char *hint)
+{
+    char err[ERR_LEN], channels[48] = "";
+    if (chan)
+        snprintf(channels, sizeof channels, ", channels of %zu bytes", chan);
+    int rc = run_ranks(n, chan, timeout, fn, arg, limit, err);
+    cr_assert(rc == 0, "%s%s: %s%s", what, channels, err,
+              chan && strstr(err, "timed out") ? hint : "");
 }
 
 /* Memory shared by the test and its ranks (zeroed), for results the ranks leave behind. */
@@ -92,6 +108,19 @@ static inline int ceil_log2(int n)
     while ((1 << k) < n)
         k++;
     return k;
+}
+
+/* After barrier round k, where each rank wrote its round into its own of the n slots before
+ * it arrived: the first slot that holds neither k nor k + 1 (a rank the barrier let another
+ * leave behind or run ahead of), or -1; what it holds in *v. */
+static inline int slot_behind(_Atomic int *slot, int n, int k, int *v)
+{
+    for (int r = 0; r < n; r++) {
+        *v = atomic_load(&slot[r]);
+        if (*v != k && *v != k + 1)
+            return r;
+    }
+    return -1;
 }
 
 /* A communicator that watches what a rank sends through it (messages, bytes, to whom) and
@@ -206,6 +235,13 @@ static inline Comm *watch(Watched *w, Comm *inner, long die_at)
     }
     w->comm.state = w;
     return &w->comm;
+}
+
+/* In a rank: the CPU communicator of the test's world, watched in *w; NULL with err. */
+static inline Comm *cpu_watched(int rank, Watched *w, char *err)
+{
+    Comm *inner = comm_shm_open(test_world, rank, device_cpu(), err);
+    return inner ? watch(w, inner, 0) : NULL;
 }
 
 #endif

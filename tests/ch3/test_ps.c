@@ -7,6 +7,7 @@
 #include "data.h"
 #include "helpers.h"
 #include "train_ref.h"
+#include "train_setup.h"
 #include "model.h"
 #include "param_server.h"
 #include "train.h"
@@ -27,15 +28,12 @@ static Setup setup;
 static int ps_rank(int rank, int size, void *arg, char *err)
 {
     (void)arg;
-    const Device *dev = rank_device(rank, err);
-    if (!dev)
-        return -1;
-    Comm *c = comm_shm_open(test_world, rank, dev, err), *host = c ? comm_shm_host(c, err) : NULL;
-    if (!c || !host)
-        return -1;
+    const Device *dev;
+    Comm *host;
     Model m;
-    if (model_init(&m, dev, setup.train.features, setup.hidden, 1, setup.train.classes,
-                   setup.batch, 7, err))
+    Comm *c = rank_with_model(rank, &setup.train, setup.hidden, 1, setup.batch, 7, &dev,
+                              &host, &m, err);
+    if (!c)
         return -1;
     long steps = train_steps_per_epoch(setup.train.n, setup.batch, size - 1);
     if (rank == 0) {
@@ -68,9 +66,7 @@ static int ps_rank(int rank, int size, void *arg, char *err)
 
 static void load(long train_size)
 {
-    char err[ERR_LEN];
-    cr_assert(data_load("synthetic", train_size, 3, &setup.train, &setup.test, err) == 0, "%s",
-              err);
+    load_synthetic(train_size, &setup.train, &setup.test);
     setup.hidden[0] = 24;
     setup.lr = 0.1f;
 }
@@ -82,17 +78,12 @@ static void compare(int N, long train_size, int batch, int epochs)
     setup.batch = batch;
     setup.epochs = epochs;
     setup.die_after = 0;
-    size_t n = (size_t)setup.train.features * 24 + 24 + 24 * 10 + 10;
+    size_t n = params_of_24(&setup.train);
     setup.out = shared_zeroed(n * sizeof(float));
     char err[ERR_LEN];
     cr_assert(run_ranks(N, 0, 30, ps_rank, NULL, 120, err) == 0, "N = %d: %s", N, err);
-    float *ref = xcalloc(n, sizeof *ref);
-    single_device_weights(&setup.train, &setup.test, 24, batch * (N - 1), epochs,
-                          setup.lr, ref, n);
-    double worst = weight_gap(setup.out, ref, n);
-    cr_assert(worst <= 1e-5, "N = %d, %d epoch(s): the weights differ by up to %g (relative) "
-              "from one device's with batch %d", N, epochs, worst, batch * (N - 1));
-    free(ref);
+    expect_one_device(&setup.train, &setup.test, setup.lr, setup.out, n, N, batch * (N - 1),
+                      epochs);
     data_free(&setup.train);
     data_free(&setup.test);
 }

@@ -46,6 +46,31 @@ static inline int guard_ok(const Device *dev, const float *b, size_t n)
     return g == GUARD;
 }
 
+/* The collectives of chapters 4 and 5 that work in place on count floats with a scratch:
+ * reduce-scatters and all-reduces. */
+typedef int (*InPlace)(Comm *c, float *buf, size_t count, float *scratch, char *err);
+
+/* One call of @p fn on @p c's rank: host[i] = value(rank, i) for count floats, uploaded
+ * into buf (which has room for `room` floats and its guard), with a fresh guarded scratch
+ * of scratch_n floats; then both guards, and the result downloaded into host. Returns 0,
+ * -1 with fn's error, or 1 when fn wrote past the end of buf or scratch. */
+static inline int in_place_call(Comm *c, InPlace fn, float (*value)(int rank, size_t i),
+                                float *host, float *buf, size_t room, size_t count,
+                                size_t scratch_n, char *err)
+{
+    for (size_t i = 0; i < count; i++)
+        host[i] = value(c->rank, i);
+    c->dev->upload(buf, host, count * sizeof(float));
+    float *scratch = guarded(c->dev, scratch_n);
+    if (fn(c, buf, count, scratch, err))
+        return -1;
+    if (!guard_ok(c->dev, scratch, scratch_n) || !guard_ok(c->dev, buf, room))
+        return 1;
+    c->dev->release(scratch);
+    c->dev->download(host, buf, count * sizeof(float));
+    return 0;
+}
+
 /* Bit mask of ranks. */
 static inline unsigned long long bit(int q) { return 1ull << q; }
 

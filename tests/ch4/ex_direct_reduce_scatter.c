@@ -1,47 +1,28 @@
 /* Tests of exercise 4.3, direct_reduce_scatter. */
-#include "cases.h"
+#include "reduce_scatter.h"
 #include "ch4.h"
 #include "helpers.h"
+
+/* One message to every other rank, one from each, and every chunk but its own once. */
+static int traffic(const RsCall *k, char *err)
+{
+    const Watched *w = k->w;
+    unsigned long long others = ((1ull << k->size) - 1) & ~bit(k->rank);
+    if (w->to != others || w->from != others || w->sends != k->size - 1)
+        return error_set(err,
+                         "%zu elements: rank %d must send one message to every other "
+                         "rank and receive one from each (sent %ld, to mask %llx, from "
+                         "%llx)",
+                         k->count, k->rank, w->sends, w->to, w->from);
+    return rs_sent_once(k, err);
+}
 
 static int rank_main(int rank, int size, void *arg, char *err)
 {
     (void)arg;
-    Comm *inner = rank_comm(rank, err);
-    if (!inner)
-        return -1;
     const size_t sizes[] = {0, 1, (size_t)size - 1, (size_t)size + 1, 1009, 65536};
-    float *host = xcalloc(65537, sizeof *host);
-    float *buf = guarded(inner->dev, 65536);
-    for (size_t j = 0; j < sizeof sizes / sizeof sizes[0]; j++) {
-        size_t count = sizes[j], most = chunk_max(count, size);
-        size_t lo = case_start(count, size, rank), hi = case_start(count, size, rank + 1);
-        Watched w;
-        Comm *c = watch(&w, inner, 0);
-        for (size_t i = 0; i < count; i++)
-            host[i] = case_value(rank, i);
-        c->dev->upload(buf, host, count * sizeof(float));
-        float *scratch = guarded(c->dev, most);
-        if (direct_reduce_scatter(c, buf, count, scratch, err))
-            return -1;
-        if (!guard_ok(c->dev, scratch, most) || !guard_ok(c->dev, buf, 65536))
-            return error_set(err, "rank %d wrote past the end of scratch or buf", rank);
-        c->dev->release(scratch);
-        c->dev->download(host, buf, count * sizeof(float));
-        for (size_t i = lo; i < hi; i++)
-            if (host[i] != case_sum(size, i))
-                return error_set(err, "%zu elements: rank %d has %g at %zu, expected %g",
-                                 count, rank, host[i], i, case_sum(size, i));
-        unsigned long long others = ((1ull << size) - 1) & ~bit(rank);
-        if (w.to != others || w.from != others || w.sends != size - 1)
-            return error_set(err, "%zu elements: rank %d must send one message to every other "
-                             "rank and receive one from each (sent %ld, to mask %llx, from "
-                             "%llx)", count, rank, w.sends, w.to, w.from);
-        if (w.bytes != (count - (hi - lo)) * sizeof(float))
-            return error_set(err, "%zu elements: rank %d sent %zu bytes, expected %zu", count,
-                             rank, w.bytes, (count - (hi - lo)) * sizeof(float));
-    }
-    inner->close(inner);
-    return 0;
+    RsSweep s = {.fn = direct_reduce_scatter, .n = 6, .counts = sizes, .traffic = traffic};
+    return rs_sweep(rank, size, &s, err);
 }
 
 Test(ex_direct_reduce_scatter, one_to_six_ranks)

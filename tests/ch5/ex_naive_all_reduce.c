@@ -24,16 +24,12 @@ static int rank_main(int rank, int size, void *arg, char *err)
         size_t count = sizes[j];
         Watched w;
         Comm *c = watch(&w, inner, 0);
-        for (size_t i = 0; i < count; i++)
-            host[i] = noisy(rank, i);
-        c->dev->upload(buf, host, count * sizeof(float));
-        float *scratch = guarded(c->dev, (size_t)size * count);
-        if (naive_all_reduce(c, buf, count, scratch, err))
-            return -1;
-        if (!guard_ok(c->dev, scratch, (size_t)size * count) || !guard_ok(c->dev, buf, 65536))
-            return error_set(err, "rank %d wrote past the end of scratch or buf", rank);
-        c->dev->release(scratch);
-        c->dev->download(host, buf, count * sizeof(float));
+        int rc = in_place_call(c, naive_all_reduce, noisy, host, buf, 65536, count,
+                               (size_t)size * count, err);
+        if (rc)
+            return rc < 0 ? -1
+                          : error_set(err, "rank %d wrote past the end of scratch or buf",
+                                      rank);
         for (size_t i = 0; i < count; i++) {
             float s = noisy(0, i);
             for (int q = 1; q < size; q++)

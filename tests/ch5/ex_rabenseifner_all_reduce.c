@@ -3,14 +3,6 @@
 #include "ch5.h"
 #include "helpers.h"
 
-static int log2_of(int n)
-{
-    int k = 0;
-    while ((1 << k) < n)
-        k++;
-    return k;
-}
-
 static int rank_main(int rank, int size, void *arg, char *err)
 {
     (void)arg;
@@ -24,26 +16,23 @@ static int rank_main(int rank, int size, void *arg, char *err)
         size_t count = sizes[j], most = chunk_max(count, 2);
         Watched w;
         Comm *c = watch(&w, inner, 0);
-        for (size_t i = 0; i < count; i++)
-            host[i] = case_value(rank, i);
-        c->dev->upload(buf, host, count * sizeof(float));
-        float *scratch = guarded(c->dev, most);
-        if (rabenseifner_all_reduce(c, buf, count, scratch, err))
-            return -1;
-        if (!guard_ok(c->dev, scratch, most) || !guard_ok(c->dev, buf, 65536))
-            return error_set(err, "rank %d wrote past the end of scratch or buf", rank);
-        c->dev->release(scratch);
-        c->dev->download(host, buf, count * sizeof(float));
+        int rc = in_place_call(c, rabenseifner_all_reduce, case_value, host, buf, 65536,
+                               count, most, err);
+        if (rc)
+            return rc < 0 ? -1
+                          : error_set(err, "rank %d wrote past the end of scratch or buf",
+                                      rank);
         for (size_t i = 0; i < count; i++)
             if (host[i] != case_sum(size, i))
                 return error_set(err, "%zu elements on %d ranks: rank %d has %g at %zu, "
                                  "expected %g", count, size, rank, host[i], i,
                                  case_sum(size, i));
-        if (w.sends != 2 * log2_of(size))
-            return error_set(err, "%zu elements: rank %d sent %ld messages, expected %d "
-                             "(log2 N halving steps, log2 N doubling steps)", count, rank,
-                             w.sends, 2 * log2_of(size));
-        double bound = 2.0 * (size - 1) / size * (double)count + 2 * log2_of(size);
+        if (w.sends != 2 * ceil_log2(size))
+            return error_set(err,
+                             "%zu elements: rank %d sent %ld messages, expected %d "
+                             "(log2 N halving steps, log2 N doubling steps)",
+                             count, rank, w.sends, 2 * ceil_log2(size));
+        double bound = 2.0 * (size - 1) / size * (double)count + 2 * ceil_log2(size);
         if ((double)w.bytes > bound * sizeof(float))
             return error_set(err, "%zu elements: rank %d sent %zu bytes, more than "
                              "2(N-1)/N of the vector (%.0f)", count, rank, w.bytes,

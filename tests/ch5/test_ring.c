@@ -8,6 +8,7 @@
 #include "data.h"
 #include "helpers.h"
 #include "train_ref.h"
+#include "train_setup.h"
 #include "model.h"
 #include "ring_strategy.h"
 #include "train.h"
@@ -59,7 +60,7 @@ static int compare_replicas(Comm *host, const Model *m, long step, char *err)
 
 /* The ring strategy, with the replicas compared before every step's all-reduce. */
 typedef struct Checked {
-    Strategy inner;
+    Strategy inner; /* first: wrapped_sum_stats (train_setup.h) passes sum_stats on to it */
     Comm *host;
     long step;
 } Checked;
@@ -72,34 +73,25 @@ static int checked_sync(Strategy *s, Model *m, Timers *t, char *err)
     return k->inner.sync_gradients(&k->inner, m, t, err);
 }
 
-static int checked_sum(Strategy *s, double *v, int n, char *err)
-{
-    Checked *k = s->state;
-    return k->inner.sum_stats(&k->inner, v, n, err);
-}
-
 static int ring_rank(int rank, int size, void *arg, char *err)
 {
     (void)arg;
     (void)size;
-    const Device *dev = rank_device(rank, err);
-    if (!dev)
-        return -1;
-    Comm *inner = comm_shm_open(test_world, rank, dev, err), *host;
-    if (!inner || !(host = comm_shm_host(inner, err)))
+    const Device *dev;
+    Comm *host;
+    Model m;
+    Comm *inner = rank_with_model(rank, &setup.train, setup.hidden, 1, setup.batch, 7, &dev,
+                                  &host, &m, err);
+    if (!inner)
         return -1;
     Watched w;
     Comm *c = watch(&w, inner, rank == 1 ? setup.die_at : 0);
-    Model m;
-    if (model_init(&m, dev, setup.train.features, setup.hidden, 1, setup.train.classes,
-                   setup.batch, 7, err))
-        return -1;
     Checked k = {.host = host};
     RingState st;
     ring_strategy(&k.inner, &st, c, host, m.n_params);
     Strategy s = k.inner;
     s.sync_gradients = checked_sync;
-    s.sum_stats = checked_sum;
+    s.sum_stats = wrapped_sum_stats;
     s.state = &k;
     TrainConfig cfg = {.batch_size = setup.batch, .epochs = setup.epochs, .lr = setup.lr,
                        .seed = 7, .quiet = true};
@@ -119,9 +111,7 @@ static int ring_rank(int rank, int size, void *arg, char *err)
 
 static void load(long train_size)
 {
-    char err[ERR_LEN];
-    cr_assert(data_load("synthetic", train_size, 3, &setup.train, &setup.test, err) == 0, "%s",
-              err);
+    load_synthetic(train_size, &setup.train, &setup.test);
     setup.hidden[0] = 24;
     setup.lr = 0.1f;
     setup.steps = shared_zeroed(sizeof *setup.steps);
@@ -134,20 +124,15 @@ static void compare(int N, long train_size, int batch, int epochs)
     setup.batch = batch;
     setup.epochs = epochs;
     setup.die_at = 0;
-    size_t n = (size_t)setup.train.features * 24 + 24 + 24 * 10 + 10;
+    size_t n = params_of_24(&setup.train);
     setup.out = shared_zeroed(n * sizeof(float));
     char err[ERR_LEN];
     cr_assert(run_ranks(N, 0, 30, ring_rank, NULL, 120, err) == 0, "N = %d: %s", N, err);
     long steps = train_steps_per_epoch(setup.train.n, batch, N) * epochs;
     cr_assert(*setup.steps == steps + 1, "N = %d: the replicas were compared %ld times, "
               "expected %ld", N, *setup.steps, steps + 1);
-    float *ref = xcalloc(n, sizeof *ref);
-    single_device_weights(&setup.train, &setup.test, 24, batch * N, epochs,
-                          setup.lr, ref, n);
-    double worst = weight_gap(setup.out, ref, n);
-    cr_assert(worst <= 1e-5, "N = %d, %d epoch(s): the weights differ by up "
-              "to %g (relative) from one device's with batch %d", N, epochs, worst, batch * N);
-    free(ref);
+    expect_one_device(&setup.train, &setup.test, setup.lr, setup.out, n, N, batch * N,
+                      epochs);
     data_free(&setup.train);
     data_free(&setup.test);
 }
@@ -177,7 +162,7 @@ Test(ring, test_accuracy_is_exact_when_n_does_not_divide_the_test_set)
         setup.batch = 10;
         setup.epochs = 1;
         setup.die_at = 0;
-        size_t n = (size_t)setup.train.features * 24 + 24 + 24 * 10 + 10;
+        size_t n = params_of_24(&setup.train);
         setup.out = shared_zeroed(n * sizeof(float));
         setup.test_acc = shared_zeroed(sizeof(double));
         char err[ERR_LEN];

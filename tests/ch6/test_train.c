@@ -16,7 +16,7 @@
 #include "trace.h"
 #include "train_ref.h"
 #include "trace_read.h"
-#include "train_ref.h"
+#include "train_setup.h"
 
 /* ---------------------------------------------------------------- bucket_assign */
 
@@ -74,8 +74,7 @@ static Setup setup;
 
 static void load(void)
 {
-    char err[ERR_LEN];
-    cr_assert(data_load("synthetic", 600, 3, &setup.train, &setup.test, err) == 0, "%s", err);
+    load_synthetic(600, &setup.train, &setup.test);
     setup.hidden[0] = 24;
     setup.hidden[1] = 16;
     setup.lr = 0.1f;
@@ -102,7 +101,7 @@ static void reference(int batch, float *out)
 /* Wraps the bucketed strategy's grads_ready: after the first bucket is posted, backward
  * waits (up to 30 s) until the communication thread has sent something. */
 typedef struct Held {
-    Strategy inner;
+    Strategy inner; /* first: wrapped_sum_stats (train_setup.h) passes sum_stats on to it */
     Watched *w;
 } Held;
 
@@ -134,28 +133,20 @@ static int held_sync(Strategy *s, Model *m, Timers *t, char *err)
     __atomic_store_n(&h->w->sends, 0, __ATOMIC_SEQ_CST);
     return rc;
 }
-static int held_sum(Strategy *s, double *v, int n, char *err)
-{
-    Held *h = s->state;
-    return h->inner.sum_stats(&h->inner, v, n, err);
-}
 
 static int bucket_rank(int rank, int size, void *arg, char *err)
 {
     (void)arg;
     (void)size;
-    const Device *dev = rank_device(rank, err);
-    if (!dev)
-        return -1;
-    Comm *inner = comm_shm_open(test_world, rank, dev, err), *host;
-    if (!inner || !(host = comm_shm_host(inner, err)))
+    const Device *dev;
+    Comm *host;
+    Model m;
+    Comm *inner = rank_with_model(rank, &setup.train, setup.hidden, 2, setup.batch, 7, &dev,
+                                  &host, &m, err);
+    if (!inner)
         return -1;
     Watched w;
     Comm *c = watch(&w, inner, rank == 1 ? setup.die_at : 0);
-    Model m;
-    if (model_init(&m, dev, setup.train.features, setup.hidden, 2, setup.train.classes,
-                   setup.batch, 7, err))
-        return -1;
     Held h = {.w = &w};
     BucketState st;
     if (bucket_strategy(&h.inner, &st, c, host, &m, setup.cap, err))
@@ -164,7 +155,7 @@ static int bucket_rank(int rank, int size, void *arg, char *err)
     if (setup.hold) {
         s.grads_ready = held_ready;
         s.sync_gradients = held_sync;
-        s.sum_stats = held_sum;
+        s.sum_stats = wrapped_sum_stats;
         s.state = &h;
     }
     TrainConfig cfg = {.batch_size = setup.batch, .epochs = setup.epochs, .lr = setup.lr,

@@ -6,23 +6,12 @@
 #include <math.h>
 #include <stdint.h>
 
-#include "../ch2/ranks.h"
 #include "ch7.h"
+#include "ch7/clip.h"
 #include "helpers.h"
 
-/* A rank that waits this long for a peer fails, so that a deadlock fails fast. */
-#define WAIT_S 2.0
-#define LIMIT_S 20.0
-/* Floats after each rank's n elements that it must leave alone. */
-#define GUARDS 4
-#define GUARD_VALUE 12345.0f
 /* How far the norm may be from the one summed here in long double, relatively. */
 #define TOL 1e-7
-
-typedef struct Call {
-    double max_norm;
-    int refuse; /* 1: this max_norm must be refused */
-} Call;
 
 typedef struct Case {
     const char *what;                        /* the case, for messages */
@@ -33,8 +22,7 @@ typedef struct Case {
     int exact;        /* 1: the norm must be want_norm exactly; 0: within TOL of long double */
     double want_norm; /* with exact */
     int calls;
-    Call call[4];
-    double *norms; /* shared: the norm each rank got in each call, call * 5 + rank */
+    ClipCall call[4];
 } Case;
 
 /* The hand-worked cases: small integers, so that every norm below is exact. */
@@ -60,77 +48,31 @@ static float random_value(int seed, int rank, size_t i)
     return ldexpf(u, (int)((x >> 40) % 17) - 8);
 }
 
-static int rank_main(int rank, int size, void *arg, char *err)
+/* The norm a rank got: want_norm exactly, or within TOL of the norm summed here in long
+ * double. */
+static int norm_ok(const void *arg, int rank, int size, double max, double norm, char *err)
 {
     const Case *k = arg;
-    Comm *c = rank_comm(rank, err);
-    if (!c)
-        return -1;
-    size_t n = k->n[rank];
-    float *g = xcalloc(n + GUARDS, sizeof *g);
     long double sum = 0;
     for (int q = 0; q < size; q++)
         for (size_t i = 0; i < k->n[q]; i++)
             sum += (long double)k->value(k->seed, q, i) * k->value(k->seed, q, i);
     double ref = (double)sqrtl(sum);
-    for (int j = 0; j < k->calls; j++) {
-        double max = k->call[j].max_norm, norm = NAN;
-        for (size_t i = 0; i < n + GUARDS; i++)
-            g[i] = i < n ? k->value(k->seed, rank, i) : GUARD_VALUE;
-        char why[ERR_LEN] = "";
-        int rc = clip_grad_norm_sharded(c, g, n, max, &norm, why);
-        if (k->call[j].refuse) {
-            if (rc == 0)
-                return error_set(err, "%s, max_norm = %g: rank %d returned 0; a max_norm that "
-                                 "is not positive must be refused", k->what, max, rank);
-            if (!why[0])
-                return error_set(err, "%s, max_norm = %g: rank %d refused without a message",
-                                 k->what, max, rank);
-            continue;
-        }
-        if (rc)
-            return error_set(err, "%s, max_norm = %g: rank %d returned -1: %s", k->what, max,
-                             rank, why);
-        if (k->exact ? norm != k->want_norm : !(fabs(norm - ref) <= TOL * ref))
-            return error_set(err, "%s, max_norm = %g: rank %d (%zu elements) got norm %.17g, "
-                             "expected %.17g: the square root of the sum of the squares over "
-                             "all %d ranks", k->what, max, rank, n, norm,
-                             k->exact ? k->want_norm : ref, size);
-        k->norms[j * 5 + rank] = norm;
-        int clip = norm > max;
-        float f = (float)(max / (norm + 1e-6));
-        for (size_t i = 0; i < n + GUARDS; i++) {
-            float g0 = i < n ? k->value(k->seed, rank, i) : GUARD_VALUE;
-            float want = i < n && clip ? g0 * f : g0;
-            if (memcmp(&g[i], &want, sizeof want) != 0)
-                return error_set(err, "%s, max_norm = %g, norm %.17g: rank %d has %.9g at %zu, "
-                                 "expected %.9g (%s)", k->what, max, norm, rank, g[i], i, want,
-                                 i >= n ? "past the rank's n elements: must not be written"
-                                 : clip ? "the element times the float max_norm / (norm + 1e-6)"
-                                        : "unchanged: the norm is not above max_norm");
-        }
-    }
-    free(g);
-    c->close(c);
+    if (k->exact ? norm != k->want_norm : !(fabs(norm - ref) <= TOL * ref))
+        return error_set(err,
+                         "%s, max_norm = %g: rank %d (%zu elements) got norm %.17g, "
+                         "expected %.17g: the square root of the sum of the squares over "
+                         "all %d ranks",
+                         k->what, max, rank, k->n[rank], norm,
+                         k->exact ? k->want_norm : ref, size);
     return 0;
 }
 
-/* Run k on its ranks, then check that every rank got the same bits of the norm. */
+/* Run k on its ranks (clip.h), then check that every rank got the same bits of the norm. */
 static void check(Case k)
 {
-    double *norms = shared_zeroed(4 * 5 * sizeof(double));
-    cr_assert(norms, "mmap failed");
-    k.norms = norms;
-    char err[ERR_LEN];
-    cr_assert(run_ranks(k.N, 0, WAIT_S, rank_main, &k, LIMIT_S, err) == 0, "N = %d: %s", k.N,
-              err);
-    for (int j = 0; j < k.calls; j++)
-        for (int q = 1; q < k.N && !k.call[j].refuse; q++)
-            cr_assert(memcmp(&norms[j * 5 + q], &norms[j * 5], sizeof(double)) == 0,
-                      "%s, max_norm = %g: rank %d got norm %.17g, rank 0 %.17g: every rank "
-                      "must get the same bits (each rank's sum, then the ranks' sums added in "
-                      "rank order)", k.what, k.call[j].max_norm, q, norms[j * 5 + q], norms[j * 5]);
-    munmap(norms, 4 * 5 * sizeof(double));
+    ClipRank r = {k.what, k.n, k.value, k.seed, k.calls, k.call, norm_ok, &k, NULL, 6};
+    clip_run(k.N, r, " (each rank's sum, then the ranks' sums added in rank order)");
 }
 
 /* 3 and 4 on two ranks make a norm of 5: not clipped at 10, nor at exactly 5 (clipping is for
@@ -139,11 +81,11 @@ static void check(Case k)
 Test(ex_clip_grad_norm_sharded, hand_worked_norms_and_the_threshold)
 {
     check((Case){"3 on rank 0, 4 on rank 1", 2, {1, 1}, hand, 0, 1, 5.0, 3,
-                 {{10, 0}, {5, 0}, {1, 0}}, NULL});
-    check((Case){"1, 2, 2 on one rank", 1, {3}, hand, 1, 1, 3.0, 3, {{3.5, 0}, {3, 0}, {2, 0}},
-                 NULL});
+                 {{10, 0}, {5, 0}, {1, 0}}});
+    check((Case){"1, 2, 2 on one rank", 1, {3}, hand, 1, 1, 3.0, 3,
+                 {{3.5, 0}, {3, 0}, {2, 0}}});
     check((Case){"1, 1 / nothing / 1, 1, 1, 1, 1 / -3 on 4 ranks", 4, {2, 0, 5, 1}, hand, 2, 1,
-                 4.0, 2, {{4, 0}, {2, 0}}, NULL});
+                 4.0, 2, {{4, 0}, {2, 0}}});
 }
 
 /* Random gradients of magnitudes 2^-8 to 2^8 on 1 to 5 ranks, a different number on each rank
@@ -162,8 +104,8 @@ Test(ex_clip_grad_norm_sharded, random_gradients_against_a_long_double_norm)
         }
         double ref = (double)sqrtl(sum);
         k.calls = 2;
-        k.call[0] = (Call){2 * ref, 0};
-        k.call[1] = (Call){ref / 3, 0};
+        k.call[0] = (ClipCall){2 * ref, 0};
+        k.call[1] = (ClipCall){ref / 3, 0};
         char what[128];
         snprintf(what, sizeof what, "random gradients on %d ranks (%zu, %zu, %zu, %zu, %zu "
                  "elements)", N, k.n[0], k.n[1], k.n[2], k.n[3], k.n[4]);
@@ -177,5 +119,5 @@ Test(ex_clip_grad_norm_sharded, random_gradients_against_a_long_double_norm)
 Test(ex_clip_grad_norm_sharded, max_norm_not_positive_is_refused)
 {
     check((Case){"3 on rank 0, 4 on rank 1", 2, {1, 1}, hand, 0, 1, 5.0, 3,
-                 {{0, 1}, {-1, 1}, {2, 0}}, NULL});
+                 {{0, 1}, {-1, 1}, {2, 0}}});
 }

@@ -2,22 +2,11 @@
  * then, for up to 64 layers, a simulation of what the schedule gathers, waits for and frees,
  * and a buffer one event short. */
 #include "ch7.h"
+#include "fsdp_events.h"
 #include "helpers.h"
 
 #define MAX_L 64
 #define ROOM (9 * MAX_L + 16)
-#define GUARD ((FsdpEvent){(FsdpOp)77, -7})
-
-/* An event as the book writes it: G0 for FSDP_GATHER of layer 0, and so on. */
-static const char *event_text(FsdpEvent e, char *buf, size_t cap)
-{
-    static const char *name[] = {"G", "W", "F", "B", "S", "Fr"};
-    if ((int)e.op >= 0 && (int)e.op <= FSDP_FREE)
-        snprintf(buf, cap, "%s%d", name[e.op], e.layer);
-    else
-        snprintf(buf, cap, "op%d/%d", (int)e.op, e.layer);
-    return buf;
-}
 
 /* The first @p n events, separated by spaces (what a failure message shows). */
 static const char *events_text(const FsdpEvent *ev, int n, char *buf, size_t cap)
@@ -30,11 +19,6 @@ static const char *events_text(const FsdpEvent *ev, int n, char *buf, size_t cap
                                  event_text(ev[i], one, sizeof one));
     }
     return buf;
-}
-
-static int is_guard(FsdpEvent e)
-{
-    return (int)e.op == 77 && e.layer == -7;
 }
 
 static void expect(int L, const FsdpEvent *want, int n)

@@ -4,23 +4,7 @@
  * adding up to one replica of stage 0. */
 #include "ch7.h"
 #include "helpers.h"
-
-static const char *optimizer_name(int state_floats)
-{
-    return state_floats == 0 ? "SGD (0 state floats)"
-           : state_floats == 1 ? "momentum (1 state float)"
-                               : "AdamW (2 state floats)";
-}
-
-/* zero_state_bytes(...) must be want; chunk (the parameters of the rank's chunk) goes into
- * the message. */
-static void expect(int stage, size_t n, int ranks, int rank, int sf, size_t chunk, size_t want)
-{
-    size_t got = zero_state_bytes(stage, n, ranks, rank, sf);
-    cr_assert(got == want, "stage %d, %zu parameters, %s, rank %d of %d (its chunk: %zu "
-              "parameters): %zu bytes, expected %zu", stage, n, optimizer_name(sf), rank, ranks,
-              chunk, got, want);
-}
+#include "zero_bytes.h"
 
 /* Ten parameters over four ranks: chunk_start(10, 4, k) = 2k + floor(2k / 4) is 0, 2, 5, 7,
  * 10, so the chunks hold 2, 3, 2 and 3 parameters. Per stage, optimizer (SGD, momentum,

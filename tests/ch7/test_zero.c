@@ -14,6 +14,7 @@
 #include "strategy.h"
 #include "train.h"
 #include "train_ref.h"
+#include "train_setup.h"
 
 /* The gradient of step s at element i: a fixed spread of signs and sizes. */
 static float grad_at(int s, size_t i)
@@ -120,15 +121,12 @@ static struct {
 static int train_rank(int rank, int size, void *arg, char *err)
 {
     (void)arg, (void)size;
-    const Device *dev = rank_device(rank, err);
-    if (!dev)
-        return -1;
-    Comm *c = comm_shm_open(test_world, rank, dev, err), *host;
-    if (!c || !(host = comm_shm_host(c, err)))
-        return -1;
+    const Device *dev;
+    Comm *host;
     Model m;
-    if (model_init(&m, dev, run.train.features, run.hidden, run.n_hidden, run.train.classes,
-                   run.batch, run.seed, err))
+    Comm *c = rank_with_model(rank, &run.train, run.hidden, run.n_hidden, run.batch,
+                              run.seed, &dev, &host, &m, err);
+    if (!c)
         return -1;
     Strategy s;
     StrategyEnv env = {.c = c, .host = host, .m = &m, .bucket_bytes = 2048,
@@ -167,9 +165,7 @@ static void weights_after(const StrategyDef *def, int N, float *w, size_t n)
  * rank, and FSDP's prefetch has a layer between the first and the last. */
 static size_t load_small(long train_size)
 {
-    char err[ERR_LEN];
-    cr_assert(data_load("synthetic", train_size, 3, &run.train, &run.test, err) == 0, "%s",
-              err);
+    load_synthetic(train_size, &run.train, &run.test);
     run.test.n = 100;
     run.hidden[0] = 6, run.hidden[1] = 5, run.n_hidden = 2;
     run.batch = 8, run.accum = 1, run.seed = 5;
@@ -289,13 +285,12 @@ Test(fsdp, evaluation_is_exact_when_the_shares_take_different_numbers_of_batches
  * while they accumulate, and reduce-scatter them once). */
 Test(accum, n_ranks_times_k_micro_batches_equal_one_device)
 {
-    char err[ERR_LEN];
-    cr_assert(data_load("synthetic", 480, 3, &run.train, &run.test, err) == 0, "%s", err);
+    load_synthetic(480, &run.train, &run.test);
     run.test.n = 100;
     run.hidden[0] = 24, run.n_hidden = 1;
     run.batch = 8, run.epochs = 2, run.seed = 7, run.lr = 0.1f;
     cr_assert(optimizer_config(&run.opt, "sgd", 0, 0) == 0);
-    size_t n = (size_t)run.train.features * 24 + 24 + 24 * 10 + 10;
+    size_t n = params_of_24(&run.train);
     float *got = xcalloc(n, 4), *ref = xcalloc(n, 4);
     const StrategyDef *defs[] = {&strategy_ring, &strategy_ring_bucketed, &strategy_zero1,
                                  &strategy_zero2, &strategy_fsdp};

@@ -6,21 +6,15 @@
 enum { MOST = 4099 };
 
 /* Every rank as root in turn, three counts; the data change from call to call. */
-static int every_root(int rank, int size, void *arg, char *err)
+static int every_root(Comm *c, const Watched *w, float *buf, char *err)
 {
-    (void)arg;
-    Watched w;
-    Comm *c = win_comm(rank, &w, err);
-    if (!c)
-        return -1;
-    float *buf = c->alloc_shared(c, MOST * sizeof(float));
+    int rank = c->rank, size = c->size;
     const size_t counts[] = {0, 1, MOST};
     int call = 0;
     for (int root = 0; root < size; root++)
         for (size_t k = 0; k < 3; k++, call++) {
             size_t n = counts[k];
-            for (size_t i = 0; i < n; i++)
-                buf[i] = win_value(rank, i, call);
+            win_fill(buf, n, rank, call);
             if (direct_broadcast(c, buf, n, root, err))
                 return -1;
             for (size_t i = 0; i < n; i++)
@@ -29,75 +23,44 @@ static int every_root(int rank, int size, void *arg, char *err)
                                      "the root's is %g", size, root, n, rank, buf[i], i,
                                      win_value(root, i, call));
         }
-    if (w.sends != 0)
+    if (w->sends != 0)
         return error_set(err, "rank %d sent %ld messages: a direct broadcast reads", rank,
-                         w.sends);
-    c->close(c);
+                         w->sends);
     return 0;
 }
 
 Test(ex_direct_broadcast, every_root_on_one_to_five_ranks)
 {
-    for (int n = 1; n <= 5; n++) {
-        char err[ERR_LEN];
-        cr_assert(run_ranks(n, 0, WAIT_S, every_root, NULL, 60, err) == 0, "%s", err);
-    }
+    for (int n = 1; n <= 5; n++)
+        win_run(n, every_root, MOST, 60);
 }
 
 /* Forty calls, the root turning, every rank sleeping a random few microseconds first: a root
  * that returned before its readers had read would see its next data read by them. */
-static int back_to_back(int rank, int size, void *arg, char *err)
+static int back_to_back(Comm *c, const Watched *w, float *buf, char *err)
 {
-    (void)arg;
-    Watched w;
-    Comm *c = win_comm(rank, &w, err);
-    if (!c)
-        return -1;
-    enum { N = 3001 };
-    float *buf = c->alloc_shared(c, N * sizeof(float));
-    Rng g;
-    rng_seed(&g, 3, (uint64_t)rank);
-    for (int call = 0; call < 40; call++) {
-        int root = call % size;
-        for (size_t i = 0; i < N; i++)
-            buf[i] = win_value(rank, i, call);
-        win_delay(&g, 40);
-        if (direct_broadcast(c, buf, N, root, err))
-            return -1;
-        for (size_t i = 0; i < N; i++)
-            if (buf[i] != win_value(root, i, call))
-                return error_set(err, "call %d, root %d: rank %d has %g at %zu, the root's is "
-                                 "%g", call, root, rank, buf[i], i, win_value(root, i, call));
-    }
-    c->close(c);
-    return 0;
+    (void)w;
+    return win_back_to_back(c, buf, direct_broadcast, 3001, 1, 3, win_value_broadcast,
+                            "the root's is", err);
 }
 
 Test(ex_direct_broadcast, back_to_back_calls_with_delays)
 {
-    char err[ERR_LEN];
-    cr_assert(run_ranks(3, 0, WAIT_S, back_to_back, NULL, 60, err) == 0, "%s", err);
+    win_run(3, back_to_back, 3001, 60);
 }
 
-static int bad_root(int rank, int size, void *arg, char *err)
+static int bad_root(Comm *c, const Watched *w, float *buf, char *err)
 {
-    (void)arg;
-    Watched w;
-    Comm *c = win_comm(rank, &w, err);
-    if (!c)
-        return -1;
-    float *buf = c->alloc_shared(c, 16 * sizeof(float));
-    int roots[] = {-1, size};
+    (void)w;
+    int roots[] = {-1, c->size};
     for (int k = 0; k < 2; k++)
         if (direct_broadcast(c, buf, 16, roots[k], err) == 0 || !strstr(err, "root"))
-            return error_set(err, "root %d of %d ranks was not refused by name (%s)", roots[k],
-                             size, err);
-    c->close(c);
+            return error_set(err, "root %d of %d ranks was not refused by name (%s)",
+                             roots[k], c->size, err);
     return 0;
 }
 
 Test(ex_direct_broadcast, a_root_outside_the_ranks_is_refused)
 {
-    char err[ERR_LEN];
-    cr_assert(run_ranks(2, 0, WAIT_S, bad_root, NULL, 30, err) == 0, "%s", err);
+    win_run(2, bad_root, 16, 30);
 }

@@ -24,41 +24,35 @@ static unsigned long long place_mask(int r, int node_size, int size)
 static int node_size_of_run;
 
 /* Exact sums for counts 0, 1, 5 and 6007, twice each; what each rank read and sent. */
-static int sums(int rank, int size, void *arg, char *err)
+static int sums(Comm *c, const Watched *w, float *buf, char *err)
 {
-    (void)arg;
-    int node = node_size_of_run;
-    Watched w;
-    Comm *c = win_comm(rank, &w, err);
-    if (!c)
-        return -1;
-    float *buf = c->alloc_shared(c, MOST * sizeof(float)), *scratch = xcalloc(MOST, 4);
+    int rank = c->rank, size = c->size, node = node_size_of_run;
+    float *scratch = xcalloc(MOST, 4);
     const size_t counts[] = {0, 1, 5, MOST};
     for (int call = 0; call < 8; call++) {
         size_t n = counts[call % 4];
-        for (size_t i = 0; i < n; i++)
-            buf[i] = win_value(rank, i, call);
+        win_fill(buf, n, rank, call);
         if (hierarchical_all_reduce(c, node, buf, n, scratch, err))
             return -1;
         for (size_t i = 0; i < n; i++) {
-            float want = 0;
-            for (int q = 0; q < size; q++)
-                want += win_value(q, i, call);
+            float want = win_sum(win_value, call, size, i);
             if (buf[i] != want)
                 return error_set(err, "N = %d, nodes of %d, %zu floats: rank %d has %g at %zu, "
                                  "expected %g", size, node, n, rank, buf[i], i, want);
         }
     }
-    if (w.to & ~place_mask(rank, node, size))
-        return error_set(err, "N = %d, nodes of %d: rank %d sent to ranks %llx; only the ranks "
-                         "of its place in other nodes (%llx) may get a message", size, node,
-                         rank, w.to, place_mask(rank, node, size));
-    if (w.read & ~node_mask(rank, node))
-        return error_set(err, "N = %d, nodes of %d: rank %d read the buffers of ranks %llx; only "
-                         "its node's (%llx) may be read", size, node, rank, w.read,
-                         node_mask(rank, node));
+    if (w->to & ~place_mask(rank, node, size))
+        return error_set(err,
+                         "N = %d, nodes of %d: rank %d sent to ranks %llx; only the ranks "
+                         "of its place in other nodes (%llx) may get a message",
+                         size, node, rank, w->to, place_mask(rank, node, size));
+    if (w->read & ~node_mask(rank, node))
+        return error_set(
+            err,
+            "N = %d, nodes of %d: rank %d read the buffers of ranks %llx; only "
+            "its node's (%llx) may be read",
+            size, node, rank, w->read, node_mask(rank, node));
     free(scratch);
-    c->close(c);
     return 0;
 }
 
@@ -66,37 +60,30 @@ Test(ex_hierarchical_all_reduce, nodes_of_two_three_one_and_all)
 {
     const int runs[][2] = {{4, 2}, {6, 3}, {4, 1}, {4, 4}, {2, 1}, {1, 1}};
     for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++) {
-        char err[ERR_LEN];
         node_size_of_run = runs[k][1];
-        cr_assert(run_ranks(runs[k][0], 0, WAIT_S, sums, NULL, 60, err) == 0, "%s", err);
+        win_run(runs[k][0], sums, MOST, 60);
     }
 }
 
-static int refused(int rank, int size, void *arg, char *err)
+static int refused(Comm *c, const Watched *w, float *buf, char *err)
 {
-    (void)arg, (void)size;
-    Watched w;
-    Comm *c = win_comm(rank, &w, err);
-    if (!c)
-        return -1;
-    float *buf = c->alloc_shared(c, 16 * sizeof(float)), scratch[16];
+    (void)w;
+    float scratch[16];
     int bad[] = {3, 0, -2};
     for (int k = 0; k < 3; k++)
         if (hierarchical_all_reduce(c, bad[k], buf, 16, scratch, err) == 0)
             return error_set(err, "nodes of %d ranks for 4 ranks were not refused", bad[k]);
     for (size_t i = 0; i < 16; i++) /* and nodes of 2 are not */
-        buf[i] = (float)rank;
+        buf[i] = (float)c->rank;
     if (hierarchical_all_reduce(c, 2, buf, 16, scratch, err))
         return -1;
     if (buf[15] != 6.0f)
-        return error_set(err, "after the refusals, nodes of 2: rank %d has %g, expected 6", rank,
-                         buf[15]);
-    c->close(c);
+        return error_set(err, "after the refusals, nodes of 2: rank %d has %g, expected 6",
+                         c->rank, buf[15]);
     return 0;
 }
 
 Test(ex_hierarchical_all_reduce, node_sizes_that_do_not_divide_are_refused_others_run)
 {
-    char err[ERR_LEN];
-    cr_assert(run_ranks(4, 0, WAIT_S, refused, NULL, 30, err) == 0, "%s", err);
+    win_run(4, refused, 16, 30);
 }

@@ -18,6 +18,7 @@
 #include "strategy.h"
 #include "train.h"
 #include "train_ref.h"
+#include "train_setup.h"
 
 typedef int (*AllReduceFn)(Comm *c, float *buf, size_t count, float *scratch, float scale,
                            char *err);
@@ -330,8 +331,8 @@ static int train_rank(int rank, int size, void *arg, char *err)
 Test(direct_strategy, n_ranks_equal_one_device_with_the_global_batch)
 {
     char err[ERR_LEN];
-    cr_assert(data_load("synthetic", 600, 3, &setup.train, &setup.test, err) == 0, "%s", err);
-    size_t n = (size_t)setup.train.features * 24 + 24 + 24 * 10 + 10;
+    load_synthetic(600, &setup.train, &setup.test);
+    size_t n = params_of_24(&setup.train);
     setup.out = shared_zeroed(n * sizeof(float));
     float *ref = xcalloc(n, sizeof(float));
     for (int N = 1; N <= 4; N++) {

@@ -6,14 +6,7 @@
 
 #include "ch2.h"
 #include "helpers.h"
-#include "ch2/ranks.h"
-
-/* The exercise must build its barrier from messages, not call the transport's own. */
-static int c_barrier(Comm *c, char *err)
-{
-    (void)c;
-    return error_set(err, "the exercise must not call the transport's own barrier");
-}
+#include "ch2/wrappers.h"
 
 /* What each rank leaves behind: messages sent, and the ranks sent to and received from. */
 typedef struct Shared {
@@ -40,14 +33,12 @@ static int peers(int rank, int size, void *arg, char *err)
 {
     (void)size;
     Shared *s = arg;
-    Comm *inner = comm_shm_open(test_world, rank, device_cpu(), err);
-    if (!inner)
-        return -1;
     Watched w;
-    watch(&w, inner, 0);
-    w.comm.barrier = c_barrier;
+    Comm *c = watched_without_barrier(rank, &w, err);
+    if (!c)
+        return -1;
     for (int k = 0; k < PEER_ROUNDS; k++)
-        if (barrier_dissemination(&w.comm, err))
+        if (barrier_dissemination(c, err))
             return -1;
     s->sends[rank] = w.sends;
     s->to[rank] = w.to;
@@ -92,25 +83,22 @@ enum { LATE_ROUNDS = 40 };
 static int late_every_round(int rank, int size, void *arg, char *err)
 {
     Shared *s = arg;
-    Comm *inner = comm_shm_open(test_world, rank, device_cpu(), err);
-    if (!inner)
-        return -1;
     Watched w;
-    Comm *c = watch(&w, inner, 0);
-    w.comm.barrier = c_barrier;
+    Comm *c = watched_without_barrier(rank, &w, err);
+    if (!c)
+        return -1;
     for (int k = 1; k <= LATE_ROUNDS; k++) {
         if (rank == k % size)
             usleep(1000);
         atomic_store(&s->slot[rank], k);
         if (barrier_dissemination(c, err))
             return -1;
-        for (int r = 0; r < size; r++) {
-            int v = atomic_load(&s->slot[r]);
-            if (v != k && v != k + 1)
-                return error_set(err, "after barrier %d rank %d sees rank %d at %d, expected "
-                                 "%d or %d (rank %d arrived late)", k, rank, r, v, k, k + 1,
-                                 k % size);
-        }
+        int v, r = slot_behind(s->slot, size, k, &v);
+        if (r >= 0)
+            return error_set(err,
+                             "after barrier %d rank %d sees rank %d at %d, expected %d or "
+                             "%d (rank %d arrived late)",
+                             k, rank, r, v, k, k + 1, k % size);
     }
     return 0;
 }
@@ -129,47 +117,15 @@ Test(hidden_barrier_dissemination, a_late_rank_in_every_round_at_3_and_5_ranks)
 
 /* A transport whose first sendrecv on rank 1 moves the message, then reports an error: the
  * barrier must stop there and return -1 with that error, making no further call. */
-typedef struct Failing {
-    Comm comm;
-    Comm *inner;
-    int calls;
-} Failing;
-
-static int f_sendrecv(Comm *c, int to, const void *s, size_t sb, int from, void *r, size_t rb,
-                      char *err)
+static int barrier(Comm *c, void *arg, char *err)
 {
-    Failing *f = c->state;
-    f->calls++;
-    if (f->inner->sendrecv(f->inner, to, s, sb, from, r, rb, err))
-        return -1;
-    return f->calls == 1 ? error_set(err, "injected failure on rank 1") : 0;
+    (void)arg;
+    return barrier_dissemination(c, err);
 }
-static int f_send(Comm *c, int to, const void *buf, size_t bytes, char *err)
-{
-    Failing *f = c->state;
-    f->calls++;
-    if (f->inner->send(f->inner, to, buf, bytes, err))
-        return -1;
-    return f->calls == 1 ? error_set(err, "injected failure on rank 1") : 0;
-}
-static int f_recv(Comm *c, int from, void *buf, size_t bytes, char *err)
-{
-    Failing *f = c->state;
-    f->calls++;
-    if (f->inner->recv(f->inner, from, buf, bytes, err))
-        return -1;
-    return f->calls == 1 ? error_set(err, "injected failure on rank 1") : 0;
-}
-
-typedef struct Outcome {
-    int rc, calls;
-    char err[ERR_LEN];
-} Outcome;
 
 static int failing(int rank, int size, void *arg, char *err)
 {
     (void)size;
-    Outcome *o = arg;
     Comm *inner = comm_shm_open(test_world, rank, device_cpu(), err);
     if (!inner)
         return -1;
@@ -180,24 +136,13 @@ static int failing(int rank, int size, void *arg, char *err)
         (void)barrier_dissemination(inner, ignored);
         return 0;
     }
-    Failing f = {.comm = *inner, .inner = inner};
-    f.comm.sendrecv = f_sendrecv;
-    f.comm.send = f_send;
-    f.comm.recv = f_recv;
-    f.comm.barrier = c_barrier;
-    f.comm.state = &f;
-    o->err[0] = '\0';
-    o->rc = barrier_dissemination(&f.comm, o->err);
-    o->calls = f.calls;
+    through_failing(inner, 1, "injected failure on rank 1", no_barrier, barrier, NULL, arg);
     return 0;
 }
 
 Test(hidden_barrier_dissemination, a_transport_error_is_returned)
 {
-    Outcome *o = shared_zeroed(sizeof *o);
-    cr_assert(o);
-    char err[ERR_LEN];
-    cr_assert(run_ranks(4, 0, 1, failing, o, 4, err) == 0, "4 ranks: %s", err);
+    Outcome *o = outcome_of(4, 0, 1, failing, 4);
     cr_assert(o->rc == -1, "4 ranks: rank 1's first sendrecv failed, yet the barrier returned %d, "
               "expected -1", o->rc);
     cr_assert(strstr(o->err, "injected failure on rank 1"), "4 ranks: rank 1's first sendrecv "

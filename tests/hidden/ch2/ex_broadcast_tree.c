@@ -5,53 +5,7 @@
 
 #include "ch2.h"
 #include "helpers.h"
-#include "ch2/ranks.h"
-
-/* A communicator that keeps a logical clock, as in the public tests: every send is one tick
- * and carries the clock (in an 8-byte message of its own before the payload); a receive
- * moves the clock to the sender's if that is later. After a broadcast a rank's clock is the
- * number of sends, one after another, that the data needed to reach it. */
-typedef struct Clocked {
-    Comm comm;
-    Comm *inner;
-    long clock;
-    long sends;
-    long recvs;
-} Clocked;
-
-static int k_send(Comm *c, int to, const void *buf, size_t bytes, char *err)
-{
-    Clocked *w = c->state;
-    long t = ++w->clock;
-    w->sends++;
-    if (w->inner->send(w->inner, to, &t, sizeof t, err))
-        return -1;
-    return w->inner->send(w->inner, to, buf, bytes, err);
-}
-static int k_recv(Comm *c, int from, void *buf, size_t bytes, char *err)
-{
-    Clocked *w = c->state;
-    long t;
-    w->recvs++;
-    if (w->inner->recv(w->inner, from, &t, sizeof t, err))
-        return -1;
-    if (t > w->clock)
-        w->clock = t;
-    return w->inner->recv(w->inner, from, buf, bytes, err);
-}
-static int k_sendrecv(Comm *c, int to, const void *s, size_t sb, int from, void *r, size_t rb,
-                      char *err)
-{
-    Clocked *w = c->state;
-    long out = ++w->clock, in;
-    w->sends++;
-    w->recvs++;
-    if (w->inner->sendrecv(w->inner, to, &out, sizeof out, from, &in, sizeof in, err))
-        return -1;
-    if (in > w->clock)
-        w->clock = in;
-    return w->inner->sendrecv(w->inner, to, s, sb, from, r, rb, err);
-}
+#include "ch2/wrappers.h"
 
 /* The transport's barrier is there for the tests only; the exercise must not need it. */
 static int c_barrier(Comm *c, char *err)
@@ -98,14 +52,11 @@ static int from_every_root(int rank, int size, void *arg, char *err)
         return -1;
     unsigned char buf[300];
     for (int root = 0; root < size; root++) {
-        Clocked w = {.comm = *inner, .inner = inner};
-        w.comm.send = k_send;
-        w.comm.recv = k_recv;
-        w.comm.sendrecv = k_sendrecv;
-        w.comm.barrier = c_barrier;
-        w.comm.state = &w;
+        Clocked w;
+        Comm *c = clocked(&w, inner);
+        c->barrier = c_barrier;
         prepare(buf, sizeof buf, rank, root);
-        if (broadcast_tree(&w.comm, root, buf, sizeof buf, err) ||
+        if (broadcast_tree(c, root, buf, sizeof buf, err) ||
             verify(buf, sizeof buf, rank, root, size, root, err))
             return -1;
         s->clock[root][rank] = w.clock;
@@ -190,45 +141,14 @@ Test(hidden_broadcast_tree, back_to_back_from_moving_roots)
 /* A transport whose first receive on rank 2 moves the message, then reports an error: the
  * broadcast must stop there and return -1 with that error, sending nothing further (to its
  * child, rank 3, in the tree from root 0 of 4 ranks). */
-typedef struct Failing {
-    Comm comm;
-    Comm *inner;
-    int calls;
-} Failing;
-
-static int f_recv(Comm *c, int from, void *buf, size_t bytes, char *err)
+static int from_root_0(Comm *c, void *buf, char *err)
 {
-    Failing *f = c->state;
-    f->calls++;
-    if (f->inner->recv(f->inner, from, buf, bytes, err))
-        return -1;
-    return f->calls == 1 ? error_set(err, "injected failure on rank 2") : 0;
+    return broadcast_tree(c, 0, buf, 64, err);
 }
-static int f_send(Comm *c, int to, const void *buf, size_t bytes, char *err)
-{
-    Failing *f = c->state;
-    f->calls++;
-    return f->inner->send(f->inner, to, buf, bytes, err);
-}
-static int f_sendrecv(Comm *c, int to, const void *s, size_t sb, int from, void *r, size_t rb,
-                      char *err)
-{
-    Failing *f = c->state;
-    f->calls++;
-    if (f->inner->sendrecv(f->inner, to, s, sb, from, r, rb, err))
-        return -1;
-    return f->calls == 1 ? error_set(err, "injected failure on rank 2") : 0;
-}
-
-typedef struct Outcome {
-    int rc, calls;
-    char err[ERR_LEN];
-} Outcome;
 
 static int failing(int rank, int size, void *arg, char *err)
 {
     (void)size;
-    Outcome *o = arg;
     Comm *inner = comm_shm_open(test_world, rank, device_cpu(), err);
     if (!inner)
         return -1;
@@ -238,24 +158,14 @@ static int failing(int rank, int size, void *arg, char *err)
         return 0; /* rank 2's child: anything rank 2 still sends it waits in the channel */
     if (rank != 2)
         return broadcast_tree(inner, 0, buf, sizeof buf, err);
-    Failing f = {.comm = *inner, .inner = inner};
-    f.comm.recv = f_recv;
-    f.comm.send = f_send;
-    f.comm.sendrecv = f_sendrecv;
-    f.comm.barrier = c_barrier;
-    f.comm.state = &f;
-    o->err[0] = '\0';
-    o->rc = broadcast_tree(&f.comm, 0, buf, sizeof buf, o->err);
-    o->calls = f.calls;
+    through_failing(inner, 0, "injected failure on rank 2", c_barrier, from_root_0, buf,
+                    arg);
     return 0;
 }
 
 Test(hidden_broadcast_tree, a_transport_error_is_returned)
 {
-    Outcome *o = shared_zeroed(sizeof *o);
-    cr_assert(o);
-    char err[ERR_LEN];
-    cr_assert(run_ranks(4, CHANNEL, 2, failing, o, 4, err) == 0, "4 ranks: %s", err);
+    Outcome *o = outcome_of(4, CHANNEL, 2, failing, 4);
     cr_assert(o->rc == -1, "4 ranks, root 0: rank 2's receive failed, yet the broadcast returned "
               "%d, expected -1", o->rc);
     cr_assert(strstr(o->err, "injected failure on rank 2"), "4 ranks, root 0: rank 2's receive "

@@ -19,13 +19,13 @@ static void barrier_init(SenseBarrier *b, int n)
 /* After round k every slot of the n ranks must hold k or k + 1. */
 static int check_slots(const char *name, _Atomic int *slot, int n, int k, int rank, char *err)
 {
-    for (int r = 0; r < n; r++) {
-        int v = atomic_load(&slot[r]);
-        if (v != k && v != k + 1)
-            return error_set(err, "%s: after round %d rank %d sees rank %d at round %d, "
-                             "expected %d or %d", name, k, rank, r, v, k, k + 1);
-    }
-    return 0;
+    int v, r = slot_behind(slot, n, k, &v);
+    if (r < 0)
+        return 0;
+    return error_set(err,
+                     "%s: after round %d rank %d sees rank %d at round %d, expected %d or "
+                     "%d",
+                     name, k, rank, r, v, k, k + 1);
 }
 
 /* With n = 1 every call is the last arrival: it returns at once, and the round it completes

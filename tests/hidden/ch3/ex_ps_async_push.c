@@ -5,21 +5,7 @@
 
 #include "ch3.h"
 #include "helpers.h"
-
-/* One push of host gradient g to host weights w at *version; w is updated in place. */
-static int push(float *w, long *version, const float *g, size_t n, long gv, int bound, float lr,
-                char *err)
-{
-    const Device *dev = test_device();
-    float *dw = dev->alloc(n * 4 + 4), *dg = dev->alloc(n * 4 + 4);
-    dev->upload(dw, w, n * 4);
-    dev->upload(dg, g, n * 4);
-    int rc = ps_async_push(dev, dw, version, dg, n, gv, bound, lr, err);
-    dev->download(w, dw, n * 4);
-    dev->release(dw);
-    dev->release(dg);
-    return rc;
-}
+#include "ch3/on_device.h"
 
 /* A weight or gradient value with a fractional part. */
 static float value(int seed, size_t i)

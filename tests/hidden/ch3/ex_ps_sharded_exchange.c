@@ -1,19 +1,20 @@
 /* Hidden tests of exercise 3.2, ps_sharded_exchange: four servers, shards of unequal and
  * empty sizes, and servers that reply only once every shard has arrived (not in the
  * students' handout). The tests play the K servers. */
-#include "ch2/ranks.h"
 #include "ch3.h"
+#include "ch3/shards.h"
 #include "helpers.h"
 
 /* Seconds a rank waits for a peer before it gives up: a worker whose conversation has the
  * wrong shape fails in this time instead of hanging. */
 #define WAIT_S 2.0
 
-typedef struct Case {
-    int K, workers;
-    size_t n;
-    int clip; /* the servers reply only after all of them have their whole gradient */
-} Case;
+/* Servers of variant 1 (Shards.variant) reply only after all of them have their whole
+ * gradient. */
+static int clipping(const Shards *t)
+{
+    return t->variant == 1;
+}
 
 static float grad_of(int worker, size_t i)
 {
@@ -25,7 +26,7 @@ static size_t lo_of(size_t n, int K, int k) { return (size_t)k * n / (size_t)K; 
 
 /* What the servers send back for element i of shard k: minus the sum of the workers'
  * gradients, plus 2 k + 1 (plus `extra` when the servers clip). */
-static float reply_of(const Case *t, int k, size_t i, float extra)
+static float reply_of(const Shards *t, int k, size_t i, float extra)
 {
     float sum = 0;
     for (int w = 0; w < t->workers; w++)
@@ -36,66 +37,62 @@ static float reply_of(const Case *t, int k, size_t i, float extra)
 /* Server k receives shard k from every worker in turn. A clipping server then needs all
  * the other servers' shards too (as for a clip by the global norm): server 0 waits for a
  * message from each of the others saying they have their whole shard, then tells them to
- * go on; only then do they reply. Worker w is rank K + w. */
-static int rank_main(int rank, int size, void *arg, char *err)
+ * go on; only then do they reply. */
+static int server(Comm *c, const Shards *t, int rank, float *a, float *b, char *err)
 {
-    const Case *t = arg;
-    (void)size;
-    Comm *c = comm_shm_open(test_world, rank, device_cpu(), err);
-    if (!c)
-        return -1;
-    size_t n = t->n;
-    float *a = xcalloc(n + 1, 4), *b = xcalloc(n + 1, 4);
-    if (rank < t->K) {
-        size_t lo = lo_of(n, t->K, rank), hi = lo_of(n, t->K, rank + 1);
-        for (int w = 0; w < t->workers; w++) {
-            if (c->recv(c, t->K + w, b, (hi - lo) * 4, err)) {
-                char why[ERR_LEN];
-                snprintf(why, sizeof why, "%s", err);
-                return error_set(err, "K = %d, n = %zu: server %d waiting for shard %d from "
-                                 "worker %d: %s%s", t->K, n, rank, rank, w, why,
-                                 t->clip && strstr(why, "timed out")
-                                     ? " (a worker must push every shard before it pulls any)"
-                                     : "");
-            }
-            for (size_t i = lo; i < hi; i++) {
-                if (b[i - lo] != grad_of(w, i))
-                    return error_set(err, "K = %d, n = %zu: server %d got %g for element %zu "
-                                     "from worker %d, expected %g", t->K, n, rank, b[i - lo],
-                                     i, w, grad_of(w, i));
-                a[i - lo] += b[i - lo];
-            }
+    size_t n = t->n, lo = lo_of(n, t->K, rank), hi = lo_of(n, t->K, rank + 1);
+    for (int w = 0; w < t->workers; w++) {
+        if (c->recv(c, t->K + w, b, (hi - lo) * 4, err)) {
+            char why[ERR_LEN];
+            snprintf(why, sizeof why, "%s", err);
+            return error_set(err,
+                             "K = %d, n = %zu: server %d waiting for shard %d from "
+                             "worker %d: %s%s",
+                             t->K, n, rank, rank, w, why,
+                             clipping(t) && strstr(why, "timed out")
+                                 ? " (a worker must push every shard before it pulls any)"
+                                 : "");
         }
-        float extra = 0, token = 1;
-        if (t->clip && t->K > 1) {
-            int failed = 0;
-            if (rank == 0) {
-                for (int k = 1; k < t->K && !failed; k++)
-                    failed = c->recv(c, k, &token, 4, err);
-                for (int k = 1; k < t->K && !failed; k++)
-                    failed = c->send(c, k, &token, 4, err);
-            } else {
-                failed = c->send(c, 0, &token, 4, err) || c->recv(c, 0, &token, 4, err);
-            }
-            if (failed) {
-                char why[ERR_LEN];
-                snprintf(why, sizeof why, "%s", err);
-                return error_set(err, "K = %d, n = %zu: server %d waiting for the other "
-                                 "servers to hold their whole shard: %s (a worker must push "
-                                 "every shard before it pulls any)", t->K, n, rank, why);
-            }
-            extra = 0.5f;
+        for (size_t i = lo; i < hi; i++) {
+            if (b[i - lo] != grad_of(w, i))
+                return error_set(err,
+                                 "K = %d, n = %zu: server %d got %g for element %zu "
+                                 "from worker %d, expected %g",
+                                 t->K, n, rank, b[i - lo], i, w, grad_of(w, i));
+            a[i - lo] += b[i - lo];
         }
-        for (size_t i = lo; i < hi; i++)
-            a[i - lo] = -a[i - lo] + (float)(2 * rank + 1) + extra;
-        for (int w = 0; w < t->workers; w++)
-            if (c->send(c, t->K + w, a, (hi - lo) * 4, err))
-                return -1;
-        return 0;
     }
-    int w = rank - t->K;
-    for (size_t i = 0; i < n; i++)
-        a[i] = grad_of(w, i);
+    float extra = 0, token = 1;
+    if (clipping(t) && t->K > 1) {
+        int failed = 0;
+        if (rank == 0) {
+            for (int k = 1; k < t->K && !failed; k++)
+                failed = c->recv(c, k, &token, 4, err);
+            for (int k = 1; k < t->K && !failed; k++)
+                failed = c->send(c, k, &token, 4, err);
+        } else {
+            failed = c->send(c, 0, &token, 4, err) || c->recv(c, 0, &token, 4, err);
+        }
+        if (failed) {
+            char why[ERR_LEN];
+            snprintf(why, sizeof why, "%s", err);
+            return error_set(err,
+                             "K = %d, n = %zu: server %d waiting for the other "
+                             "servers to hold their whole shard: %s (a worker must push "
+                             "every shard before it pulls any)",
+                             t->K, n, rank, why);
+        }
+        extra = 0.5f;
+    }
+    for (size_t i = lo; i < hi; i++)
+        a[i - lo] = -a[i - lo] + (float)(2 * rank + 1) + extra;
+    return shards_reply(c, t, a, hi - lo, err);
+}
+
+/* Worker w is rank K + w. */
+static int worker(Comm *c, const Shards *t, int w, float *a, float *b, char *err)
+{
+    size_t n = t->n;
     for (size_t i = 0; i <= n; i++)
         b[i] = -1e30f;
     if (ps_sharded_exchange(c, t->K, a, b, n, err))
@@ -109,7 +106,7 @@ static int rank_main(int rank, int size, void *arg, char *err)
                          t->K, n, w, n);
     for (int k = 0; k < t->K; k++)
         for (size_t i = lo_of(n, t->K, k); i < lo_of(n, t->K, k + 1); i++) {
-            float want = reply_of(t, k, i, t->clip && t->K > 1 ? 0.5f : 0);
+            float want = reply_of(t, k, i, clipping(t) && t->K > 1 ? 0.5f : 0);
             if (b[i] != want)
                 return error_set(err, "K = %d, n = %zu: worker %d got %g for element %zu, "
                                  "expected %g (shard %d is [%zu, %zu))", t->K, n, w, b[i], i,
@@ -120,9 +117,9 @@ static int rank_main(int rank, int size, void *arg, char *err)
 
 static void check(int K, int workers, size_t n, int clip)
 {
-    Case t = {K, workers, n, clip};
+    Shards t = {K, workers, n, grad_of, server, worker, clip};
     char err[ERR_LEN];
-    cr_assert(run_ranks(K + workers, 0, WAIT_S, rank_main, &t, 20, err) == 0,
+    cr_assert(run_ranks(K + workers, 0, WAIT_S, shards_rank, &t, 20, err) == 0,
               "K = %d server(s), %d worker(s), n = %zu%s: %s", K, workers, n,
               clip ? ", servers that wait for the whole gradient" : "", err);
 }

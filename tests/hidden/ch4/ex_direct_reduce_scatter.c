@@ -1,7 +1,7 @@
 /* Hidden tests of exercise 4.3, direct_reduce_scatter: the bytes each rank sends to each
  * other rank, more ranks than elements, and chunks larger than the transport's channel (not
  * in the students' handout). */
-#include "ch4/cases.h"
+#include "ch4/reduce_scatter.h"
 #include "ch4.h"
 #include "helpers.h"
 
@@ -14,54 +14,33 @@ typedef struct Case {
     size_t sizes[8]; /* the element counts */
 } Case;
 
+/* One message to every other rank, empty ones included, with exactly that rank's chunk. */
+static int traffic(const RsCall *k, char *err)
+{
+    const Watched *w = k->w;
+    int size = k->size, rank = k->rank;
+    if (w->sends != size - 1)
+        return error_set(err,
+                         "N = %d, %zu elements: rank %d sent %ld messages, expected "
+                         "%d (one to every other rank, empty chunks included)",
+                         size, k->count, rank, w->sends, size - 1);
+    for (int q = 0; q < size; q++) {
+        size_t len = case_start(k->count, size, q + 1) - case_start(k->count, size, q);
+        size_t want = q == rank ? 0 : len * sizeof(float);
+        if (w->bytes_to[q] != want)
+            return error_set(err,
+                             "N = %d, %zu elements: rank %d sent %zu bytes to rank "
+                             "%d, expected %zu (rank %d's own chunk, once)",
+                             size, k->count, rank, w->bytes_to[q], q, want, q);
+    }
+    return 0;
+}
+
 static int rank_main(int rank, int size, void *arg, char *err)
 {
     const Case *k = arg;
-    Comm *inner = rank_comm(rank, err);
-    if (!inner)
-        return -1;
-    size_t largest = 1;
-    for (int j = 0; j < k->counts; j++)
-        largest = k->sizes[j] > largest ? k->sizes[j] : largest;
-    float *host = xcalloc(largest + 1, sizeof *host);
-    float *buf = guarded(inner->dev, largest);
-    for (int j = 0; j < k->counts; j++) {
-        size_t count = k->sizes[j], most = chunk_max(count, size);
-        size_t lo = case_start(count, size, rank), hi = case_start(count, size, rank + 1);
-        Watched w;
-        Comm *c = watch(&w, inner, 0);
-        for (size_t i = 0; i < count; i++)
-            host[i] = case_value(rank, i);
-        c->dev->upload(buf, host, count * sizeof(float));
-        float *scratch = guarded(c->dev, most);
-        if (direct_reduce_scatter(c, buf, count, scratch, err))
-            return -1;
-        if (!guard_ok(c->dev, scratch, most) || !guard_ok(c->dev, buf, largest))
-            return error_set(err, "N = %d, %zu elements: rank %d wrote past the end of scratch "
-                             "(%zu floats) or buf", size, count, rank, most);
-        c->dev->release(scratch);
-        c->dev->download(host, buf, count * sizeof(float));
-        for (size_t i = lo; i < hi; i++)
-            if (host[i] != case_sum(size, i))
-                return error_set(err, "N = %d, %zu elements: rank %d owns [%zu, %zu) and has %g "
-                                 "at %zu, expected %g", size, count, rank, lo, hi, host[i], i,
-                                 case_sum(size, i));
-        if (w.sends != size - 1)
-            return error_set(err, "N = %d, %zu elements: rank %d sent %ld messages, expected "
-                             "%d (one to every other rank, empty chunks included)", size,
-                             count, rank, w.sends, size - 1);
-        for (int q = 0; q < size; q++) {
-            size_t len = case_start(count, size, q + 1) - case_start(count, size, q);
-            size_t want = q == rank ? 0 : len * sizeof(float);
-            if (w.bytes_to[q] != want)
-                return error_set(err, "N = %d, %zu elements: rank %d sent %zu bytes to rank "
-                                 "%d, expected %zu (rank %d's own chunk, once)", size, count,
-                                 rank, w.bytes_to[q], q, want, q);
-        }
-    }
-    free(host);
-    inner->close(inner);
-    return 0;
+    RsSweep s = {direct_reduce_scatter, k->counts, k->sizes, traffic, .detailed = 1};
+    return rs_sweep(rank, size, &s, err);
 }
 
 static void check(int n, size_t channel, const Case *k, const char *what)

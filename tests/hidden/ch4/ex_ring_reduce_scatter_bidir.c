@@ -1,7 +1,7 @@
 /* Hidden tests of exercise 4.2, ring_reduce_scatter_bidir: chunks of odd length (whose two
  * halves differ by one), tiny counts with empty halves, and halves larger than the
  * transport's channel (not in the students' handout). */
-#include "ch4/cases.h"
+#include "ch4/reduce_scatter.h"
 #include "ch4.h"
 #include "helpers.h"
 
@@ -21,66 +21,48 @@ static size_t first_half(size_t count, int n, int k)
     return (case_start(count, n, k + 1) - case_start(count, n, k)) / 2;
 }
 
+/* The two neighbours only, every chunk but its own once, and (per_direction) the first
+ * halves to r+1, the second to r-1. */
+static int traffic(const RsCall *k, char *err)
+{
+    const Watched *w = k->w;
+    int size = k->size, rank = k->rank;
+    int next = (rank + 1) % size, prev = (rank + size - 1) % size;
+    size_t count = k->count;
+    if (size > 2 &&
+        (w->to & ~(bit(next) | bit(prev)) || w->from & ~(bit(next) | bit(prev))))
+        return error_set(err,
+                         "N = %d, %zu elements: rank %d must talk to its two "
+                         "neighbours only (sent to mask %llx, received from %llx)",
+                         size, count, rank, w->to, w->from);
+    if (rs_sent_once(k, err))
+        return -1;
+    if (!((const Case *)k->arg)->per_direction || size <= 2)
+        return 0;
+    size_t fwd = 0, bwd = 0;
+    for (int q = 0; q < size; q++)
+        if (q != rank) {
+            size_t len = case_start(count, size, q + 1) - case_start(count, size, q);
+            fwd += first_half(count, size, q) * sizeof(float);
+            bwd += (len - first_half(count, size, q)) * sizeof(float);
+        }
+    if (w->bytes_to[next] != fwd || w->bytes_to[prev] != bwd)
+        return error_set(err,
+                         "N = %d, %zu elements: rank %d sent %zu bytes to rank %d "
+                         "(r+1) and %zu to rank %d (r-1), expected %zu and %zu: the "
+                         "first halves [s_k, s_k + len_k / 2) go to r+1, the second "
+                         "halves (the longer ones when len_k is odd) to r-1",
+                         size, count, rank, w->bytes_to[next], next, w->bytes_to[prev],
+                         prev, fwd, bwd);
+    return 0;
+}
+
 static int rank_main(int rank, int size, void *arg, char *err)
 {
     const Case *k = arg;
-    Comm *inner = rank_comm(rank, err);
-    if (!inner)
-        return -1;
-    size_t largest = 1;
-    for (int j = 0; j < k->counts; j++)
-        largest = k->sizes[j] > largest ? k->sizes[j] : largest;
-    float *host = xcalloc(largest + 1, sizeof *host);
-    float *buf = guarded(inner->dev, largest);
-    int next = (rank + 1) % size, prev = (rank + size - 1) % size;
-    for (int j = 0; j < k->counts; j++) {
-        size_t count = k->sizes[j], most = chunk_max(count, size);
-        size_t lo = case_start(count, size, rank), hi = case_start(count, size, rank + 1);
-        Watched w;
-        Comm *c = watch(&w, inner, 0);
-        for (size_t i = 0; i < count; i++)
-            host[i] = case_value(rank, i);
-        c->dev->upload(buf, host, count * sizeof(float));
-        float *scratch = guarded(c->dev, most);
-        if (ring_reduce_scatter_bidir(c, buf, count, scratch, err))
-            return -1;
-        if (!guard_ok(c->dev, scratch, most) || !guard_ok(c->dev, buf, largest))
-            return error_set(err, "N = %d, %zu elements: rank %d wrote past the end of scratch "
-                             "(%zu floats) or buf", size, count, rank, most);
-        c->dev->release(scratch);
-        c->dev->download(host, buf, count * sizeof(float));
-        for (size_t i = lo; i < hi; i++)
-            if (host[i] != case_sum(size, i))
-                return error_set(err, "N = %d, %zu elements: rank %d owns [%zu, %zu) and has %g "
-                                 "at %zu, expected %g", size, count, rank, lo, hi, host[i], i,
-                                 case_sum(size, i));
-        if (size > 2 && (w.to & ~(bit(next) | bit(prev)) || w.from & ~(bit(next) | bit(prev))))
-            return error_set(err, "N = %d, %zu elements: rank %d must talk to its two "
-                             "neighbours only (sent to mask %llx, received from %llx)", size,
-                             count, rank, w.to, w.from);
-        if (w.bytes != (count - (hi - lo)) * sizeof(float))
-            return error_set(err, "N = %d, %zu elements: rank %d sent %zu bytes, expected %zu",
-                             size, count, rank, w.bytes, (count - (hi - lo)) * sizeof(float));
-        if (k->per_direction && size > 2) {
-            size_t fwd = 0, bwd = 0;
-            for (int q = 0; q < size; q++)
-                if (q != rank) {
-                    size_t len = case_start(count, size, q + 1) - case_start(count, size, q);
-                    fwd += first_half(count, size, q) * sizeof(float);
-                    bwd += (len - first_half(count, size, q)) * sizeof(float);
-                }
-            if (w.bytes_to[next] != fwd || w.bytes_to[prev] != bwd)
-                return error_set(err, "N = %d, %zu elements: rank %d sent %zu bytes to rank %d "
-                                 "(r+1) and %zu to rank %d (r-1), expected %zu and %zu: the "
-                                 "first halves [s_k, s_k + len_k / 2) go to r+1, the second "
-                                 "halves (the longer ones when len_k is odd) to r-1", size,
-                                 count, rank, w.bytes_to[next], next, w.bytes_to[prev], prev,
-                                 fwd, bwd);
-        }
-    }
-    free(host);
-    inner->close(inner);
-    return 0;
+    RsSweep s = {
+        ring_reduce_scatter_bidir, k->counts, k->sizes, traffic, .detailed = 1, .arg = k};
+    return rs_sweep(rank, size, &s, err);
 }
 
 static void check(int n, size_t channel, const Case *k, const char *what)

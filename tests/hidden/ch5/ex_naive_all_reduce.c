@@ -81,16 +81,13 @@ static int rank_main(int rank, int size, void *arg, char *err)
 
 static void check(int n, size_t chan, Case k)
 {
-    char err[ERR_LEN];
-    char channels[48] = "";
-    if (chan)
-        snprintf(channels, sizeof channels, ", channels of %zu bytes", chan);
-    int rc = run_ranks(n, chan, WAIT_S, rank_main, &k, LIMIT_S, err);
-    cr_assert(rc == 0, "N = %d, %zu elements%s: %s%s", n, k.count, channels, err,
-              chan && strstr(err, "timed out") ? " (a buffer larger than the channel: a rank "
-                                                 "that sends to everyone before it receives "
-                                                 "waits forever; pair each send with a "
-                                                 "receive, as sendrecv does)" : "");
+    char what[64];
+    snprintf(what, sizeof what, "N = %d, %zu elements", n, k.count);
+    run_on_channels(
+        n, chan, WAIT_S, rank_main, &k, LIMIT_S, what,
+        " (a buffer larger than the channel: a rank that sends to everyone before "
+        "it receives waits forever; pair each send with a receive, as sendrecv "
+        "does)");
 }
 
 /* -0 on every rank sums to -0; 1e8 + 1 - 1e8 + 1 is 1 in float, in this order only. */

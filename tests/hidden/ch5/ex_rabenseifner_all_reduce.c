@@ -11,14 +11,6 @@
 #define WAIT_S 2.0
 #define LIMIT_S 20.0
 
-static int log2_of(int n)
-{
-    int k = 0;
-    while ((1 << k) < n)
-        k++;
-    return k;
-}
-
 /* Non-integer data, so that the sum is rounded and the order of the additions shows. */
 static float noisy(int rank, size_t i)
 {
@@ -77,10 +69,11 @@ static int rank_main(int rank, int size, void *arg, char *err)
                              count, size, rank, host[i], i, sum);
         k->results[(size_t)rank * count + i] = host[i];
     }
-    if (w.sends != 2 * log2_of(size))
-        return error_set(err, "%zu elements on %d ranks: rank %d sent %ld messages, expected %d "
-                         "(log2 N halving steps, log2 N doubling steps)", count, size, rank,
-                         w.sends, 2 * log2_of(size));
+    if (w.sends != 2 * ceil_log2(size))
+        return error_set(err,
+                         "%zu elements on %d ranks: rank %d sent %ld messages, expected %d "
+                         "(log2 N halving steps, log2 N doubling steps)",
+                         count, size, rank, w.sends, 2 * ceil_log2(size));
     for (int q = 0; q < size; q++)
         if ((w.to | w.from) & bit(q) && __builtin_popcount((unsigned)(q ^ rank)) != 1)
             return error_set(err, "%zu elements on %d ranks: rank %d talked to rank %d, which is "
@@ -95,14 +88,12 @@ static int rank_main(int rank, int size, void *arg, char *err)
 
 static void check(int n, size_t chan, Run5 k)
 {
-    char err[ERR_LEN];
-    char channels[48] = "";
-    if (chan)
-        snprintf(channels, sizeof channels, ", channels of %zu bytes", chan);
-    int rc = run_ranks(n, chan, WAIT_S, rank_main, &k, LIMIT_S, err);
-    cr_assert(rc == 0, "N = %d, %zu elements%s: %s%s", n, k.count, channels, err,
-              chan && strstr(err, "timed out") ? " (a half larger than the channel: exchange "
-                                                 "with sendrecv, not send then recv)" : "");
+    char what[64];
+    snprintf(what, sizeof what, "N = %d, %zu elements", n, k.count);
+    run_on_channels(
+        n, chan, WAIT_S, rank_main, &k, LIMIT_S, what,
+        " (a half larger than the channel: exchange with sendrecv, not send then "
+        "recv)");
 }
 
 /* Sizes whose halves are uneven at some step (and empty at some ranks for the smallest):

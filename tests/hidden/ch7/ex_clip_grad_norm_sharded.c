@@ -6,21 +6,9 @@
 #include <float.h>
 #include <math.h>
 
-#include "ch2/ranks.h"
 #include "ch7.h"
+#include "ch7/clip.h"
 #include "helpers.h"
-
-/* A rank that waits this long for a peer fails, so that a deadlock fails fast. */
-#define WAIT_S 2.0
-#define LIMIT_S 20.0
-/* Floats after each rank's n elements that it must leave alone. */
-#define GUARDS 4
-#define GUARD_VALUE 12345.0f
-
-typedef struct Call {
-    double max_norm;
-    int refuse; /* 1: this max_norm must be refused */
-} Call;
 
 typedef struct Case {
     const char *what; /* the case, for messages */
@@ -30,8 +18,7 @@ typedef struct Case {
     int layout;
     const char *why; /* what the expected norm depends on, for messages */
     int calls;
-    Call call[8];
-    double *norms; /* shared: the norm each rank got in each call, call * 8 + rank */
+    ClipCall call[8];
 } Case;
 
 /* The norm the contract asks for: each rank's sum of squares in double, then the ranks' sums
@@ -49,72 +36,24 @@ static double contract_norm(const Case *k)
     return sqrt(total);
 }
 
-static int rank_main(int rank, int size, void *arg, char *err)
+/* The norm a rank got: the contract's, to the bit. */
+static int norm_ok(const void *arg, int rank, int size, double max, double norm, char *err)
 {
     const Case *k = arg;
-    Comm *c = rank_comm(rank, err);
-    if (!c)
-        return -1;
-    size_t n = k->n[rank];
-    float *g = xcalloc(n + GUARDS, sizeof *g);
     double want_norm = contract_norm(k);
-    for (int j = 0; j < k->calls; j++) {
-        double max = k->call[j].max_norm, norm = NAN;
-        for (size_t i = 0; i < n + GUARDS; i++)
-            g[i] = i < n ? k->value(k->layout, rank, i) : GUARD_VALUE;
-        char why[ERR_LEN] = "";
-        int rc = clip_grad_norm_sharded(c, g, n, max, &norm, why);
-        if (k->call[j].refuse) {
-            if (rc == 0)
-                return error_set(err, "%s, max_norm = %g: rank %d returned 0; a max_norm that "
-                                 "is not positive must be refused", k->what, max, rank);
-            if (!why[0])
-                return error_set(err, "%s, max_norm = %g: rank %d refused without a message",
-                                 k->what, max, rank);
-            continue;
-        }
-        if (rc)
-            return error_set(err, "%s, max_norm = %.17g: rank %d returned -1: %s", k->what, max,
-                             rank, why);
-        if (memcmp(&norm, &want_norm, sizeof norm) != 0)
-            return error_set(err, "%s, max_norm = %.17g: rank %d of %d (%zu elements) got norm "
-                             "%.17g, expected %.17g (%s)", k->what, max, rank, size, n, norm,
-                             want_norm, k->why);
-        k->norms[j * 8 + rank] = norm;
-        int clip = want_norm > max;
-        float f = (float)(max / (want_norm + 1e-6));
-        for (size_t i = 0; i < n + GUARDS; i++) {
-            float g0 = i < n ? k->value(k->layout, rank, i) : GUARD_VALUE;
-            float want = i < n && clip ? g0 * f : g0;
-            if (memcmp(&g[i], &want, sizeof want) != 0)
-                return error_set(err, "%s, max_norm = %.17g, norm %.17g: rank %d has %.9g at "
-                                 "%zu, expected %.9g (%s)", k->what, max, want_norm, rank, g[i],
-                                 i, want, i >= n ? "past the rank's n elements: must not be "
-                                 "written" : clip ? "the element times the float max_norm / "
-                                 "(norm + 1e-6)" : "unchanged: the norm is not above max_norm");
-        }
-    }
-    free(g);
-    c->close(c);
+    if (memcmp(&norm, &want_norm, sizeof norm) != 0)
+        return error_set(err,
+                         "%s, max_norm = %.17g: rank %d of %d (%zu elements) got norm "
+                         "%.17g, expected %.17g (%s)",
+                         k->what, max, rank, size, k->n[rank], norm, want_norm, k->why);
     return 0;
 }
 
-/* Run k on its ranks, then check that every rank got the same bits of the norm. */
+/* Run k on its ranks (clip.h), then check that every rank got the same bits of the norm. */
 static void check(Case k)
 {
-    double *norms = shared_zeroed(8 * 8 * sizeof(double));
-    cr_assert(norms, "mmap failed");
-    k.norms = norms;
-    char err[ERR_LEN];
-    cr_assert(run_ranks(k.N, 0, WAIT_S, rank_main, &k, LIMIT_S, err) == 0, "N = %d: %s", k.N,
-              err);
-    for (int j = 0; j < k.calls; j++)
-        for (int q = 1; q < k.N && !k.call[j].refuse; q++)
-            cr_assert(memcmp(&norms[j * 8 + q], &norms[j * 8], sizeof(double)) == 0,
-                      "%s, max_norm = %.17g: rank %d got norm %.17g, rank 0 %.17g: every rank "
-                      "must get the same bits", k.what, k.call[j].max_norm, q,
-                      norms[j * 8 + q], norms[j * 8]);
-    munmap(norms, 8 * 8 * sizeof(double));
+    ClipRank r = {k.what, k.n, k.value, k.layout, k.calls, k.call, norm_ok, &k, NULL, 17};
+    clip_run(k.N, r, "");
 }
 
 /* Layout L of five ranks: rank L holds 1, every other rank 2^-27 twice, a sum of squares of
@@ -139,7 +78,7 @@ Test(hidden_clip_grad_norm_sharded, ranks_sums_added_in_rank_order)
             n[q] = q == big ? 1 : 2;
         check((Case){what, 5, {n[0], n[1], n[2], n[3], n[4]}, half_ulps, big,
                      "each rank's sum of squares, then the ranks' sums added in rank order "
-                     "0..N-1, starting from rank 0's", 2, {{1, 0}, {0.5, 0}}, NULL});
+                     "0..N-1, starting from rank 0's", 2, {{1, 0}, {0.5, 0}}});
     }
 }
 
@@ -164,15 +103,14 @@ static float wide(int layout, int rank, size_t i)
 Test(hidden_clip_grad_norm_sharded, squares_summed_in_double)
 {
     const char *why = "the squares and their sums in double, where each is exact here";
-    check((Case){"1 + 2^-20 on one rank", 1, {1}, wide, 0, why, 2, {{2, 0}, {1, 0}}, NULL});
-    check((Case){"1 + 2^-20 on each of 3 ranks", 3, {1, 1, 1}, wide, 0, why, 1, {{1, 0}},
-                 NULL});
+    check((Case){"1 + 2^-20 on one rank", 1, {1}, wide, 0, why, 2, {{2, 0}, {1, 0}}});
+    check((Case){"1 + 2^-20 on each of 3 ranks", 3, {1, 1, 1}, wide, 0, why, 1, {{1, 0}}});
     check((Case){"3e20 on rank 0, nothing on rank 1, -4e20 on rank 2", 3, {1, 0, 1}, wide, 1,
-                 why, 2, {{1e21, 0}, {1, 0}}, NULL});
+                 why, 2, {{1e21, 0}, {1, 0}}});
     check((Case){"-3e-25 on rank 0, 4e-25 on rank 1", 2, {1, 1}, wide, 2, why, 2,
-                 {{1, 0}, {1e-25, 0}}, NULL});
+                 {{1, 0}, {1e-25, 0}}});
     check((Case){"1 and 100,000 times 2^-13 on rank 0, 2^-13 three times on rank 1", 2,
-                 {100001, 3}, wide, 3, why, 2, {{1.5, 0}, {1, 0}}, NULL});
+                 {100001, 3}, wide, 3, why, 2, {{1.5, 0}, {1, 0}}});
 }
 
 /* Nothing on any of 3 ranks (a norm of 0, never above max_norm), one element on one rank of
@@ -187,12 +125,12 @@ static float sparse(int layout, int rank, size_t i)
 Test(hidden_clip_grad_norm_sharded, empty_ranks_and_single_elements)
 {
     const char *why = "the square root of the sum of the squares over all ranks";
-    check((Case){"3 ranks, no elements on any", 3, {0, 0, 0}, sparse, 0, why, 1, {{1e-30, 0}},
-                 NULL});
+    check((Case){"3 ranks, no elements on any", 3, {0, 0, 0}, sparse, 0, why, 1,
+                 {{1e-30, 0}}});
     check((Case){"5 ranks, -7 on rank 3 only", 5, {0, 0, 0, 1, 0}, sparse, 1, why, 2,
-                 {{7, 0}, {2, 0}}, NULL});
+                 {{7, 0}, {2, 0}}});
     check((Case){"4 ranks, 1 / -2 / 2 / -4", 4, {1, 1, 1, 1}, sparse, 0, why, 2,
-                 {{5, 0}, {4.5, 0}}, NULL});
+                 {{5, 0}, {4.5, 0}}});
 }
 
 /* 1 on two of three ranks: a norm of sqrt(2). -0, -inf and -1e-300 are refused, with a
@@ -212,6 +150,5 @@ Test(hidden_clip_grad_norm_sharded, refusals_and_max_norm_at_the_norm)
     check((Case){"1 on rank 0, 1 on rank 1, nothing on rank 2", 3, {1, 1, 0}, two_ones, 0,
                  "sqrt(2)", 7,
                  {{-0.0, 1}, {-INFINITY, 1}, {-1e-300, 1}, {r2, 0}, {nextafter(r2, 0), 0},
-                  {INFINITY, 0}, {1e-300, 0}},
-                 NULL});
+                  {INFINITY, 0}, {1e-300, 0}}});
 }

@@ -6,34 +6,11 @@
 #include <sys/mman.h>
 
 #include "ch7.h"
+#include "ch7/fsdp_events.h"
 #include "helpers.h"
 
 #define MAX_L 300
 #define ROOM (9 * MAX_L + 64)
-
-static const FsdpEvent guard = {(FsdpOp)77, -7};
-
-static int is_guard(FsdpEvent e)
-{
-    return (int)e.op == 77 && e.layer == -7;
-}
-
-static void fill_guards(FsdpEvent *ev, int n)
-{
-    for (int i = 0; i < n; i++)
-        ev[i] = guard;
-}
-
-/* An event as the book writes it: G0 for FSDP_GATHER of layer 0, and so on. */
-static const char *text(FsdpEvent e, char *buf, size_t cap)
-{
-    static const char *name[] = {"G", "W", "F", "B", "S", "Fr"};
-    if ((int)e.op >= 0 && (int)e.op <= FSDP_FREE)
-        snprintf(buf, cap, "%s%d", name[e.op], e.layer);
-    else
-        snprintf(buf, cap, "op%d/%d", (int)e.op, e.layer);
-    return buf;
-}
 
 static void add(FsdpEvent *e, int *n, FsdpOp op, int layer)
 {
@@ -92,10 +69,10 @@ Test(hidden_fsdp_schedule, exactly_the_rule_for_up_to_300_layers)
         for (int i = 0; i < n; i++) {
             char a[32], b[32], before[32] = "none";
             if (i > 0)
-                text(ev[i - 1], before, sizeof before);
+                event_text(ev[i - 1], before, sizeof before);
             cr_assert(ev[i].op == want[i].op && ev[i].layer == want[i].layer,
                       "L = %d, event %d (after %s): got %s, expected %s", L, i, before,
-                      text(ev[i], a, sizeof a), text(want[i], b, sizeof b));
+                      event_text(ev[i], a, sizeof a), event_text(want[i], b, sizeof b));
         }
     }
 }

@@ -7,23 +7,7 @@
 
 #include "ch7.h"
 #include "helpers.h"
-
-static const char *optimizer_name(int state_floats)
-{
-    return state_floats == 0 ? "SGD (0 state floats)"
-           : state_floats == 1 ? "momentum (1 state float)"
-                               : "AdamW (2 state floats)";
-}
-
-/* zero_state_bytes(...) must be want; chunk (the parameters of the rank's chunk) goes into
- * the message. */
-static void expect(int stage, size_t n, int ranks, int rank, int sf, size_t chunk, size_t want)
-{
-    size_t got = zero_state_bytes(stage, n, ranks, rank, sf);
-    cr_assert(got == want, "stage %d, %zu parameters, %s, rank %d of %d (its chunk: %zu "
-              "parameters): %zu bytes, expected %zu", stage, n, optimizer_name(sf), rank, ranks,
-              chunk, got, want);
-}
+#include "ch7/zero_bytes.h"
 
 /* Worked by hand. 3 parameters over 5 ranks: chunk_start(3, 5, k) = floor(3k / 5) is 0, 0,
  * 1, 1, 2, 3, so the chunks hold 0, 1, 0, 1 and 1 parameters (not the first three ranks one
