@@ -2,7 +2,7 @@
  * @file device_cpu.c
  * @brief The CPU device: the readable reference of every kernel.
  */
-#line 1748 "chapters/01-mlp.nw"
+#line 1749 "chapters/01-mlp.nw"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +15,7 @@
 #include "mlp_kernels.h"
 #include "util.h"
 
-#line 1783 "chapters/01-mlp.nw"
+#line 1784 "chapters/01-mlp.nw"
 static long cpu_live; /* buffers from alloc() not yet released, counted atomically */
 
 static void *alloc(size_t bytes)
@@ -35,7 +35,7 @@ static void release(void *p)
         __atomic_sub_fetch(&cpu_live, 1, __ATOMIC_RELAXED);
     free(p);
 }
-#line 1808 "chapters/01-mlp.nw"
+#line 1809 "chapters/01-mlp.nw"
 static void upload(void *dst, const void *src, size_t bytes)
 {
     memcpy(dst, src, bytes);
@@ -54,9 +54,9 @@ static void zero(void *p, size_t bytes)
 }
 static void sync(void)
 {
-#line 1824 "chapters/01-mlp.nw"
+#line 1825 "chapters/01-mlp.nw"
 }
-#line 1841 "chapters/01-mlp.nw"
+#line 1842 "chapters/01-mlp.nw"
 static int cpu_close(char *err)
 {
     long held = __atomic_load_n(&cpu_live, __ATOMIC_RELAXED);
@@ -69,7 +69,7 @@ static void peer_copy(void *dst, const void *src, size_t bytes)
 {
     memcpy(dst, src, bytes);
 }
-#line 1865 "chapters/01-mlp.nw"
+#line 1866 "chapters/01-mlp.nw"
 /** op(A)[i][p] of the stored A, inside gemm_plain(). */
 #define A_AT(i, p) (ta ? A[(size_t)(p)*m + (i)] : A[(size_t)(i)*k + (p)])
 
@@ -82,15 +82,15 @@ void gemm_plain(bool ta, bool tb, int m, int n, int k, float alpha, const float 
         for (int j = 0; j < n; j++)
             c[j] = beta == 0.0f ? 0.0f : beta * c[j];
         if (!tb) {
-#line 1891 "chapters/01-mlp.nw"
+#line 1892 "chapters/01-mlp.nw"
             for (int p = 0; p < k; p++) {
                 const float a = alpha * A_AT(i, p), *b = B + (size_t)p * n;
                 for (int j = 0; j < n; j++)
                     c[j] += a * b[j];
             }
-#line 1878 "chapters/01-mlp.nw"
+#line 1879 "chapters/01-mlp.nw"
         } else {
-#line 1911 "chapters/01-mlp.nw"
+#line 1912 "chapters/01-mlp.nw"
             for (int j = 0; j < n; j++) {
                 const float *b = B + (size_t)j * k;
                 float s = 0;
@@ -98,24 +98,24 @@ void gemm_plain(bool ta, bool tb, int m, int n, int k, float alpha, const float 
                     s += A_AT(i, p) * b[p];
                 c[j] += alpha * s;
             }
-#line 1880 "chapters/01-mlp.nw"
+#line 1881 "chapters/01-mlp.nw"
         }
     }
 #undef AT
 }
-#line 1930 "chapters/01-mlp.nw"
+#line 1931 "chapters/01-mlp.nw"
 static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
                  const float *B, float beta, float *C)
 {
 #ifdef HAVE_BLAS
     cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
                 m, n, k, alpha, A, ta ? m : k, B, tb ? k : n, beta, C, n);
-#line 1937 "chapters/01-mlp.nw"
+#line 1938 "chapters/01-mlp.nw"
 #else
     gemm_plain(ta, tb, m, n, k, alpha, A, B, beta, C);
 #endif
 }
-#line 1990 "chapters/01-mlp.nw"
+#line 1991 "chapters/01-mlp.nw"
 static void bias_act_forward(float *y, const float *bias, int rows, int cols, bool relu)
 {
     for (int i = 0; i < rows; i++) {
@@ -124,13 +124,13 @@ static void bias_act_forward(float *y, const float *bias, int rows, int cols, bo
             row[j] = bias_act(row[j], bias[j], relu);
     }
 }
-#line 2005 "chapters/01-mlp.nw"
+#line 2006 "chapters/01-mlp.nw"
 static void relu_backward(float *dy, const float *y, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         dy[i] = relu_grad(dy[i], y[i]);
 }
-#line 2017 "chapters/01-mlp.nw"
+#line 2018 "chapters/01-mlp.nw"
 static void bias_backward(float *dbias, const float *dy, int rows, int cols)
 {
     for (int j = 0; j < cols; j++)
@@ -139,7 +139,7 @@ static void bias_backward(float *dbias, const float *dy, int rows, int cols)
         for (int j = 0; j < cols; j++)
             dbias[j] += dy[(size_t)i * cols + j];
 }
-#line 1508 "chapters/01-mlp.nw"
+#line 1509 "chapters/01-mlp.nw"
 static void softmax_xent(const float *logits, const int *labels, int rows, int cols,
                          float *dlogits, float *stats)
 {
@@ -154,7 +154,7 @@ static void softmax_xent(const float *logits, const int *labels, int rows, int c
     stats[0] += (float)loss;
     stats[1] += (float)right;
 }
-#line 2035 "chapters/01-mlp.nw"
+#line 2036 "chapters/01-mlp.nw"
 static void axpy(size_t n, float a, const float *x, float *y)
 {
     for (size_t i = 0; i < n; i++)
@@ -195,7 +195,7 @@ static void adamw(size_t n, const AdamStep *a, const float *g, float *m, float *
     for (size_t i = 0; i < n; i++)
         adamw_element(a, g[i], &m[i], &u[i], &p[i]);
 }
-#line 2055 "chapters/01-mlp.nw"
+#line 2056 "chapters/01-mlp.nw"
 static Device cpu = {
     .kind = DEVICE_CPU,
     .name = "cpu",
@@ -220,7 +220,7 @@ static Device cpu = {
     .adamw = adamw,
 };
 
-#line 2078 "chapters/01-mlp.nw"
+#line 2079 "chapters/01-mlp.nw"
 void device_cpu_threads(int threads)
 {
 #ifdef HAVE_BLAS
@@ -230,7 +230,7 @@ void device_cpu_threads(int threads)
 #endif
 }
 
-#line 2092 "chapters/01-mlp.nw"
+#line 2093 "chapters/01-mlp.nw"
 const Device *device_cpu(void)
 {
 #ifdef HAVE_BLAS

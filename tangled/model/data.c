@@ -2,7 +2,7 @@
  * @file data.c
  * @brief The synthetic data set and the MNIST IDX loader.
  */
-#line 582 "chapters/01-mlp.nw"
+#line 583 "chapters/01-mlp.nw"
 #include "data.h"
 
 #include <errno.h>
@@ -139,17 +139,17 @@ int idx_parse_images(const unsigned char *b, size_t len, const char *path, Datas
     return 0;
 }
 
-#line 413 "chapters/01-mlp.nw"
+#line 414 "chapters/01-mlp.nw"
 int idx_parse_labels(const unsigned char *b, size_t len, const char *path, Dataset *d,
                      char *err)
 {
-#line 438 "chapters/01-mlp.nw"
+#line 439 "chapters/01-mlp.nw"
     if (len < 8)
         return error_set(err,
                          "%s: truncated header: %zu bytes, an IDX label file starts with "
                          "8",
                          path, len);
-#line 442 "chapters/01-mlp.nw"
+#line 443 "chapters/01-mlp.nw"
     uint32_t magic = be32(b), n = be32(b + 4);
     if (magic != 0x00000801)
         return error_set(err,
@@ -157,14 +157,14 @@ int idx_parse_labels(const unsigned char *b, size_t len, const char *path, Datas
                          "unsigned bytes, 1 dimension)%s",
                          path, magic,
                          magic == 0x00000803 ? "; this looks like an image file" : "");
-#line 447 "chapters/01-mlp.nw"
+#line 448 "chapters/01-mlp.nw"
     if (len != 8 + (size_t)n)
         return error_set(err,
                          "%s: %s: the header promises %u labels (%zu bytes), the file "
                          "has %zu bytes",
                          path, len < 8 + (size_t)n ? "truncated" : "trailing data", n,
                          8 + (size_t)n, len);
-#line 458 "chapters/01-mlp.nw"
+#line 459 "chapters/01-mlp.nw"
     if ((long)n != d->n)
         return error_set(err, "%s: %u labels, but the image file has %ld images", path, n,
                          d->n);
@@ -172,14 +172,14 @@ int idx_parse_labels(const unsigned char *b, size_t len, const char *path, Datas
         if (b[8 + i] >= N_CLASSES)
             return error_set(err, "%s: label %u at index %u is not in 0..%d", path, b[8 + i], i,
                              N_CLASSES - 1);
-#line 418 "chapters/01-mlp.nw"
+#line 419 "chapters/01-mlp.nw"
     d->classes = N_CLASSES;
     d->y = xcalloc(n ? n : 1, sizeof(int32_t));
     for (uint32_t i = 0; i < n; i++)
         d->y[i] = b[8 + i];
     return 0;
 }
-#line 478 "chapters/01-mlp.nw"
+#line 479 "chapters/01-mlp.nw"
 /** Read the file at @p path and hand its bytes to @p parse. */
 static int idx_file(int (*parse)(const unsigned char *, size_t, const char *, Dataset *,
                                  char *),
@@ -193,7 +193,7 @@ static int idx_file(int (*parse)(const unsigned char *, size_t, const char *, Da
     free(b);
     return rc;
 }
-#line 519 "chapters/01-mlp.nw"
+#line 520 "chapters/01-mlp.nw"
 static int idx_split(const char *dir, const char *images, const char *labels, Dataset *d,
                      char *err)
 {
@@ -210,7 +210,7 @@ static int idx_split(const char *dir, const char *images, const char *labels, Da
     return 0;
 }
 
-#line 545 "chapters/01-mlp.nw"
+#line 546 "chapters/01-mlp.nw"
 static int idx_load(const char *dir, Dataset *train, Dataset *test, char *err)
 {
     struct stat st;
@@ -234,14 +234,14 @@ static int idx_load(const char *dir, Dataset *train, Dataset *test, char *err)
     return 0;
 }
 
-#line 615 "chapters/01-mlp.nw"
+#line 616 "chapters/01-mlp.nw"
 int data_load(const char *source, long train_size, uint64_t seed, Dataset *train, Dataset *test,
               char *err)
 {
     memset(train, 0, sizeof *train);
     memset(test, 0, sizeof *test);
     if (strcmp(source, "synthetic") == 0) {
-#line 639 "chapters/01-mlp.nw"
+#line 640 "chapters/01-mlp.nw"
         Generator g;
         generator_init(&g, seed, 28 * 28);
         synthetic(train, &g, seed, STREAM_TRAIN, train_size ? train_size : SYNTHETIC_TRAIN);
@@ -251,11 +251,11 @@ int data_load(const char *source, long train_size, uint64_t seed, Dataset *train
                  (unsigned long long)seed);
         snprintf(test->source, sizeof test->source, "%s", train->source);
         return 0;
-#line 622 "chapters/01-mlp.nw"
+#line 623 "chapters/01-mlp.nw"
     }
     if (idx_load(source, train, test, err))
         return -1;
-#line 661 "chapters/01-mlp.nw"
+#line 662 "chapters/01-mlp.nw"
     if (train_size > train->n) {
         error_set(err, "--train_size %ld: the training set in %s has only %ld samples",
                   train_size, source, train->n);
@@ -265,11 +265,11 @@ int data_load(const char *source, long train_size, uint64_t seed, Dataset *train
     }
     if (train_size)
         train->n = train_size;
-#line 626 "chapters/01-mlp.nw"
+#line 627 "chapters/01-mlp.nw"
     return 0;
 }
 
-#line 684 "chapters/01-mlp.nw"
+#line 685 "chapters/01-mlp.nw"
 void data_free(Dataset *d)
 {
     free(d->x);
