@@ -60,7 +60,7 @@ test_files() {
 # of every input (the tests, the exercise, the test headers, the book's headers and library).
 build() {
     local tfile=$1 ch=$2 src=$3 bin=$4 key
-    key=$({ echo "$CC $CFLAGS $LDLIBS $src"; cat "$tfile" "$src" tests/*.h tests/*/*.h \
+    key=$({ echo "$CC $CFLAGS $LDLIBS $src"; cat "$tfile" "$src" tests/*.h tests/*/*.h tests/hidden/*/*.h \
             exercises/"$ch"/*.h tangled/*/*.h "$LIB" 2>/dev/null; } | sha256sum | cut -c1-64)
     [ -x "$bin" ] && [ "$(cat "$bin.key" 2>/dev/null)" = "$key" ] && return 0
     rm -f "$bin.key"

@@ -1,5 +1,6 @@
 /* Tests of exercise 3.1, ps_weighted_mean (on the device under test). */
 #include <math.h>
+#include <string.h>
 
 #include "ch3.h"
 #include "helpers.h"
@@ -9,7 +10,8 @@
 static int run(int workers, const float *g, const int *counts, size_t n, float *out,
                char *err)
 {
-    return weighted_mean(workers, g, counts, n, out, 0, err);
+    memset(out, 0, n * sizeof *out);
+    return weighted_mean(workers, g, counts, n, out, err);
 }
 
 Test(ex_ps_weighted_mean, by_hand)

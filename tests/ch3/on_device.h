@@ -22,10 +22,10 @@ static inline int push(float *w, long *version, const float *g, size_t n, long g
     return rc;
 }
 
-/* Upload the workers' gradients (g: worker after worker, n floats each) and, with
- * out_first, out's first contents; run the exercise; download out. */
+/* Upload the workers' gradients (g: worker after worker, n floats each) and out's first
+ * contents; run the exercise; download out. */
 static inline int weighted_mean(int workers, const float *g, const int *counts, size_t n,
-                                float *out, int out_first, char *err)
+                                float *out, char *err)
 {
     const Device *dev = test_device();
     float *dg[8], *dout = dev->alloc(n * 4 + 4);
@@ -33,8 +33,7 @@ static inline int weighted_mean(int workers, const float *g, const int *counts, 
         dg[w] = dev->alloc(n * 4 + 4);
         dev->upload(dg[w], g + (size_t)w * n, n * 4);
     }
-    if (out_first)
-        dev->upload(dout, out, n * 4);
+    dev->upload(dout, out, n * 4);
     int rc = ps_weighted_mean(dev, workers, dg, counts, n, dout, err);
     dev->download(out, dout, n * 4);
     for (int w = 0; w < workers; w++)

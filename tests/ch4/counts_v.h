@@ -30,6 +30,8 @@ typedef struct VCall {
 static inline void v_open(VCall *v, Comm *inner, const size_t *counts, int call)
 {
     *v = (VCall){.rank = inner->rank, .size = inner->size, .call = call};
+    if (v->size >= (int)(sizeof v->start / sizeof v->start[0]))
+        fatal("counts_v.h holds 8 ranks, not %d", v->size); /* a rank: the launcher names it */
     for (int q = 0; q < v->size; q++) {
         v->start[q] = v->total;
         v->total += counts[q];

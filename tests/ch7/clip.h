@@ -119,6 +119,8 @@ static inline int clip_rank(int rank, int size, void *arg, char *err)
  * that is not refused; a failure's message ends with same_why. */
 static inline void clip_run(int N, ClipRank k, const char *same_why)
 {
+    cr_assert(N <= CLIP_MAX && k.calls <= CLIP_MAX, "clip.h holds %d ranks and %d calls",
+              CLIP_MAX, CLIP_MAX);
     size_t bytes = CLIP_MAX * CLIP_MAX * sizeof(double);
     double *norms = shared_zeroed(bytes);
     cr_assert(norms, "mmap failed");

@@ -55,18 +55,6 @@ static inline float win_reduced(WinData value, int k, int rank, int root, int si
     return rank == root ? win_sum(value, k, size, i) : value(rank, i, k);
 }
 
-/* A collective of call `call` moved rank's progress counter from before to base + 2, as the
- * contract says (0), or not (-1 with err). */
-static inline int win_progress_ok(Comm *c, uint32_t before, int call, char *err)
-{
-    if (c->progress(c) == before + 2)
-        return 0;
-    return error_set(err,
-                     "call %d: rank %d's progress went from %u to %u; a call ends at "
-                     "base + 2",
-                     call, c->rank, before, c->progress(c));
-}
-
 /* Sleep up to max_us microseconds, at random. */
 static inline void win_delay(Rng *g, int max_us)
 {

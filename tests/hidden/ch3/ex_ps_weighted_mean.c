@@ -13,7 +13,7 @@
 static int run(int workers, const float *g, const int *counts, size_t n, float *out,
                char *err)
 {
-    return weighted_mean(workers, g, counts, n, out, 1, err);
+    return weighted_mean(workers, g, counts, n, out, err);
 }
 
 /* A gradient value with a fractional part, different for every worker and element. */

@@ -2,6 +2,7 @@
  * the contract names, no message (not in the students' handout). */
 #include "ch8.h"
 #include "ch8/windows.h"
+#include "hidden/ch8/progress.h"
 #include "helpers.h"
 
 enum { N = 100003 };
