@@ -37,8 +37,9 @@ typedef struct OptionSpec {
     char short_name;     /**< a one-letter alias (-b), or 0 */
 } OptionSpec;
 
-/** The table, in the order of the usage text, and its number of rows. */
+/** The table, in the order of the usage text. */
 extern const OptionSpec option_specs[];
+/** Rows in the table. */
 extern const size_t option_count;
 /** The choices of an ARG_CHOICE option: its row's, or those handed in ("" if none). */
 const char *option_choices(const OptionSpec *s);
