@@ -527,7 +527,7 @@ extract = awk 'index($$0, "$(1)") == 1 {on = 1} on && !/^\#line/ {print} on && /
 
 book: $(CHAPTERS) tangled/device/device_cpu.c kernels/device_cuda.cu book/book.tex book/style.tex book/refs.bib \
       book/weave.sh book/cdefs.awk book/uses.awk book/listing.clang-format book/timeline.awk \
-      book/cells.awk book/runs_table.awk $(wildcard book/data/*.csv)
+      book/cells.awk book/runs_table.awk book/ink.c $(wildcard book/data/*.csv)
 	@command -v noweave >/dev/null && command -v latexmk >/dev/null && command -v pdftoppm >/dev/null || \
 	  { echo "book: noweave, latexmk or poppler missing: running make deps-book"; $(MAKE) --no-print-directory deps-book; }
 	@mkdir -p $(BOOK_DIR)
@@ -550,6 +550,12 @@ book: $(CHAPTERS) tangled/device/device_cpu.c kernels/device_cuda.cu book/book.t
 	  || { echo "book: a label defined twice, or an undefined reference or citation (above)" >&2; exit 1; }
 	@awk '/^Overfull \\hbox \(/ { w = $$3; sub(/^\(/, "", w); if (w + 0 > 1) { print; bad = 1 } } END { exit bad }' \
 	  $(BOOK_DIR)/book.log || { echo "book: a line wider than the page by more than 1 pt (above)" >&2; exit 1; }
+	@# No ink beside the text block: each page rendered, its text block's rows scanned (book/ink.c).
+	@$(CC) -O2 -o $(BOOK_DIR)/ink book/ink.c && rm -rf $(BOOK_DIR)/pages && mkdir -p $(BOOK_DIR)/pages && \
+	  pdftoppm -r 40 -gray $(BOOK_DIR)/book.pdf $(BOOK_DIR)/pages/p && \
+	  mm=$$(sed -n 's/.*margin=\([0-9.]*\)cm.*/\1/p' book/style.tex | awk 'NR == 1 { print $$1 * 10 }') && \
+	  out=$$($(BOOK_DIR)/ink "$$mm" 1 $(BOOK_DIR)/pages/*.pgm); rc=$$?; printf '%s\n' "$$out" | tail -20; \
+	  [ $$rc = 0 ] || { echo "book: ink beside the text block on the pages above (code or a figure too wide)" >&2; exit 1; }
 	cp $(BOOK_DIR)/book.pdf $(BOOK_PDF)
 	@awk -f book/grain.awk $(CHAPTERS)
 	@echo "book: $(BOOK_PDF) ($$(pdfinfo $(BOOK_PDF) 2>/dev/null | sed -n 's/^Pages: *//p') pages)"
