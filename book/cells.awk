@@ -1,6 +1,7 @@
 # The cells of the book's data, for the prose: every CSV of book/data (but the timelines,
 # which are drawn, not quoted) becomes lines \defcell{FILE}{ROW}{COLUMN}{VALUE}, where FILE is
-# the file's name without .csv, ROW the row's first cell and COLUMN the header's name.
+# the file's name without .csv, ROW the row's first cell (and, for files whose first cell
+# repeats, also its first three cells joined by /) and COLUMN the header's name.
 # The first line's machine is \cell{FILE}{machine}{line}. \cell{FILE}{ROW}{COLUMN}
 # (book/style.tex) prints a cell, and stops the build when it is not
 # there, so that the prose never quotes a number its data does not hold.
@@ -10,7 +11,7 @@ FNR == 1 {
     header = 0; skip = file ~ /^timeline-/
 }
 !skip && FNR == 1 && /^# machine: / {
-    line = $0; sub(/^# machine: /, "", line)
+    line = $0; sub(/^# machine: /, "", line); sub(/; [0-9]+ ranks?$/, "", line)
     printf "\\defcell{%s}{machine}{line}{%s}\n", file, tex(line)
 }
 skip || /^#/ || !NF { next }
@@ -19,6 +20,10 @@ skip || /^#/ || !NF { next }
     if (!header) { for (i = 1; i <= n; i++) name[i] = cell[i]; cols = n; header = 1; next }
     for (i = 2; i <= cols; i++)
         printf "\\defcell{%s}{%s}{%s}{%s}\n", file, cell[1], name[i], tex(cell[i])
+    if (cols >= 4) # rows whose first cell repeats are also named by their first three
+        for (i = 4; i <= cols; i++)
+            printf "\\defcell{%s}{%s/%s/%s}{%s}{%s}\n", file, cell[1], cell[2], cell[3], name[i],
+                   tex(cell[i])
 }
 function tex(s) {
     gsub(/\\/, "\\textbackslash{}", s)

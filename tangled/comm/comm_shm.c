@@ -75,7 +75,7 @@ struct ShmWorld {
     _Atomic uint32_t bar_sleepers;                /**< ranks asleep on bar_gen */
     _Atomic uint32_t bar_count[LAUNCH_MAX_RANKS]; /**< barriers each rank has entered */
     Bell bell[LAUNCH_MAX_RANKS];                  /**< one doorbell per rank */
-#line 69 "chapters/08-direct.nw"
+#line 75 "chapters/08-direct.nw"
     unsigned char *window; /**< the windows, one per rank, made before the fork (chapter 8) */
     size_t window_bytes;   /**< bytes of each */
     struct {
@@ -92,7 +92,7 @@ typedef struct ShmComm {
     int spin;                       /**< polls before sleeping (0 when ranks outnumber cores) */
     void *dev_in[LAUNCH_MAX_RANKS]; /**< GPU ring of channel src -> me, by src (mine) */
     void *dev_out[LAUNCH_MAX_RANKS]; /**< GPU ring of channel me -> dst, by dst (opened) */
-#line 102 "chapters/08-direct.nw"
+#line 108 "chapters/08-direct.nw"
     /** Bytes of the rank's window handed out (chapter 8). */
     size_t window_used;
 #line 1301 "chapters/02-shm.nw"
@@ -223,7 +223,7 @@ ShmWorld *shm_world_create(int size, size_t channel_bytes, double timeout_s, cha
     w->ctl_at = ctl_at;
     w->ipc_at = ipc_at;
     w->ring_at = ring_at;
-#line 82 "chapters/08-direct.nw"
+#line 88 "chapters/08-direct.nw"
     size_t windows = (size_t)size * SHM_WINDOW_BYTES;
     void *win = mmap(NULL, windows, PROT_READ | PROT_WRITE,
                      MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -235,7 +235,7 @@ ShmWorld *shm_world_create(int size, size_t channel_bytes, double timeout_s, cha
 
 void shm_world_destroy(ShmWorld *w)
 {
-#line 90 "chapters/08-direct.nw"
+#line 96 "chapters/08-direct.nw"
     if (w && w->window)
         munmap(w->window, (size_t)w->size * w->window_bytes);
 #line 1336 "chapters/02-shm.nw"
@@ -264,12 +264,12 @@ static int wait_change(_Atomic uint32_t *word, uint32_t seen, _Atomic uint32_t *
         if (atomic_load_explicit(word, memory_order_acquire) != seen)
             return 0;
         cpu_relax();
-#line 308 "chapters/08-direct.nw"
+#line 314 "chapters/08-direct.nw"
         if ((i & 255) == 255)
             sched_yield();
 #line 1510 "chapters/02-shm.nw"
     }
-#line 260 "chapters/08-direct.nw"
+#line 266 "chapters/08-direct.nw"
     for (int i = 0; spin == 0 && i < 200; i++) {
         if (atomic_load_explicit(word, memory_order_acquire) != seen)
             return 0;
@@ -564,7 +564,7 @@ static int shm_barrier(Comm *comm, char *err)
 #line 1975 "chapters/02-shm.nw"
     return 0;
 }
-#line 107 "chapters/08-direct.nw"
+#line 113 "chapters/08-direct.nw"
 /** The first byte of rank @p rank's window. */
 static unsigned char *window_of(const ShmWorld *w, int rank)
 {
@@ -591,7 +591,7 @@ static void *shm_peer_buffer(Comm *comm, int peer, const void *mine)
     return window_of(c->w, peer) + (p - base);
 }
 
-#line 178 "chapters/08-direct.nw"
+#line 184 "chapters/08-direct.nw"
 static uint32_t shm_progress(Comm *comm)
 {
     ShmComm *c = (ShmComm *)comm;
@@ -607,7 +607,7 @@ static void shm_advance(Comm *comm, uint32_t value)
             ring_bell(c->w, q);
 }
 
-#line 204 "chapters/08-direct.nw"
+#line 210 "chapters/08-direct.nw"
 static int shm_wait_for(Comm *comm, int peer, uint32_t value, char *err)
 {
     ShmComm *c = (ShmComm *)comm;
@@ -626,7 +626,7 @@ static int shm_wait_for(Comm *comm, int peer, uint32_t value, char *err)
                              "waiting for rank %d timed out after %g s (rank %d is in "
                              "'%s')",
                              peer, c->w->timeout, peer, phase);
-#line 220 "chapters/08-direct.nw"
+#line 226 "chapters/08-direct.nw"
         }
     }
 }
@@ -692,7 +692,7 @@ Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
     c->w = w;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     c->spin = w->size <= cores ? 20000 : 0;
-#line 229 "chapters/08-direct.nw"
+#line 235 "chapters/08-direct.nw"
     if (dev->kind == DEVICE_CPU && w->window) {
         c->comm.alloc_shared = shm_alloc_shared;
         c->comm.peer_buffer = shm_peer_buffer;
