@@ -58,7 +58,7 @@ int direct_one_shot(Comm *c, float *buf, size_t count, float *scratch, float sca
     return 0;
 }
 
-#line 566 "chapters/08-direct.nw"
+#line 567 "chapters/08-direct.nw"
 int direct_two_shot(Comm *c, float *buf, size_t count, float *scratch, float scale, char *err)
 {
     (void)scratch;
@@ -82,7 +82,7 @@ int direct_two_shot(Comm *c, float *buf, size_t count, float *scratch, float sca
     return wait_all(c, base + 2, err);
 }
 
-#line 616 "chapters/08-direct.nw"
+#line 618 "chapters/08-direct.nw"
 int direct_ring(Comm *c, float *buf, size_t count, float *scratch, float scale, char *err)
 {
     (void)scratch;
@@ -92,7 +92,7 @@ int direct_ring(Comm *c, float *buf, size_t count, float *scratch, float scale, 
     int n = c->size, r = c->rank, prev = (r + n - 1) % n, next = (r + 1) % n;
     uint32_t base = c->progress(c), steps = 2 * (uint32_t)n - 1;
     c->advance(c, base + 1); /* my buffer is ready: step t ends at base + 2 + t */
-#line 632 "chapters/08-direct.nw"
+#line 634 "chapters/08-direct.nw"
     for (int t = 0; t < n - 1; t++) {
         int in = (r - t - 2 + 2 * n) % n;
         size_t lo = chunk_start(count, n, in), hi = chunk_start(count, n, in + 1);
@@ -108,7 +108,7 @@ int direct_ring(Comm *c, float *buf, size_t count, float *scratch, float scale, 
         c->dev->scale(chunk_start(count, n, r + 1) - lo, scale, buf + lo);
     }
     c->advance(c, base + (uint32_t)n);
-#line 650 "chapters/08-direct.nw"
+#line 652 "chapters/08-direct.nw"
     for (int t = 0; t < n - 1; t++) {
         int in = (r - t - 1 + 2 * n) % n;
         size_t lo = chunk_start(count, n, in), hi = chunk_start(count, n, in + 1);
@@ -117,15 +117,15 @@ int direct_ring(Comm *c, float *buf, size_t count, float *scratch, float scale, 
         if (c->wait_for(c, prev, done, err) ||
             c->wait_for(c, next, base + 2 + (uint32_t)t, err))
             return -1;
-#line 657 "chapters/08-direct.nw"
+#line 659 "chapters/08-direct.nw"
         c->dev->copy(buf + lo, v[prev] + lo, (hi - lo) * sizeof(float));
         c->advance(c, done + 1);
     }
-#line 627 "chapters/08-direct.nw"
+#line 629 "chapters/08-direct.nw"
     return c->wait_for(c, next, base + steps, err);
 }
 
-#line 794 "chapters/08-direct.nw"
+#line 796 "chapters/08-direct.nw"
 /** The largest messages (bytes) for one-shot and for two-shot; the direct ring beyond. */
 typedef struct Crossover {
     size_t one_shot_max; /**< one-shot up to this many bytes */
@@ -139,14 +139,14 @@ static const Crossover crossovers[] = {
     [4] = {.one_shot_max = 1 << 10, .two_shot_max = 1 << 20},
 };
 
-#line 786 "chapters/08-direct.nw"
+#line 788 "chapters/08-direct.nw"
 /** The crossovers of @p size ranks: the row of 2, 3 or 4; four's for more. */
 static const Crossover *crossover_of(int size)
 {
     return &crossovers[size <= 2 ? 2 : size >= 4 ? 4 : size];
 }
 
-#line 734 "chapters/08-direct.nw"
+#line 736 "chapters/08-direct.nw"
 AllReduceAlgo all_reduce_choice(Comm *c, const float *buf, size_t count)
 {
     if (c->size == 1 || !c->peer_buffer || c->size > DEVICE_MAX_SOURCES ||
@@ -159,7 +159,7 @@ AllReduceAlgo all_reduce_choice(Comm *c, const float *buf, size_t count)
                                       : ALGO_DIRECT_RING;
 }
 
-#line 771 "chapters/08-direct.nw"
+#line 773 "chapters/08-direct.nw"
 const char *all_reduce_algo_name(AllReduceAlgo a)
 {
     static const char *names[] = {"channel ring", "one-shot", "two-shot", "direct ring"};
@@ -173,7 +173,7 @@ size_t all_reduce_scratch(size_t count, int size)
     return most > chunk ? most : chunk;
 }
 
-#line 752 "chapters/08-direct.nw"
+#line 754 "chapters/08-direct.nw"
 int all_reduce(Comm *c, float *buf, size_t count, float *scratch, float scale, char *err)
 {
     switch (all_reduce_choice(c, buf, count)) {
@@ -181,6 +181,6 @@ int all_reduce(Comm *c, float *buf, size_t count, float *scratch, float scale, c
     case ALGO_TWO_SHOT: return direct_two_shot(c, buf, count, scratch, scale, err);
     case ALGO_DIRECT_RING: return direct_ring(c, buf, count, scratch, scale, err);
     default: return ring_all_reduce(c, buf, count, scratch, scale, err);
-#line 760 "chapters/08-direct.nw"
+#line 762 "chapters/08-direct.nw"
     }
 }

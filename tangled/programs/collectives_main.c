@@ -65,7 +65,7 @@ static int collectives_rank(Rank *r, char *err)
 #line 686 "chapters/04-rs.nw"
     size_t most = o->max_bytes / sizeof(float);
     float *hbuf = xcalloc(most + 1, sizeof(float));
-#line 819 "chapters/08-direct.nw"
+#line 821 "chapters/08-direct.nw"
     float *shared = c->alloc_shared ? c->alloc_shared(c, (most + 1) * sizeof(float)) : NULL;
 #line 689 "chapters/04-rs.nw"
     float *buf = shared ? shared : dev->alloc((most + 1) * sizeof(float));
