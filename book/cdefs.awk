@@ -27,7 +27,7 @@ incode && /^@text / {
         if (head ~ /[=,;]/) next
         name = head; sub(/^.*[ \t*]/, "", name)
         first = head; sub(/[ \t*].*$/, "", first)
-        if (name ~ keyword || first ~ keyword) next
+        if (name ~ keyword || first ~ keyword || name == "main") next # every program has a main
         if (line ~ /\);[ \t]*$/) next                      # a prototype
         if (line ~ /\)[ \t]*(\{.*)?$/) print "@index defn " name
         else if (line !~ /\)/) pending = name              # the signature goes on

@@ -69,7 +69,7 @@ static void peer_copy(void *dst, const void *src, size_t bytes)
 {
     memcpy(dst, src, bytes);
 }
-#line 1866 "chapters/01-mlp.nw"
+#line 1867 "chapters/01-mlp.nw"
 /** op(A)[i][p] of the stored A, inside gemm_plain(). */
 #define A_AT(i, p) (ta ? A[(size_t)(p)*m + (i)] : A[(size_t)(i)*k + (p)])
 
@@ -82,15 +82,15 @@ void gemm_plain(bool ta, bool tb, int m, int n, int k, float alpha, const float 
         for (int j = 0; j < n; j++)
             c[j] = beta == 0.0f ? 0.0f : beta * c[j];
         if (!tb) {
-#line 1892 "chapters/01-mlp.nw"
+#line 1893 "chapters/01-mlp.nw"
             for (int p = 0; p < k; p++) {
                 const float a = alpha * A_AT(i, p), *b = B + (size_t)p * n;
                 for (int j = 0; j < n; j++)
                     c[j] += a * b[j];
             }
-#line 1879 "chapters/01-mlp.nw"
+#line 1880 "chapters/01-mlp.nw"
         } else {
-#line 1912 "chapters/01-mlp.nw"
+#line 1913 "chapters/01-mlp.nw"
             for (int j = 0; j < n; j++) {
                 const float *b = B + (size_t)j * k;
                 float s = 0;
@@ -98,24 +98,24 @@ void gemm_plain(bool ta, bool tb, int m, int n, int k, float alpha, const float 
                     s += A_AT(i, p) * b[p];
                 c[j] += alpha * s;
             }
-#line 1881 "chapters/01-mlp.nw"
+#line 1882 "chapters/01-mlp.nw"
         }
     }
-#undef AT
+#undef A_AT
 }
-#line 1931 "chapters/01-mlp.nw"
+#line 1932 "chapters/01-mlp.nw"
 static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
                  const float *B, float beta, float *C)
 {
 #ifdef HAVE_BLAS
     cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
                 m, n, k, alpha, A, ta ? m : k, B, tb ? k : n, beta, C, n);
-#line 1938 "chapters/01-mlp.nw"
+#line 1939 "chapters/01-mlp.nw"
 #else
     gemm_plain(ta, tb, m, n, k, alpha, A, B, beta, C);
 #endif
 }
-#line 1991 "chapters/01-mlp.nw"
+#line 1992 "chapters/01-mlp.nw"
 static void bias_act_forward(float *y, const float *bias, int rows, int cols, bool relu)
 {
     for (int i = 0; i < rows; i++) {
@@ -124,13 +124,13 @@ static void bias_act_forward(float *y, const float *bias, int rows, int cols, bo
             row[j] = bias_act(row[j], bias[j], relu);
     }
 }
-#line 2006 "chapters/01-mlp.nw"
+#line 2007 "chapters/01-mlp.nw"
 static void relu_backward(float *dy, const float *y, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         dy[i] = relu_grad(dy[i], y[i]);
 }
-#line 2018 "chapters/01-mlp.nw"
+#line 2019 "chapters/01-mlp.nw"
 static void bias_backward(float *dbias, const float *dy, int rows, int cols)
 {
     for (int j = 0; j < cols; j++)
@@ -154,7 +154,7 @@ static void softmax_xent(const float *logits, const int *labels, int rows, int c
     stats[0] += (float)loss;
     stats[1] += (float)right;
 }
-#line 2036 "chapters/01-mlp.nw"
+#line 2037 "chapters/01-mlp.nw"
 static void axpy(size_t n, float a, const float *x, float *y)
 {
     for (size_t i = 0; i < n; i++)
@@ -189,13 +189,13 @@ static void reduce(size_t n, const float *const *src, int k, float scale, float 
             dst[lo + i] = acc[i] * scale;
     }
 }
-#line 389 "chapters/07-zero.nw"
+#line 395 "chapters/07-zero.nw"
 static void adamw(size_t n, const AdamStep *a, const float *g, float *m, float *u, float *p)
 {
     for (size_t i = 0; i < n; i++)
         adamw_element(a, g[i], &m[i], &u[i], &p[i]);
 }
-#line 2056 "chapters/01-mlp.nw"
+#line 2057 "chapters/01-mlp.nw"
 static Device cpu = {
     .kind = DEVICE_CPU,
     .name = "cpu",
@@ -220,7 +220,7 @@ static Device cpu = {
     .adamw = adamw,
 };
 
-#line 2079 "chapters/01-mlp.nw"
+#line 2080 "chapters/01-mlp.nw"
 void device_cpu_threads(int threads)
 {
 #ifdef HAVE_BLAS
@@ -230,7 +230,7 @@ void device_cpu_threads(int threads)
 #endif
 }
 
-#line 2093 "chapters/01-mlp.nw"
+#line 2094 "chapters/01-mlp.nw"
 const Device *device_cpu(void)
 {
 #ifdef HAVE_BLAS

@@ -2,7 +2,7 @@
  * @file train.c
  * @brief The training loop.
  */
-#line 3362 "chapters/01-mlp.nw"
+#line 3363 "chapters/01-mlp.nw"
 #include "train.h"
 
 #include <stdlib.h>
@@ -13,7 +13,7 @@
 #include "trace.h"
 #include "util.h"
 
-#line 3397 "chapters/01-mlp.nw"
+#line 3398 "chapters/01-mlp.nw"
 enum { STREAM_SHUFFLE = 1000 };
 
 long train_steps_per_epoch(long n_train, int batch_size, int world)
@@ -21,7 +21,7 @@ long train_steps_per_epoch(long n_train, int batch_size, int world)
     return n_train / ((long)batch_size * world);
 }
 
-#line 3793 "chapters/01-mlp.nw"
+#line 3794 "chapters/01-mlp.nw"
 static int around_layer(Strategy *s, Model *m, int l, Pass pass, bool before, char *err)
 {
     if (!s)
@@ -49,7 +49,7 @@ static void layer_pass(Model *m, int B, int l, Pass pass)
     }
 }
 
-#line 3775 "chapters/01-mlp.nw"
+#line 3776 "chapters/01-mlp.nw"
 static int forward_layers(Model *m, Strategy *s, int B, Pass pass, char *err)
 {
     for (int l = 0; l < m->n_layers; l++) {
@@ -63,7 +63,7 @@ static int forward_layers(Model *m, Strategy *s, int B, Pass pass, char *err)
     return 0;
 }
 
-#line 3733 "chapters/01-mlp.nw"
+#line 3734 "chapters/01-mlp.nw"
 int evaluate(Model *m, Strategy *s, const Dataset *d, int world, int rank, double *right,
              char *err)
 {
@@ -121,7 +121,7 @@ static int train_checkpoint(const TrainConfig *cfg, const Model *m, int world, l
     return rc;
 }
 
-#line 3415 "chapters/01-mlp.nw"
+#line 3416 "chapters/01-mlp.nw"
 void train_report_end(FILE *f, const TrainResult *res, bool quiet)
 {
     if (quiet)
@@ -129,17 +129,17 @@ void train_report_end(FILE *f, const TrainResult *res, bool quiet)
                 res->last.train_acc, res->last.test_acc);
     else {
         report_breakdown(f, &res->timers);
-#line 557 "chapters/07-zero.nw"
+#line 563 "chapters/07-zero.nw"
         char all[32], p[32], g[32], optimizer[32];
         fprintf(f, "state: %s on rank 0 (parameters %s, gradients %s, optimizer %s)\n",
                 format_bytes(all, res->state_bytes), format_bytes(p, res->param_bytes),
                 format_bytes(g, res->grad_bytes),
                 format_bytes(optimizer, res->optimizer_bytes));
-#line 3423 "chapters/01-mlp.nw"
+#line 3424 "chapters/01-mlp.nw"
     }
 }
 
-#line 3435 "chapters/01-mlp.nw"
+#line 3436 "chapters/01-mlp.nw"
 int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Dataset *test,
               Strategy *s, TrainResult *res, char *err)
 {
@@ -148,23 +148,23 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
     const int K = cfg->accum > 1 ? cfg->accum : 1; /* micro-batches per step (chapter 7) */
     const long global = (long)b * world * K,
                steps = train_steps_per_epoch(train->n, b * K, world);
-#line 3478 "chapters/01-mlp.nw"
+#line 3479 "chapters/01-mlp.nw"
     if (steps < 1)
         return error_set(err,
                          "a global batch of %ld samples is larger than the training set "
                          "(%ld samples)",
                          global, train->n);
-#line 3481 "chapters/01-mlp.nw"
+#line 3482 "chapters/01-mlp.nw"
     if (b > m->max_batch)
         return error_set(err, "batch %d exceeds the model's buffers (%d)", b, m->max_batch);
-#line 3494 "chapters/01-mlp.nw"
+#line 3495 "chapters/01-mlp.nw"
     memset(res, 0, sizeof *res);
     res->steps = steps;
     res->dropped = train->n - steps * global;
     int32_t *perm = xcalloc((size_t)train->n, sizeof *perm);
     float *xb = xcalloc((size_t)b * (size_t)train->features, sizeof *xb);
     int32_t *yb = xcalloc((size_t)b, sizeof *yb);
-#line 541 "chapters/07-zero.nw"
+#line 547 "chapters/07-zero.nw"
     Optimizer opt;
     optimizer_init(&opt, &cfg->optimizer, cfg->lr, dev,
                    s && s->shards_state ? s->state_hi - s->state_lo : m->n_params);
@@ -172,7 +172,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
     res->param_bytes = s && s->param_bytes ? s->param_bytes : m->n_params * sizeof(float);
     res->grad_bytes = s && s->grad_bytes ? s->grad_bytes : m->n_params * sizeof(float);
     res->state_bytes = res->param_bytes + res->grad_bytes + res->optimizer_bytes;
-#line 3446 "chapters/01-mlp.nw"
+#line 3447 "chapters/01-mlp.nw"
     int rc = 0, first = 1;
 #line 894 "chapters/A2-failure.nw"
     if (cfg->resume) {
@@ -183,15 +183,15 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
             fprintf(cfg->out, "resume: %s holds epoch %d; training epochs %d to %d\n",
                     cfg->checkpoint, cfg->resume->epoch, first, cfg->epochs);
     }
-#line 3448 "chapters/01-mlp.nw"
+#line 3449 "chapters/01-mlp.nw"
     for (int epoch = first; epoch <= cfg->epochs && rc == 0; epoch++) {
-#line 3517 "chapters/01-mlp.nw"
+#line 3518 "chapters/01-mlp.nw"
         for (long i = 0; i < train->n; i++)
             perm[i] = (int32_t)i;
         Rng r;
         train_shuffle_rng(&r, cfg, epoch, first);
         rng_shuffle(&r, perm, train->n);
-#line 3543 "chapters/01-mlp.nw"
+#line 3544 "chapters/01-mlp.nw"
         Progress bar;
         progress_begin(&bar, cfg->out ? cfg->out : stdout, cfg->quiet || !cfg->out || rank != 0,
                        epoch, cfg->epochs, steps);
@@ -201,29 +201,29 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
             if (cfg->phase)
                 cfg->phase("epoch %d, step %ld of %ld", epoch, step + 1, steps);
             for (int micro = 0; micro < K && rc == 0; micro++) { /* K > 1: chapter 7 */
-#line 3575 "chapters/01-mlp.nw"
+#line 3576 "chapters/01-mlp.nw"
                 const int32_t *mine = perm + step * global + ((long)micro * world + rank) * b;
                 for (int i = 0; i < b; i++) {
                     memcpy(xb + (size_t)i * train->features,
                            train->x + (size_t)mine[i] * train->features,
                            (size_t)train->features * sizeof(float));
-#line 3579 "chapters/01-mlp.nw"
+#line 3580 "chapters/01-mlp.nw"
                     yb[i] = train->y[mine[i]];
                 }
                 model_set_batch(m, xb, yb, b);
                 dev->sync();
                 timers_add(&res->timers, "data", (t1 = now_seconds()) - t);
                 t = t1;
-#line 3608 "chapters/01-mlp.nw"
+#line 3609 "chapters/01-mlp.nw"
                 rc = forward_layers(m, s, b, PASS_FORWARD, err);
                 if (rc == 0)
                     model_loss(m, b, true);
-#line 834 "chapters/07-zero.nw"
+#line 840 "chapters/07-zero.nw"
                 if (K > 1)
                     dev->scale((size_t)b * (size_t)m->width[m->n_layers], 1.0f / (float)K,
                                m->dact[m->n_layers]);
                 m->accumulate = micro > 0;
-#line 3612 "chapters/01-mlp.nw"
+#line 3613 "chapters/01-mlp.nw"
                 for (int l = m->n_layers - 1; l >= 0 && rc == 0; l--) {
                     if (around_layer(s, m, l, PASS_BACKWARD, true, err))
                         rc = -1;
@@ -232,7 +232,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
                     if (rc == 0 && micro == K - 1 && s && s->grads_ready &&
                         s->grads_ready(s, m, l, err))
                         rc = -1;
-#line 3619 "chapters/01-mlp.nw"
+#line 3620 "chapters/01-mlp.nw"
                     if (rc == 0 && around_layer(s, m, l, PASS_BACKWARD, false, err))
                         rc = -1;
                 }
@@ -240,9 +240,9 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
                 dev->sync();
                 timers_add(&res->timers, "compute", (t1 = now_seconds()) - t);
                 t = t1;
-#line 3554 "chapters/01-mlp.nw"
+#line 3555 "chapters/01-mlp.nw"
             }
-#line 3641 "chapters/01-mlp.nw"
+#line 3642 "chapters/01-mlp.nw"
             if (rc == 0 && s && s->sync_gradients && s->sync_gradients(s, m, &res->timers, err))
                 rc = -1;
             t = now_seconds();
@@ -254,13 +254,13 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
                 dev->sync();
                 timers_add(&res->timers, "update", now_seconds() - t);
             }
-#line 3556 "chapters/01-mlp.nw"
+#line 3557 "chapters/01-mlp.nw"
             t = now_seconds();
             progress_update(&bar, step + 1, global);
         }
         double train_seconds = now_seconds() - epoch_start;
         progress_end(&bar);
-#line 3679 "chapters/01-mlp.nw"
+#line 3680 "chapters/01-mlp.nw"
         if (rc == 0) {
             float st[2];
             dev->download(st, m->stats, sizeof st);
@@ -295,16 +295,16 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
                 rc = -1;
             timers_add(&res->timers, "checkpoint", now_seconds() - t_ck);
         }
-#line 3453 "chapters/01-mlp.nw"
+#line 3454 "chapters/01-mlp.nw"
     }
-#line 1463 "chapters/07-zero.nw"
+#line 1469 "chapters/07-zero.nw"
     if (rc == 0 && s && s->unshard && s->unshard(s, m, err))
         rc = -1;
-#line 3461 "chapters/01-mlp.nw"
+#line 3462 "chapters/01-mlp.nw"
     optimizer_free(&opt);
     free(perm);
     free(xb);
     free(yb);
-#line 3456 "chapters/01-mlp.nw"
+#line 3457 "chapters/01-mlp.nw"
     return rc;
 }

@@ -80,7 +80,7 @@ bool run_gpu_sharing(const Rank *r, char *line, size_t len)
                 program_name(), line, pipe);
     return true;
 }
-#line 571 "chapters/07-zero.nw"
+#line 577 "chapters/07-zero.nw"
 void state_banner(const Options *o, const Strategy *s, size_t n_params)
 {
     OptimizerConfig cfg;
@@ -97,7 +97,7 @@ void state_banner(const Options *o, const Strategy *s, size_t n_params)
            format_bytes(g, grads), o->optimizer, format_bytes(optimizer, opt),
            sharded ? " (its chunk of the state)" : "");
     if (sharded) {
-#line 600 "chapters/07-zero.nw"
+#line 606 "chapters/07-zero.nw"
         size_t chunk = (s->state_hi - s->state_lo) * sizeof(float);
         size_t p_fly = params != full && params > chunk ? params - chunk : 0;
         size_t g_fly = grads != full && grads > chunk ? grads - chunk : 0;
@@ -112,5 +112,5 @@ void state_banner(const Options *o, const Strategy *s, size_t n_params)
                    "beside a chunk of %s\n",
                    gf, c);
     }
-#line 588 "chapters/07-zero.nw"
+#line 594 "chapters/07-zero.nw"
 }

@@ -85,12 +85,12 @@ static int check_strategy(const Run *run)
         snprintf(why, sizeof why, "--bucket_mb sets the buckets of --strategy %s only", names);
 #line 3179 "chapters/06-production.nw"
     }
-#line 429 "chapters/07-zero.nw"
+#line 435 "chapters/07-zero.nw"
     if (!why[0] && (def->needs & SGD_ONLY) && strcmp(o->optimizer, "sgd") != 0)
         snprintf(why, sizeof why,
                  "--optimizer %s: %s steps with plain SGD on its server (use --optimizer sgd)",
                  o->optimizer, def->title);
-#line 854 "chapters/07-zero.nw"
+#line 860 "chapters/07-zero.nw"
     if (!why[0] && (def->needs & NO_CHECKPOINT) && o->checkpoint)
         snprintf(why, sizeof why,
                  "--checkpoint with --strategy %s: it keeps only a part of each layer's "
