@@ -525,7 +525,7 @@ extract = awk 'index($$0, "$(1)") == 1 {on = 1} on && !/^\#line/ {print} on && /
 	> $(BOOK_DIR)/$(3); \
 	test -s $(BOOK_DIR)/$(3) || { echo "book: no match for $(1) in $(2)" >&2; exit 1; }
 
-book: $(CHAPTERS) tangled/device/device_cpu.c kernels/device_cuda.cu book/book.tex book/style.tex book/refs.bib \
+book: $(CHAPTERS) tangled/device/device_cpu.c kernels/device_cuda.cu book/book.tex book/preface.tex book/style.tex book/refs.bib \
       book/weave.sh book/cdefs.awk book/uses.awk book/listing.clang-format book/timeline.awk \
       book/cells.awk book/runs_table.awk book/ink.c $(wildcard book/data/*.csv)
 	@command -v noweave >/dev/null && command -v latexmk >/dev/null && command -v pdftoppm >/dev/null || \
