@@ -28,19 +28,6 @@ int ring_reduce_scatter(Comm *c, float *buf, size_t count, float *scratch, char 
     }
     return 0;
 }
-#line 482 "chapters/04-rs.nw"
-float collective_value(int rank, size_t i)
-{
-    return (float)((long)((i * 7 + (size_t)rank * 13) % 101) - 50 + rank);
-}
-
-double collective_sum(int size, size_t i)
-{
-    double s = 0;
-    for (int r = 0; r < size; r++)
-        s += collective_value(r, i);
-    return s;
-}
 #line 248 "chapters/05-ag.nw"
 int ring_all_gather(Comm *c, void *buf, size_t count, size_t elem, char *err)
 {
@@ -147,4 +134,17 @@ int ring_reduce_scatter_window(Comm *c, float *win, size_t count, size_t lo, siz
         c->dev->axpy(ihi - ilo, 1.0f, scratch, win + ilo);
     }
     return 0;
+}
+#line 413 "chapters/A3-programs.nw"
+float collective_value(int rank, size_t i)
+{
+    return (float)((long)((i * 7 + (size_t)rank * 13) % 101) - 50 + rank);
+}
+
+double collective_sum(int size, size_t i)
+{
+    double s = 0;
+    for (int r = 0; r < size; r++)
+        s += collective_value(r, i);
+    return s;
 }

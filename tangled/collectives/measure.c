@@ -80,21 +80,6 @@ int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, v
 #line 3140 "chapters/02-shm.nw"
     return 0;
 }
-#line 592 "chapters/04-rs.nw"
-static void fill_own(int r, int size, float *x, size_t count)
-{
-    (void)size;
-    for (size_t i = 0; i < count; i++)
-        x[i] = collective_value(r, i);
-}
-
-static long wrong_reduce_scatter(int r, int size, const float *x, size_t count)
-{
-    long wrong = 0;
-    for (size_t i = chunk_start(count, size, r); i < chunk_start(count, size, r + 1); i++)
-        wrong += x[i] != collective_sum(size, i);
-    return wrong;
-}
 #line 374 "chapters/05-ag.nw"
 static void fill_chunk(int r, int size, float *x, size_t count)
 {
@@ -196,8 +181,23 @@ static int run_all_reduce_auto(Comm *c, float *buf, size_t count, float *scratch
 {
     return all_reduce(c, buf, count, scratch, 1.0f, err);
 }
+#line 523 "chapters/A3-programs.nw"
+static void fill_own(int r, int size, float *x, size_t count)
+{
+    (void)size;
+    for (size_t i = 0; i < count; i++)
+        x[i] = collective_value(r, i);
+}
 
-#line 554 "chapters/04-rs.nw"
+static long wrong_reduce_scatter(int r, int size, const float *x, size_t count)
+{
+    long wrong = 0;
+    for (size_t i = chunk_start(count, size, r); i < chunk_start(count, size, r + 1); i++)
+        wrong += x[i] != collective_sum(size, i);
+    return wrong;
+}
+
+#line 485 "chapters/A3-programs.nw"
 /** The rows of --op. */
 static const Op ops[] = {
     {.name = "reduce_scatter",
@@ -255,7 +255,7 @@ static const Op ops[] = {
      .wrong = wrong_all_reduce},
 };
 
-#line 571 "chapters/04-rs.nw"
+#line 502 "chapters/A3-programs.nw"
 const Op *op_find(const char *name)
 {
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
@@ -270,15 +270,15 @@ const char *op_names(void)
     for (size_t i = 0, used = 0; i < sizeof ops / sizeof ops[0] && used < sizeof names; i++)
         used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", i ? "|" : "",
                                  ops[i].name);
-#line 586 "chapters/04-rs.nw"
+#line 517 "chapters/A3-programs.nw"
     return names;
 }
 
-#line 614 "chapters/04-rs.nw"
+#line 545 "chapters/A3-programs.nw"
 int op_measure(Comm *c, const Timing *tm, const Op *op, size_t count, float *host, float *buf,
                float *scratch, double *times, double *t, long *wrong, char *err)
 {
-#line 618 "chapters/04-rs.nw"
+#line 549 "chapters/A3-programs.nw"
     const Device *dev = c->dev;
     *wrong = 0;
     if (tm->check) {
@@ -291,7 +291,7 @@ int op_measure(Comm *c, const Timing *tm, const Op *op, size_t count, float *hos
     }
     if (c->barrier(c, err))
         return -1;
-#line 641 "chapters/04-rs.nw"
+#line 572 "chapters/A3-programs.nw"
     for (int i = -tm->warmup; i < tm->iters; i++) {
         double t0 = now_seconds();
         if (op->run(c, buf, count, scratch, err))
@@ -300,7 +300,7 @@ int op_measure(Comm *c, const Timing *tm, const Op *op, size_t count, float *hos
         if (i >= 0)
             times[i] = now_seconds() - t0;
     }
-#line 631 "chapters/04-rs.nw"
+#line 562 "chapters/A3-programs.nw"
     *t = median(times, tm->iters);
     return 0;
 }

@@ -2,11 +2,11 @@
  * @file ring_main.c
  * @brief The program ring: data-parallel training with the ring all-reduce (chapter 5).
  */
-#line 592 "chapters/A3-programs.nw"
+#line 876 "chapters/A3-programs.nw"
 #include "run.h"
 #include "strategy.h"
 
-#line 610 "chapters/A3-programs.nw"
+#line 894 "chapters/A3-programs.nw"
 static const char *summary =
     "Train an MLP data-parallel over N ranks with the ring all-reduce: each rank computes\n"
     "gradients on its share of every global batch of N x batch_size samples, and the ring\n"
@@ -17,7 +17,7 @@ static const char *examples =
     "  ./ring --n_gpus 8 --device cpu --quiet   8 processes, the final line only\n"
     "  mpirun -np 4 ./ring --transport mpi      4 MPI processes (chapter 6)\n";
 
-#line 631 "chapters/A3-programs.nw"
+#line 915 "chapters/A3-programs.nw"
 /** Parse, then train with the ring. */
 int main(int argc, char **argv)
 {

@@ -2,12 +2,12 @@
  * @file train_main.c
  * @brief The program train: every strategy of the book behind one command line (chapter 6).
  */
-#line 663 "chapters/A3-programs.nw"
+#line 947 "chapters/A3-programs.nw"
 #include "options.h"
 #include "run.h"
 #include "strategy.h"
 
-#line 683 "chapters/A3-programs.nw"
+#line 967 "chapters/A3-programs.nw"
 static const char *summary =
     "Train an MLP with any strategy of the book: one device, a parameter server, the ring,\n"
     "the ring with DDP-style buckets overlapped with backward, MPI_Allreduce, NCCL, one\n"
@@ -21,7 +21,7 @@ static const char *examples =
     "  mpirun -np 2 ./train --strategy mpi                 MPI_Allreduce\n"
     "  ./train --strategy nccl --n_gpus 2 --device cuda    ncclAllReduce, one rank per GPU\n";
 
-#line 711 "chapters/A3-programs.nw"
+#line 995 "chapters/A3-programs.nw"
 /** Parse, find the strategy's row, train with it. */
 int main(int argc, char **argv)
 {
