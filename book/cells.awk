@@ -1,5 +1,5 @@
 # The cells of the book's data, for the prose: every CSV of book/data (but the timelines,
-# which are drawn, not quoted) becomes lines \defcell{FILE}{ROW}{COLUMN}{VALUE}, where FILE is
+# which are drawn, not quoted, and give only their machine) becomes lines \defcell{FILE}{ROW}{COLUMN}{VALUE}, where FILE is
 # the file's name without .csv, ROW the row's first cell (and, for files whose first cell
 # repeats, also its first two or three cells joined by /) and COLUMN the header's name.
 # The first line's machine is \cell{FILE}{machine}{line}. \cell{FILE}{ROW}{COLUMN}
@@ -10,8 +10,8 @@ FNR == 1 {
     file = FILENAME; sub(/.*\//, "", file); sub(/\.csv$/, "", file)
     header = 0; skip = file ~ /^timeline-/
 }
-!skip && FNR == 1 && /^# machine: / {
-    line = $0; sub(/^# machine: /, "", line); sub(/; [0-9]+ ranks?$/, "", line)
+FNR == 1 && /^# machine: / { # the machine, without what follows a ";" (the ranks, a command)
+    line = $0; sub(/^# machine: /, "", line); sub(/;.*$/, "", line)
     printf "\\defcell{%s}{machine}{line}{%s}\n", file, tex(line)
 }
 skip || /^#/ || !NF { next }

@@ -45,8 +45,9 @@ END {
         printf "\\filldraw[fill=%s, draw=black, line width=0.3pt] (%.3f, %.2f) rectangle (%.3f, %.2f);\n",
                shade(label[i], lane[i]), x0, y - h, (x1 - x0 < 0.02 ? x0 + 0.02 : x1), y + h
         s = short(label[i])
-        if (s != "" && x1 - x0 >= 0.2 && lane[i] < 2)
-            printf "\\node at (%.3f, %.2f) {%s};\n", (x0 + x1) / 2, y, s
+        # a label only where it fits inside its box: about 0.14 cm a character at \scriptsize
+        if (s != "" && x1 - x0 >= 0.14 * length(s) + 0.06 && lane[i] < 2)
+            printf "\\node[inner sep=0pt] at (%.3f, %.2f) {%s};\n", (x0 + x1) / 2, y, s
     }
     ybot = -((ranks - 1) * (lanes + 0.6) + lanes - 1) - 0.9
     printf "\\draw[->] (0, %.2f) -- (%.2f, %.2f) node[anchor=west] {ms};\n", ybot, width + 0.2, ybot
