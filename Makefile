@@ -527,7 +527,8 @@ extract = awk 'index($$0, "$(1)") == 1 {on = 1} on && !/^\#line/ {print} on && /
 
 book: $(CHAPTERS) tangled/device/device_cpu.c kernels/device_cuda.cu book/book.tex book/preface.tex book/style.tex book/refs.bib \
       book/weave.sh book/cdefs.awk book/uses.awk book/listing.clang-format book/timeline.awk \
-      book/cells.awk book/runs_table.awk book/ink.c $(wildcard book/data/*.csv)
+      book/cells.awk book/runs_table.awk book/ink.c book/numbers.awk book/numbers-allow.txt \
+      book/numbers-known.txt $(wildcard book/data/*.csv)
 	@command -v noweave >/dev/null && command -v latexmk >/dev/null && command -v pdftoppm >/dev/null || \
 	  { echo "book: noweave, latexmk or poppler missing: running make deps-book"; $(MAKE) --no-print-directory deps-book; }
 	@mkdir -p $(BOOK_DIR)
@@ -556,6 +557,14 @@ book: $(CHAPTERS) tangled/device/device_cpu.c kernels/device_cuda.cu book/book.t
 	  mm=$$(sed -n 's/.*margin=\([0-9.]*\)cm.*/\1/p' book/style.tex | awk 'NR == 1 { print $$1 * 10 }') && \
 	  out=$$($(BOOK_DIR)/ink "$$mm" 1 $(BOOK_DIR)/pages/*.pgm); rc=$$?; printf '%s\n' "$$out" | tail -20; \
 	  [ $$rc = 0 ] || { echo "book: ink beside the text block on the pages above (code or a figure too wide)" >&2; exit 1; }
+	@# No measured number typed by hand beyond those still listed (book/numbers.awk).
+	@awk -f book/numbers.awk book/numbers-allow.txt $(CHAPTERS) | LC_ALL=C sort > $(BOOK_DIR)/numbers.txt; \
+	  grep -v '^#' book/numbers-known.txt | LC_ALL=C sort > $(BOOK_DIR)/numbers-known.txt; \
+	  new=$$(LC_ALL=C comm -23 $(BOOK_DIR)/numbers.txt $(BOOK_DIR)/numbers-known.txt); \
+	  gone=$$(LC_ALL=C comm -13 $(BOOK_DIR)/numbers.txt $(BOOK_DIR)/numbers-known.txt); \
+	  [ -z "$$new" ] || { printf '%s\n' "$$new"; echo "book: a measured number typed by hand (above): draw it from book/data with \\cell, or list a definition in book/numbers-allow.txt" >&2; exit 1; }; \
+	  [ -z "$$gone" ] || { printf '%s\n' "$$gone"; echo "book: book/numbers-known.txt lists numbers the prose no longer types (above): remove them" >&2; exit 1; }; \
+	  echo "book: $$(wc -l < $(BOOK_DIR)/numbers-known.txt) measured numbers still typed by hand (book/numbers-known.txt)"
 	cp $(BOOK_DIR)/book.pdf $(BOOK_PDF)
 	@awk -f book/grain.awk $(CHAPTERS)
 	@echo "book: $(BOOK_PDF) ($$(pdfinfo $(BOOK_PDF) 2>/dev/null | sed -n 's/^Pages: *//p') pages)"
