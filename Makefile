@@ -465,6 +465,10 @@ NOT_FOR_STUDENTS := solutions tests/hidden instructors
 # book, built from that tree (without the answers).
 handout:
 	$(call archive_head,handout,$(BUILD)/handout/dps-handout,$(NOT_FOR_STUDENTS))
+	@# The answers to the problems stay with the instructor: emptied, their lines kept.
+	@for f in $(BUILD)/handout/dps-handout/chapters/*.nw; do \
+	  awk -f scripts/strip_answers.awk $$f > $$f.new && mv $$f.new $$f || exit 1; done
+	@echo "the answers of chapters/*.nw were removed from this handout" > $(BUILD)/handout/dps-handout/.handout
 	@$(MAKE) --no-print-directory -C $(BUILD)/handout/dps-handout book >$(BUILD)/handout/book.log 2>&1 || \
 	  { tail -20 $(BUILD)/handout/book.log; echo "handout: the book of HEAD does not build" >&2; exit 1; }
 	@rm -rf $(BUILD)/handout/dps-handout/build
@@ -529,6 +533,8 @@ book: $(CHAPTERS) tangled/device/device_cpu.c kernels/device_cuda.cu book/book.t
       book/weave.sh book/cdefs.awk book/uses.awk book/listing.clang-format book/timeline.awk \
       book/cells.awk book/runs_table.awk book/ink.c book/numbers.awk book/numbers-allow.txt \
       book/numbers-known.txt $(wildcard book/data/*.csv)
+	@if [ "$(INSTRUCTOR)" = 1 ] && [ -f .handout ]; then \
+	  echo "book: this is a student's handout: its chapters hold no answers, so there is no instructor's edition to build here" >&2; exit 2; fi
 	@command -v noweave >/dev/null && command -v latexmk >/dev/null && command -v pdftoppm >/dev/null || \
 	  { echo "book: noweave, latexmk or poppler missing: running make deps-book"; $(MAKE) --no-print-directory deps-book; }
 	@mkdir -p $(BOOK_DIR)
