@@ -477,18 +477,39 @@ handout:
 
 # A Gradescope autograder: HEAD without solutions/ (the hidden tests are in), with
 # setup.sh and run_autograder at the root of the zip (instructors/autograder).
+# CHAPTER=N (or "3 4") grades only those chapters' exercises, for a weekly assignment
+# (build/dps-autograder-ch3-ch4.zip); HIDDEN_VISIBILITY=hidden|after_due_date|after_published|
+# visible is when students see the hidden tests' results (Gradescope's names).
+HIDDEN_VISIBILITY ?= after_published
+comma := ,
+empty :=
+space := $(empty) $(empty)
+AG_CHAPTERS := $(strip $(subst ch,,$(subst $(comma), ,$(CHAPTER))))
+AG_ZIP := $(BUILD)/dps-autograder$(if $(AG_CHAPTERS),-$(subst $(space),-,$(addprefix ch,$(AG_CHAPTERS)))).zip
 autograder:
 	@command -v zip >/dev/null || { echo "autograder: zip missing: make deps" >&2; exit 1; }
+	@case "$(HIDDEN_VISIBILITY)" in hidden|after_due_date|after_published|visible) ;; \
+	  *) echo "autograder: HIDDEN_VISIBILITY=$(HIDDEN_VISIBILITY): expected hidden, after_due_date, after_published or visible" >&2; exit 2 ;; esac
+	@for n in $(AG_CHAPTERS); do grep -q "^ch$$n " exercises/MANIFEST || \
+	  { echo "autograder: CHAPTER=$$n: no exercise of exercises/MANIFEST is in chapter $$n" >&2; exit 2; }; done
 	$(call archive_head,autograder,$(BUILD)/autograder,solutions)
+	@sed -i 's/^export GRADE_HIDDEN_VISIBILITY=.*/export GRADE_HIDDEN_VISIBILITY=$(HIDDEN_VISIBILITY)/; s/^export GRADE_CHAPTERS=.*/export GRADE_CHAPTERS="$(AG_CHAPTERS)"/' \
+	  $(BUILD)/autograder/instructors/autograder/env.sh
 	@cp $(BUILD)/autograder/instructors/autograder/setup.sh $(BUILD)/autograder/instructors/autograder/run_autograder $(BUILD)/autograder/
-	@rm -f $(BUILD)/dps-autograder.zip && cd $(BUILD)/autograder && zip -qr ../dps-autograder.zip .
-	@echo "autograder: $(BUILD)/dps-autograder.zip: HEAD $$(git rev-parse --short HEAD) without solutions/, $$(find $(BUILD)/autograder/tests/hidden -name '*.c' | wc -l) hidden test files; upload it to Gradescope"
+	@rm -f $(AG_ZIP) && cd $(BUILD)/autograder && zip -qr $(CURDIR)/$(AG_ZIP) .
+	@echo "autograder: $(AG_ZIP): HEAD $$(git rev-parse --short HEAD) without solutions/, grading $(if $(AG_CHAPTERS),chapter(s) $(AG_CHAPTERS): $$(grep -cE '^ch($(subst $(space),|,$(AG_CHAPTERS))) ' exercises/MANIFEST) exercises,every exercise), hidden results $(HIDDEN_VISIBILITY); upload it to Gradescope"
 
 # Run that zip the way Gradescope does, in a temporary /autograder, against the solutions
 # (full marks), the untouched skeletons (zero) and the deliberately wrong solutions of
 # solutions/wrong/ (partial marks, exactly the tests they name failing).
 autograder-check: autograder
 	@instructors/autograder/check.sh $(BUILD)/dps-autograder.zip
+	@# ... and each chapter's own autograder, the weekly assignment's.
+	@for n in $$(grep -v '^#' exercises/MANIFEST | awk 'NF { print substr($$1, 3) }' | sort -un); do \
+	  $(MAKE) --no-print-directory autograder CHAPTER=$$n >/dev/null && \
+	  instructors/autograder/check.sh $(BUILD)/dps-autograder-ch$$n.zip > $(BUILD)/autograder-ch$$n.log 2>&1 || \
+	    { tail -5 $(BUILD)/autograder-ch$$n.log; echo "autograder-check: chapter $$n's autograder (above)" >&2; exit 1; }; \
+	  tail -1 $(BUILD)/autograder-ch$$n.log | sed "s/^autograder-check: /autograder-check: chapter $$n: /"; done
 
 # ---------------------------------------------------------------- dependencies
 # What each target needs from Debian; `make deps` installs all of it (CI does), `make test`

@@ -46,7 +46,14 @@ submit() {
     echo "autograder-check: $name: graded in $(($(date +%s) - t0)) s"
 }
 
-exercises=$(grep -v '^#' exercises/MANIFEST | awk 'NF { print $1 "/" $2 }')
+# What the zip grades, as its env.sh says: the chapters (empty: all) and the hidden tests'
+# visibility.
+chapters=$(. "$image/source/instructors/autograder/env.sh" && echo "$GRADE_CHAPTERS")
+visibility=$(. "$image/source/instructors/autograder/env.sh" && echo "$GRADE_HIDDEN_VISIBILITY")
+export CHECK_CHAPTERS=$chapters CHECK_VISIBILITY=$visibility
+exercises=$(grep -v '^#' exercises/MANIFEST |
+    awk -v c="$chapters" 'BEGIN { n = split(c, l, / +/); for (i = 1; i <= n; i++) w["ch" l[i]] = 1 }
+                          NF && (n == 0 || ($1 in w)) { print $1 "/" $2 }')
 
 submit solutions <<'EOF'
 for e in $exercises; do cp "$repo/solutions/$e.c" "$c/submission/"; done
@@ -66,8 +73,11 @@ EOF
 python3 - "$tmp" "$repo" <<'EOF'
 import json, os, re, sys
 tmp, repo = sys.argv[1], sys.argv[2]
+chapters = {"ch" + c for c in os.environ.get("CHECK_CHAPTERS", "").split()}
+hidden_vis = os.environ.get("CHECK_VISIBILITY", "after_published")
 manifest = [l.split(None, 6) for l in open(os.path.join(repo, "exercises/MANIFEST"))
             if l.strip() and not l.startswith("#")]
+manifest = [m for m in manifest if not chapters or m[0] in chapters]
 points = {f"{m[0]}/{m[1]}": float(m[3]) for m in manifest}
 total = sum(points.values())
 wrong = {}
@@ -94,7 +104,7 @@ def load(name):
         if abs(sum(t["max_score"] for t in ts) - points[ex]) > 0.01:
             problems.append(f"{name}: {ex}: the tests' max_score add up to "
                             f"{sum(t['max_score'] for t in ts)}, not {points[ex]}")
-        if not any(t["visibility"] == "after_published" for t in ts):
+        if not any(t["visibility"] == hidden_vis for t in ts):
             problems.append(f"{name}: {ex} has no hidden test")
     return r, by
 
@@ -106,7 +116,7 @@ if abs(r["score"] - total) > 0.01 or any(t["status"] != "passed" for ts in by.va
     bad = [t["name"] for ts in by.values() for t in ts if t["status"] != "passed"]
     problems.append(f"solutions: score {r['score']} of {total}; failed: {bad}")
 n_tests = sum(len(ts) for ts in by.values())
-n_hidden = sum(t["visibility"] == "after_published" for ts in by.values() for t in ts)
+n_hidden = sum(t["visibility"] == hidden_vis for ts in by.values() for t in ts)
 
 r, by = load("skeletons")
 if r["score"] != 0 or any(t["status"] != "failed" or "not started" not in t["output"]

@@ -11,5 +11,8 @@ export GRADE_TIMEOUT=20
 # When students see the results of the hidden tests: hidden, after_due_date,
 # after_published or visible (Gradescope's names). Their points count at once.
 export GRADE_HIDDEN_VISIBILITY=after_published
+# The chapters this autograder grades, "3" or "3 4" (a weekly assignment), or empty for every
+# exercise of the book. make autograder CHAPTER=... and HIDDEN_VISIBILITY=... set both.
+export GRADE_CHAPTERS=
 # The Debian/Ubuntu packages grading needs.
 PACKAGES="build-essential libcriterion-dev libopenblas-dev"
