@@ -20,7 +20,8 @@
 #   make handout         a student tarball of HEAD without solutions/, tests/hidden/ and
 #                        instructors/, with the book's PDF
 #   make autograder      a Gradescope autograder zip of HEAD, hidden tests included
-#   make autograder-check  that zip run as Gradescope runs it, on solutions and mistakes
+#                        (CHAPTER=N or "3 4": a weekly one; HIDDEN_VISIBILITY=visible|...)
+#   make autograder-check  those zips run as Gradescope runs them, on solutions and mistakes
 #   make deps            install the Debian packages (deps-test, deps-book: only what those need;
 #                        each waits for the package lock, DEPS_WAIT=600 seconds at most)
 #   make clean
