@@ -465,11 +465,18 @@ NOT_FOR_STUDENTS := solutions tests/hidden instructors
 # A tarball for students: HEAD without NOT_FOR_STUDENTS, with the student's edition of the
 # book, built from that tree (without the answers).
 handout:
+	@[ ! -f .handout ] || { echo "handout: this is a student's handout already: a handout is made from the instructor's tree" >&2; exit 2; }
 	$(call archive_head,handout,$(BUILD)/handout/dps-handout,$(NOT_FOR_STUDENTS))
 	@# The answers to the problems stay with the instructor: emptied, their lines kept.
 	@for f in $(BUILD)/handout/dps-handout/chapters/*.nw; do \
 	  awk -f scripts/strip_answers.awk $$f > $$f.new && mv $$f.new $$f || exit 1; done
 	@echo "the answers of chapters/*.nw were removed from this handout" > $(BUILD)/handout/dps-handout/.handout
+	@# Its README keeps the student's commands: the instructor's need the instructor's tree.
+	@awk '/^<!-- instructors -->$$/ { print "This is a student's handout: the instructor's commands (`make handout`, `make autograder`,"; \
+	  print "`make book INSTRUCTOR=1`) need the instructor's tree, which holds the solutions, the hidden"; \
+	  print "tests and the answers."; skip = 1; next } \
+	  /^<!-- end of instructors -->$$/ { skip = 0; next } \
+	  !skip && !/^\| `make (handout|autograder|autograder-check)` \|/' README.md > $(BUILD)/handout/dps-handout/README.md
 	@$(MAKE) --no-print-directory -C $(BUILD)/handout/dps-handout book >$(BUILD)/handout/book.log 2>&1 || \
 	  { tail -20 $(BUILD)/handout/book.log; echo "handout: the book of HEAD does not build" >&2; exit 1; }
 	@rm -rf $(BUILD)/handout/dps-handout/build
@@ -488,6 +495,7 @@ space := $(empty) $(empty)
 AG_CHAPTERS := $(strip $(subst ch,,$(subst $(comma), ,$(CHAPTER))))
 AG_ZIP := $(BUILD)/dps-autograder$(if $(AG_CHAPTERS),-$(subst $(space),-,$(addprefix ch,$(AG_CHAPTERS)))).zip
 autograder:
+	@[ ! -f .handout ] || { echo "autograder: this is a student's handout, without the hidden tests: the autograder is built from the instructor's tree" >&2; exit 2; }
 	@command -v zip >/dev/null || { echo "autograder: zip missing: make deps" >&2; exit 1; }
 	@case "$(HIDDEN_VISIBILITY)" in hidden|after_due_date|after_published|visible) ;; \
 	  *) echo "autograder: HIDDEN_VISIBILITY=$(HIDDEN_VISIBILITY): expected hidden, after_due_date, after_published or visible" >&2; exit 2 ;; esac
