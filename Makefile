@@ -472,11 +472,7 @@ handout:
 	  awk -f scripts/strip_answers.awk $$f > $$f.new && mv $$f.new $$f || exit 1; done
 	@echo "the answers of chapters/*.nw were removed from this handout" > $(BUILD)/handout/dps-handout/.handout
 	@# Its README keeps the student's commands: the instructor's need the instructor's tree.
-	@awk '/^<!-- instructors -->$$/ { print "This is a student's handout: the instructor's commands (`make handout`, `make autograder`,"; \
-	  print "`make book INSTRUCTOR=1`) need the instructor's tree, which holds the solutions, the hidden"; \
-	  print "tests and the answers."; skip = 1; next } \
-	  /^<!-- end of instructors -->$$/ { skip = 0; next } \
-	  !skip && !/^\| `make (handout|autograder|autograder-check)` \|/' README.md > $(BUILD)/handout/dps-handout/README.md
+	@git show HEAD:README.md | awk -f scripts/handout_readme.awk > $(BUILD)/handout/dps-handout/README.md
 	@$(MAKE) --no-print-directory -C $(BUILD)/handout/dps-handout book >$(BUILD)/handout/book.log 2>&1 || \
 	  { tail -20 $(BUILD)/handout/book.log; echo "handout: the book of HEAD does not build" >&2; exit 1; }
 	@rm -rf $(BUILD)/handout/dps-handout/build
