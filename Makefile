@@ -424,7 +424,7 @@ bench: $(PROGRAMS)
 # mode (-q), in which make exits with status 1 and prints nothing more.
 ifeq ($(MAKECMDGOALS),grade)
 GRADE_STATUS := $(shell { MAKELEVEL=1 $(MAKE) --no-print-directory grade-build && \
-  $(GRADE_ENV) tests/grade.sh grade $(CHAPTER); } >>/proc/$$PPID/fd/1 2>>/proc/$$PPID/fd/2; echo $$?)
+  $(GRADE_ENV) tests/grade.sh grade "$(CHAPTER)"; } >>/proc/$$PPID/fd/1 2>>/proc/$$PPID/fd/2; echo $$?)
 ifneq ($(GRADE_STATUS),0)
 MAKEFLAGS += -q
 endif
