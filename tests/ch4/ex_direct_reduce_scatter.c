@@ -32,3 +32,24 @@ Test(ex_direct_reduce_scatter, one_to_six_ranks)
         cr_assert(run_ranks(n, 0, 30, rank_main, NULL, 60, err) == 0, "N = %d: %s", n, err);
     }
 }
+
+/* Rank @p rank's side of one reduce-scatter of 3000 elements. */
+static int rank_large(int rank, int size, void *arg, char *err)
+{
+    (void)arg;
+    const size_t sizes[] = {3000};
+    RsSweep s = {.fn = direct_reduce_scatter, .n = 1, .counts = sizes, .traffic = traffic};
+    return rs_sweep(rank, size, &s, err);
+}
+
+/* A chunk larger than the channel between two ranks: a rank that sends its whole chunk
+ * before it receives waits for a receive that no rank reaches, and the transport gives up. */
+Test(ex_direct_reduce_scatter, a_chunk_larger_than_the_channel)
+{
+    char err[ERR_LEN];
+    cr_assert(run_ranks(2, 4096, 5, rank_large, NULL, 30, err) == 0,
+              "3000 elements on 2 ranks, channels of 4096 bytes, so each chunk (6000 bytes) "
+              "is larger than a channel: send and receive at once (sendrecv), or the ranks "
+              "wait for each other: %s",
+              err);
+}

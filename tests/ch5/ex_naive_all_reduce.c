@@ -56,3 +56,40 @@ Test(ex_naive_all_reduce, one_to_five_ranks)
         cr_assert(run_ranks(n, 0, 30, rank_main, NULL, 60, err) == 0, "N = %d: %s", n, err);
     }
 }
+
+/* Rank @p rank's side of one all-reduce of 600 elements, checked as rank_main checks. */
+static int rank_large(int rank, int size, void *arg, char *err)
+{
+    (void)arg;
+    Comm *c = rank_comm(rank, err);
+    if (!c)
+        return -1;
+    enum { COUNT = 600 };
+    float *host = xcalloc(COUNT + 1, sizeof *host);
+    float *buf = guarded(c->dev, COUNT);
+    int rc = in_place_call(c, naive_all_reduce, noisy, host, buf, COUNT, COUNT,
+                           (size_t)size * COUNT, err);
+    for (size_t i = 0; rc == 0 && i < COUNT; i++) {
+        float s = noisy(0, i);
+        for (int q = 1; q < size; q++)
+            s += noisy(q, i);
+        if (memcmp(&host[i], &s, sizeof s) != 0)
+            rc = error_set(err, "rank %d has %.9g at %zu, expected %.9g", rank, host[i], i, s);
+    }
+    if (rc > 0)
+        rc = error_set(err, "rank %d wrote past the end of scratch or buf", rank);
+    c->close(c);
+    return rc ? -1 : 0;
+}
+
+/* A buffer larger than the channel between two ranks: a rank that sends to everyone before
+ * it receives from anyone waits for a receive that no rank reaches. */
+Test(ex_naive_all_reduce, a_buffer_larger_than_the_channel)
+{
+    char err[ERR_LEN];
+    cr_assert(run_ranks(2, 1024, 5, rank_large, NULL, 30, err) == 0,
+              "600 elements on 2 ranks, channels of 1024 bytes, so a buffer (2400 bytes) is "
+              "larger than a channel: receive while you send, or the ranks wait for each "
+              "other: %s",
+              err);
+}

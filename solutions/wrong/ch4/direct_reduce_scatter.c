@@ -1,6 +1,7 @@
 /* Wrong on purpose: each step sends with send() and only then receives with recv(), instead
  * of one sendrecv(); every rank sends first, so once a chunk is larger than the channel
  * between two ranks no send can finish and the ranks deadlock.
+ * Fails: ex_direct_reduce_scatter::a_chunk_larger_than_the_channel
  * Fails: hidden_direct_reduce_scatter::chunks_larger_than_the_channel
  */
 #include "ch4.h"

@@ -1,6 +1,7 @@
 /* Wrong on purpose: every rank sends its whole buffer to all the others before it receives
  * anything, which works while a buffer fits in the channel between two ranks and deadlocks
  * once it does not (each send waits for a receive that no rank has reached).
+ * Fails: ex_naive_all_reduce::a_buffer_larger_than_the_channel
  * Fails: hidden_naive_all_reduce::buffers_larger_than_the_channel
  */
 /* Exercise 5.3, from the reference solution. */
