@@ -252,7 +252,7 @@ grade)
         printf '  ]\n}\n'
     } > "$GRADE_RESULTS"
     full=$(awk -v a="$earned_total" -v b="$max_total" 'BEGIN { print (a == b) }')
-    [ $hidden_seen = 1 ] || echo "grade: the public tests only (this tree has no tests/hidden/)"
+    [ $hidden_seen = 1 ] || echo "grade: the public tests only (this tree has no tests/hidden/): not your grade, which the course's autograder gives with its hidden tests as well"
     echo "grade: $GRADE_RESULTS written"
     echo "score: $earned_total of $max_total points$([ "$full" = 1 ] && echo ', full marks' || echo ', not full marks')"
     [ "$full" = 1 ] || status=1
