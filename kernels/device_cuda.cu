@@ -206,11 +206,11 @@ static void reduce(size_t n, const float *const *src, int k, float scale, float 
     reduce_kernel<<<stride_blocks(n), KERNEL_THREADS>>>(n, s, k, scale, dst);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 407 "chapters/07-zero.nw"
+#line 412 "chapters/07-zero.nw"
 /** Grid-stride AdamW: adamw_element() on every element. */
 __global__ void adamw_kernel(size_t n, AdamStep a, const float *g, float *m, float *u, float *p)
 {
-#line 411 "chapters/07-zero.nw"
+#line 416 "chapters/07-zero.nw"
     for (size_t i = thread_index(blockIdx.x, blockDim.x, threadIdx.x); i < n;
          i += grid_stride(gridDim.x, blockDim.x))
         adamw_element(&a, g[i], &m[i], &u[i], &p[i]);

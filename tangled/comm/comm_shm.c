@@ -716,7 +716,7 @@ Comm *comm_shm_host(Comm *c, char *err)
     return comm_shm_open(((ShmComm *)c)->w, c->rank, device_cpu(), err);
 }
 
-#line 2773 "chapters/02-shm.nw"
+#line 2777 "chapters/02-shm.nw"
 const TransportDef transport_shm = {
     .name = "shm",
     .title = "fork --n_gpus ranks on this machine, over shared memory",

@@ -189,7 +189,7 @@ static void reduce(size_t n, const float *const *src, int k, float scale, float 
             dst[lo + i] = acc[i] * scale;
     }
 }
-#line 395 "chapters/07-zero.nw"
+#line 400 "chapters/07-zero.nw"
 static void adamw(size_t n, const AdamStep *a, const float *g, float *m, float *u, float *p)
 {
     for (size_t i = 0; i < n; i++)

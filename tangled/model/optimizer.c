@@ -86,6 +86,7 @@ int optimizer_config(OptimizerConfig *cfg, const char *name, float momentum, flo
     return -1;
 }
 
+#line 336 "chapters/07-zero.nw"
 void optimizer_names(char *buf, size_t len, const char *sep)
 {
     size_t used = 0;
@@ -95,7 +96,7 @@ void optimizer_names(char *buf, size_t len, const char *sep)
                                  optimizer_name((OptimizerKind)k));
 }
 
-#line 342 "chapters/07-zero.nw"
+#line 347 "chapters/07-zero.nw"
 void optimizer_free(Optimizer *o)
 {
     if (o->m)

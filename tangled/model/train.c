@@ -129,7 +129,7 @@ void train_report_end(FILE *f, const TrainResult *res, bool quiet)
                 res->last.train_acc, res->last.test_acc);
     else {
         report_breakdown(f, &res->timers);
-#line 563 "chapters/07-zero.nw"
+#line 568 "chapters/07-zero.nw"
         char all[32], p[32], g[32], optimizer[32];
         fprintf(f, "state: %s on rank 0 (parameters %s, gradients %s, optimizer %s)\n",
                 format_bytes(all, res->state_bytes), format_bytes(p, res->param_bytes),
@@ -164,7 +164,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
     int32_t *perm = xcalloc((size_t)train->n, sizeof *perm);
     float *xb = xcalloc((size_t)b * (size_t)train->features, sizeof *xb);
     int32_t *yb = xcalloc((size_t)b, sizeof *yb);
-#line 547 "chapters/07-zero.nw"
+#line 552 "chapters/07-zero.nw"
     Optimizer opt;
     optimizer_init(&opt, &cfg->optimizer, cfg->lr, dev,
                    s && s->shards_state ? s->state_hi - s->state_lo : m->n_params);
@@ -218,7 +218,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
                 rc = forward_layers(m, s, b, PASS_FORWARD, err);
                 if (rc == 0)
                     model_loss(m, b, true);
-#line 840 "chapters/07-zero.nw"
+#line 845 "chapters/07-zero.nw"
                 if (K > 1)
                     dev->scale((size_t)b * (size_t)m->width[m->n_layers], 1.0f / (float)K,
                                m->dact[m->n_layers]);
@@ -297,7 +297,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
         }
 #line 3454 "chapters/01-mlp.nw"
     }
-#line 1469 "chapters/07-zero.nw"
+#line 1474 "chapters/07-zero.nw"
     if (rc == 0 && s && s->unshard && s->unshard(s, m, err))
         rc = -1;
 #line 3462 "chapters/01-mlp.nw"

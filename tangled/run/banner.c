@@ -2,7 +2,7 @@
  * @file banner.c
  * @brief The run layer: the banner of a training run (chapters 3, 7, 8).
  */
-#line 2964 "chapters/02-shm.nw"
+#line 2968 "chapters/02-shm.nw"
 #include "run.h"
 
 #include "report.h"
@@ -65,7 +65,7 @@ void train_banner(FILE *f, const Options *o, const Model *m, const Dataset *trai
         fprintf(f, "  accum    %d micro-batches of %d per %s and step, synced once\n", o->accum,
                 o->batch_size, each);
 }
-#line 2629 "chapters/02-shm.nw"
+#line 2633 "chapters/02-shm.nw"
 bool run_gpu_sharing(const Rank *r, char *line, size_t len)
 {
     char pipe[ERR_LEN];
@@ -80,7 +80,7 @@ bool run_gpu_sharing(const Rank *r, char *line, size_t len)
                 program_name(), line, pipe);
     return true;
 }
-#line 577 "chapters/07-zero.nw"
+#line 582 "chapters/07-zero.nw"
 void state_banner(const Options *o, const Strategy *s, size_t n_params)
 {
     OptimizerConfig cfg;
@@ -97,7 +97,7 @@ void state_banner(const Options *o, const Strategy *s, size_t n_params)
            format_bytes(g, grads), o->optimizer, format_bytes(optimizer, opt),
            sharded ? " (its chunk of the state)" : "");
     if (sharded) {
-#line 606 "chapters/07-zero.nw"
+#line 611 "chapters/07-zero.nw"
         size_t chunk = (s->state_hi - s->state_lo) * sizeof(float);
         size_t p_fly = params != full && params > chunk ? params - chunk : 0;
         size_t g_fly = grads != full && grads > chunk ? grads - chunk : 0;
@@ -112,5 +112,5 @@ void state_banner(const Options *o, const Strategy *s, size_t n_params)
                    "beside a chunk of %s\n",
                    gf, c);
     }
-#line 594 "chapters/07-zero.nw"
+#line 599 "chapters/07-zero.nw"
 }

@@ -2,7 +2,7 @@
  * @file prepare.c
  * @brief The run layer: a training run's data, log, checkpoint, model and loop (chapter 1).
  */
-#line 2928 "chapters/02-shm.nw"
+#line 2932 "chapters/02-shm.nw"
 #include "run.h"
 
 #include <errno.h>
@@ -124,7 +124,7 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
     char err[ERR_LEN];
     *log = NULL;
     memset(resume, 0, sizeof *resume);
-#line 446 "chapters/07-zero.nw"
+#line 451 "chapters/07-zero.nw"
     if (o->checkpoint && strcmp(o->optimizer, "sgd") != 0) {
         fprintf(stderr,
                 "%s: --checkpoint with --optimizer %s: a checkpoint does not hold the "
@@ -132,13 +132,13 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
                 program_name(), o->optimizer);
         return -1;
     }
-#line 871 "chapters/07-zero.nw"
+#line 876 "chapters/07-zero.nw"
     if (o->checkpoint && o->accum > 1) {
         fprintf(stderr,
                 "%s: --checkpoint with --accum %d: a checkpoint does not record the "
                 "micro-batches yet (use --accum 1)\n",
                 program_name(), o->accum);
-#line 874 "chapters/07-zero.nw"
+#line 879 "chapters/07-zero.nw"
         return -1;
     }
 #line 931 "chapters/A2-failure.nw"

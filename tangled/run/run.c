@@ -2,7 +2,7 @@
  * @file run.c
  * @brief The run layer: training over the ranks with a strategy (chapters 3, 6).
  */
-#line 2948 "chapters/02-shm.nw"
+#line 2952 "chapters/02-shm.nw"
 #include "run.h"
 
 #include <string.h>
@@ -66,7 +66,6 @@ static int check_strategy(const Run *run)
     } else if (def->shape == SHAPE_ONE && (o->given & OPT_N_GPUS) && o->n_gpus != 1) {
         snprintf(why, sizeof why, "--strategy %s trains on one device: drop --n_gpus or give 1",
                  def->name);
-#line 3151 "chapters/06-production.nw"
     } else if ((def->needs & NEEDS_GPUS) && strcmp(o->device, "cpu") == 0) {
         snprintf(why, sizeof why, "--strategy %s: %s moves GPU memory: drop --device cpu",
                  def->name, def->title);
@@ -75,22 +74,22 @@ static int check_strategy(const Run *run)
                  "--strategy %s drives CPU replicas from one process; this "
                  "book's CUDA backend holds one GPU per process (use nccl or ring on GPUs)",
                  def->name);
-#line 3158 "chapters/06-production.nw"
+#line 3157 "chapters/06-production.nw"
     } else if (def->check) {
         def->check(o->n_gpus, strcmp(o->device, "cpu") == 0, why, sizeof why);
     }
-#line 3175 "chapters/06-production.nw"
+#line 3174 "chapters/06-production.nw"
     if (!why[0] && (o->given & OPT_BUCKET) && !(def->needs & USES_BUCKETS)) {
         strategy_names(names, sizeof names, USES_BUCKETS, ", ");
         snprintf(why, sizeof why, "--bucket_mb sets the buckets of --strategy %s only", names);
-#line 3179 "chapters/06-production.nw"
+#line 3178 "chapters/06-production.nw"
     }
-#line 435 "chapters/07-zero.nw"
+#line 440 "chapters/07-zero.nw"
     if (!why[0] && (def->needs & SGD_ONLY) && strcmp(o->optimizer, "sgd") != 0)
         snprintf(why, sizeof why,
                  "--optimizer %s: %s steps with plain SGD on its server (use --optimizer sgd)",
                  o->optimizer, def->title);
-#line 860 "chapters/07-zero.nw"
+#line 865 "chapters/07-zero.nw"
     if (!why[0] && (def->needs & NO_CHECKPOINT) && o->checkpoint)
         snprintf(why, sizeof why,
                  "--checkpoint with --strategy %s: it keeps only a part of each layer's "
