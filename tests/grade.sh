@@ -29,7 +29,9 @@
 # Environment: GRADE_TIMEOUT (seconds per test, 60), GRADE_RESULTS (where results.json
 # goes, ./results.json), GRADE_HIDDEN_VISIBILITY (Gradescope's visibility of the hidden
 # tests' results, after_published), GRADE_NOTE (a file whose text heads results.json's
-# output: the autograder's list of the files it took).
+# output: the autograder's list of the files it took), GRADE_JAIL (1: the autograder's
+# jail, tests/jail/jail.h; the student's code runs as GRADE_JAIL_USER, nobody, in a process
+# of its own, and never in the test's).
 set -uo pipefail
 
 mode=${1:?usage: tests/grade.sh test|grade|prove|replacing|place [CHAPTER|DIR]}
@@ -46,6 +48,56 @@ mkdir -p "$work" 2>/dev/null
 
 [ -f "$manifest" ] || { echo "grade: $manifest is missing" >&2; exit 1; }
 
+# The jail (GRADE_JAIL=1, the autograder's setting): the tests are built from the test file,
+# the library and the proxies of tests/jail, never from the student's file, which the
+# unprivileged user compiles into a shared object that only the jail's host loads. The
+# grader's own files (the tests, their binaries, the book's answers) are closed to that user.
+: "${GRADE_JAIL:=0}" "${GRADE_JAIL_USER:=nobody}"
+jail=build/jail
+jail_setup() {
+    [ "$GRADE_JAIL" = 1 ] || return 0
+    juid=$(id -u "$GRADE_JAIL_USER") jgid=$(id -g "$GRADE_JAIL_USER") ||
+        { echo "grade: no user $GRADE_JAIL_USER for the jail" >&2; exit 1; }
+    as_student=(setpriv --reuid="$juid" --regid="$jgid" --clear-groups)
+    if [ "$(id -u)" != 0 ]; then
+        as_student=()
+        echo "grade: not root: the exercises run in processes of their own, but as $(id -un), so the isolation from the grader's files was not exercised"
+    fi
+    mkdir -p "$jail/student" || exit 1
+    chmod 755 "$jail" && chmod 700 "$work" tests/hidden chapters instructors 2>/dev/null
+    [ "$(id -u)" != 0 ] || chown "$juid:$jgid" "$jail/student"
+    local o objs=() src
+    for src in wire judge host exercises exercises-judge; do
+        o=$jail/$src.o
+        $CC $CFLAGS $([ $src = exercises-judge ] && echo -DJAIL_JUDGE) -c "tests/jail/${src%-judge}.c" \
+            -o "$o" 2>"$o.log" || { cat "$o.log"; echo "grade: the jail does not compile" >&2; exit 1; }
+    done
+    $CC $CFLAGS "$jail/host.o" "$jail/wire.o" "$jail/exercises.o" -Wl,--whole-archive "$LIB" \
+        -Wl,--no-whole-archive -o "$jail/host" $LDLIBS 2>"$jail/host.log" ||
+        { cat "$jail/host.log"; echo "grade: the jail's host does not link" >&2; exit 1; }
+    JAIL_OBJS="$jail/judge.o $jail/wire.o $jail/exercises-judge.o"
+    export JAIL_HOST=$jail/host JAIL_UID=$juid
+}
+# Where the jail's user finds the student's code that test binary $1 runs.
+student_so() { local b=${1##*/}; echo "$jail/student/${b%-hidden}.so"; }
+# Whether exercise $1 runs in the jail.
+jailed() { [ "$GRADE_JAIL" = 1 ] && grep -qF "ENTRY($1)" tests/jail/exercises.c; }
+
+# Compile the student's file $1 of exercise $2/$3 into the shared object $4, as the jail's
+# user; the compiler's messages in $4.log.
+build_student() {
+    local src=$1 ch=$2 name=$3 so=$4 own
+    own=${so%.so}.c
+    [ -f "$so" ] && cmp -s "$src" "$own" && return 0
+    rm -f "$so" "$own" && cp "$src" "$own" && chmod 644 "$own"
+    if "${as_student[@]}" $CC $CFLAGS -fPIC -shared -Iexercises/"$ch" "$own" -o "$so" >"$so.log" 2>&1 &&
+        nm -D --defined-only "$so" | awk -v f="$name" '$3 == f { ok = 1 } END { exit !ok }'; then
+        return 0
+    fi
+    [ -f "$so" ] && echo "error: undefined reference to \`$name' (the file does not define it)" >>"$so.log"
+    return 1
+}
+
 hash_of() { sha256sum "$1" | cut -c1-64; }
 # Whether exercise $1/$2 has changed from the pristine skeleton whose hash is $3.
 started() { [ "$(hash_of "exercises/$1/$2.c")" != "$3" ]; }
@@ -60,13 +112,20 @@ test_files() {
 # Build test file $1 of exercise $2 against source file $3 into $4; compiler output in $4.log.
 # A binary is rebuilt only when its key changes: the compiler and its flags, and the content
 # of every input (the tests, the exercise, the test headers, the book's headers and library).
+# In the jail, the binary holds the proxies instead of src, compiled apart (build_student).
 build() {
-    local tfile=$1 ch=$2 src=$3 bin=$4 key
-    key=$({ echo "$CC $CFLAGS $LDLIBS $src"; cat "$tfile" "$src" tests/*.h tests/*/*.h tests/hidden/*/*.h \
+    local tfile=$1 ch=$2 src=$3 bin=$4 key name=${1##*/ex_} code=$3 so
+    name=${name%.c}
+    if jailed "$name"; then
+        so=$(student_so "$bin")
+        build_student "$src" "$ch" "$name" "$so" || { cp "$so.log" "$bin.log"; return 1; }
+        code="$JAIL_OBJS"
+    fi
+    key=$({ echo "$CC $CFLAGS $LDLIBS $code"; cat "$tfile" $code tests/*.h tests/*/*.h tests/hidden/*/*.h \
             exercises/"$ch"/*.h tangled/*/*.h "$LIB" 2>/dev/null; } | sha256sum | cut -c1-64)
     [ -x "$bin" ] && [ "$(cat "$bin.key" 2>/dev/null)" = "$key" ] && return 0
     rm -f "$bin.key"
-    $CC $CFLAGS -Itests -Iexercises/"$ch" "$tfile" "$src" "$LIB" \
+    $CC $CFLAGS -Itests -Iexercises/"$ch" "$tfile" $code "$LIB" \
         -o "$bin" -lcriterion $LDLIBS >"$bin.log" 2>&1 && echo "$key" >"$bin.key"
 }
 
@@ -81,8 +140,8 @@ list_tests() {
 run_one() {
     local bin=$1 t=$2 tap="$1.one.tap" rc info
     rm -f "$tap"
-    timeout -k 5 "$GRADE_TIMEOUT" "$bin" --filter "${t/::/\/}" --tap="$tap" -j1 \
-        >"$bin.one.out" 2>&1
+    JAIL_STUDENT=$(student_so "$bin") timeout -k 5 "$GRADE_TIMEOUT" "$bin" --filter "${t/::/\/}" \
+        --tap="$tap" -j1 >"$bin.one.out" 2>&1
     rc=$?
     ok=0 why=
     info=$(grep '^info:' "$bin.one.out")
@@ -180,6 +239,7 @@ entries() {
 }
 
 status=0 INFO= TIMEOUTS=0
+case $mode in test | grade | prove) jail_setup ;; esac
 case $mode in
 test)
     started=0 not_started=0

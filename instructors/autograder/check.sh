@@ -15,6 +15,7 @@ zip=${1:?usage: instructors/autograder/check.sh build/dps-autograder.zip}
 zip=$(realpath "$zip")
 repo=$(pwd)
 tmp=$(mktemp -d)
+chmod 755 "$tmp" # as /autograder is: the jail's user must reach the host it runs
 trap '[ -n "${KEEP:-}" ] && echo "autograder-check: kept $tmp" >&2 || rm -rf "$tmp"' EXIT
 fail() { echo "autograder-check: $*" >&2; exit 1; }
 

@@ -8,6 +8,10 @@ MAKE_FLAGS=(NATIVE=0 NO_CUDA=1 NO_MPI=1 WERROR=)
 # reference solution's test takes about 1 s). After two such failures in one exercise, its
 # other tests are not run.
 export GRADE_TIMEOUT=20
+# The jail (tests/jail/jail.h): each exercise runs as this user, in a process of its own
+# that only sends back its outputs; the test that judges them, and the grader's files, stay
+# out of its reach. 0 turns it off (the submission's code then runs as root, in the test).
+export GRADE_JAIL=1 GRADE_JAIL_USER=nobody
 # When students see the results of the hidden tests: hidden, after_due_date,
 # after_published or visible (Gradescope's names). Their points count at once.
 export GRADE_HIDDEN_VISIBILITY=after_published

@@ -1,0 +1,562 @@
+/* The exercises the jail runs (jail.h): for each, its argument record, the order in which
+ * its arguments travel (visit: inputs, the buffers it writes, its result), the call of the
+ * student's function in the host and, in the judge (JAIL_JUDGE), the proxy that stands in
+ * for that function in the test. A buffer's length is the one its contract gives
+ * (exercises/chN/chN.h). Exercises not listed here (gradient_check, sense_barrier_wait and
+ * chapter 8's, which share memory with the test) run in the test's own process. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../../exercises/ch1/ch1.h"
+#include "../../exercises/ch3/ch3.h"
+#include "../../exercises/ch4/ch4.h"
+#include "../../exercises/ch5/ch5.h"
+#include "../../exercises/ch6/ch6.h"
+#include "../../exercises/ch7/ch7.h"
+#include "../../exercises/ch2/ch2.h"
+#include "jail.h"
+
+#define IN(x) wire_in(w, &a->x, sizeof a->x)
+#define RESULT() wire_result(w, &a->ret, sizeof a->ret)
+#define BUF(x, bytes, how) wire_buf(w, &a->x, (bytes), (how))
+#define ERR() BUF(err, ERR_LEN, WIRE_BACK | WIRE_HOST)
+#define FN(name) ((__typeof__(name) *)fn)
+#define N_OF(c) ((c) ? jail_n((c)->size) : 0)
+
+/* Each exercise's record, visit and call; its proxy is below (JAIL_JUDGE). */
+#define ENTRY(name) {#name, sizeof(A_##name), (void (*)(Wire *, void *))visit_##name, call_##name}
+
+typedef struct {
+    bool ta, tb;
+    int m, n, k;
+    float alpha, beta;
+    const float *A, *B;
+    float *C;
+} A_gemm_blocked;
+static void visit_gemm_blocked(Wire *w, A_gemm_blocked *a)
+{
+    IN(ta), IN(tb), IN(m), IN(n), IN(k), IN(alpha), IN(beta);
+    BUF(A, jail_n(a->m) * jail_n(a->k) * 4, WIRE_IN);
+    BUF(B, jail_n(a->k) * jail_n(a->n) * 4, WIRE_IN);
+    BUF(C, jail_n(a->m) * jail_n(a->n) * 4, WIRE_BACK);
+}
+static void call_gemm_blocked(void *v, void *fn)
+{
+    A_gemm_blocked *a = v;
+    FN(gemm_blocked)(a->ta, a->tb, a->m, a->n, a->k, a->alpha, a->A, a->B, a->beta, a->C);
+}
+
+typedef struct {
+    const Device *dev;
+    size_t n;
+    float lr, mu;
+    const float *grads;
+    float *velocity, *params;
+} A_sgd_nesterov;
+static void visit_sgd_nesterov(Wire *w, A_sgd_nesterov *a)
+{
+    wire_device(w, &a->dev);
+    IN(n), IN(lr), IN(mu);
+    BUF(grads, a->n * 4, WIRE_IN);
+    BUF(velocity, a->n * 4, WIRE_BACK);
+    BUF(params, a->n * 4, WIRE_BACK);
+}
+static void call_sgd_nesterov(void *v, void *fn)
+{
+    A_sgd_nesterov *a = v;
+    FN(sgd_nesterov)(a->dev, a->n, a->lr, a->mu, a->grads, a->velocity, a->params);
+}
+
+typedef struct {
+    float *dy;
+    const float *y;
+    float *dbias;
+    int rows, cols;
+} A_relu_bias_backward;
+static void visit_relu_bias_backward(Wire *w, A_relu_bias_backward *a)
+{
+    IN(rows), IN(cols);
+    size_t n = jail_n(a->rows) * jail_n(a->cols);
+    BUF(dy, n * 4, WIRE_BACK);
+    BUF(y, n * 4, WIRE_IN);
+    BUF(dbias, jail_n(a->cols) * 4, WIRE_BACK);
+}
+static void call_relu_bias_backward(void *v, void *fn)
+{
+    A_relu_bias_backward *a = v;
+    FN(relu_bias_backward)(a->dy, a->y, a->dbias, a->rows, a->cols);
+}
+
+typedef struct {
+    Comm *c;
+    char *err;
+    int ret;
+} A_barrier_dissemination;
+static void visit_barrier_dissemination(Wire *w, A_barrier_dissemination *a)
+{
+    wire_comm(w, &a->c);
+    ERR(), RESULT();
+}
+static void call_barrier_dissemination(void *v, void *fn)
+{
+    A_barrier_dissemination *a = v;
+    a->ret = FN(barrier_dissemination)(a->c, a->err);
+}
+
+typedef struct {
+    Comm *c;
+    int root;
+    void *buf;
+    size_t bytes;
+    char *err;
+    int ret;
+} A_broadcast_tree;
+static void visit_broadcast_tree(Wire *w, A_broadcast_tree *a)
+{
+    wire_comm(w, &a->c);
+    IN(root), IN(bytes);
+    BUF(buf, a->bytes, WIRE_BACK);
+    ERR(), RESULT();
+}
+static void call_broadcast_tree(void *v, void *fn)
+{
+    A_broadcast_tree *a = v;
+    a->ret = FN(broadcast_tree)(a->c, a->root, a->buf, a->bytes, a->err);
+}
+
+enum { MAX_WORKERS = 64 };
+typedef struct {
+    const Device *dev;
+    int workers, whole; /* whole: grads is not NULL */
+    float *g[MAX_WORKERS];
+    const int *counts;
+    size_t n;
+    float *out;
+    char *err;
+    int ret;
+} A_ps_weighted_mean;
+static void visit_ps_weighted_mean(Wire *w, A_ps_weighted_mean *a)
+{
+    wire_device(w, &a->dev);
+    IN(workers), IN(whole), IN(n);
+    size_t k = jail_n(a->workers) < MAX_WORKERS ? jail_n(a->workers) : MAX_WORKERS;
+    BUF(counts, k * sizeof(int), WIRE_HOST);
+    for (size_t i = 0; i < k; i++)
+        BUF(g[i], a->n * 4, WIRE_IN);
+    BUF(out, a->n * 4, WIRE_BACK);
+    ERR(), RESULT();
+}
+static void call_ps_weighted_mean(void *v, void *fn)
+{
+    A_ps_weighted_mean *a = v;
+    a->ret = FN(ps_weighted_mean)(a->dev, a->workers, a->whole ? a->g : NULL, a->counts, a->n,
+                                  a->out, a->err);
+}
+
+typedef struct {
+    Comm *c;
+    int K;
+    const float *grads;
+    float *params;
+    size_t n;
+    char *err;
+    int ret;
+} A_ps_sharded_exchange;
+static void visit_ps_sharded_exchange(Wire *w, A_ps_sharded_exchange *a)
+{
+    wire_comm(w, &a->c);
+    IN(K), IN(n);
+    BUF(grads, a->n * 4, WIRE_IN);
+    BUF(params, a->n * 4, WIRE_BACK);
+    ERR(), RESULT();
+}
+static void call_ps_sharded_exchange(void *v, void *fn)
+{
+    A_ps_sharded_exchange *a = v;
+    a->ret = FN(ps_sharded_exchange)(a->c, a->K, a->grads, a->params, a->n, a->err);
+}
+
+typedef struct {
+    const Device *dev;
+    float *params;
+    long *version;
+    const float *grad;
+    size_t n;
+    long grad_version;
+    int bound;
+    float lr;
+    char *err;
+    int ret;
+} A_ps_async_push;
+static void visit_ps_async_push(Wire *w, A_ps_async_push *a)
+{
+    wire_device(w, &a->dev);
+    IN(n), IN(grad_version), IN(bound), IN(lr);
+    BUF(params, a->n * 4, WIRE_BACK);
+    BUF(version, sizeof(long), WIRE_BACK | WIRE_HOST);
+    BUF(grad, a->n * 4, WIRE_IN);
+    ERR(), RESULT();
+}
+static void call_ps_async_push(void *v, void *fn)
+{
+    A_ps_async_push *a = v;
+    a->ret = FN(ps_async_push)(a->dev, a->params, a->version, a->grad, a->n, a->grad_version,
+                               a->bound, a->lr, a->err);
+}
+
+/* The reduce-scatters and all-reduces of chapters 4 and 5: buf of count floats (or of the
+ * sum of counts[]), scratch as each contract says. */
+typedef struct {
+    Comm *c;
+    float *buf, *scratch;
+    const size_t *counts;
+    size_t count;
+    char *err;
+    int ret;
+} A_collective;
+typedef A_collective A_ring_reduce_scatter_v, A_ring_all_gather_v;
+typedef A_collective A_ring_reduce_scatter_bidir, A_direct_reduce_scatter;
+typedef A_collective A_rabenseifner_all_reduce, A_naive_all_reduce;
+
+/* counts[] of every rank; buf the sum of them; scratch (when has_scratch) the largest. */
+static void visit_counts(Wire *w, A_collective *a, int has_scratch)
+{
+    wire_comm(w, &a->c);
+    size_t N = N_OF(a->c), total = 0, most = 0;
+    BUF(counts, N * sizeof(size_t), WIRE_HOST);
+    for (size_t i = 0; a->counts && i < N; i++) {
+        total += a->counts[i];
+        most = a->counts[i] > most ? a->counts[i] : most;
+    }
+    BUF(buf, total * 4, WIRE_BACK);
+    if (has_scratch)
+        BUF(scratch, most * 4, WIRE_IN);
+    ERR(), RESULT();
+}
+static void visit_ring_reduce_scatter_v(Wire *w, A_collective *a)
+{
+    visit_counts(w, a, 1);
+}
+static void visit_ring_all_gather_v(Wire *w, A_collective *a)
+{
+    visit_counts(w, a, 0);
+}
+static void call_ring_reduce_scatter_v(void *v, void *fn)
+{
+    A_collective *a = v;
+    a->ret = FN(ring_reduce_scatter_v)(a->c, a->buf, a->counts, a->scratch, a->err);
+}
+static void call_ring_all_gather_v(void *v, void *fn)
+{
+    A_collective *a = v;
+    a->ret = FN(ring_all_gather_v)(a->c, a->buf, a->counts, a->err);
+}
+
+/* buf of count floats, scratch of `scratch` floats. */
+static void visit_count(Wire *w, A_collective *a, size_t (*scratch)(size_t count, size_t N))
+{
+    wire_comm(w, &a->c);
+    IN(count);
+    BUF(buf, a->count * 4, WIRE_BACK);
+    BUF(scratch, scratch(a->count, N_OF(a->c)) * 4, WIRE_IN);
+    ERR(), RESULT();
+}
+static size_t largest_chunk(size_t count, size_t N)
+{
+    return N ? chunk_max(count, (int)N) : 0;
+}
+static size_t half(size_t count, size_t N)
+{
+    (void)N;
+    return chunk_max(count, 2);
+}
+static size_t everyone(size_t count, size_t N)
+{
+    return count * N;
+}
+#define COLLECTIVE(name, sizing)                                                           \
+    static void visit_##name(Wire *w, A_collective *a)                                     \
+    {                                                                                      \
+        visit_count(w, a, sizing);                                                         \
+    }                                                                                      \
+    static void call_##name(void *v, void *fn)                                             \
+    {                                                                                      \
+        A_collective *a = v;                                                               \
+        a->ret = FN(name)(a->c, a->buf, a->count, a->scratch, a->err);                     \
+    }
+COLLECTIVE(ring_reduce_scatter_bidir, largest_chunk)
+COLLECTIVE(direct_reduce_scatter, largest_chunk)
+COLLECTIVE(rabenseifner_all_reduce, half)
+COLLECTIVE(naive_all_reduce, everyone)
+
+typedef struct {
+    const size_t *layer_floats;
+    int n_layers;
+    size_t cap, first_cap;
+    int *bucket_of;
+    int ret;
+} A_ddp_buckets;
+static void visit_ddp_buckets(Wire *w, A_ddp_buckets *a)
+{
+    IN(n_layers), IN(cap), IN(first_cap);
+    BUF(layer_floats, jail_n(a->n_layers) * sizeof(size_t), WIRE_IN);
+    BUF(bucket_of, jail_n(a->n_layers) * sizeof(int), WIRE_BACK);
+    RESULT();
+}
+static void call_ddp_buckets(void *v, void *fn)
+{
+    A_ddp_buckets *a = v;
+    a->ret = FN(ddp_buckets)(a->layer_floats, a->n_layers, a->cap, a->first_cap, a->bucket_of);
+}
+
+typedef struct {
+    const float *x;
+    uint16_t *h;
+    size_t n;
+} A_fp16_encode;
+static void visit_fp16_encode(Wire *w, A_fp16_encode *a)
+{
+    IN(n);
+    BUF(x, a->n * 4, WIRE_IN);
+    BUF(h, a->n * 2, WIRE_BACK);
+}
+static void call_fp16_encode(void *v, void *fn)
+{
+    A_fp16_encode *a = v;
+    FN(fp16_encode)(a->x, a->h, a->n);
+}
+
+typedef struct {
+    Comm *c;
+    float *params, *scratch;
+    size_t n;
+    long step;
+    int every;
+    char *err;
+    int ret;
+} A_local_sgd_sync;
+static void visit_local_sgd_sync(Wire *w, A_local_sgd_sync *a)
+{
+    wire_comm(w, &a->c);
+    IN(n), IN(step), IN(every);
+    BUF(params, a->n * 4, WIRE_BACK);
+    BUF(scratch, largest_chunk(a->n, N_OF(a->c)) * 4, WIRE_IN);
+    ERR(), RESULT();
+}
+static void call_local_sgd_sync(void *v, void *fn)
+{
+    A_local_sgd_sync *a = v;
+    a->ret = FN(local_sgd_sync)(a->c, a->params, a->n, a->step, a->every, a->scratch, a->err);
+}
+
+typedef struct {
+    int stage, ranks, rank, state_floats;
+    size_t n_params, ret;
+} A_zero_state_bytes;
+static void visit_zero_state_bytes(Wire *w, A_zero_state_bytes *a)
+{
+    IN(stage), IN(ranks), IN(rank), IN(state_floats), IN(n_params);
+    RESULT();
+}
+static void call_zero_state_bytes(void *v, void *fn)
+{
+    A_zero_state_bytes *a = v;
+    a->ret = FN(zero_state_bytes)(a->stage, a->n_params, a->ranks, a->rank, a->state_floats);
+}
+
+typedef struct {
+    Comm *c;
+    float *grads;
+    size_t n;
+    double max_norm, *norm;
+    char *err;
+    int ret;
+} A_clip_grad_norm_sharded;
+static void visit_clip_grad_norm_sharded(Wire *w, A_clip_grad_norm_sharded *a)
+{
+    wire_comm(w, &a->c);
+    IN(n), IN(max_norm);
+    BUF(grads, a->n * 4, WIRE_BACK | WIRE_HOST);
+    BUF(norm, sizeof(double), WIRE_BACK | WIRE_HOST);
+    ERR(), RESULT();
+}
+static void call_clip_grad_norm_sharded(void *v, void *fn)
+{
+    A_clip_grad_norm_sharded *a = v;
+    a->ret = FN(clip_grad_norm_sharded)(a->c, a->grads, a->n, a->max_norm, a->norm, a->err);
+}
+
+typedef struct {
+    int n_layers, max;
+    FsdpEvent *ev;
+    int ret;
+} A_fsdp_schedule;
+static void visit_fsdp_schedule(Wire *w, A_fsdp_schedule *a)
+{
+    IN(n_layers), IN(max);
+    BUF(ev, jail_n(a->max) * sizeof(FsdpEvent), WIRE_BACK);
+    RESULT();
+}
+static void call_fsdp_schedule(void *v, void *fn)
+{
+    A_fsdp_schedule *a = v;
+    a->ret = FN(fsdp_schedule)(a->n_layers, a->ev, a->max);
+}
+
+/* The table, in the order of the IDs. */
+enum {
+    ID_gemm_blocked, ID_sgd_nesterov, ID_relu_bias_backward, ID_barrier_dissemination,
+    ID_broadcast_tree, ID_ps_weighted_mean, ID_ps_sharded_exchange, ID_ps_async_push,
+    ID_ring_reduce_scatter_v, ID_ring_reduce_scatter_bidir, ID_direct_reduce_scatter,
+    ID_ring_all_gather_v, ID_rabenseifner_all_reduce, ID_naive_all_reduce, ID_ddp_buckets,
+    ID_fp16_encode, ID_local_sgd_sync, ID_zero_state_bytes, ID_clip_grad_norm_sharded,
+    ID_fsdp_schedule, N_ENTRIES
+};
+const JailEntry jail_entries[] = {
+    ENTRY(gemm_blocked), ENTRY(sgd_nesterov), ENTRY(relu_bias_backward),
+    ENTRY(barrier_dissemination), ENTRY(broadcast_tree), ENTRY(ps_weighted_mean),
+    ENTRY(ps_sharded_exchange), ENTRY(ps_async_push), ENTRY(ring_reduce_scatter_v),
+    ENTRY(ring_reduce_scatter_bidir), ENTRY(direct_reduce_scatter), ENTRY(ring_all_gather_v),
+    ENTRY(rabenseifner_all_reduce), ENTRY(naive_all_reduce), ENTRY(ddp_buckets),
+    ENTRY(fp16_encode), ENTRY(local_sgd_sync), ENTRY(zero_state_bytes),
+    ENTRY(clip_grad_norm_sharded), ENTRY(fsdp_schedule),
+};
+const int jail_n_entries = N_ENTRIES;
+_Static_assert(sizeof jail_entries / sizeof *jail_entries == N_ENTRIES, "one entry per ID");
+
+#ifdef JAIL_JUDGE
+/* The proxies: in the test's binary, each exercise's function is one of these. */
+void gemm_blocked(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
+                  const float *B, float beta, float *C)
+{
+    A_gemm_blocked a = {ta, tb, m, n, k, alpha, beta, A, B, C};
+    jail_call(ID_gemm_blocked, &a);
+}
+
+void sgd_nesterov(const Device *dev, size_t n, float lr, float mu, const float *grads,
+                  float *velocity, float *params)
+{
+    A_sgd_nesterov a = {dev, n, lr, mu, grads, velocity, params};
+    jail_call(ID_sgd_nesterov, &a);
+}
+
+void relu_bias_backward(float *dy, const float *y, float *dbias, int rows, int cols)
+{
+    A_relu_bias_backward a = {dy, y, dbias, rows, cols};
+    jail_call(ID_relu_bias_backward, &a);
+}
+
+int barrier_dissemination(Comm *c, char *err)
+{
+    A_barrier_dissemination a = {c, err, -1};
+    jail_call(ID_barrier_dissemination, &a);
+    return a.ret;
+}
+
+int broadcast_tree(Comm *c, int root, void *buf, size_t bytes, char *err)
+{
+    A_broadcast_tree a = {c, root, buf, bytes, err, -1};
+    jail_call(ID_broadcast_tree, &a);
+    return a.ret;
+}
+
+int ps_weighted_mean(const Device *dev, int workers, float *const *grads, const int *counts,
+                     size_t n, float *out, char *err)
+{
+    A_ps_weighted_mean a = {.dev = dev, .workers = workers, .whole = grads != NULL,
+                            .counts = counts, .n = n, .out = out, .err = err, .ret = -1};
+    if (workers > MAX_WORKERS) {
+        fprintf(stderr, "jail: ps_weighted_mean: more than %d workers\n", MAX_WORKERS);
+        abort();
+    }
+    for (int i = 0; grads && i < workers; i++)
+        a.g[i] = grads[i];
+    jail_call(ID_ps_weighted_mean, &a);
+    return a.ret;
+}
+
+int ps_sharded_exchange(Comm *c, int K, const float *grads, float *params, size_t n, char *err)
+{
+    A_ps_sharded_exchange a = {c, K, grads, params, n, err, -1};
+    jail_call(ID_ps_sharded_exchange, &a);
+    return a.ret;
+}
+
+int ps_async_push(const Device *dev, float *params, long *version, const float *grad, size_t n,
+                  long grad_version, int bound, float lr, char *err)
+{
+    A_ps_async_push a = {dev, params, version, grad, n, grad_version, bound, lr, err, -1};
+    jail_call(ID_ps_async_push, &a);
+    return a.ret;
+}
+
+int ring_reduce_scatter_v(Comm *c, float *buf, const size_t *counts, float *scratch, char *err)
+{
+    A_collective a = {c, buf, scratch, counts, 0, err, -1};
+    jail_call(ID_ring_reduce_scatter_v, &a);
+    return a.ret;
+}
+
+int ring_all_gather_v(Comm *c, float *buf, const size_t *counts, char *err)
+{
+    A_collective a = {c, buf, NULL, counts, 0, err, -1};
+    jail_call(ID_ring_all_gather_v, &a);
+    return a.ret;
+}
+
+#define COLLECTIVE_PROXY(name)                                                             \
+    int name(Comm *c, float *buf, size_t count, float *scratch, char *err)                 \
+    {                                                                                      \
+        A_collective a = {c, buf, scratch, NULL, count, err, -1};                          \
+        jail_call(ID_##name, &a);                                                          \
+        return a.ret;                                                                      \
+    }
+COLLECTIVE_PROXY(ring_reduce_scatter_bidir)
+COLLECTIVE_PROXY(direct_reduce_scatter)
+COLLECTIVE_PROXY(rabenseifner_all_reduce)
+COLLECTIVE_PROXY(naive_all_reduce)
+
+int ddp_buckets(const size_t *layer_floats, int n_layers, size_t cap, size_t first_cap,
+                int *bucket_of)
+{
+    A_ddp_buckets a = {layer_floats, n_layers, cap, first_cap, bucket_of, -1};
+    jail_call(ID_ddp_buckets, &a);
+    return a.ret;
+}
+
+void fp16_encode(const float *x, uint16_t *h, size_t n)
+{
+    A_fp16_encode a = {x, h, n};
+    jail_call(ID_fp16_encode, &a);
+}
+
+int local_sgd_sync(Comm *c, float *params, size_t n, long step, int every, float *scratch,
+                   char *err)
+{
+    A_local_sgd_sync a = {c, params, scratch, n, step, every, err, -1};
+    jail_call(ID_local_sgd_sync, &a);
+    return a.ret;
+}
+
+size_t zero_state_bytes(int stage, size_t n_params, int ranks, int rank, int state_floats)
+{
+    A_zero_state_bytes a = {stage, ranks, rank, state_floats, n_params, 0};
+    jail_call(ID_zero_state_bytes, &a);
+    return a.ret;
+}
+
+int clip_grad_norm_sharded(Comm *c, float *grads, size_t n, double max_norm, double *norm,
+                           char *err)
+{
+    A_clip_grad_norm_sharded a = {c, grads, n, max_norm, norm, err, -1};
+    jail_call(ID_clip_grad_norm_sharded, &a);
+    return a.ret;
+}
+
+int fsdp_schedule(int n_layers, FsdpEvent *ev, int max)
+{
+    A_fsdp_schedule a = {n_layers, max, ev, -1};
+    jail_call(ID_fsdp_schedule, &a);
+    return a.ret;
+}
+#endif

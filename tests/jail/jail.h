@@ -1,0 +1,126 @@
+/* The autograder's jail: a student's exercise runs in a process of its own, as an
+ * unprivileged user, and the test that judges it runs in another.
+ *
+ * In the autograder (tests/grade.sh with GRADE_JAIL=1), a test binary is built from the
+ * test file, the book's library and tests/jail/exercises.c's proxies, never from the
+ * student's file. When a test calls an exercise's function, the proxy (the "judge" side)
+ * starts a host (tests/jail/host.c) once per process: fork, drop to the unprivileged user,
+ * exec the host, which only then loads the student's file, compiled by that user into a
+ * shared object, with dlopen. The proxy sends the host the call's inputs; the host runs the
+ * student's function on copies of them and sends back its outputs (the buffers the function
+ * may write, its result) and nothing else; the test compares them with what it expects.
+ * A communicator passed to the exercise becomes, in the host, one whose every operation is
+ * a request to the judge, which carries it out on the test's own communicator: the test
+ * sees, and counts, every message the student's code sends.
+ *
+ * So the student's code never runs in the process that decides, cannot read the tests
+ * (their binaries and sources are the grader's, mode 0700) nor the values they expect (in
+ * the judge's memory only), and cannot write the results.
+ *
+ * A message is a Frame, then len bytes. Both sides are one program's two halves and trust
+ * nothing of the other beyond the frame: the judge checks every length it is sent. */
+#ifndef DPS_JAIL_H
+#define DPS_JAIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "comm.h"
+#include "device.h"
+
+/* The largest message either side accepts, and so the largest buffer an exercise may pass
+ * through the jail or send to a peer. */
+#define JAIL_MAX_BYTES ((uint64_t)1 << 30)
+/* The host's descriptor of its end of the socket. */
+#define JAIL_FD 3
+
+typedef enum JailOp {
+    JAIL_CALL = 1, /* judge -> host: run exercise id (a uint32) on the inputs that follow */
+    JAIL_RESULT,   /* host -> judge: the outputs of that call */
+    JAIL_SEND,     /* host -> judge: a communicator's operation, carried out by the judge */
+    JAIL_RECV,
+    JAIL_SENDRECV,
+    JAIL_SENDRECV2,
+    JAIL_BARRIER,
+    JAIL_ALLREDUCE,
+    JAIL_REPLY,    /* judge -> host: an operation's result: int rc, char err[ERR_LEN], data */
+    JAIL_MISSING,  /* host -> judge: the student's file does not define the function */
+} JailOp;
+
+typedef struct Frame {
+    uint32_t op;
+    uint32_t zero;
+    uint64_t len;
+} Frame;
+
+/* One message being built (put) or read (take). */
+typedef struct Msg {
+    unsigned char *data;
+    size_t len, cap, pos;
+    int bad; /* a take ran past the end */
+} Msg;
+
+void msg_put(Msg *m, const void *p, size_t n);
+void *msg_room(Msg *m, size_t n); /* n bytes at the end, to fill */
+int msg_take(Msg *m, void *p, size_t n);
+const void *msg_view(Msg *m, size_t n); /* the next n bytes, or NULL past the end */
+void msg_free(Msg *m);
+/* Write frame op with m's bytes; read one, into *m (its length checked). 0, or -1. */
+int msg_send(int fd, uint32_t op, const Msg *m);
+int msg_recv(int fd, uint32_t *op, Msg *m);
+
+/* The four passes of an exercise's argument list: the judge puts the call, the host takes
+ * it; the host puts the outputs, the judge takes them back. */
+typedef enum WirePass { CALL_PUT, CALL_TAKE, BACK_PUT, BACK_TAKE } WirePass;
+
+typedef struct Wire {
+    WirePass pass;
+    Msg *m;
+    const Device *dev; /* judge: where the next buffers lie (NULL: the host's memory) */
+    Comm *comm;        /* judge: the test's communicator of this call */
+    void *held[80];    /* host: the buffers it allocated for this call */
+    size_t held_bytes[80];
+    int n_held;
+} Wire;
+
+/* A value passed in (put on the call, taken by the host). */
+void wire_in(Wire *w, void *p, size_t n);
+/* The function's result (put by the host, taken back). */
+void wire_result(Wire *w, void *p, size_t n);
+/* A buffer of bytes at *pp (NULL passes as NULL): its contents go to the host, which runs
+ * the function on a copy of its own, ending at a page it may not touch. With WIRE_BACK the
+ * copy's contents come back into *pp; with WIRE_HOST *pp is in the test's memory, not on the
+ * device of the arguments before it. */
+enum { WIRE_IN = 0, WIRE_BACK = 1, WIRE_HOST = 2 };
+void wire_buf(Wire *w, void *pp, size_t bytes, int how);
+/* The device of the buffers that follow: the judge's *d; the host's CPU. */
+void wire_device(Wire *w, const Device **d);
+/* A communicator: the test's, in the judge; one whose operations are requests to the
+ * judge, in the host. Its device becomes the buffers'. */
+void wire_comm(Wire *w, Comm **c);
+
+/* One exercise the jail can run. */
+typedef struct JailEntry {
+    const char *name;                    /* the function */
+    size_t args;                         /* bytes of its argument record */
+    void (*visit)(Wire *w, void *args);  /* its arguments, in order, for every pass */
+    void (*call)(void *args, void *fn);  /* call fn, the student's function, on them */
+} JailEntry;
+
+extern const JailEntry jail_entries[];
+extern const int jail_n_entries;
+
+/* Judge: run exercise id on args in the host; returns when its outputs are back in place.
+ * A host that crashes takes this process with it, by the same signal. */
+void jail_call(int id, void *args);
+
+/* Host: the communicator whose operations are requests to the judge. */
+Comm *jail_remote_comm(Msg *m);
+
+/* Sizes from an exercise's arguments, never negative. */
+static inline size_t jail_n(long v)
+{
+    return v > 0 ? (size_t)v : 0;
+}
+
+#endif
