@@ -70,6 +70,25 @@ for e in $exercises; do
 done
 EOF
 
+# Three attacks on the grade (solutions/attacks/, each a relu_bias_backward.c of chapter 1):
+# each must succeed with the jail off and fail with it on. Only root can switch users, as
+# Gradescope's run_autograder does; as anyone else the attacks are not run.
+attacks=
+if [ "$(id -u)" != 0 ]; then
+    echo "autograder-check: not root: the jail's isolation was not exercised (run as root, as Gradescope and CI do)"
+elif [ -z "$chapters" ] || [[ " $chapters " == *" 1 "* ]]; then
+    attacks="forge_verdict read_hidden write_results"
+fi
+for a in $attacks; do
+    for jail in 0 1; do
+        A=$a J=$jail submit "attack-$a-$jail" <<'EOF2'
+sed -i "s/GRADE_JAIL=1/GRADE_JAIL=$J/" "$c/source/instructors/autograder/env.sh"
+cp "$repo/solutions/attacks/$A.c" "$c/submission/relu_bias_backward.c"
+EOF2
+    done
+done
+export CHECK_ATTACKS=$attacks
+
 # What each submission's results.json must say.
 python3 - "$tmp" "$repo" <<'EOF'
 import json, os, re, sys
@@ -142,6 +161,24 @@ for ex, ts in by.items():
 if "my-dps/exercises/" not in r.get("output", ""):
     problems.append("mistakes: results.json's output does not list the files taken from the tree")
 
+# The attacks: with the jail off each succeeds, with it on each scores 0 and reaches nothing.
+attacks = os.environ.get("CHECK_ATTACKS", "").split()
+for a in attacks:
+    for jail in (0, 1):
+        d = os.path.join(tmp, f"attack-{a}-{jail}")
+        r = json.load(open(os.path.join(d, "results/results.json")))
+        ts = [t for t in r["tests"] if t["name"].startswith("ch1/relu_bias_backward ")]
+        got = sum(t["score"] for t in ts)
+        text = json.dumps(r)
+        done = {"forge_verdict": abs(got - points.get("ch1/relu_bias_backward", 10)) < 0.01,
+                "read_hidden": "Hidden tests of exercise 1.4" in text,
+                "write_results": os.path.exists(os.path.join(d, "results/forged.json"))}[a]
+        if jail == 0 and not done:
+            problems.append(f"attack {a}: it failed with the jail off, so it tests nothing")
+        if jail == 1 and (done or got != 0):
+            problems.append(f"attack {a}: with the jail on it {'succeeded' if done else 'scored'}"
+                            f" ({got:.1f} points)")
+
 for p in problems:
     print("autograder-check: " + p, file=sys.stderr)
 if problems:
@@ -149,4 +186,7 @@ if problems:
 print(f"autograder-check: solutions {total:g}/{total:g} ({n_tests} tests, {n_hidden} hidden), "
       f"skeletons 0/{total:g}, mistakes partial on exactly {len(wrong)} exercises "
       f"({', '.join(sorted(wrong))}), each failing the tests it names")
+if attacks:
+    print(f"autograder-check: {len(attacks)} attacks ({', '.join(attacks)}) succeed with the "
+          f"jail off and score 0, reading and writing nothing, with it on")
 EOF
