@@ -64,8 +64,8 @@ jail_setup() {
         as_student=()
         echo "grade: not root: the exercises run in processes of their own, but as $(id -un), so the isolation from the grader's files was not exercised"
     fi
-    mkdir -p "$jail/student" "$jail/bin" || exit 1
-    chmod 755 "$jail" && chmod 755 "$jail/bin" && chmod 700 "$work" tests/hidden chapters instructors 2>/dev/null
+    mkdir -p "$jail/student" || exit 1
+    chmod 755 "$jail" && chmod 700 "$work" tests/hidden chapters instructors 2>/dev/null
     [ "$(id -u)" != 0 ] || chown "$juid:$jgid" "$jail/student"
     local o objs=() src
     for src in wire judge host exercises exercises-judge; do
@@ -77,12 +77,15 @@ jail_setup() {
         -Wl,--no-whole-archive -o "$jail/host" $LDLIBS 2>"$jail/host.log" ||
         { cat "$jail/host.log"; echo "grade: the jail's host does not link" >&2; exit 1; }
     JAIL_OBJS="$jail/judge.o $jail/wire.o $jail/exercises-judge.o"
+    JAIL_LIST=$("$jail/host" --list)
     export JAIL_HOST=$jail/host JAIL_UID=$juid
 }
 # Where the jail's user finds the student's code that test binary $1 runs.
 student_so() { local b=${1##*/}; echo "$jail/student/${b%-hidden}.so"; }
-# Whether exercise $1 runs in the jail.
-jailed() { [ "$GRADE_JAIL" = 1 ] && grep -qF "ENTRY($1)" tests/jail/exercises.c; }
+# Whether exercise $1 runs in the jail (its host lists those it can run).
+jailed() { [ "$GRADE_JAIL" = 1 ] && [ -n "$(function_of "$1")" ]; }
+# The function of exercise $1, as the jail's host lists it.
+function_of() { awk -v e="$1" '$1 == e { print $2 }' <<<"${JAIL_LIST:-}"; }
 
 # Compile the student's file $1 of exercise $2/$3 into the shared object $4, as the jail's
 # user; the compiler's messages in $4.log.
@@ -92,10 +95,10 @@ build_student() {
     [ -f "$so" ] && cmp -s "$src" "$own" && return 0
     rm -f "$so" "$own" && cp "$src" "$own" && chmod 644 "$own"
     if "${as_student[@]}" $CC $CFLAGS -fPIC -shared -Iexercises/"$ch" "$own" -o "$so" >"$so.log" 2>&1 &&
-        nm -D --defined-only "$so" | awk -v f="$name" '$3 == f { ok = 1 } END { exit !ok }'; then
+        nm -D --defined-only "$so" | awk -v f="$(function_of "$name")" '$3 == f { ok = 1 } END { exit !ok }'; then
         return 0
     fi
-    [ -f "$so" ] && echo "error: undefined reference to \`$name' (the file does not define it)" >>"$so.log"
+    [ -f "$so" ] && echo "error: undefined reference to \`$(function_of "$name")' (the file does not define it)" >>"$so.log"
     return 1
 }
 
@@ -121,6 +124,9 @@ build() {
         so=$(student_so "$bin")
         build_student "$src" "$ch" "$name" "$so" || { cp "$so.log" "$bin.log"; return 1; }
         code="$JAIL_OBJS"
+    elif [ "$GRADE_JAIL" = 1 ]; then
+        echo "error: the autograder's jail has no entry for exercise $ch/$name (tests/jail/exercises.c): tell your instructor" >"$bin.log"
+        return 1
     fi
     key=$({ echo "$CC $CFLAGS $LDLIBS $code"; cat "$tfile" $code tests/*.h tests/*/*.h tests/hidden/*/*.h \
             exercises/"$ch"/*.h tangled/*/*.h "$LIB" 2>/dev/null; } | sha256sum | cut -c1-64)
@@ -129,31 +135,11 @@ build() {
         $CC $CFLAGS -Itests -Iexercises/"$ch" "$tfile" $code "$LIB" \
             -o "$bin" -lcriterion $LDLIBS >"$bin.log" 2>&1 && echo "$key" >"$bin.key" || return 1
     fi
-    # Not in the jail's list, under the jail: the test runs as the jail's user (run_one).
-    rm -f "$jail/bin/${bin##*/}"
-    if [ "$GRADE_JAIL" = 1 ] && [ "$code" = "$src" ] && [ ${#as_student[@]} -gt 0 ]; then
-        install -m 755 "$bin" "$jail/bin/${bin##*/}"
-    fi
 }
 
 # The tests of test file $1, "suite::name" a line, in the order of the file.
 list_tests() {
     sed -nE 's/^Test\(\s*([A-Za-z0-9_]+)\s*,\s*([A-Za-z0-9_]+).*/\1::\2/p' "$1"
-}
-
-# In the jail, an exercise it cannot run apart from its test (one that shares memory with
-# it: jail_entries lists the others) runs with its test, both as the jail's user: the test's
-# copy in $jail/bin may be run, not read, and its TAP is written in a directory of that
-# user's, read back as that user. Its own verdict is the one thing it could forge.
-run_as_student() {
-    local bin=$1 t=$2 tap=$3 dir rc
-    dir=$(mktemp -d "$jail/run.XXXXXX") && chown "$juid:$jgid" "$dir"
-    timeout -k 5 "$GRADE_TIMEOUT" "${as_student[@]}" "$jail/bin/${bin##*/}" --filter "${t/::/\/}" \
-        --tap="$dir/tap" -j1 >"$bin.one.out" 2>&1
-    rc=$?
-    "${as_student[@]}" cat "$dir/tap" >"$tap" 2>/dev/null
-    rm -rf "$dir"
-    return $rc
 }
 
 # Run test $2 ("suite::name") of binary $1 alone, under the time limit. Sets ok (1 or 0)
@@ -162,12 +148,8 @@ run_as_student() {
 run_one() {
     local bin=$1 t=$2 tap="$1.one.tap" rc info
     rm -f "$tap"
-    if [ -x "$jail/bin/${bin##*/}" ]; then
-        run_as_student "$bin" "$t" "$tap"
-    else
-        JAIL_STUDENT=$(student_so "$bin") timeout -k 5 "$GRADE_TIMEOUT" "$bin" \
-            --filter "${t/::/\/}" --tap="$tap" -j1 >"$bin.one.out" 2>&1
-    fi
+    JAIL_STUDENT=$(student_so "$bin") timeout -k 5 "$GRADE_TIMEOUT" "$bin" --filter "${t/::/\/}" \
+        --tap="$tap" -j1 >"$bin.one.out" 2>&1
     rc=$?
     ok=0 why=
     info=$(grep '^info:' "$bin.one.out")
@@ -372,6 +354,11 @@ prove)
             for i in "${!R_OK[@]}"; do
                 [ "${R_OK[$i]}" = 1 ] && echo "   passes ${R_TEST[$i]}"
             done
+            status=1
+        fi
+        # Every exercise can run in the autograder's jail.
+        if ! grep -qE "ENTRY(_AS)?\($name[,)]" tests/jail/exercises.c; then
+            echo "prove: exercise $ch/$name has no entry in the autograder's jail (tests/jail/exercises.c)"
             status=1
         fi
         checked=$((checked + 1))

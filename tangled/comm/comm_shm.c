@@ -78,6 +78,7 @@ struct ShmWorld {
 #line 75 "chapters/08-direct.nw"
     unsigned char *window; /**< the windows, one per rank, made before the fork (chapter 8) */
     size_t window_bytes;   /**< bytes of each */
+    int window_fd;         /**< the memory file behind them, or -1 */
     struct {
         _Alignas(LINE) _Atomic uint32_t value; /**< steps the rank has announced */
     } progress[LAUNCH_MAX_RANKS];              /**< each rank's progress counter (chapter 8) */
@@ -92,7 +93,7 @@ typedef struct ShmComm {
     int spin;                       /**< polls before sleeping (0 when ranks outnumber cores) */
     void *dev_in[LAUNCH_MAX_RANKS]; /**< GPU ring of channel src -> me, by src (mine) */
     void *dev_out[LAUNCH_MAX_RANKS]; /**< GPU ring of channel me -> dst, by dst (opened) */
-#line 108 "chapters/08-direct.nw"
+#line 119 "chapters/08-direct.nw"
     /** Bytes of the rank's window handed out (chapter 8). */
     size_t window_used;
 #line 1301 "chapters/02-shm.nw"
@@ -223,21 +224,28 @@ ShmWorld *shm_world_create(int size, size_t channel_bytes, double timeout_s, cha
     w->ctl_at = ctl_at;
     w->ipc_at = ipc_at;
     w->ring_at = ring_at;
-#line 88 "chapters/08-direct.nw"
+#line 94 "chapters/08-direct.nw"
     size_t windows = (size_t)size * SHM_WINDOW_BYTES;
-    void *win = mmap(NULL, windows, PROT_READ | PROT_WRITE,
-                     MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    int fd = memfd_create("dps-windows", MFD_CLOEXEC);
+    void *win =
+        fd >= 0 && ftruncate(fd, (off_t)windows) == 0
+            ? mmap(NULL, windows, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0)
+            : MAP_FAILED;
+#line 99 "chapters/08-direct.nw"
     w->window = win == MAP_FAILED ? NULL : win;
     w->window_bytes = win == MAP_FAILED ? 0 : SHM_WINDOW_BYTES;
+    w->window_fd = win == MAP_FAILED && fd >= 0 ? (close(fd), -1) : fd;
 #line 1330 "chapters/02-shm.nw"
     return w; /* the mapping comes zeroed: every counter starts at 0 */
 }
 
 void shm_world_destroy(ShmWorld *w)
 {
-#line 96 "chapters/08-direct.nw"
+#line 105 "chapters/08-direct.nw"
     if (w && w->window)
         munmap(w->window, (size_t)w->size * w->window_bytes);
+    if (w && w->window_fd >= 0)
+        close(w->window_fd);
 #line 1336 "chapters/02-shm.nw"
     if (w)
         munmap(w, w->map_bytes);
@@ -264,12 +272,12 @@ static int wait_change(_Atomic uint32_t *word, uint32_t seen, _Atomic uint32_t *
         if (atomic_load_explicit(word, memory_order_acquire) != seen)
             return 0;
         cpu_relax();
-#line 314 "chapters/08-direct.nw"
+#line 325 "chapters/08-direct.nw"
         if ((i & 255) == 255)
             sched_yield();
 #line 1510 "chapters/02-shm.nw"
     }
-#line 266 "chapters/08-direct.nw"
+#line 277 "chapters/08-direct.nw"
     for (int i = 0; spin == 0 && i < 200; i++) {
         if (atomic_load_explicit(word, memory_order_acquire) != seen)
             return 0;
@@ -564,7 +572,7 @@ static int shm_barrier(Comm *comm, char *err)
 #line 1975 "chapters/02-shm.nw"
     return 0;
 }
-#line 113 "chapters/08-direct.nw"
+#line 124 "chapters/08-direct.nw"
 /** The first byte of rank @p rank's window. */
 static unsigned char *window_of(const ShmWorld *w, int rank)
 {
@@ -591,7 +599,7 @@ static void *shm_peer_buffer(Comm *comm, int peer, const void *mine)
     return window_of(c->w, peer) + (p - base);
 }
 
-#line 184 "chapters/08-direct.nw"
+#line 195 "chapters/08-direct.nw"
 static uint32_t shm_progress(Comm *comm)
 {
     ShmComm *c = (ShmComm *)comm;
@@ -607,7 +615,7 @@ static void shm_advance(Comm *comm, uint32_t value)
             ring_bell(c->w, q);
 }
 
-#line 210 "chapters/08-direct.nw"
+#line 221 "chapters/08-direct.nw"
 static int shm_wait_for(Comm *comm, int peer, uint32_t value, char *err)
 {
     ShmComm *c = (ShmComm *)comm;
@@ -626,7 +634,7 @@ static int shm_wait_for(Comm *comm, int peer, uint32_t value, char *err)
                              "waiting for rank %d timed out after %g s (rank %d is in "
                              "'%s')",
                              peer, c->w->timeout, peer, phase);
-#line 226 "chapters/08-direct.nw"
+#line 237 "chapters/08-direct.nw"
         }
     }
 }
@@ -692,7 +700,7 @@ Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
     c->w = w;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     c->spin = w->size <= cores ? 20000 : 0;
-#line 235 "chapters/08-direct.nw"
+#line 246 "chapters/08-direct.nw"
     if (dev->kind == DEVICE_CPU && w->window) {
         c->comm.alloc_shared = shm_alloc_shared;
         c->comm.peer_buffer = shm_peer_buffer;

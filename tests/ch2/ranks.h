@@ -61,10 +61,20 @@ static inline void run_on_channels(int n, size_t chan, double timeout, RankMain 
               chan && strstr(err, "timed out") ? hint : "");
 }
 
-/* Memory shared by the test and its ranks (zeroed), for results the ranks leave behind. */
+/* Memory shared by the test and its ranks (zeroed), for results the ranks leave behind. It
+ * is a memory file held open, not anonymous memory, so that the autograder's jail can hand it
+ * to the process that runs a student's function on it (a SenseBarrier: tests/jail/jail.h). */
 static inline void *shared_zeroed(size_t bytes)
 {
-    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    int fd = memfd_create("dps-test-shared", MFD_CLOEXEC);
+    if (fd < 0 || ftruncate(fd, (off_t)bytes)) {
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED)
+        close(fd);
     return p == MAP_FAILED ? NULL : p;
 }
 

@@ -2,8 +2,8 @@
  * its arguments travel (visit: inputs, the buffers it writes, its result), the call of the
  * student's function in the host and, in the judge (JAIL_JUDGE), the proxy that stands in
  * for that function in the test. A buffer's length is the one its contract gives
- * (exercises/chN/chN.h). Exercises not listed here (gradient_check, sense_barrier_wait and
- * chapter 8's, which share memory with the test) run in the test's own process. */
+ * (exercises/chN/chN.h). A buffer shared with other processes (a barrier, a window of
+ * chapter 8) is mapped into the host rather than copied (wire_shared). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -14,17 +14,23 @@
 #include "../../exercises/ch6/ch6.h"
 #include "../../exercises/ch7/ch7.h"
 #include "../../exercises/ch2/ch2.h"
+#include "../../exercises/ch8/ch8.h"
 #include "jail.h"
 
-#define IN(x) wire_in(w, &a->x, sizeof a->x)
-#define RESULT() wire_result(w, &a->ret, sizeof a->ret)
+#define IN(x)              wire_in(w, &a->x, sizeof a->x)
+#define RESULT()           wire_result(w, &a->ret, sizeof a->ret)
 #define BUF(x, bytes, how) wire_buf(w, &a->x, (bytes), (how))
-#define ERR() BUF(err, ERR_LEN, WIRE_BACK | WIRE_HOST)
-#define FN(name) ((__typeof__(name) *)fn)
-#define N_OF(c) ((c) ? jail_n((c)->size) : 0)
+#define ERR()              BUF(err, ERR_LEN, WIRE_BACK | WIRE_HOST)
+#define FN(name)           ((__typeof__(name) *)fn)
+#define N_OF(c)            ((c) ? jail_n((c)->size) : 0)
 
 /* Each exercise's record, visit and call; its proxy is below (JAIL_JUDGE). */
-#define ENTRY(name) {#name, sizeof(A_##name), (void (*)(Wire *, void *))visit_##name, call_##name}
+#define ENTRY_AS(exercise, name)                                                               \
+    {                                                                                          \
+#exercise, #name, sizeof(A_##name), (void (*)(Wire *, void *))visit_##name,            \
+            call_##name                                                                        \
+    }
+#define ENTRY(name) ENTRY_AS(name, name)
 
 typedef struct {
     bool ta, tb;
@@ -44,6 +50,26 @@ static void call_gemm_blocked(void *v, void *fn)
 {
     A_gemm_blocked *a = v;
     FN(gemm_blocked)(a->ta, a->tb, a->m, a->n, a->k, a->alpha, a->A, a->B, a->beta, a->C);
+}
+
+typedef struct {
+    Model *m;
+    int B;
+    float eps;
+    size_t *worst;
+    double ret;
+} A_gradient_check;
+static void visit_gradient_check(Wire *w, A_gradient_check *a)
+{
+    wire_model(w, &a->m);
+    IN(B), IN(eps);
+    BUF(worst, sizeof(size_t), WIRE_BACK | WIRE_HOST);
+    RESULT();
+}
+static void call_gradient_check(void *v, void *fn)
+{
+    A_gradient_check *a = v;
+    a->ret = FN(gradient_check)(a->m, a->B, a->eps, a->worst);
 }
 
 typedef struct {
@@ -274,15 +300,15 @@ static size_t everyone(size_t count, size_t N)
 {
     return count * N;
 }
-#define COLLECTIVE(name, sizing)                                                           \
-    static void visit_##name(Wire *w, A_collective *a)                                     \
-    {                                                                                      \
-        visit_count(w, a, sizing);                                                         \
-    }                                                                                      \
-    static void call_##name(void *v, void *fn)                                             \
-    {                                                                                      \
-        A_collective *a = v;                                                               \
-        a->ret = FN(name)(a->c, a->buf, a->count, a->scratch, a->err);                     \
+#define COLLECTIVE(name, sizing)                                                               \
+    static void visit_##name(Wire *w, A_collective *a)                                         \
+    {                                                                                          \
+        visit_count(w, a, sizing);                                                             \
+    }                                                                                          \
+    static void call_##name(void *v, void *fn)                                                 \
+    {                                                                                          \
+        A_collective *a = v;                                                                   \
+        a->ret = FN(name)(a->c, a->buf, a->count, a->scratch, a->err);                         \
     }
 COLLECTIVE(ring_reduce_scatter_bidir, largest_chunk)
 COLLECTIVE(direct_reduce_scatter, largest_chunk)
@@ -403,23 +429,114 @@ static void call_fsdp_schedule(void *v, void *fn)
     a->ret = FN(fsdp_schedule)(a->n_layers, a->ev, a->max);
 }
 
+typedef struct {
+    SenseBarrier *b;
+    int *local_sense;
+} A_sense_barrier_wait;
+static void visit_sense_barrier_wait(Wire *w, A_sense_barrier_wait *a)
+{
+    wire_shared(w, &a->b, sizeof *a->b);
+    BUF(local_sense, sizeof(int), WIRE_BACK);
+}
+static void call_sense_barrier_wait(void *v, void *fn)
+{
+    A_sense_barrier_wait *a = v;
+    FN(sense_barrier_wait)(a->b, a->local_sense);
+}
+
+/* Chapter 8: buf lies in the communicator's window, which the host maps. */
+typedef struct {
+    Comm *c;
+    int root, node_size;
+    float *buf, *scratch;
+    size_t count;
+    char *err;
+    int ret;
+} A_direct;
+typedef A_direct A_direct_broadcast, A_direct_reduce, A_hierarchical_all_reduce;
+static void visit_direct(Wire *w, A_direct *a)
+{
+    wire_comm(w, &a->c);
+    IN(root), IN(node_size), IN(count);
+    wire_shared(w, &a->buf, a->count * 4);
+    BUF(scratch, a->count * 4, WIRE_IN);
+    ERR(), RESULT();
+}
+#define visit_direct_broadcast        visit_direct
+#define visit_direct_reduce           visit_direct
+#define visit_hierarchical_all_reduce visit_direct
+static void call_direct_broadcast(void *v, void *fn)
+{
+    A_direct *a = v;
+    a->ret = FN(direct_broadcast)(a->c, a->buf, a->count, a->root, a->err);
+}
+static void call_direct_reduce(void *v, void *fn)
+{
+    A_direct *a = v;
+    a->ret = FN(direct_reduce)(a->c, a->buf, a->count, a->root, a->err);
+}
+static void call_hierarchical_all_reduce(void *v, void *fn)
+{
+    A_direct *a = v;
+    a->ret =
+        FN(hierarchical_all_reduce)(a->c, a->node_size, a->buf, a->count, a->scratch, a->err);
+}
+
 /* The table, in the order of the IDs. */
 enum {
-    ID_gemm_blocked, ID_sgd_nesterov, ID_relu_bias_backward, ID_barrier_dissemination,
-    ID_broadcast_tree, ID_ps_weighted_mean, ID_ps_sharded_exchange, ID_ps_async_push,
-    ID_ring_reduce_scatter_v, ID_ring_reduce_scatter_bidir, ID_direct_reduce_scatter,
-    ID_ring_all_gather_v, ID_rabenseifner_all_reduce, ID_naive_all_reduce, ID_ddp_buckets,
-    ID_fp16_encode, ID_local_sgd_sync, ID_zero_state_bytes, ID_clip_grad_norm_sharded,
-    ID_fsdp_schedule, N_ENTRIES
+    ID_gemm_blocked,
+    ID_sgd_nesterov,
+    ID_relu_bias_backward,
+    ID_barrier_dissemination,
+    ID_broadcast_tree,
+    ID_ps_weighted_mean,
+    ID_ps_sharded_exchange,
+    ID_ps_async_push,
+    ID_ring_reduce_scatter_v,
+    ID_ring_reduce_scatter_bidir,
+    ID_direct_reduce_scatter,
+    ID_ring_all_gather_v,
+    ID_rabenseifner_all_reduce,
+    ID_naive_all_reduce,
+    ID_ddp_buckets,
+    ID_fp16_encode,
+    ID_local_sgd_sync,
+    ID_zero_state_bytes,
+    ID_clip_grad_norm_sharded,
+    ID_fsdp_schedule,
+    ID_sense_barrier_wait,
+    ID_direct_broadcast,
+    ID_direct_reduce,
+    ID_hierarchical_all_reduce,
+    ID_gradient_check,
+    N_ENTRIES
 };
 const JailEntry jail_entries[] = {
-    ENTRY(gemm_blocked), ENTRY(sgd_nesterov), ENTRY(relu_bias_backward),
-    ENTRY(barrier_dissemination), ENTRY(broadcast_tree), ENTRY(ps_weighted_mean),
-    ENTRY(ps_sharded_exchange), ENTRY(ps_async_push), ENTRY(ring_reduce_scatter_v),
-    ENTRY(ring_reduce_scatter_bidir), ENTRY(direct_reduce_scatter), ENTRY(ring_all_gather_v),
-    ENTRY(rabenseifner_all_reduce), ENTRY(naive_all_reduce), ENTRY(ddp_buckets),
-    ENTRY(fp16_encode), ENTRY(local_sgd_sync), ENTRY(zero_state_bytes),
-    ENTRY(clip_grad_norm_sharded), ENTRY(fsdp_schedule),
+    ENTRY(gemm_blocked),
+    ENTRY(sgd_nesterov),
+    ENTRY(relu_bias_backward),
+    ENTRY(barrier_dissemination),
+    ENTRY(broadcast_tree),
+    ENTRY(ps_weighted_mean),
+    ENTRY(ps_sharded_exchange),
+    ENTRY(ps_async_push),
+    ENTRY(ring_reduce_scatter_v),
+    ENTRY(ring_reduce_scatter_bidir),
+    ENTRY(direct_reduce_scatter),
+    ENTRY(ring_all_gather_v),
+    ENTRY(rabenseifner_all_reduce),
+    ENTRY(naive_all_reduce),
+    ENTRY(ddp_buckets),
+    ENTRY(fp16_encode),
+    ENTRY(local_sgd_sync),
+    ENTRY(zero_state_bytes),
+    ENTRY(clip_grad_norm_sharded),
+    ENTRY(fsdp_schedule),
+    ENTRY_AS(sense_barrier, sense_barrier_wait),
+    ENTRY(direct_broadcast),
+    ENTRY(direct_reduce),
+    ENTRY(hierarchical_all_reduce),
+    ENTRY_AS(grad_check, gradient_check),
 };
 const int jail_n_entries = N_ENTRIES;
 _Static_assert(sizeof jail_entries / sizeof *jail_entries == N_ENTRIES, "one entry per ID");
@@ -463,8 +580,14 @@ int broadcast_tree(Comm *c, int root, void *buf, size_t bytes, char *err)
 int ps_weighted_mean(const Device *dev, int workers, float *const *grads, const int *counts,
                      size_t n, float *out, char *err)
 {
-    A_ps_weighted_mean a = {.dev = dev, .workers = workers, .whole = grads != NULL,
-                            .counts = counts, .n = n, .out = out, .err = err, .ret = -1};
+    A_ps_weighted_mean a = {.dev = dev,
+                            .workers = workers,
+                            .whole = grads != NULL,
+                            .counts = counts,
+                            .n = n,
+                            .out = out,
+                            .err = err,
+                            .ret = -1};
     if (workers > MAX_WORKERS) {
         fprintf(stderr, "jail: ps_weighted_mean: more than %d workers\n", MAX_WORKERS);
         abort();
@@ -504,12 +627,12 @@ int ring_all_gather_v(Comm *c, float *buf, const size_t *counts, char *err)
     return a.ret;
 }
 
-#define COLLECTIVE_PROXY(name)                                                             \
-    int name(Comm *c, float *buf, size_t count, float *scratch, char *err)                 \
-    {                                                                                      \
-        A_collective a = {c, buf, scratch, NULL, count, err, -1};                          \
-        jail_call(ID_##name, &a);                                                          \
-        return a.ret;                                                                      \
+#define COLLECTIVE_PROXY(name)                                                                 \
+    int name(Comm *c, float *buf, size_t count, float *scratch, char *err)                     \
+    {                                                                                          \
+        A_collective a = {c, buf, scratch, NULL, count, err, -1};                              \
+        jail_call(ID_##name, &a);                                                              \
+        return a.ret;                                                                          \
     }
 COLLECTIVE_PROXY(ring_reduce_scatter_bidir)
 COLLECTIVE_PROXY(direct_reduce_scatter)
@@ -557,6 +680,41 @@ int fsdp_schedule(int n_layers, FsdpEvent *ev, int max)
 {
     A_fsdp_schedule a = {n_layers, max, ev, -1};
     jail_call(ID_fsdp_schedule, &a);
+    return a.ret;
+}
+
+double gradient_check(Model *m, int B, float eps, size_t *worst)
+{
+    A_gradient_check a = {m, B, eps, worst, -1};
+    jail_call(ID_gradient_check, &a);
+    return a.ret;
+}
+
+void sense_barrier_wait(SenseBarrier *b, int *local_sense)
+{
+    A_sense_barrier_wait a = {b, local_sense};
+    jail_call(ID_sense_barrier_wait, &a);
+}
+
+int direct_broadcast(Comm *c, float *buf, size_t count, int root, char *err)
+{
+    A_direct a = {.c = c, .root = root, .buf = buf, .count = count, .err = err, .ret = -1};
+    jail_call(ID_direct_broadcast, &a);
+    return a.ret;
+}
+
+int direct_reduce(Comm *c, float *buf, size_t count, int root, char *err)
+{
+    A_direct a = {.c = c, .root = root, .buf = buf, .count = count, .err = err, .ret = -1};
+    jail_call(ID_direct_reduce, &a);
+    return a.ret;
+}
+
+int hierarchical_all_reduce(Comm *c, int node_size, float *buf, size_t count, float *scratch,
+                            char *err)
+{
+    A_direct a = {c, 0, node_size, buf, scratch, count, err, -1};
+    jail_call(ID_hierarchical_all_reduce, &a);
     return a.ret;
 }
 #endif

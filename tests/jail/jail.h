@@ -27,6 +27,7 @@
 
 #include "comm.h"
 #include "device.h"
+#include "model.h"
 
 /* The largest message either side accepts, and so the largest buffer an exercise may pass
  * through the jail or send to a peer. */
@@ -43,8 +44,14 @@ typedef enum JailOp {
     JAIL_SENDRECV2,
     JAIL_BARRIER,
     JAIL_ALLREDUCE,
-    JAIL_REPLY,    /* judge -> host: an operation's result: int rc, char err[ERR_LEN], data */
-    JAIL_MISSING,  /* host -> judge: the student's file does not define the function */
+    JAIL_REPLY,   /* judge -> host: an operation's result: int rc, char err[ERR_LEN], data */
+    JAIL_MISSING, /* host -> judge: the student's file does not define the function */
+    JAIL_PEER_BUFFER, /* host -> judge: chapter 8's operations, on the shared memory file */
+    JAIL_ALLOC_SHARED,
+    JAIL_PROGRESS,
+    JAIL_ADVANCE,
+    JAIL_WAIT_FOR,
+    JAIL_KERNEL, /* host -> judge: one of the model's device's kernels (a KernelCall) */
 } JailOp;
 
 typedef struct Frame {
@@ -68,6 +75,10 @@ void msg_free(Msg *m);
 /* Write frame op with m's bytes; read one, into *m (its length checked). 0, or -1. */
 int msg_send(int fd, uint32_t op, const Msg *m);
 int msg_recv(int fd, uint32_t *op, Msg *m);
+/* The same, with up to JAIL_MAX_FDS descriptors passed along (SCM_RIGHTS). */
+#define JAIL_MAX_FDS 4
+int msg_send_fds(int fd, uint32_t op, const Msg *m, const int *fds, int n);
+int msg_recv_fds(int fd, uint32_t *op, Msg *m, int *fds, int *n);
 
 /* The four passes of an exercise's argument list: the judge puts the call, the host takes
  * it; the host puts the outputs, the judge takes them back. */
@@ -78,9 +89,18 @@ typedef struct Wire {
     Msg *m;
     const Device *dev; /* judge: where the next buffers lie (NULL: the host's memory) */
     Comm *comm;        /* judge: the test's communicator of this call */
-    void *held[80];    /* host: the buffers it allocated for this call */
+    void *held[80];    /* host: the buffers it allocated (or mapped) for this call */
     size_t held_bytes[80];
     int n_held;
+    int fds[JAIL_MAX_FDS]; /* the memory files of the shared buffers: sent, or received */
+    int n_fds;
+    unsigned long ino;       /* judge: the inode of the first such file */
+    unsigned char copied[8]; /* host: which shared buffers came as copies instead */
+    int n_shared;            /* host: shared buffers met so far in this pass */
+    int owned_fd;            /* judge: a file made for this call, closed once sent */
+    unsigned char *arena;    /* the model's file, as mapped here */
+    size_t arena_bytes;
+    const Device *model_dev; /* judge: the test's device of the model */
 } Wire;
 
 /* A value passed in (put on the call, taken by the host). */
@@ -93,6 +113,49 @@ void wire_result(Wire *w, void *p, size_t n);
  * device of the arguments before it. */
 enum { WIRE_IN = 0, WIRE_BACK = 1, WIRE_HOST = 2 };
 void wire_buf(Wire *w, void *pp, size_t bytes, int how);
+/* A buffer the function shares with other processes (a SenseBarrier, a chapter 8 window):
+ * not copied but mapped, in the host, from the memory file behind the test's mapping
+ * (a memfd that the test's process holds open). A buffer in no such file (a test of what a
+ * function does without windows) travels as wire_buf's WIRE_BACK does. */
+void wire_shared(Wire *w, void *pp, size_t bytes);
+/* A model (exercise 1.2): its buffers, copied into a memory file both sides map; in the host
+ * a Model over that file, whose device computes there, its kernels carried out by the
+ * test's own device in the judge (which may be one the test has altered). */
+void wire_model(Wire *w, Model **m);
+
+/* What travels of a model: its shape, and where each of its buffers lies in the file
+ * (model_regions' order; JAIL_NULL for none). */
+#define JAIL_REGIONS (2 * (MAX_LAYERS + 1) + 5)
+typedef struct ModelWire {
+    int32_t n_layers, max_batch, width[MAX_LAYERS + 1];
+    Layer layer[MAX_LAYERS];
+    uint64_t n_params, bytes, spare, at[JAIL_REGIONS];
+    uint64_t layer_params[MAX_LAYERS], layer_grads[MAX_LAYERS];
+    uint8_t accumulate, lent_params, lent_grads, fd;
+} ModelWire;
+/* The buffers of model m (of its shape), as the addresses of its pointer fields and their
+ * lengths in bytes; returns how many. */
+int model_regions(Model *m, void **slot[JAIL_REGIONS], size_t bytes[JAIL_REGIONS]);
+
+/* The kernels the host's model device asks the judge for. */
+enum {
+    K_GEMM,
+    K_BIAS_ACT_FORWARD,
+    K_RELU_BACKWARD,
+    K_BIAS_BACKWARD,
+    K_SOFTMAX_XENT,
+    K_AXPY,
+    K_SCALE
+};
+/* One kernel call: its integers, floats, element count and buffers (offsets in the model's
+ * file; JAIL_NULL for none). Which fields mean what is each kernel's (serve_kernel). */
+#define JAIL_NULL UINT64_MAX
+typedef struct KernelCall {
+    int32_t kernel, i[5];
+    float f[2];
+    uint64_t n, buf[4];
+} KernelCall;
+
 /* The device of the buffers that follow: the judge's *d; the host's CPU. */
 void wire_device(Wire *w, const Device **d);
 /* A communicator: the test's, in the judge; one whose operations are requests to the
@@ -101,10 +164,11 @@ void wire_comm(Wire *w, Comm **c);
 
 /* One exercise the jail can run. */
 typedef struct JailEntry {
-    const char *name;                    /* the function */
-    size_t args;                         /* bytes of its argument record */
-    void (*visit)(Wire *w, void *args);  /* its arguments, in order, for every pass */
-    void (*call)(void *args, void *fn);  /* call fn, the student's function, on them */
+    const char *exercise;               /* its name in exercises/MANIFEST */
+    const char *name;                   /* the function */
+    size_t args;                        /* bytes of its argument record */
+    void (*visit)(Wire *w, void *args); /* its arguments, in order, for every pass */
+    void (*call)(void *args, void *fn); /* call fn, the student's function, on them */
 } JailEntry;
 
 extern const JailEntry jail_entries[];

@@ -1,6 +1,7 @@
 /* The jail's judge side (jail.h): the proxies' half, in the test's own process. It starts
  * the host, sends it each call's inputs, carries out its communicator's requests on the
  * test's communicator, and puts the outputs back where the test expects them. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -9,9 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -47,14 +50,16 @@ static _Noreturn void become_host(int fd, pid_t parent)
     const char *u = getenv("JAIL_UID");
     uid_t uid = u && *u ? (uid_t)atol(u) : 65534;
     if (!path || !student) {
-        fprintf(stderr, "jail: JAIL_HOST and JAIL_STUDENT must name the host and the exercise\n");
+        fprintf(stderr,
+                "jail: JAIL_HOST and JAIL_STUDENT must name the host and the exercise\n");
         _exit(127);
     }
     if (fd == JAIL_FD ? fcntl(fd, F_SETFD, 0) < 0 : dup2(fd, JAIL_FD) < 0)
         _exit(127);
     for (int f = JAIL_FD + 1; f < 1024; f++)
         close(f);
-    if (geteuid() == 0 && (setgroups(0, NULL) || setgid(uid) || setuid(uid) || setuid(0) == 0)) {
+    if (geteuid() == 0 &&
+        (setgroups(0, NULL) || setgid(uid) || setuid(uid) || setuid(0) == 0)) {
         fprintf(stderr, "jail: could not become user %u\n", (unsigned)uid);
         _exit(127);
     }
@@ -88,6 +93,265 @@ static void start_host(void)
     }
     close(sv[1]);
     sock = sv[0], host = pid, owner = parent;
+}
+
+/* Shared memory. Where p lies in the memory file behind a shared mapping of this process:
+ * the file's inode and p's offset in it; 0, or -1 when p is in no such mapping. */
+static int mapping_of(const void *p, unsigned long *ino, uint64_t *off)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[512], perms[8];
+    unsigned long lo, hi, at, inode;
+    int found = -1;
+    while (f && found && fgets(line, sizeof line, f))
+        if (sscanf(line, "%lx-%lx %7s %lx %*x:%*x %lu", &lo, &hi, perms, &at, &inode) == 5 &&
+            perms[3] == 's' && inode && (uintptr_t)p >= lo && (uintptr_t)p < hi)
+            *ino = inode, *off = at + ((uintptr_t)p - lo), found = 0;
+    if (f)
+        fclose(f);
+    return found;
+}
+
+/* Where offset off of memory file ino is mapped in this process, or NULL. */
+static void *address_of(unsigned long ino, uint64_t off)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[512], perms[8];
+    unsigned long lo, hi, at, inode;
+    void *p = NULL;
+    while (f && !p && fgets(line, sizeof line, f))
+        if (sscanf(line, "%lx-%lx %7s %lx %*x:%*x %lu", &lo, &hi, perms, &at, &inode) == 5 &&
+            perms[3] == 's' && inode == ino && off >= at && off < at + (hi - lo))
+            p = (void *)(lo + (uintptr_t)(off - at));
+    if (f)
+        fclose(f);
+    return p;
+}
+
+/* This process's descriptor of memory file ino, or -1 (it must hold the file open). */
+static int fd_of(unsigned long ino)
+{
+    DIR *d = opendir("/proc/self/fd");
+    struct dirent *e;
+    struct stat st;
+    int fd = -1;
+    while (d && fd < 0 && (e = readdir(d)))
+        if (e->d_name[0] != '.' && fstat(atoi(e->d_name), &st) == 0 && S_ISREG(st.st_mode) &&
+            st.st_ino == ino)
+            fd = atoi(e->d_name);
+    if (d)
+        closedir(d);
+    return fd;
+}
+
+void wire_shared(Wire *w, void *pp, size_t bytes)
+{
+    void *p = *(void **)pp;
+    unsigned long ino;
+    uint64_t off[2] = {0, bytes}, which = 0;
+    int fd = -1;
+    unsigned char shared = p && !mapping_of(p, &ino, &off[0]) && (fd = fd_of(ino)) >= 0;
+    if (w->pass == CALL_PUT)
+        msg_put(w->m, &shared, 1);
+    if (!shared) {
+        wire_buf(w, pp, bytes, WIRE_BACK);
+        return;
+    }
+    if (w->pass != CALL_PUT)
+        return;
+    if (w->n_fds == JAIL_MAX_FDS) {
+        fprintf(stderr, "jail: more than %d shared buffers in one call\n", JAIL_MAX_FDS);
+        abort();
+    }
+    if (!w->n_fds)
+        w->ino = ino;
+    which = (uint64_t)w->n_fds;
+    w->fds[w->n_fds++] = fd;
+    msg_put(w->m, off, sizeof off);
+    msg_put(w->m, &which, sizeof which);
+}
+
+/* Chapter 8's operations, on the shared file of the call (w->ino): offsets travel, and each
+ * side turns them into its own addresses. */
+static void serve_window(Comm *c, const Wire *w, uint32_t op, Msg *m)
+{
+    Msg r = {0};
+    int32_t rc = 0, peer = 0;
+    uint32_t value = 0;
+    uint64_t off = UINT64_MAX, n = 0;
+    char err[ERR_LEN] = "";
+    unsigned long ino;
+    if (op == JAIL_PEER_BUFFER && !msg_take(m, &peer, 4) && !msg_take(m, &off, 8) &&
+        c->peer_buffer && peer >= 0 && peer < c->size) {
+        void *mine = address_of(w->ino, off),
+             *theirs = mine ? c->peer_buffer(c, peer, mine) : NULL;
+        if (!theirs || mapping_of(theirs, &ino, &off) || ino != w->ino)
+            off = UINT64_MAX;
+    } else if (op == JAIL_ALLOC_SHARED && !msg_take(m, &n, 8) && c->alloc_shared) {
+        void *p = n <= JAIL_MAX_BYTES ? c->alloc_shared(c, n) : NULL;
+        if (!p || mapping_of(p, &ino, &off) || ino != w->ino)
+            off = UINT64_MAX;
+    } else if (op == JAIL_PROGRESS && c->progress)
+        value = c->progress(c);
+    else if (op == JAIL_ADVANCE && !msg_take(m, &value, 4) && c->advance)
+        c->advance(c, value);
+    else if (op == JAIL_WAIT_FOR && !msg_take(m, &peer, 4) && !msg_take(m, &value, 4) &&
+             c->wait_for && peer >= 0 && peer < c->size)
+        rc = c->wait_for(c, peer, value, err);
+    else
+        rc = error_set(err, "jail: a malformed request of the communicator");
+    msg_put(&r, &rc, 4);
+    msg_put(&r, err, ERR_LEN);
+    if (rc == 0 && (op == JAIL_PEER_BUFFER || op == JAIL_ALLOC_SHARED))
+        msg_put(&r, &off, 8);
+    if (rc == 0 && op == JAIL_PROGRESS)
+        msg_put(&r, &value, 4);
+    if (msg_send(sock, JAIL_REPLY, &r))
+        host_gone("the exercise's process stopped answering");
+    msg_free(&r);
+}
+
+/* The model's file: every buffer on a page of its own, then room for what the exercise
+ * allocates itself (four copies of the parameters, and 16 MiB). */
+static void model_layout(Model *m, ModelWire *d)
+{
+    void **slot[JAIL_REGIONS];
+    size_t bytes[JAIL_REGIONS], at = 0;
+    int n = model_regions(m, slot, bytes);
+    for (int i = 0; i < JAIL_REGIONS; i++) {
+        d->at[i] = i < n && *slot[i] ? at : JAIL_NULL;
+        at += i < n && *slot[i] ? (bytes[i] + 4095) / 4096 * 4096 : 0;
+    }
+    d->spare = at;
+    d->bytes = at + (4 * m->n_params * 4 + (16 << 20) + 4095) / 4096 * 4096;
+}
+
+/* The offset in the file of p, which lies in one of m's buffers. */
+static uint64_t model_offset(Model *m, const ModelWire *d, const void *p)
+{
+    void **slot[JAIL_REGIONS];
+    size_t bytes[JAIL_REGIONS];
+    int n = model_regions(m, slot, bytes);
+    for (int i = 0; p && i < n; i++) {
+        const char *b = *slot[i];
+        if (b && (const char *)p >= b && (const char *)p < b + bytes[i])
+            return d->at[i] + (uint64_t)((const char *)p - b);
+    }
+    return JAIL_NULL;
+}
+
+void wire_model(Wire *w, Model **mp)
+{
+    Model *m = *mp;
+    void **slot[JAIL_REGIONS];
+    size_t bytes[JAIL_REGIONS];
+    int n = model_regions(m, slot, bytes);
+    ModelWire d = {.n_layers = m->n_layers,
+                   .max_batch = m->max_batch,
+                   .n_params = m->n_params,
+                   .accumulate = m->accumulate,
+                   .lent_params = m->lent_params,
+                   .lent_grads = m->lent_grads};
+    memcpy(d.width, m->width, sizeof d.width);
+    memcpy(d.layer, m->layer, sizeof d.layer);
+    model_layout(m, &d);
+    if (w->pass == CALL_PUT) {
+        for (int l = 0; l < MAX_LAYERS; l++) {
+            d.layer_params[l] = model_offset(m, &d, m->layer_params[l]);
+            d.layer_grads[l] = model_offset(m, &d, m->layer_grads[l]);
+        }
+        int fd = memfd_create("dps-jail-model", MFD_CLOEXEC);
+        void *a = fd >= 0 && ftruncate(fd, (off_t)d.bytes) == 0
+                      ? mmap(NULL, d.bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+                      : MAP_FAILED;
+        if (a == MAP_FAILED || w->n_fds == JAIL_MAX_FDS)
+            host_gone("no memory file for the model");
+        w->arena = a, w->arena_bytes = d.bytes, w->model_dev = m->dev, w->owned_fd = fd;
+        d.fd = (uint8_t)w->n_fds;
+        w->fds[w->n_fds++] = fd;
+        for (int i = 0; i < n; i++)
+            if (*slot[i] && bytes[i])
+                m->dev->download(w->arena + d.at[i], *slot[i], bytes[i]);
+        msg_put(w->m, &d, sizeof d);
+    } else if (w->pass == BACK_TAKE && w->arena) {
+        for (int i = 0; i < n; i++)
+            if (*slot[i] && bytes[i])
+                m->dev->upload(*slot[i], w->arena + d.at[i], bytes[i]);
+        munmap(w->arena, w->arena_bytes);
+        w->arena = NULL;
+    }
+}
+
+/* Buffer k of kernel call k, of `count` elements of `size` bytes, as an address in the
+ * model's file here; NULL (and *bad) when it does not lie wholly inside. */
+static void *in_arena(const Wire *w, uint64_t off, uint64_t count, size_t size, int *bad)
+{
+    if (off == JAIL_NULL)
+        return NULL;
+    if (off > w->arena_bytes || count > (w->arena_bytes - off) / size) {
+        *bad = 1;
+        return NULL;
+    }
+    return w->arena + off;
+}
+
+/* One kernel of the model's device, on the model's file: the test's device computes it. */
+static void serve_kernel(const Wire *w, Msg *m)
+{
+    KernelCall k;
+    Msg r = {0};
+    int32_t rc = 0;
+    char err[ERR_LEN] = "";
+    int bad = msg_take(m, &k, sizeof k) || m->pos != m->len || !w->arena;
+    for (int i = 0; i < 5; i++)
+        bad |= k.i[i] < 0;
+    const Device *d = w->model_dev;
+    uint64_t rows = bad ? 0 : (uint64_t)k.i[0], cols = bad ? 0 : (uint64_t)k.i[1];
+    float *b[4] = {0};
+    if (!bad && k.kernel == K_GEMM) { /* i: m n k ta tb; f: alpha beta; A B C */
+        b[0] = in_arena(w, k.buf[0], rows * (uint64_t)k.i[2], 4, &bad);
+        b[1] = in_arena(w, k.buf[1], (uint64_t)k.i[2] * cols, 4, &bad);
+        b[2] = in_arena(w, k.buf[2], rows * cols, 4, &bad);
+        bad |= !b[0] || !b[1] || !b[2];
+        if (!bad)
+            d->gemm(k.i[3], k.i[4], k.i[0], k.i[1], k.i[2], k.f[0], b[0], b[1], k.f[1], b[2]);
+    } else if (!bad && k.kernel == K_BIAS_ACT_FORWARD) { /* i: rows cols relu; y bias */
+        b[0] = in_arena(w, k.buf[0], rows * cols, 4, &bad);
+        b[1] = in_arena(w, k.buf[1], cols, 4, &bad);
+        if (!(bad |= !b[0] || !b[1]))
+            d->bias_act_forward(b[0], b[1], k.i[0], k.i[1], k.i[2]);
+    } else if (!bad && k.kernel == K_RELU_BACKWARD) { /* n; dy y */
+        b[0] = in_arena(w, k.buf[0], k.n, 4, &bad);
+        b[1] = in_arena(w, k.buf[1], k.n, 4, &bad);
+        if (!(bad |= !b[0] || !b[1]))
+            d->relu_backward(b[0], b[1], k.n);
+    } else if (!bad && k.kernel == K_BIAS_BACKWARD) { /* i: rows cols; dbias dy */
+        b[0] = in_arena(w, k.buf[0], cols, 4, &bad);
+        b[1] = in_arena(w, k.buf[1], rows * cols, 4, &bad);
+        if (!(bad |= !b[0] || !b[1]))
+            d->bias_backward(b[0], b[1], k.i[0], k.i[1]);
+    } else if (!bad &&
+               k.kernel == K_SOFTMAX_XENT) { /* i: rows cols; logits labels dlogits stats */
+        b[0] = in_arena(w, k.buf[0], rows * cols, 4, &bad);
+        b[1] = in_arena(w, k.buf[1], rows, sizeof(int), &bad);
+        b[2] = in_arena(w, k.buf[2], rows * cols, 4, &bad);
+        b[3] = in_arena(w, k.buf[3], 2, 4, &bad);
+        if (!(bad |= !b[0] || !b[1] || !b[3]))
+            d->softmax_xent(b[0], (const int *)b[1], k.i[0], k.i[1], b[2], b[3]);
+    } else if (!bad && (k.kernel == K_AXPY || k.kernel == K_SCALE)) { /* n; f: a; x (y) */
+        b[0] = in_arena(w, k.buf[0], k.n, 4, &bad);
+        b[1] = in_arena(w, k.buf[1], k.n, 4, &bad);
+        if (!(bad |= !b[0] || (k.kernel == K_AXPY && !b[1])))
+            k.kernel == K_AXPY ? d->axpy(k.n, k.f[0], b[0], b[1]) : d->scale(k.n, k.f[0], b[0]);
+    } else
+        bad = 1;
+    if (bad)
+        rc = error_set(err, "jail: a kernel's buffer lies outside the model's device memory");
+    msg_put(&r, &rc, 4);
+    msg_put(&r, err, ERR_LEN);
+    if (msg_send(sock, JAIL_REPLY, &r))
+        host_gone("the exercise's process stopped answering");
+    msg_free(&r);
 }
 
 /* A buffer of the communicator's device holding n bytes of the message (or room for them). */
@@ -135,27 +399,21 @@ static void serve(Comm *c, uint32_t op, Msg *m)
         got[x] = on_device(d, NULL, n[2 * x + 1]);
     }
     switch (op) {
-    case JAIL_SEND:
-        rc = c->send(c, peer[0], sent[0], n[0], err);
-        break;
-    case JAIL_RECV:
-        rc = c->recv(c, peer[1], got[0], n[1], err);
-        break;
+    case JAIL_SEND: rc = c->send(c, peer[0], sent[0], n[0], err); break;
+    case JAIL_RECV: rc = c->recv(c, peer[1], got[0], n[1], err); break;
     case JAIL_SENDRECV:
         rc = c->sendrecv(c, peer[0], sent[0], n[0], peer[1], got[0], n[1], err);
         break;
     case JAIL_SENDRECV2: {
         Exchange x[2];
         for (int i = 0; i < 2; i++)
-            x[i] = (Exchange){peer[2 * i], sent[i], n[2 * i], peer[2 * i + 1], got[i],
-                              n[2 * i + 1]};
+            x[i] = (Exchange){peer[2 * i],     sent[i], n[2 * i],
+                              peer[2 * i + 1], got[i],  n[2 * i + 1]};
         rc = c->sendrecv2 ? c->sendrecv2(c, x, err)
                           : error_set(err, "jail: this communicator has no sendrecv2");
         break;
     }
-    case JAIL_BARRIER:
-        rc = c->barrier(c, err);
-        break;
+    case JAIL_BARRIER: rc = c->barrier(c, err); break;
     case JAIL_ALLREDUCE:
         rc = c->allreduce ? c->allreduce(c, sent[0], n[0], err)
                           : error_set(err, "jail: this communicator has no allreduce");
@@ -184,12 +442,15 @@ void jail_call(int id, void *args)
     if (owner != getpid())
         start_host();
     Msg m = {0};
-    Wire w = {CALL_PUT, &m, NULL, NULL, {0}, {0}, 0};
+    Wire w = {.pass = CALL_PUT, .m = &m};
     uint32_t op, u = (uint32_t)id;
     msg_put(&m, &u, 4);
+    w.owned_fd = -1;
     jail_entries[id].visit(&w, args);
-    if (msg_send(sock, JAIL_CALL, &m))
+    if (msg_send_fds(sock, JAIL_CALL, &m, w.fds, w.n_fds))
         host_gone("the exercise's process did not start");
+    if (w.owned_fd >= 0)
+        close(w.owned_fd);
     for (;;) {
         if (msg_recv(sock, &op, &m))
             host_gone("the exercise's process stopped");
@@ -200,11 +461,16 @@ void jail_call(int id, void *args)
                     jail_entries[id].name);
             abort();
         }
-        if (!w.comm || op < JAIL_SEND || op > JAIL_ALLREDUCE)
+        if (w.comm && op >= JAIL_SEND && op <= JAIL_ALLREDUCE)
+            serve(w.comm, op, &m);
+        else if (w.comm && op >= JAIL_PEER_BUFFER && op <= JAIL_WAIT_FOR)
+            serve_window(w.comm, &w, op, &m);
+        else if (w.arena && op == JAIL_KERNEL)
+            serve_kernel(&w, &m);
+        else
             host_gone("the exercise's process sent a request it cannot make");
-        serve(w.comm, op, &m);
     }
-    w = (Wire){BACK_TAKE, &m, NULL, w.comm, {0}, {0}, 0};
+    w.pass = BACK_TAKE, w.dev = NULL;
     jail_entries[id].visit(&w, args);
     if (m.bad || m.pos != m.len)
         host_gone("the exercise's process sent back outputs of the wrong size");
@@ -248,7 +514,10 @@ void wire_comm(Wire *w, Comm **c)
         return;
     char name[32] = "";
     int32_t v[3] = {t ? t->rank : -1, t ? t->size : 0,
-                    t ? (t->sendrecv2 ? 1 : 0) | (t->allreduce ? 2 : 0) : 0};
+                    t ? (t->sendrecv2 ? 1 : 0) | (t->allreduce ? 2 : 0) |
+                            (t->peer_buffer ? 4 : 0) | (t->alloc_shared ? 8 : 0) |
+                            (t->progress && t->advance && t->wait_for ? 16 : 0)
+                      : 0};
     if (t && t->name)
         snprintf(name, sizeof name, "%s", t->name);
     msg_put(w->m, v, sizeof v);

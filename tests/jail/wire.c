@@ -84,20 +84,79 @@ static int read_all(int fd, void *p, size_t n)
     return 0;
 }
 
-int msg_send(int fd, uint32_t op, const Msg *m)
+int msg_send_fds(int fd, uint32_t op, const Msg *m, const int *fds, int n)
 {
     Frame f = {op, 0, m ? m->len : 0};
-    return write_all(fd, &f, sizeof f) || (f.len && write_all(fd, m->data, f.len)) ? -1 : 0;
+    union {
+        struct cmsghdr h;
+        char room[CMSG_SPACE(sizeof(int) * JAIL_MAX_FDS)];
+    } c = {0};
+    struct iovec io = {&f, sizeof f};
+    struct msghdr h = {.msg_iov = &io, .msg_iovlen = 1};
+    if (n > 0) {
+        h.msg_control = c.room, h.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)n);
+        c.h.cmsg_level = SOL_SOCKET, c.h.cmsg_type = SCM_RIGHTS;
+        c.h.cmsg_len = CMSG_LEN(sizeof(int) * (size_t)n);
+        memcpy(CMSG_DATA(&c.h), fds, sizeof(int) * (size_t)n);
+    }
+    ssize_t k;
+    do
+        k = sendmsg(fd, &h, MSG_NOSIGNAL);
+    while (k < 0 && errno == EINTR);
+    if (k <= 0 ||
+        (k < (ssize_t)sizeof f && write_all(fd, (char *)&f + k, sizeof f - (size_t)k)))
+        return -1;
+    return f.len && write_all(fd, m->data, f.len) ? -1 : 0;
+}
+
+int msg_send(int fd, uint32_t op, const Msg *m)
+{
+    return msg_send_fds(fd, op, m, NULL, 0);
+}
+
+int msg_recv_fds(int fd, uint32_t *op, Msg *m, int *fds, int *n)
+{
+    Frame f;
+    union {
+        struct cmsghdr h;
+        char room[CMSG_SPACE(sizeof(int) * JAIL_MAX_FDS)];
+    } c;
+    struct iovec io = {&f, sizeof f};
+    struct msghdr h = {.msg_iov = &io,
+                       .msg_iovlen = 1,
+                       .msg_control = c.room,
+                       .msg_controllen = sizeof c.room};
+    m->len = m->pos = 0, m->bad = 0;
+    if (n)
+        *n = 0;
+    ssize_t k;
+    do
+        k = recvmsg(fd, &h, MSG_CMSG_CLOEXEC);
+    while (k < 0 && errno == EINTR);
+    if (k <= 0)
+        return -1;
+    for (struct cmsghdr *x = CMSG_FIRSTHDR(&h); x; x = CMSG_NXTHDR(&h, x))
+        if (x->cmsg_level == SOL_SOCKET && x->cmsg_type == SCM_RIGHTS) {
+            int got = (int)((x->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+            for (int i = 0; i < got; i++) {
+                int d;
+                memcpy(&d, CMSG_DATA(x) + i * sizeof(int), sizeof d);
+                if (n && *n < JAIL_MAX_FDS)
+                    fds[(*n)++] = d;
+                else
+                    close(d);
+            }
+        }
+    if ((k < (ssize_t)sizeof f && read_all(fd, (char *)&f + k, sizeof f - (size_t)k)) ||
+        f.zero || f.len > JAIL_MAX_BYTES + 65536)
+        return -1;
+    *op = f.op;
+    return f.len ? read_all(fd, msg_room(m, f.len), f.len) : 0;
 }
 
 int msg_recv(int fd, uint32_t *op, Msg *m)
 {
-    Frame f;
-    m->len = m->pos = 0, m->bad = 0;
-    if (read_all(fd, &f, sizeof f) || f.zero || f.len > JAIL_MAX_BYTES + 65536)
-        return -1;
-    *op = f.op;
-    return f.len ? read_all(fd, msg_room(m, f.len), f.len) : 0;
+    return msg_recv_fds(fd, op, m, NULL, NULL);
 }
 
 void wire_in(Wire *w, void *p, size_t n)
@@ -114,4 +173,21 @@ void wire_result(Wire *w, void *p, size_t n)
         msg_put(w->m, p, n);
     else if (w->pass == BACK_TAKE)
         msg_take(w->m, p, n);
+}
+
+int model_regions(Model *m, void **slot[JAIL_REGIONS], size_t bytes[JAIL_REGIONS])
+{
+    int n = 0, widest = 0, L = m->n_layers < MAX_LAYERS ? m->n_layers : MAX_LAYERS;
+    slot[n] = (void **)&m->params, bytes[n++] = m->n_params * 4;
+    slot[n] = (void **)&m->grads, bytes[n++] = m->n_params * 4;
+    for (int l = 0; l <= L; l++) {
+        size_t b = jail_n(m->max_batch) * jail_n(m->width[l]) * 4;
+        slot[n] = (void **)&m->act[l], bytes[n++] = b;
+        slot[n] = (void **)&m->dact[l], bytes[n++] = b;
+        widest = m->width[l] > widest ? m->width[l] : widest;
+    }
+    slot[n] = (void **)&m->labels, bytes[n++] = jail_n(m->max_batch) * sizeof(int);
+    slot[n] = (void **)&m->stats, bytes[n++] = 2 * sizeof(float);
+    slot[n] = (void **)&m->scratch, bytes[n++] = jail_n(widest) * 4;
+    return n;
 }
