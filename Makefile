@@ -506,7 +506,8 @@ autograder:
 
 # Run that zip the way Gradescope does, in a temporary /autograder, against the solutions
 # (full marks), the untouched skeletons (zero) and the deliberately wrong solutions of
-# solutions/wrong/ (partial marks, exactly the tests they name failing).
+# solutions/wrong/ (partial marks, exactly the tests they name failing); as root, also the
+# attacks of solutions/attacks/ (each succeeding with the jail off, failing with it on).
 autograder-check: autograder
 	@instructors/autograder/check.sh $(BUILD)/dps-autograder.zip
 	@# ... and each chapter's own autograder, the weekly assignment's.
@@ -514,7 +515,8 @@ autograder-check: autograder
 	  $(MAKE) --no-print-directory autograder CHAPTER=$$n >/dev/null && \
 	  instructors/autograder/check.sh $(BUILD)/dps-autograder-ch$$n.zip > $(BUILD)/autograder-ch$$n.log 2>&1 || \
 	    { tail -5 $(BUILD)/autograder-ch$$n.log; echo "autograder-check: chapter $$n's autograder (above)" >&2; exit 1; }; \
-	  tail -1 $(BUILD)/autograder-ch$$n.log | sed "s/^autograder-check: /autograder-check: chapter $$n: /"; done
+	  grep -E '^autograder-check: (solutions|[0-9]+ attacks) ' $(BUILD)/autograder-ch$$n.log | \
+	    sed "s/^autograder-check: /autograder-check: chapter $$n: /"; done
 
 # ---------------------------------------------------------------- dependencies
 # What each target needs from Debian; `make deps` installs all of it (CI does), `make test`

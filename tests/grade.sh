@@ -321,6 +321,8 @@ grade)
     } > "$GRADE_RESULTS"
     full=$(awk -v a="$earned_total" -v b="$max_total" 'BEGIN { print (a == b) }')
     [ $hidden_seen = 1 ] || echo "grade: the public tests only (this tree has no tests/hidden/): not your grade, which the course's autograder gives with its hidden tests as well"
+    [ $hidden_seen = 0 ] || [ "$GRADE_JAIL" = 1 ] ||
+        echo "grade: your code ran inside the tests here; the autograder runs it apart from them, as an unprivileged user (the jail), and its score is the grade"
     echo "grade: $GRADE_RESULTS written"
     echo "score: $earned_total of $max_total points$([ "$full" = 1 ] && echo ', full marks' || echo ', not full marks')"
     [ "$full" = 1 ] || status=1
