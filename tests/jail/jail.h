@@ -178,9 +178,6 @@ extern const int jail_n_entries;
  * A host that crashes takes this process with it, by the same signal. */
 void jail_call(int id, void *args);
 
-/* Host: the communicator whose operations are requests to the judge. */
-Comm *jail_remote_comm(Msg *m);
-
 /* Sizes from an exercise's arguments, never negative. */
 static inline size_t jail_n(long v)
 {
