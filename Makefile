@@ -22,6 +22,8 @@
 #   make autograder      a Gradescope autograder zip of HEAD, hidden tests included
 #                        (CHAPTER=N or "3 4": a weekly one; HIDDEN_VISIBILITY=visible|...)
 #   make autograder-check  those zips run as Gradescope runs them, on solutions and mistakes
+#   make handout-check   the handout and the student's book hold none of the answers' sentences
+#   make guide           the instructor's guide's counts and points, from the MANIFEST and tests
 #   make deps            install the Debian packages (deps-test, deps-book: only what those need;
 #                        each waits for the package lock, DEPS_WAIT=600 seconds at most)
 #   make clean
@@ -129,7 +131,7 @@ BACKENDS += $(BACKEND_DIR)/libdps_nccl.so
 endif
 
 ifeq ($(MAKELEVEL),0)
-ifeq ($(filter clean deps deps-test deps-book deps-docs tangle book docs help manifest handout autograder autograder-check,$(MAKECMDGOALS)),)
+ifeq ($(filter clean deps deps-test deps-book deps-docs deps-book-check tangle book docs help manifest guide handout handout-check autograder autograder-check,$(MAKECMDGOALS)),)
 $(info build: nvcc $(CUDA_WHY))
 $(info build: OpenBLAS $(BLAS_WHY))
 $(info build: mpicc $(if $(HAVE_MPI),found (--transport mpi),$(if $(filter 1,$(NO_MPI)),off (NO_MPI=1),not found)))
@@ -152,8 +154,8 @@ LIB_SRCS   := $(filter-out $(PROG_SRCS) $(BACKEND_SRCS),$(wildcard $(addsuffix /
 LIB_OBJS   := $(patsubst tangled/%.c,$(OBJ)/%.o,$(LIB_SRCS))
 LIB        := $(BUILD)/libdps.a
 
-.PHONY: all chapter0 chapter1 chapter2 chapter3 chapter4 chapter5 chapter6 chapter7 chapter8 tangle check-tangle check-layers test test-run deps deps-test deps-book deps-docs deps-check \
-        book docs clean help grade grade-build grade-submission manifest handout autograder autograder-check \
+.PHONY: all chapter0 chapter1 chapter2 chapter3 chapter4 chapter5 chapter6 chapter7 chapter8 tangle check-tangle check-layers test test-run deps deps-test deps-book deps-docs deps-check deps-book-check \
+        book docs clean help grade grade-build grade-submission manifest guide handout handout-check autograder autograder-check \
         bench faults memcheck fuzz soak
 .DEFAULT_GOAL := all
 
@@ -449,6 +451,12 @@ manifest:
 	@mv exercises/MANIFEST.new exercises/MANIFEST
 	@echo "manifest: exercises/MANIFEST updated"
 
+# The instructor's guide's counts (exercises, points, tests, wrong solutions, the weeks'
+# points) rewritten from the MANIFEST, the test files and solutions/wrong/;
+# make autograder-check fails while they differ.
+guide:
+	@python3 instructors/guide.py
+
 # The handout and the autograder are made from HEAD, never the working tree: an uncommitted
 # solution cannot leak into them. $(call archive_head,WHAT,DIR,PATHS): HEAD into DIR without
 # PATHS, with a warning when the tree has changes that are not committed.
@@ -466,6 +474,7 @@ NOT_FOR_STUDENTS := solutions tests/hidden instructors
 # book, built from that tree (without the answers).
 handout:
 	@[ ! -f .handout ] || { echo "handout: this is a student's handout already: a handout is made from the instructor's tree" >&2; exit 2; }
+	@$(MAKE) --no-print-directory deps-book-check
 	$(call archive_head,handout,$(BUILD)/handout/dps-handout,$(NOT_FOR_STUDENTS))
 	@# The answers to the problems stay with the instructor: emptied, their lines kept.
 	@for f in $(BUILD)/handout/dps-handout/chapters/*.nw; do \
@@ -478,6 +487,15 @@ handout:
 	@rm -rf $(BUILD)/handout/dps-handout/build
 	@tar -czf $(BUILD)/dps-handout.tar.gz -C $(BUILD)/handout dps-handout
 	@echo "handout: $(BUILD)/dps-handout.tar.gz: HEAD $$(git rev-parse --short HEAD) without $(NOT_FOR_STUDENTS), with book/book.pdf ($$(tar -tzf $(BUILD)/dps-handout.tar.gz | wc -l) entries)"
+
+# The handout, unpacked, and its book's text hold no sentence of any answer; each answer is
+# found in the instructor's edition, which this builds (scripts/check_handout.py).
+handout-check: handout
+	@$(MAKE) --no-print-directory book INSTRUCTOR=1 >$(BUILD)/handout/instructor-book.log 2>&1 || \
+	  { tail -20 $(BUILD)/handout/instructor-book.log; echo "handout-check: the instructor's edition does not build" >&2; exit 1; }
+	@rm -rf $(BUILD)/handout-check && mkdir -p $(BUILD)/handout-check && \
+	  tar -xzf $(BUILD)/dps-handout.tar.gz -C $(BUILD)/handout-check
+	@python3 scripts/check_handout.py $(BUILD)/handout-check/dps-handout book/book-instructor.pdf
 
 # A Gradescope autograder: HEAD without solutions/ (the hidden tests are in), with
 # setup.sh and run_autograder at the root of the zip (instructors/autograder).
@@ -524,7 +542,7 @@ autograder-check: autograder
 DEB_TEST  := build-essential noweb libcriterion-dev clang-format-14 libopenblas-dev \
              libopenmpi-dev openmpi-bin
 DEB_BOOK  := noweb texlive-latex-base texlive-latex-recommended texlive-pictures lmodern latexmk \
-             poppler-utils
+             poppler-utils clang-format-14 gcc
 DEB_DOCS  := doxygen
 DEB_OTHER := valgrind clang zip unzip python3
 DEB_PACKAGES := $(sort $(DEB_TEST) $(DEB_BOOK) $(DEB_DOCS) $(DEB_OTHER))
@@ -545,6 +563,14 @@ deps-check:
 	    ! printf '#include <criterion/criterion.h>\n' | $(CC) -E -x c - >/dev/null 2>&1; then \
 	   echo "test: noweb, clang-format or Criterion missing: running make deps-test"; $(MAKE) --no-print-directory deps-test; fi
 
+# What `make book` (and so `make handout`) needs: noweb, LaTeX, poppler, clang-format (the
+# listings) and a C compiler (the ink check).
+deps-book-check:
+	@if ! command -v noweave >/dev/null || ! command -v latexmk >/dev/null || ! command -v pdftoppm >/dev/null || \
+	    ! command -v $(CLANG_FORMAT) >/dev/null || ! command -v $(CC) >/dev/null; then \
+	   echo "book: noweb, LaTeX, poppler, clang-format or $(CC) missing: running make deps-book"; \
+	   $(MAKE) --no-print-directory deps-book; fi
+
 # ---------------------------------------------------------------- book and docs
 BOOK_DIR := $(BUILD)/book
 # make book INSTRUCTOR=1: the instructor's edition, with the answers to the problems.
@@ -563,8 +589,7 @@ book: $(CHAPTERS) tangled/device/device_cpu.c kernels/device_cuda.cu book/book.t
       book/numbers-known.txt $(wildcard book/data/*.csv)
 	@if [ "$(INSTRUCTOR)" = 1 ] && [ -f .handout ]; then \
 	  echo "book: this is a student's handout: its chapters hold no answers, so there is no instructor's edition to build here" >&2; exit 2; fi
-	@command -v noweave >/dev/null && command -v latexmk >/dev/null && command -v pdftoppm >/dev/null || \
-	  { echo "book: noweave, latexmk or poppler missing: running make deps-book"; $(MAKE) --no-print-directory deps-book; }
+	@$(MAKE) --no-print-directory deps-book-check
 	@mkdir -p $(BOOK_DIR)
 	book/weave.sh $(CHAPTERS) > $(BOOK_DIR)/chapters.tex
 	cp book/book.tex book/style.tex book/refs.bib $(BOOK_DIR)/

@@ -11,5 +11,5 @@
 }
 /^<!-- end of instructors -->$/ { skip = 0; next }
 skip { next }
-/^\| `make (handout|autograder|autograder-check)` \|/ { next }
+/^\| `make (handout|handout-check|autograder|autograder-check|guide|manifest)` \|/ { next }
 { print }

@@ -89,6 +89,10 @@ EOF2
 done
 export CHECK_ATTACKS=$attacks
 
+# The guide's counts are the tree's, and its tests are the ones that ran.
+python3 "$repo/instructors/guide.py" --check --results "$tmp/solutions/results/results.json" |
+    sed 's/^guide: /autograder-check: /' || fail "instructors/GUIDE.md (above)"
+
 # What each submission's results.json must say.
 python3 - "$tmp" "$repo" <<'EOF'
 import json, os, re, sys
