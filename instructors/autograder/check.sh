@@ -187,8 +187,9 @@ for p in problems:
     print("autograder-check: " + p, file=sys.stderr)
 if problems:
     sys.exit(1)
+exercises = "exercise" if len(wrong) == 1 else "exercises"
 print(f"autograder-check: solutions {total:g}/{total:g} ({n_tests} tests, {n_hidden} hidden), "
-      f"skeletons 0/{total:g}, mistakes partial on exactly {len(wrong)} exercises "
+      f"skeletons 0/{total:g}, mistakes partial on exactly {len(wrong)} {exercises} "
       f"({', '.join(sorted(wrong))}), each failing the tests it names")
 if attacks:
     print(f"autograder-check: {len(attacks)} attacks ({', '.join(attacks)}) succeed with the "
