@@ -491,6 +491,7 @@ handout:
 # The handout, unpacked, and its book's text hold no sentence of any answer; each answer is
 # found in the instructor's edition, which this builds (scripts/check_handout.py).
 handout-check: handout
+	@git diff --quiet HEAD -- chapters || { echo "handout-check: chapters/ has changes that are not committed: the handout holds HEAD's answers, the instructor's edition would not; commit first" >&2; exit 1; }
 	@$(MAKE) --no-print-directory book INSTRUCTOR=1 >$(BUILD)/handout/instructor-book.log 2>&1 || \
 	  { tail -20 $(BUILD)/handout/instructor-book.log; echo "handout-check: the instructor's edition does not build" >&2; exit 1; }
 	@rm -rf $(BUILD)/handout-check && mkdir -p $(BUILD)/handout-check && \

@@ -68,7 +68,10 @@ def load():
             per_chapter[ch] = per_chapter.get(ch, 0) + 1
             exercises.append(Exercise(line, f"{ch[2:]}.{per_chapter[ch]}"))
     timeout = int(re.search(r"GRADE_TIMEOUT=(\d+)", read("instructors/autograder/env.sh"))[1])
-    return exercises, timeout
+    grade = read("tests/grade.sh")
+    local = int(re.search(r"GRADE_TIMEOUT:=(\d+)", grade)[1])
+    strikes = int(re.search(r'"\$TIMEOUTS" -ge (\d+)', grade)[1])
+    return exercises, timeout, local, strikes
 
 
 def num(n):
@@ -85,12 +88,15 @@ def word(n, like):
 
 def and_list(items):
     items = list(items)
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+    if len(items) < 2:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
 
 
 class Guide:
-    def __init__(self, text, exercises, timeout):
+    def __init__(self, text, exercises, timeout, local, strikes):
         self.text, self.problems = text, []
+        self.local, self.strikes = local, strikes
         self.ex = exercises
         self.by_number = {e.number: e for e in exercises}
         self.by_name = {e.name: e for e in exercises}
@@ -173,8 +179,10 @@ class Guide:
 
         def extreme(value):
             es = [e for e in ex if math.isclose(e.points / e.tests, value)]
-            many = " each" if len(es) > 1 else ""
-            return f"{and_list([e.number for e in es])}, {es[0].tests} tests{many}"
+            if len({e.tests for e in es}) == 1:
+                many = " each" if len(es) > 1 else ""
+                return f"{and_list([e.number for e in es])}, {es[0].tests} tests{many}"
+            return "; ".join(f"{e.number}, {e.tests} tests" for e in es)
         lo = min(e.points / e.tests for e in ex)
         hi = max(e.points / e.tests for e in ex)
         self.rule("the smallest and the largest value of one test",
@@ -195,15 +203,14 @@ class Guide:
                 cells[p] = (f" {need} " if not more else
                             f" {need} ({need + self.points(more)} with {', '.join(more)}) ")
                 out.append("|" + "|".join(cells) + "|")
-            self.assigned = required
-            self.n_assigned = sum(len(re.findall(r"\d+\.\d+", r.split("|")[2])) for r in rows)
             return m["head"] + m["rule"] + "\n".join(out) + "\n" * m["rows"].endswith("\n")
         self.rule("the points of the weeks' assignments",
                   r"(?P<head>^\|[^\n]* assign \|[^\n]* points \|[^\n]*\n)(?P<rule>^\|[- |]+\n)"
                   r"(?P<rows>(?:^\|[^\n]*\|$\n?)+)", assignment_table)
         self.rule("the number of exercises of the 3-week unit",
                   r"Assign (\w+) exercises of",
-                  lambda m: f"Assign {word(self.n_assigned, m[1])} exercises of")
+                  lambda m: f"Assign {word(len(self.table_near(m, after=True)), m[1])} "
+                            f"exercises of")
         self.rule("the points of the 3-week unit",
                   r"That is \d+ points\. Offer (\d+\.\d+) or (\d+\.\d+) \(\d+ points each",
                   lambda m: self.stretch(m))
@@ -213,18 +220,36 @@ class Guide:
                   lambda m: f"({sum(e.points for e in ex if e.ch == 'ch' + m[2])} "
                             f"for chapter {m[2]})")
 
-        for pattern, what in ((r"(\d+) s per test\)", "GRADE_TIMEOUT (per test)"),
-                              (r"the\s+autograder uses (\d+) s", "the autograder's limit"),
-                              (r"`GRADE_TIMEOUT` seconds \((\d+)\)", "GRADE_TIMEOUT (seconds)")):
-            self.rule(what, pattern, lambda m: m[0][:m.start(1) - m.start(0)] + str(self.timeout)
-                      + m[0][m.end(1) - m.start(0):])
+        def put(value):
+            return lambda m: (m[0][:m.start(1) - m.start(0)] + value(m[1])
+                              + m[0][m.end(1) - m.start(0):])
+        for pattern, what, value in (
+                (r"`GRADE_TIMEOUT`\s+\((\d+) s per test\)", "the autograder's limit (env.sh)",
+                 lambda _: str(self.timeout)),
+                (r"the\s+autograder uses (\d+) s", "the autograder's limit",
+                 lambda _: str(self.timeout)),
+                (r"`GRADE_TIMEOUT` seconds \((\d+)\)", "the autograder's limit (seconds)",
+                 lambda _: str(self.timeout)),
+                (r"a limit of (\d+) s locally", "the local limit (tests/grade.sh)",
+                 lambda _: str(self.local)),
+                (r"did not finish within the limit of (\d+) s", "the local limit's message",
+                 lambda _: str(self.local)),
+                (r"Once (\w+) tests of an exercise have run out of time", "the tests that may "
+                 "run out of time (tests/grade.sh)", lambda w: word(self.strikes, w)),
+                (r"After (\w+) tests\s+of one exercise have run out", "the tests that may run "
+                 "out of time, on the autograder", lambda w: word(self.strikes, w)),
+                (r"at most (\w+) tests per exercise", "the tests of a hanging exercise",
+                 lambda w: word(self.strikes, w))):
+            self.rule(what, pattern, put(value))
 
-        hang = len(ex) * 2 * self.timeout
+        hang = len(ex) * self.strikes * self.timeout
+        minutes = (f"{hang // 60} minutes" if hang % 60 == 0 else
+                   f"under {math.ceil(hang / 60)} minutes")
         self.rule("the bound on a submission that hangs",
-                  r"\d+(\s+)exercises that all hang cost at most \d+ × 2 × \d+ s, "
-                  r"under \d+ minutes",
-                  lambda m: f"{len(ex)}{m[1]}exercises that all hang cost at most {len(ex)} × 2 × "
-                            f"{self.timeout} s, under {math.ceil(hang / 60)} minutes")
+                  r"\d+(\s+)exercises that all hang cost at most \d+ × \d+ × \d+ s, "
+                  r"(?:under )?\d+ minutes",
+                  lambda m: f"{len(ex)}{m[1]}exercises that all hang cost at most {len(ex)} × "
+                            f"{self.strikes} × {self.timeout} s, {minutes}")
 
         self.rule("the table of wrong solutions",
                   r"(?P<head>^\| file \| fails \| score \|\n^\|[- |]+\n)(?:^\|[^\n]*\|$\n?)+",
@@ -260,20 +285,65 @@ class Guide:
                       r"Each chapter ends with (\d+) problems",
                       lambda m: f"Each chapter ends with {each} problems")
         n_problems = sum(problems.values())
+        every = {f"{int(ch[2:])}.{k}" for ch, n in problems.items() for k in range(1, n + 1)}
+        named = []
+        for what in ("Most are counts and predictions", "The others are derivations and "
+                     "explanations"):
+            m = re.search(re.escape(what) + r" \(([\d., \n]+)\)", self.text)
+            if not m:
+                self.problems.append(f"the guide no longer says \"{what} (...)\"")
+            else:
+                named += re.findall(r"\d+\.\d+", m[1])
+        if m and sorted(named) != sorted(every):
+            self.problems.append(
+                f"the rubrics' two lists of problems should name each of the book's "
+                f"{n_problems} once; missing {sorted(every - set(named))}, extra or twice "
+                f"{sorted(set(n for n in named if named.count(n) > 1 or n not in every))}")
         self.rule("the number of problems of the book",
                   r"The book has (\d+) problems, (\w+) per chapter",
                   lambda m: f"The book has {n_problems} problems, "
                             f"{word(each, m[2])} per chapter")
+        for e in ex:
+            if e.points != 10 * e.stars:
+                self.problems.append(f"{e.number}: {e.points} points for {e.stars} stars; the "
+                                     f"guide says points are 10 times the stars")
+            for f in e.fails:
+                suite, _, test = f.partition("::")
+                where = "tests/hidden" if suite.startswith("hidden_") else "tests"
+                path = f"{where}/{e.ch}/ex_{e.name}.c"
+                if not re.search(rf"^Test\({suite},\s*{test}\b", read(path), re.M):
+                    self.problems.append(f"{e.wrong}: Fails: {f} is not a test of {path}")
+        self.rule("the points per star", r"Points are (\d+) times the stars",
+                  lambda m: "Points are 10 times the stars")
         chapters = sorted({e.ch for e in ex})
         if sorted(e.ch for e in self.wrong) != chapters:
             self.problems.append("the guide says there is one deliberately wrong solution per "
                                  "chapter; solutions/wrong/ has them for "
                                  f"{', '.join(sorted(e.ch for e in self.wrong))}")
 
+    TABLE = re.compile(r"^\|[^\n]* assign \|[^\n]* points \|[^\n]*\n^\|[- |]+\n"
+                       r"((?:^\|[^\n]*\|$\n?)+)", re.M)
+
+    def table_near(self, m, after):
+        """The exercises a table of assignments requires (not those after a ";"): the table
+        that follows the sentence m (after), or the one that precedes it."""
+        tables = list(self.TABLE.finditer(m.string))
+        t = (next((t for t in tables if t.start() > m.end()), None) if after else
+             next((t for t in reversed(tables) if t.end() <= m.start()), None))
+        if t is None:
+            self.problems.append(f"no table of assignments near \"{m[0]}\"")
+            return []
+        head = [c.strip() for c in m.string[t.start():].split("\n", 1)[0].strip("|").split("|")]
+        col = head.index("assign")
+        return [n for row in t[1].splitlines()
+                for n in re.findall(r"\d+\.\d+", row.strip().strip("|").split("|")[col]
+                                    .partition(";")[0])]
+
     def stretch(self, m):
         pts = {self.points([m[1]]), self.points([m[2]])}
         each = f"{pts.pop()} points each" if len(pts) == 1 else "points"
-        return f"That is {self.assigned} points. Offer {m[1]} or {m[2]} ({each}"
+        total = self.points(self.table_near(m, after=False))
+        return f"That is {total} points. Offer {m[1]} or {m[2]} ({each}"
 
     def caught(self, old):
         seen = [e for e in self.wrong if e.caught_publicly]
@@ -281,8 +351,8 @@ class Guide:
         base = lambda es: [f"`{os.path.basename(e.wrong)}`" for e in es]
         first = old.split(None, 1)[0]
         text = (f"{word(len(seen), first)} of the {word(len(self.wrong), 'eight')} fail a public "
-                f"test, so a student sees them in `make test` before the deadline:\n"
-                f"{and_list(base(seen))}.")
+                f"test, so a student sees them in `make test` before the deadline"
+                + (f":\n{and_list(base(seen))}." if seen else "."))
         if unseen:
             text += (f" The other {word(len(unseen), 'four')} pass every public test "
                      f"({', '.join(base(unseen))}): a student with such a mistake sees full marks "
@@ -321,9 +391,9 @@ def check_results(exercises, path):
 
 def main(argv):
     check = "--check" in argv
-    exercises, timeout = load()
+    exercises, timeout, local, strikes = load()
     old = open(GUIDE).read()
-    g = Guide(old, exercises, timeout)
+    g = Guide(old, exercises, timeout, local, strikes)
     g.apply()
     if "--results" in argv:
         g.problems += check_results(exercises, argv[argv.index("--results") + 1])

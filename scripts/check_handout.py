@@ -9,11 +9,10 @@ scripts/strip_answers.awk, the program under test). Each answer becomes runs of 
 consecutive words (lower-case words and numbers; LaTeX commands and the arguments of \\cell,
 \\ref and \\cite dropped; no run across a formula with letters, whose order a PDF's text
 scrambles, while a formula of numbers keeps them: so the source and a PDF's text read
-alike). A run is distinctive when nothing else students get holds it: not the chapters' text
-outside the answers, nor any other file of HEAD that the handout ships as it is (a test's
-comment, say). The check fails if any distinctive run appears in a file of the unpacked
-handout (every file that reads as text, its chapters included) or in the text of its
-book/book.pdf.
+alike). A run is distinctive when the chapters' text outside the answers does not hold it.
+The check fails if any distinctive run appears in any file of the unpacked handout that
+reads as text (its chapters, README, tests, code, data) or in the text of its book/book.pdf,
+and if that PDF is missing.
 
 It fails too when it could not have seen a leak: every answer must have a distinctive run,
 and every answer must be found in the instructor's edition of the book (INSTRUCTOR_PDF), so
@@ -33,22 +32,6 @@ def git_chapters():
                            capture_output=True, text=True, check=True).stdout.split()
     return {n: subprocess.run(["git", "show", f"HEAD:{n}"], capture_output=True, text=True,
                               check=True).stdout for n in names if n.endswith(".nw")}
-
-
-def public_files():
-    """The text files of HEAD that students get as they are: all but chapters/ (whose answers
-    the handout removes) and what the handout leaves out."""
-    names = subprocess.run(["git", "ls-tree", "-r", "--name-only", "HEAD"], capture_output=True,
-                           text=True, check=True).stdout.split("\n")
-    out = {}
-    for n in names:
-        if n and not n.startswith(("chapters/", "solutions/", "tests/hidden/", "instructors/")):
-            blob = subprocess.run(["git", "show", f"HEAD:{n}"], capture_output=True).stdout
-            try:
-                out[n] = blob.decode("utf-8")
-            except UnicodeDecodeError:
-                pass
-    return out
 
 
 def split_answers(text):
@@ -120,8 +103,6 @@ def pdf_text(path):
 
 def main(handout, instructor_pdf):
     answers, outside = [], set()
-    for name, text in sorted(public_files().items()):
-        outside |= runs(words(text))
     for name, text in sorted(git_chapters().items()):
         found, rest = split_answers(prose(text))
         answers += [(name, k + 1, a) for k, a in enumerate(found)]
@@ -143,6 +124,8 @@ def main(handout, instructor_pdf):
             problems.append(f"{name}: answer {k} is not found in {instructor_pdf}: the words of "
                             f"the PDF and of the source no longer match")
 
+    if not os.path.isfile(os.path.join(handout, "book", "book.pdf")):
+        problems.append(f"{handout} has no book/book.pdf: the student's book was not checked")
     targets = []
     for dirpath, _, files in os.walk(handout):
         for f in sorted(files):
