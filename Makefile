@@ -14,8 +14,9 @@
 #   make memcheck        valgrind on short ./mlp and ./ring runs
 #   make fuzz            libFuzzer on the IDX, checkpoint and option parsers (FUZZ_SECONDS=30)
 #   make test SANITIZE=address,undefined    the tests with the sanitizers
-#   make bench           all-reduce tables, samples/s per strategy, ./mlp beside PyTorch:
-#                        CSV into book/data/ (BENCH_ITERS=20, BENCH_MAX=256M)
+#   make bench           all-reduce tables, the ring's collectives, samples/s per strategy,
+#                        ./mlp beside PyTorch: CSV into book/data/ (BENCH_ITERS=20,
+#                        BENCH_MAX=256M; BENCH_PARTS="collectives train": only those parts)
 #   make grade           exercise scores, results.json, one score line (CHAPTER=N: one chapter)
 #   make handout         a student tarball of HEAD without solutions/, tests/hidden/ and
 #                        instructors/, with the book's PDF

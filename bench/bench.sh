@@ -1,7 +1,9 @@
 #!/bin/bash
-# make bench: the all-reduce tables at N = 2 and 4, training samples/s per strategy at
-# N = 1, 2, 4, ./mlp beside PyTorch, and the timelines of chapters 6 and 7; CSV files into
-# book/data/ (first line: the machine).
+# make bench: the all-reduce tables at N = 2 and 4, the ring's reduce-scatter and all-reduce
+# of chapters 4 and 5, training samples/s per strategy at N = 1, 2, 4, ./mlp beside PyTorch,
+# and the timelines of chapters 6 and 7; CSV files into book/data/ (first line: the machine).
+# BENCH_PARTS="collectives train" records only those parts (allreduce, collectives, train,
+# mlp, ddp, timelines; all by default), so that one table can be recorded again alone.
 set -u
 cd "$(dirname "$0")/.."
 out=book/data
@@ -13,93 +15,132 @@ ITERS=${BENCH_ITERS:-20}
 # Debian's python3-torch belongs to Debian's python, which a pyenv or venv may shadow
 PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
 MAX=${BENCH_MAX:-256M}
+PARTS=${BENCH_PARTS:-allreduce collectives train mlp ddp timelines}
 
-for n in 2 4; do
-  echo "bench: all-reduce, $n ranks"
-  ./allreduce_bench --n_gpus "$n" -b 4K -e "$MAX" -f 4 -n "$ITERS" -w 5 \
-    --csv "$out/allreduce_n$n.csv" || status=1
-  cp "$out/allreduce_n$n.csv" "$out/direct_n$n.csv" # chapter 8 plots the same run
+part_allreduce() {
+  for n in 2 4; do
+    echo "bench: all-reduce, $n ranks"
+    ./allreduce_bench --n_gpus "$n" -b 4K -e "$MAX" -f 4 -n "$ITERS" -w 5 \
+      --csv "$out/allreduce_n$n.csv" || status=1
+    cp "$out/allreduce_n$n.csv" "$out/direct_n$n.csv" # chapter 8 plots the same run
+    echo
+  done
+}
+
+# The ring of chapters 4 and 5, timed by ./collectives as those chapters run it: one CSV per
+# collective and N, a row per size in bytes, with its time (us) and bandwidths (GB/s).
+part_collectives() {
+  local op n csv
+  for op in reduce_scatter all_reduce; do
+    for n in 2 4; do
+      echo "bench: ./collectives --op $op, $n ranks"
+      csv="$out/${op}_n$n.csv"
+      if { printf '# machine: %s; %s ranks, ./collectives -n 50 -w 10\nsize,time_us,algbw,busbw\n' \
+             "$machine" "$n"
+           ./collectives --op "$op" --n_gpus "$n" -b 4K -e 64M -f 4 -n 50 -w 10 |
+             awk '!/^#/ && NF { print $1 "," $4 "," $5 "," $6 }'
+           [ "${PIPESTATUS[0]}" = 0 ]; } > "$csv.new"; then
+        mv "$csv.new" "$csv" && sed 1d "$csv" | column -s, -t
+      else
+        echo "bench: ./collectives --op $op --n_gpus $n failed"; rm -f "$csv.new"; status=1
+      fi
+      echo
+    done
+  done
+}
+
+part_train() {
+  echo "bench: training samples/s per strategy (3 epochs, batch 64 per rank, the last epoch)"
+  csv="$out/train.csv"
+  printf '# machine: %s\nstrategy,n,samples_per_s,step_ms\n' "$machine" > "$csv"
+  printf '%-14s %4s %14s %10s\n' strategy N samples/s ms/step
+  run() { # strategy n command...
+    local s=$1 n=$2; shift 2
+    local log; log=$(mktemp)
+    if "$@" --epochs 3 --quiet --log "$log" >/dev/null 2>"$log.err"; then
+      local row; row=$(tail -1 "$log")
+      local sps ms; sps=$(echo "$row" | cut -d, -f6); ms=$(echo "$row" | cut -d, -f7)
+      printf '%-14s %4s %14.0f %10.3f\n' "$s" "$n" "$sps" "$ms"
+      echo "$s,$n,$sps,$ms" >> "$csv"
+    else
+      printf '%-14s %4s   failed: %s\n' "$s" "$n" "$(head -1 "$log.err")"; status=1
+    fi
+    rm -f "$log" "$log.err"
+  }
+  run single 1 ./train --strategy single
+  for n in 1 2 4; do
+    for s in direct ring ring_bucketed data_parallel; do run "$s" "$n" ./train --strategy "$s" --n_gpus "$n"; done
+    [ "$n" -gt 1 ] && run param_server "$n" ./train --strategy param_server --n_gpus "$n"
+    if command -v mpirun >/dev/null && ./train --help | grep -q mpi; then
+      run mpi "$n" mpirun -np "$n" ./train --strategy mpi
+    fi
+  done
+  # one file per strategy, for the book's bar chart (pgfplots reads columns, not filters)
+  for s in single direct ring ring_bucketed param_server data_parallel mpi; do
+    { sed -n 1p "$csv"; echo "n,samples_per_s,step_ms"
+      awk -F, -v s="$s" '$1 == s { print $2 "," $3 "," $4 }' "$csv"; } > "$out/train-$s.csv"
+  done
+}
+
+part_mlp() {
+  echo "bench: ./mlp beside PyTorch, the same MLP 784-128-10 and batch 64 on the CPU"
+  csv="$out/mlp_vs_torch.csv"
+  printf '# machine: %s\nprogram,batch,samples_per_s,step_ms\n' "$machine" > "$csv"
+  for b in 64 256; do
+    log=$(mktemp)
+    ./mlp --batch_size "$b" --epochs 3 --quiet --device cpu --log "$log" >/dev/null
+    row=$(tail -1 "$log"); rm -f "$log"
+    printf 'mlp     batch %4s %10.0f samples/s %8.3f ms/step\n' "$b" "$(echo "$row" | cut -d, -f6)" "$(echo "$row" | cut -d, -f7)"
+    echo "mlp,$b,$(echo "$row" | cut -d, -f6),$(echo "$row" | cut -d, -f7)" >> "$csv"
+    if "$PY" -c 'import torch' 2>/dev/null; then
+      read -r sps ms < <("$PY" bench/torch_mlp.py "$b" 3 "$(nproc)")
+      printf 'pytorch batch %4s %10.0f samples/s %8.3f ms/step\n' "$b" "$sps" "$ms"
+      echo "pytorch,$b,$sps,$ms" >> "$csv"
+    else
+      echo "pytorch: not installed (apt-get install python3-torch), no comparison"
+    fi
+  done
+}
+
+part_ddp() {
+  echo "bench: ./train beside PyTorch's DDP with gloo, 2 ranks, the same MLP, batch per rank and data"
+  csv="$out/train_vs_ddp.csv"
+  printf '# machine: %s\nmodel,batch,program,samples_per_s,step_ms\n' "$machine" > "$csv"
+  for cfg in "128 64" "1024,1024 256"; do
+    read -r hidden b <<< "$cfg"
+    for s in direct ring; do
+      log=$(mktemp)
+      if ./train --strategy "$s" --n_gpus 2 --hidden "$hidden" --batch_size "$b" --epochs 3 \
+           --quiet --device cpu --log "$log" >/dev/null; then
+        row=$(tail -1 "$log")
+        printf '%-10s batch %4s %-8s %10.0f samples/s %8.3f ms/step\n' "$hidden" "$b" "$s" \
+          "$(echo "$row" | cut -d, -f6)" "$(echo "$row" | cut -d, -f7)"
+        echo "784-${hidden//,/-}-10,$b,$s,$(echo "$row" | cut -d, -f6),$(echo "$row" | cut -d, -f7)" >> "$csv"
+      else
+        echo "$s: failed"; status=1
+      fi
+      rm -f "$log"
+    done
+    if "$PY" -c 'import torch.distributed' 2>/dev/null; then
+      read -r sps ms < <("$PY" bench/torch_ddp.py 2 "$b" 3 "$hidden")
+      printf '%-10s batch %4s %-8s %10.0f samples/s %8.3f ms/step\n' "$hidden" "$b" ddp "$sps" "$ms"
+      echo "784-${hidden//,/-}-10,$b,ddp,$sps,$ms" >> "$csv"
+    else
+      echo "ddp: not installed (apt-get install python3-torch), no comparison"
+    fi
+  done
+}
+
+part_timelines() {
+  bench/timelines.sh || status=1
+}
+
+for p in $PARTS; do
+  declare -F "part_$p" >/dev/null || { echo "bench: BENCH_PARTS: no part $p (allreduce, collectives, train, mlp, ddp, timelines)" >&2; exit 2; }
+done
+for p in $PARTS; do
+  "part_$p"
   echo
 done
-
-echo "bench: training samples/s per strategy (3 epochs, batch 64 per rank, the last epoch)"
-csv="$out/train.csv"
-printf '# machine: %s\nstrategy,n,samples_per_s,step_ms\n' "$machine" > "$csv"
-printf '%-14s %4s %14s %10s\n' strategy N samples/s ms/step
-run() { # strategy n command...
-  local s=$1 n=$2; shift 2
-  local log; log=$(mktemp)
-  if "$@" --epochs 3 --quiet --log "$log" >/dev/null 2>"$log.err"; then
-    local row; row=$(tail -1 "$log")
-    local sps ms; sps=$(echo "$row" | cut -d, -f6); ms=$(echo "$row" | cut -d, -f7)
-    printf '%-14s %4s %14.0f %10.3f\n' "$s" "$n" "$sps" "$ms"
-    echo "$s,$n,$sps,$ms" >> "$csv"
-  else
-    printf '%-14s %4s   failed: %s\n' "$s" "$n" "$(head -1 "$log.err")"; status=1
-  fi
-  rm -f "$log" "$log.err"
-}
-run single 1 ./train --strategy single
-for n in 1 2 4; do
-  for s in direct ring ring_bucketed data_parallel; do run "$s" "$n" ./train --strategy "$s" --n_gpus "$n"; done
-  [ "$n" -gt 1 ] && run param_server "$n" ./train --strategy param_server --n_gpus "$n"
-  if command -v mpirun >/dev/null && ./train --help | grep -q mpi; then
-    run mpi "$n" mpirun -np "$n" ./train --strategy mpi
-  fi
-done
-# one file per strategy, for the book's bar chart (pgfplots reads columns, not filters)
-for s in single direct ring ring_bucketed param_server data_parallel mpi; do
-  { sed -n 1p "$csv"; echo "n,samples_per_s,step_ms"
-    awk -F, -v s="$s" '$1 == s { print $2 "," $3 "," $4 }' "$csv"; } > "$out/train-$s.csv"
-done
-echo
-
-echo "bench: ./mlp beside PyTorch, the same MLP 784-128-10 and batch 64 on the CPU"
-csv="$out/mlp_vs_torch.csv"
-printf '# machine: %s\nprogram,batch,samples_per_s,step_ms\n' "$machine" > "$csv"
-for b in 64 256; do
-  log=$(mktemp)
-  ./mlp --batch_size "$b" --epochs 3 --quiet --device cpu --log "$log" >/dev/null
-  row=$(tail -1 "$log"); rm -f "$log"
-  printf 'mlp     batch %4s %10.0f samples/s %8.3f ms/step\n' "$b" "$(echo "$row" | cut -d, -f6)" "$(echo "$row" | cut -d, -f7)"
-  echo "mlp,$b,$(echo "$row" | cut -d, -f6),$(echo "$row" | cut -d, -f7)" >> "$csv"
-  if "$PY" -c 'import torch' 2>/dev/null; then
-    read -r sps ms < <("$PY" bench/torch_mlp.py "$b" 3 "$(nproc)")
-    printf 'pytorch batch %4s %10.0f samples/s %8.3f ms/step\n' "$b" "$sps" "$ms"
-    echo "pytorch,$b,$sps,$ms" >> "$csv"
-  else
-    echo "pytorch: not installed (apt-get install python3-torch), no comparison"
-  fi
-done
-echo
-
-echo "bench: ./train beside PyTorch's DDP with gloo, 2 ranks, the same MLP, batch per rank and data"
-csv="$out/train_vs_ddp.csv"
-printf '# machine: %s\nmodel,batch,program,samples_per_s,step_ms\n' "$machine" > "$csv"
-for cfg in "128 64" "1024,1024 256"; do
-  read -r hidden b <<< "$cfg"
-  for s in direct ring; do
-    log=$(mktemp)
-    if ./train --strategy "$s" --n_gpus 2 --hidden "$hidden" --batch_size "$b" --epochs 3 \
-         --quiet --device cpu --log "$log" >/dev/null; then
-      row=$(tail -1 "$log")
-      printf '%-10s batch %4s %-8s %10.0f samples/s %8.3f ms/step\n' "$hidden" "$b" "$s" \
-        "$(echo "$row" | cut -d, -f6)" "$(echo "$row" | cut -d, -f7)"
-      echo "784-${hidden//,/-}-10,$b,$s,$(echo "$row" | cut -d, -f6),$(echo "$row" | cut -d, -f7)" >> "$csv"
-    else
-      echo "$s: failed"; status=1
-    fi
-    rm -f "$log"
-  done
-  if "$PY" -c 'import torch.distributed' 2>/dev/null; then
-    read -r sps ms < <("$PY" bench/torch_ddp.py 2 "$b" 3 "$hidden")
-    printf '%-10s batch %4s %-8s %10.0f samples/s %8.3f ms/step\n' "$hidden" "$b" ddp "$sps" "$ms"
-    echo "784-${hidden//,/-}-10,$b,ddp,$sps,$ms" >> "$csv"
-  else
-    echo "ddp: not installed (apt-get install python3-torch), no comparison"
-  fi
-done
-echo
-bench/timelines.sh || status=1
 echo "bench: CSV files in $out/"
 exit $status
