@@ -2,8 +2,8 @@
 # make bench: the all-reduce tables at N = 2 and 4, the ring's reduce-scatter and all-reduce
 # of chapters 4 and 5, training samples/s per strategy at N = 1, 2, 4, ./mlp beside PyTorch,
 # and the timelines of chapters 6 and 7; CSV files into book/data/ (first line: the machine).
-# BENCH_PARTS="collectives train" records only those parts (allreduce, collectives, train,
-# mlp, ddp, timelines; all by default), so that one table can be recorded again alone.
+# BENCH_PARTS="collectives train" records only those parts (allreduce, collectives, programs,
+# train, mlp, ddp, timelines; all by default), so that one table can be recorded again alone.
 set -u
 cd "$(dirname "$0")/.."
 out=book/data
@@ -15,7 +15,7 @@ ITERS=${BENCH_ITERS:-20}
 # Debian's python3-torch belongs to Debian's python, which a pyenv or venv may shadow
 PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
 MAX=${BENCH_MAX:-256M}
-PARTS=${BENCH_PARTS:-allreduce collectives train mlp ddp timelines}
+PARTS=${BENCH_PARTS:-allreduce collectives programs train mlp ddp timelines}
 
 part_allreduce() {
   for n in 2 4; do
@@ -47,6 +47,41 @@ part_collectives() {
       echo
     done
   done
+}
+
+# Chapter 5's programs as a student runs them (3 epochs, batch 64 per rank): ms per step and
+# samples/s of the last epoch (--log), and the share of a rank's time in communication, from
+# the "time:" line: share-reduce and share-only for ./ring; push, wait and pull for a worker
+# of ./ps. Three rounds, the programs' order alternating; each column the median of three.
+part_programs() {
+  local csv="$out/programs.csv" cfgs=("mlp 1 64" "ring 2 128" "ring 4 256" "ps 4 192")
+  local dir round k cfg prog n batch log row comm order
+  dir=$(mktemp -d)
+  printf '# machine: %s; medians of 3 alternating rounds\nprogram,ranks,global_batch,step_ms,samples_per_s,comm_pct\n' \
+    "$machine" > "$csv"
+  for round in 1 2 3; do
+    order=$( ((round % 2)) && echo 0 1 2 3 || echo 3 2 1 0)
+    for k in $order; do
+      read -r prog n batch <<< "${cfgs[$k]}"
+      log=$dir/log
+      if ./"$prog" $([ "$n" -gt 1 ] && echo --n_gpus "$n") --epochs 3 --log "$log" > "$log.out" 2>&1; then
+        row=$(tail -1 "$log")
+        comm=$(awk -F'|' '/^time:/ { for (i = 1; i <= NF; i++)
+                   if ($i ~ /(share-reduce|share-only|push|wait|pull) /) { sub(/.*\(/, "", $i); s += $i; hit = 1 } }
+                 END { if (hit) printf "%.1f", s; else print "-" }' "$log.out")
+        echo "$(echo "$row" | cut -d, -f7) $(echo "$row" | cut -d, -f6) $comm" >> "$dir/$k"
+      else
+        echo "bench: ./$prog --n_gpus $n failed: $(tail -1 "$log.out")"; status=1
+      fi
+    done
+  done
+  for k in 0 1 2 3; do
+    read -r prog n batch <<< "${cfgs[$k]}"
+    [ -s "$dir/$k" ] || continue
+    echo "$prog,$n,$batch,$(for c in 1 2 3; do awk -v c=$c '{ print $c }' "$dir/$k" | sort -g | sed -n 2p; done | paste -sd,)" >> "$csv"
+  done
+  rm -rf "$dir"
+  sed 1d "$csv" | column -s, -t
 }
 
 part_train() {
@@ -136,7 +171,7 @@ part_timelines() {
 }
 
 for p in $PARTS; do
-  declare -F "part_$p" >/dev/null || { echo "bench: BENCH_PARTS: no part $p (allreduce, collectives, train, mlp, ddp, timelines)" >&2; exit 2; }
+  declare -F "part_$p" >/dev/null || { echo "bench: BENCH_PARTS: no part $p (allreduce, collectives, programs, train, mlp, ddp, timelines)" >&2; exit 2; }
 done
 for p in $PARTS; do
   "part_$p"
