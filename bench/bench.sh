@@ -27,26 +27,58 @@ part_allreduce() {
   done
 }
 
-# The ring of chapters 4 and 5, timed by ./collectives as those chapters run it: one CSV per
-# collective and N, a row per size in bytes, with its time (us) and bandwidths (GB/s).
+# The ring of chapters 4 and 5, timed by ./collectives as those chapters run it, and, for
+# chapter 6, the same ring over MPI's transport and MPI_Allreduce (under mpirun): one CSV per
+# row of cfgs below, a row per size in bytes with its time (us) and bandwidths (GB/s). Three
+# rounds, the order alternating; each cell the median of its three.
 part_collectives() {
-  local op n csv
-  for op in reduce_scatter all_reduce; do
-    for n in 2 4; do
-      echo "bench: ./collectives --op $op, $n ranks"
-      csv="$out/${op}_n$n.csv"
-      if { printf '# machine: %s; %s ranks, ./collectives -n 50 -w 10\nsize,time_us,algbw,busbw\n' \
-             "$machine" "$n"
-           ./collectives --op "$op" --n_gpus "$n" -b 4K -e 64M -f 4 -n 50 -w 10 |
-             awk '!/^#/ && NF { print $1 "," $4 "," $5 "," $6 }'
-           [ "${PIPESTATUS[0]}" = 0 ]; } > "$csv.new"; then
-        mv "$csv.new" "$csv" && sed 1d "$csv" | column -s, -t
-      else
-        echo "bench: ./collectives --op $op --n_gpus $n failed"; rm -f "$csv.new"; status=1
+  # name, ranks, the collective, and "mpi" when the ranks are mpirun's over MPI's transport
+  local cfgs=("reduce_scatter 2 reduce_scatter" "reduce_scatter 4 reduce_scatter"
+              "all_reduce 2 all_reduce" "all_reduce 4 all_reduce"
+              "all_reduce_over_mpi 2 all_reduce mpi" "native_all_reduce 2 native_all_reduce mpi")
+  local dir round k order name n op how cmd csv
+  dir=$(mktemp -d)
+  for round in 1 2 3; do
+    order=$(seq 0 $((${#cfgs[@]} - 1))); ((round % 2)) || order=$(echo "$order" | tac)
+    for k in $order; do
+      read -r name n op how <<< "${cfgs[$k]}"
+      cmd=(./collectives --op "$op" --n_gpus "$n")
+      if [ "${how:-}" = mpi ]; then
+        command -v mpirun >/dev/null && ./collectives --help | grep -q mpi || continue
+        cmd=(mpirun -np "$n" ./collectives --transport mpi --op "$op")
       fi
-      echo
+      echo "${cmd[*]}" > "$dir/$k.cmd"
+      "${cmd[@]}" -b 4K -e 64M -f 4 -n 50 -w 10 > "$dir/$k.$round" 2>&1 ||
+        { echo "bench: ${cmd[*]} failed: $(tail -1 "$dir/$k.$round")"; status=1; rm -f "$dir/$k.$round"; }
     done
   done
+  for k in $(seq 0 $((${#cfgs[@]} - 1))); do
+    read -r name n op how <<< "${cfgs[$k]}"
+    [ -f "$dir/$k.cmd" ] || { echo "bench: $name: no MPI here, not recorded"; continue; }
+    [ "$(ls "$dir/$k".[123] 2>/dev/null | wc -l)" = 3 ] || continue
+    csv="$out/${name}_n$n.csv"
+    { printf '# machine: %s; %s ranks, %s -n 50 -w 10, medians of 3 rounds\n' "$machine" "$n" "$(cat "$dir/$k.cmd")"
+      echo "size,time_us,algbw,busbw"
+      cat "$dir/$k".[123] | awk '!/^#/ && NF { t[$1] = t[$1] " " $4; a[$1] = a[$1] " " $5; b[$1] = b[$1] " " $6
+                                                if (!($1 in seen)) { seen[$1] = 1; order[++m] = $1 } }
+        function mid(s,   v, n, i, j, x) { n = split(s, v, " ")   # the median, by insertion
+          for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) { x = v[j]; v[j] = v[j - 1]; v[j - 1] = x }
+          return v[int((n + 1) / 2)] }
+        END { for (i = 1; i <= m; i++) print order[i] "," mid(t[order[i]]) "," mid(a[order[i]]) "," mid(b[order[i]]) }'
+    } > "$csv"
+    echo "bench: $(cat "$dir/$k.cmd")"; sed 1,2d "$csv" | column -s, -t; echo
+  done
+  rm -rf "$dir"
+  # chapter 6's first table: the ring over our transport and over MPI's, and MPI_Allreduce,
+  # side by side in one file (the book's ratios are of two columns of one file)
+  local a=$out/all_reduce_n2.csv m=$out/all_reduce_over_mpi_n2.csv x=$out/native_all_reduce_n2.csv
+  if [ -f "$m" ] && [ -f "$x" ]; then
+    { sed -n 1p "$a" | sed 's/, medians/ and under mpirun, medians/'
+      echo "size,shm_us,shm_busbw,over_mpi_us,over_mpi_busbw,mpi_us,mpi_busbw"
+      paste -d, <(sed 1,2d "$a" | cut -d, -f1,2,4) <(sed 1,2d "$m" | cut -d, -f2,4) \
+                <(sed 1,2d "$x" | cut -d, -f2,4); } > "$out/transports_n2.csv"
+    rm -f "$m" "$x"
+  fi
 }
 
 # Chapter 5's programs as a student runs them (3 epochs, batch 64 per rank): ms per step and
