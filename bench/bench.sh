@@ -3,7 +3,8 @@
 # of chapters 4 and 5, training samples/s per strategy at N = 1, 2, 4, ./mlp beside PyTorch,
 # and the timelines of chapters 6 and 7; CSV files into book/data/ (first line: the machine).
 # BENCH_PARTS="collectives train" records only those parts (allreduce, collectives, programs,
-# train, mlp, ddp, timelines; all by default), so that one table can be recorded again alone.
+# overlap, train, mlp, ddp, timelines; all by default), so that one table can be recorded
+# again alone.
 set -u
 cd "$(dirname "$0")/.."
 out=book/data
@@ -15,7 +16,7 @@ ITERS=${BENCH_ITERS:-20}
 # Debian's python3-torch belongs to Debian's python, which a pyenv or venv may shadow
 PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
 MAX=${BENCH_MAX:-256M}
-PARTS=${BENCH_PARTS:-allreduce collectives programs train mlp ddp timelines}
+PARTS=${BENCH_PARTS:-allreduce collectives programs overlap train mlp ddp timelines}
 
 part_allreduce() {
   for n in 2 4; do
@@ -116,6 +117,44 @@ part_programs() {
   sed 1d "$csv" | column -s, -t
 }
 
+# Chapter 6's overlap: the ring and the ring in buckets on a deeper model with small buckets
+# (2 epochs), three alternating rounds, medians: ms per step (--log), the compute's seconds
+# and the all-reduces' (the "time:" line; in buckets, the "overlap:" line's total and
+# exposed part).
+part_overlap() {
+  local csv="$out/overlap.csv" dir round k s log t
+  local args=(--n_gpus 2 --hidden 512,512,512 --epochs 2)
+  dir=$(mktemp -d)
+  for round in 1 2 3; do
+    for k in $( ((round % 2)) && echo 0 1 || echo 1 0); do
+      s=$([ "$k" = 0 ] && echo ring || echo ring_bucketed)
+      log=$dir/log
+      if ./train --strategy "$s" "${args[@]}" $([ "$s" = ring_bucketed ] && echo --bucket_mb 0.5) \
+           --log "$log" > "$log.out" 2>&1; then
+        t=$(awk -F'|' '/^time:/ { for (i = 1; i <= NF; i++) {
+                 v = $i; sub(/^ *(time: )?/, "", v); n = v; sub(/ [0-9.]+ s .*/, "", n)
+                 x = v; sub(/^[^0-9]*/, "", x); sub(/ s .*/, "", x)
+                 if (n == "compute") c = x; if (n ~ /share-reduce|share-only/) a += x } }
+               /^overlap:/ { match($0, /took [0-9.]+ s/); a = substr($0, RSTART + 5, RLENGTH - 7)
+                             match($0, /s, [0-9.]+ s of it exposed/); e = substr($0, RSTART + 3, RLENGTH - 19) }
+               END { if (e == "") e = a; printf "%s %s %s", c, a, e }' "$log.out")
+        echo "$(tail -1 "$log" | cut -d, -f7) $t" >> "$dir/$k"
+      else
+        echo "bench: ./train --strategy $s failed: $(tail -1 "$log.out")"; status=1
+      fi
+    done
+  done
+  printf '# machine: %s; ./train --n_gpus 2 --hidden 512,512,512 --epochs 2 (buckets: --bucket_mb 0.5), medians of 3 rounds\nstrategy,step_ms,compute_s,allreduce_s,exposed_s\n' \
+    "$machine" > "$csv"
+  for k in 0 1; do
+    [ -s "$dir/$k" ] || continue
+    echo "$([ "$k" = 0 ] && echo ring || echo ring_bucketed),$(for c in 1 2 3 4; do
+      awk -v c=$c '{ print $c }' "$dir/$k" | sort -g | sed -n 2p; done | paste -sd,)" >> "$csv"
+  done
+  rm -rf "$dir"
+  sed 1d "$csv" | column -s, -t
+}
+
 part_train() {
   echo "bench: training samples/s per strategy (3 epochs, batch 64 per rank, the last epoch)"
   csv="$out/train.csv"
@@ -203,7 +242,7 @@ part_timelines() {
 }
 
 for p in $PARTS; do
-  declare -F "part_$p" >/dev/null || { echo "bench: BENCH_PARTS: no part $p (allreduce, collectives, programs, train, mlp, ddp, timelines)" >&2; exit 2; }
+  declare -F "part_$p" >/dev/null || { echo "bench: BENCH_PARTS: no part $p (allreduce, collectives, programs, overlap, train, mlp, ddp, timelines)" >&2; exit 2; }
 done
 for p in $PARTS; do
   "part_$p"
