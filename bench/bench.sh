@@ -2,9 +2,9 @@
 # make bench: the all-reduce tables at N = 2 and 4, the ring's reduce-scatter and all-reduce
 # of chapters 4 and 5, training samples/s per strategy at N = 1, 2, 4, ./mlp beside PyTorch,
 # and the timelines of chapters 6 and 7; CSV files into book/data/ (first line: the machine).
-# BENCH_PARTS="collectives train" records only those parts (allreduce, collectives, programs,
-# overlap, train, mlp, ddp, timelines; all by default), so that one table can be recorded
-# again alone.
+# BENCH_PARTS="collectives train" records only those parts (pingpong, allreduce, collectives,
+# programs, overlap, train, mlp, ddp, timelines; all by default), so that one table can be
+# recorded again alone.
 set -u
 cd "$(dirname "$0")/.."
 out=book/data
@@ -16,7 +16,7 @@ ITERS=${BENCH_ITERS:-20}
 # Debian's python3-torch belongs to Debian's python, which a pyenv or venv may shadow
 PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
 MAX=${BENCH_MAX:-256M}
-PARTS=${BENCH_PARTS:-allreduce collectives programs overlap train mlp ddp timelines}
+PARTS=${BENCH_PARTS:-pingpong allreduce collectives programs overlap train mlp ddp timelines}
 
 part_allreduce() {
   for n in 2 4; do
@@ -26,6 +26,43 @@ part_allreduce() {
     cp "$out/allreduce_n$n.csv" "$out/direct_n$n.csv" # chapter 8 plots the same run
     echo
   done
+}
+
+# The median of the numbers on stdin, one a line (mawk has no asort).
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'; }
+
+# Chapter 2's transport: ./pingpong's table (one-way and sendrecv, 8 B to 128 MiB), its
+# alpha-beta fit, the barrier at 2, 4 and 8 ranks, and two ranks on one core (so they sleep);
+# three rounds, medians.
+part_pingpong() {
+  local dir round n k col
+  dir=$(mktemp -d)
+  for round in 1 2 3; do
+    ./pingpong -b 8 -e 128M -f 8 -n 50 -w 10 > "$dir/p.$round" 2>&1 || { echo "bench: ./pingpong failed"; status=1; }
+    for n in 4 8; do ./pingpong --n_gpus "$n" -b 8 -e 8 > "$dir/b$n.$round" 2>&1 || status=1; done
+    taskset -c 0 ./pingpong -b 8 -e 8 -n 50 -w 10 > "$dir/one.$round" 2>&1 || status=1
+  done
+  { printf '# machine: %s; ./pingpong -b 8 -e 128M -f 8 -n 50 -w 10, medians of 3 rounds\n' "$machine"
+    echo "size,oneway_us,oneway_bw,both_us,both_bw"
+    for k in $(awk '!/^#/ && NF { print $1 }' "$dir/p.1"); do
+      printf '%s' "$k"
+      for col in 2 3 4 5; do
+        printf ',%s' "$(cat "$dir"/p.[123] | awk -v k="$k" -v c="$col" '!/^#/ && $1 == k { print $c }' | median)"
+      done
+      echo
+    done; } > "$out/pingpong.csv"
+  { printf '# machine: %s; the fit of ./pingpong, its barrier at N ranks, and two ranks on one core (taskset -c 0), medians of 3 rounds\n' "$machine"
+    echo "what,value"
+    echo "alpha_us,$(sed -n 's/^# alpha-beta fit: T(n) = \([0-9.]*\) us.*/\1/p' "$dir"/p.[123] | median)"
+    echo "fit_bw,$(sed -n 's/^# alpha-beta fit: .*n \/ (\([0-9.]*\) GB\/s)/\1/p' "$dir"/p.[123] | median)"
+    echo "barrier_2_us,$(sed -n 's/^# barrier: 2 ranks, \([0-9.]*\) us.*/\1/p' "$dir"/p.[123] | median)"
+    for n in 4 8; do
+      echo "barrier_${n}_us,$(sed -n "s/^# barrier: $n ranks, \([0-9.]*\) us.*/\1/p" "$dir"/b$n.[123] | median)"
+    done
+    echo "one_core_us,$(cat "$dir"/one.[123] | awk '!/^#/ && $1 == 8 { print $2 }' | median)"
+  } > "$out/pingpong_fit.csv"
+  rm -rf "$dir"
+  sed 1d "$out/pingpong.csv" | column -s, -t; sed 1,2d "$out/pingpong_fit.csv" | column -s, -t
 }
 
 # The ring of chapters 4 and 5, timed by ./collectives as those chapters run it, and, for
@@ -242,7 +279,7 @@ part_timelines() {
 }
 
 for p in $PARTS; do
-  declare -F "part_$p" >/dev/null || { echo "bench: BENCH_PARTS: no part $p (allreduce, collectives, programs, overlap, train, mlp, ddp, timelines)" >&2; exit 2; }
+  declare -F "part_$p" >/dev/null || { echo "bench: BENCH_PARTS: no part $p (pingpong, allreduce, collectives, programs, overlap, train, mlp, ddp, timelines)" >&2; exit 2; }
 done
 for p in $PARTS; do
   "part_$p"
