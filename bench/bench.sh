@@ -3,8 +3,8 @@
 # of chapters 4 and 5, training samples/s per strategy at N = 1, 2, 4, ./mlp beside PyTorch,
 # and the timelines of chapters 6 and 7; CSV files into book/data/ (first line: the machine).
 # BENCH_PARTS="collectives train" records only those parts (pingpong, allreduce, collectives,
-# programs, overlap, train, mlp, ddp, timelines; all by default), so that one table can be
-# recorded again alone.
+# programs, overlap, zero, train, mlp, ddp, timelines; all by default), so that one table can
+# be recorded again alone.
 set -u
 cd "$(dirname "$0")/.."
 out=book/data
@@ -16,7 +16,7 @@ ITERS=${BENCH_ITERS:-20}
 # Debian's python3-torch belongs to Debian's python, which a pyenv or venv may shadow
 PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
 MAX=${BENCH_MAX:-256M}
-PARTS=${BENCH_PARTS:-pingpong allreduce collectives programs overlap train mlp ddp timelines}
+PARTS=${BENCH_PARTS:-pingpong allreduce collectives programs overlap zero train mlp ddp timelines}
 
 part_allreduce() {
   for n in 2 4; do
@@ -192,6 +192,41 @@ part_overlap() {
   sed 1d "$csv" | column -s, -t
 }
 
+# Chapter 7's ring and ZeRO-1 with AdamW on four ranks (3 epochs): the medians of three
+# alternating rounds of their share-reduce, share-only and update seconds (the "time:" line),
+# and the transcript the chapter prints, from the last round.
+part_zero() {
+  local dir round k s f
+  dir=$(mktemp -d)
+  for round in 1 2 3; do
+    for k in $( ((round % 2)) && echo 0 1 || echo 1 0); do
+      s=$([ "$k" = 0 ] && echo ring || echo zero1)
+      ./train --strategy "$s" --n_gpus 4 --optimizer adamw --epochs 3 > "$dir/$s.$round" 2>&1 ||
+        { echo "bench: ./train --strategy $s failed: $(tail -1 "$dir/$s.$round")"; status=1; }
+    done
+  done
+  { printf '# machine: %s; ./train --n_gpus 4 --optimizer adamw --epochs 3, medians of 3 rounds\n' "$machine"
+    echo "strategy,share_reduce_s,share_only_s,update_s"
+    for s in ring zero1; do
+      printf '%s' "$s"
+      for f in share-reduce share-only update; do
+        printf ',%s' "$(cat "$dir/$s".[123] | awk -F'|' -v f="$f" '/^time:/ { for (i = 1; i <= NF; i++) {
+            v = $i; sub(/^ *(time: )?/, "", v); if (index(v, f " ") == 1) { sub(/^[^0-9]*/, "", v); sub(/ s.*/, "", v); print v } } }' | median)"
+      done
+      echo
+    done; } > "$out/zero.csv"
+  for s in ring zero1; do
+    printf '$ ./train --strategy %-5s --n_gpus 4 --optimizer adamw --epochs 3\n' "$s"
+    sed -n 's/^\(epoch 3\/3 .*test_acc *[0-9.]*%\).*/\1  .../p' "$dir/$s.3"
+    awk -F'|' '/^time:/ { out = ""; for (i = 1; i <= NF; i++) { v = $i; sub(/^ *(time: )?/, "", v)
+        sub(/ *\(.*$/, "", v); if (v ~ /^(share-reduce|share-only|update) /) out = out (out ? " | " : "") v }
+        print "time: ... " out " ..." }' "$dir/$s.3"
+    grep '^replicas:' "$dir/$s.3"
+  done > "$out/zero_transcript.txt"
+  rm -rf "$dir"
+  sed 1d "$out/zero.csv" | column -s, -t; cat "$out/zero_transcript.txt"
+}
+
 part_train() {
   echo "bench: training samples/s per strategy (3 epochs, batch 64 per rank, the last epoch)"
   csv="$out/train.csv"
@@ -279,7 +314,7 @@ part_timelines() {
 }
 
 for p in $PARTS; do
-  declare -F "part_$p" >/dev/null || { echo "bench: BENCH_PARTS: no part $p (pingpong, allreduce, collectives, programs, overlap, train, mlp, ddp, timelines)" >&2; exit 2; }
+  declare -F "part_$p" >/dev/null || { echo "bench: BENCH_PARTS: no part $p (pingpong, allreduce, collectives, programs, overlap, zero, train, mlp, ddp, timelines)" >&2; exit 2; }
 done
 for p in $PARTS; do
   "part_$p"
