@@ -2,7 +2,7 @@
  * @file comm_shm.c
  * @brief The shared-memory transport: channels, doorbells, barrier, CUDA IPC.
  */
-#line 2352 "chapters/02-shm.nw"
+#line 2354 "chapters/02-shm.nw"
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
@@ -18,13 +18,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#line 2328 "chapters/02-shm.nw"
+#line 2330 "chapters/02-shm.nw"
 #include "comm_shm.h"
 #include "launch.h"
 #include "transport.h"
 #include "util.h"
 
-#line 2373 "chapters/02-shm.nw"
+#line 2375 "chapters/02-shm.nw"
 #if defined(__x86_64__) || defined(__i386__)
 /** Tell the core we are spinning (x86 PAUSE). */
 #define cpu_relax() __builtin_ia32_pause()
@@ -93,11 +93,12 @@ typedef struct ShmComm {
     int spin;                       /**< polls before sleeping (0 when ranks outnumber cores) */
     void *dev_in[LAUNCH_MAX_RANKS]; /**< GPU ring of channel src -> me, by src (mine) */
     void *dev_out[LAUNCH_MAX_RANKS]; /**< GPU ring of channel me -> dst, by dst (opened) */
-    uint64_t mapped_out, mapped_in;  /**< channels to, from each peer whose pages are in */
+    uint64_t mapped_out;             /**< channels to peers whose ring pages are mapped in */
+    uint64_t mapped_in;              /**< channels from peers whose ring pages are mapped in */
 #line 119 "chapters/08-direct.nw"
     /** Bytes of the rank's window handed out (chapter 8). */
     size_t window_used;
-#line 1303 "chapters/02-shm.nw"
+#line 1304 "chapters/02-shm.nw"
 } ShmComm;
 #line 806 "chapters/02-shm.nw"
 static void futex_wait(_Atomic uint32_t *word, uint32_t expected, double seconds)
@@ -164,7 +165,7 @@ static size_t ring_pop(RingCtl *r, const unsigned char *base, size_t cap, unsign
     atomic_store_explicit(&r->head, head + (uint32_t)n, memory_order_release);
     return n;
 }
-#line 1353 "chapters/02-shm.nw"
+#line 1354 "chapters/02-shm.nw"
 static ChannelCtl *channel(ShmWorld *w, int src, int dst)
 {
     return (ChannelCtl *)((char *)w + w->ctl_at) + (size_t)src * w->size + dst;
@@ -185,25 +186,25 @@ static size_t round_up(size_t n, size_t to)
     return (n + to - 1) / to * to;
 }
 
-#line 1319 "chapters/02-shm.nw"
+#line 1320 "chapters/02-shm.nw"
 ShmWorld *shm_world_create(int size, size_t channel_bytes, double timeout_s, char *err)
 {
-#line 1383 "chapters/02-shm.nw"
+#line 1384 "chapters/02-shm.nw"
     if (channel_bytes == 0)
         channel_bytes = SHM_CHANNEL_BYTES;
     if (size < 1 || size > LAUNCH_MAX_RANKS) {
         error_set(err, "shm: %d ranks asked for; 1 to %d are possible", size, LAUNCH_MAX_RANKS);
-#line 1388 "chapters/02-shm.nw"
+#line 1389 "chapters/02-shm.nw"
         return NULL;
     }
     bool power_of_two = (channel_bytes & (channel_bytes - 1)) == 0;
     if (channel_bytes < 64 || channel_bytes > (1u << 31) || !power_of_two) {
         error_set(err, "shm: a channel of %zu bytes: it must be a power of two, 64 B to 2 GiB",
                   channel_bytes);
-#line 1395 "chapters/02-shm.nw"
+#line 1396 "chapters/02-shm.nw"
         return NULL;
     }
-#line 1408 "chapters/02-shm.nw"
+#line 1409 "chapters/02-shm.nw"
     size_t pairs = (size_t)size * size;
     size_t ctl_at = round_up(sizeof(ShmWorld), LINE);
     size_t ipc_at = round_up(ctl_at + pairs * sizeof(ChannelCtl), LINE);
@@ -216,7 +217,7 @@ ShmWorld *shm_world_create(int size, size_t channel_bytes, double timeout_s, cha
                   strerror(errno));
         return NULL;
     }
-#line 1323 "chapters/02-shm.nw"
+#line 1324 "chapters/02-shm.nw"
     w->size = size;
     w->host_bytes = channel_bytes;
     w->dev_bytes = SHM_DEVICE_CHANNEL_BYTES;
@@ -236,7 +237,7 @@ ShmWorld *shm_world_create(int size, size_t channel_bytes, double timeout_s, cha
     w->window = win == MAP_FAILED ? NULL : win;
     w->window_bytes = win == MAP_FAILED ? 0 : SHM_WINDOW_BYTES;
     w->window_fd = win == MAP_FAILED && fd >= 0 ? (close(fd), -1) : fd;
-#line 1332 "chapters/02-shm.nw"
+#line 1333 "chapters/02-shm.nw"
     return w; /* the mapping comes zeroed: every counter starts at 0 */
 }
 
@@ -247,11 +248,11 @@ void shm_world_destroy(ShmWorld *w)
         munmap(w->window, (size_t)w->size * w->window_bytes);
     if (w && w->window_fd >= 0)
         close(w->window_fd);
-#line 1338 "chapters/02-shm.nw"
+#line 1339 "chapters/02-shm.nw"
     if (w)
         munmap(w, w->map_bytes);
 }
-#line 1508 "chapters/02-shm.nw"
+#line 1510 "chapters/02-shm.nw"
 static void ring_bell(ShmWorld *w, int rank)
 {
     Bell *b = &w->bell[rank];
@@ -260,7 +261,7 @@ static void ring_bell(ShmWorld *w, int rank)
         futex_wake(&b->seq, 1);
 }
 
-#line 1532 "chapters/02-shm.nw"
+#line 1534 "chapters/02-shm.nw"
 /**
  * Wait until @p word moves from @p seen: spin @p spin polls, then sleep, counted in
  * @p sleepers so that whoever moves the word knows to wake us. Returns 0, or -1 at the
@@ -276,7 +277,7 @@ static int wait_change(_Atomic uint32_t *word, uint32_t seen, _Atomic uint32_t *
 #line 325 "chapters/08-direct.nw"
         if ((i & 255) == 255)
             sched_yield();
-#line 1545 "chapters/02-shm.nw"
+#line 1547 "chapters/02-shm.nw"
     }
 #line 277 "chapters/08-direct.nw"
     for (int i = 0; spin == 0 && i < 200; i++) {
@@ -284,7 +285,7 @@ static int wait_change(_Atomic uint32_t *word, uint32_t seen, _Atomic uint32_t *
             return 0;
         sched_yield();
     }
-#line 1557 "chapters/02-shm.nw"
+#line 1559 "chapters/02-shm.nw"
     while (atomic_load(word) == seen) {
         double left = deadline - now_seconds();
         if (left <= 0)
@@ -294,20 +295,21 @@ static int wait_change(_Atomic uint32_t *word, uint32_t seen, _Atomic uint32_t *
         futex_wait(word, seen, left < 0.25 ? left : 0.25);
         atomic_fetch_sub(sleepers, 1);
     }
-#line 1548 "chapters/02-shm.nw"
+#line 1550 "chapters/02-shm.nw"
     return 0;
 }
 
-#line 1495 "chapters/02-shm.nw"
+#line 1497 "chapters/02-shm.nw"
 /** Wait until my doorbell moves from @p seen; returns 0, or -1 at the deadline. */
 static int wait_bell(ShmComm *c, uint32_t seen, double deadline)
 {
     Bell *b = &c->w->bell[c->comm.rank];
     return wait_change(&b->seq, seen, &b->sleeping, c->spin, deadline);
 }
-#line 1443 "chapters/02-shm.nw"
+#line 1444 "chapters/02-shm.nw"
 #ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+/** madvise(): fault the pages in as a write would (Linux 5.14; older headers lack it). */
+#define MADV_POPULATE_WRITE 23
 #endif
 /** Once per channel, a bit per peer in @p done: map in its ring's pages. */
 static void map_in(const ShmWorld *w, uint64_t *done, int peer, void *ring)
@@ -317,7 +319,7 @@ static void map_in(const ShmWorld *w, uint64_t *done, int peer, void *ring)
     *done |= (uint64_t)1 << peer;
     madvise(ring, w->host_bytes, MADV_POPULATE_WRITE);
 }
-#line 1632 "chapters/02-shm.nw"
+#line 1634 "chapters/02-shm.nw"
 /** The device-payload bit of a message header. */
 #define ON_DEVICE (1ull << 63)
 
@@ -331,7 +333,7 @@ typedef struct Transfer {
     size_t header_done;      /**< header bytes moved */
 } Transfer;
 
-#line 1597 "chapters/02-shm.nw"
+#line 1599 "chapters/02-shm.nw"
 static bool on_device(const ShmComm *c)
 {
     return c->comm.dev->kind != DEVICE_CPU;
@@ -353,7 +355,7 @@ static Transfer transfer(const ShmComm *c, int peer, const void *buf, size_t byt
         t.header[i] = (unsigned char)(h >> (8 * i));
     return t;
 }
-#line 1656 "chapters/02-shm.nw"
+#line 1658 "chapters/02-shm.nw"
 static size_t progress_send(ShmComm *c, Transfer *t)
 {
     ShmWorld *w = c->w;
@@ -369,14 +371,14 @@ static size_t progress_send(ShmComm *c, Transfer *t)
         moved += k;
     }
     if (t->header_done == 8 && t->done < t->bytes) {
-#line 1692 "chapters/02-shm.nw"
+#line 1694 "chapters/02-shm.nw"
         if (on_device(c))
             k = ring_push(&ch->dev, c->dev_out[t->peer], w->dev_bytes, t->buf + t->done,
                           t->bytes - t->done, c->comm.dev->peer_copy);
         else
             k = ring_push(&ch->host, ring, w->host_bytes, t->buf + t->done, t->bytes - t->done,
                           host_copy);
-#line 1672 "chapters/02-shm.nw"
+#line 1674 "chapters/02-shm.nw"
         t->done += k;
         moved += k;
     }
@@ -384,7 +386,7 @@ static size_t progress_send(ShmComm *c, Transfer *t)
         ring_bell(w, t->peer);
     return moved;
 }
-#line 1709 "chapters/02-shm.nw"
+#line 1711 "chapters/02-shm.nw"
 static long progress_recv(ShmComm *c, Transfer *t, char *err)
 {
     ShmWorld *w = c->w;
@@ -396,7 +398,7 @@ static long progress_recv(ShmComm *c, Transfer *t, char *err)
     if (t->header_done < 8) {
         unsigned char got[8];
         k = ring_pop(&ch->host, ring, w->host_bytes, got, 8 - t->header_done, host_copy);
-#line 1757 "chapters/02-shm.nw"
+#line 1759 "chapters/02-shm.nw"
         if (memcmp(got, t->header + t->header_done, k) != 0) {
             memcpy(t->header + t->header_done, got, k);
             uint64_t h = 0;
@@ -412,19 +414,19 @@ static long progress_recv(ShmComm *c, Transfer *t, char *err)
                              (unsigned long long)(h & ~ON_DEVICE),
                              on_device(c) ? "device" : "host", t->bytes);
         }
-#line 1721 "chapters/02-shm.nw"
+#line 1723 "chapters/02-shm.nw"
         t->header_done += k;
         moved += k;
     }
     if (t->header_done == 8 && t->done < t->bytes) {
-#line 1745 "chapters/02-shm.nw"
+#line 1747 "chapters/02-shm.nw"
         if (on_device(c))
             k = ring_pop(&ch->dev, c->dev_in[t->peer], w->dev_bytes, t->buf + t->done,
                          t->bytes - t->done, c->comm.dev->peer_copy);
         else
             k = ring_pop(&ch->host, ring, w->host_bytes, t->buf + t->done, t->bytes - t->done,
                          host_copy);
-#line 1726 "chapters/02-shm.nw"
+#line 1728 "chapters/02-shm.nw"
         t->done += k;
         moved += k;
     }
@@ -432,7 +434,7 @@ static long progress_recv(ShmComm *c, Transfer *t, char *err)
         ring_bell(w, t->peer);
     return (long)moved;
 }
-#line 1832 "chapters/02-shm.nw"
+#line 1834 "chapters/02-shm.nw"
 /** The transfer a wait is for: a receive first, since a send waits on its peer only when
  * the ring is full. */
 static const Transfer *pending(Transfer *const out[2], Transfer *const in[2])
@@ -441,7 +443,7 @@ static const Transfer *pending(Transfer *const out[2], Transfer *const in[2])
            : !finished(in[1])  ? in[1]
            : !finished(out[0]) ? out[0]
                                : out[1];
-#line 1838 "chapters/02-shm.nw"
+#line 1840 "chapters/02-shm.nw"
 }
 
 static int timed_out(ShmComm *c, Transfer *const out[2], Transfer *const in[2], char *err)
@@ -455,24 +457,24 @@ static int timed_out(ShmComm *c, Transfer *const out[2], Transfer *const in[2], 
                      "rank %d is in '%s')",
                      is_in ? "recv from" : "send to", t->peer, c->w->timeout, t->done, t->bytes,
                      t->peer, phase);
-#line 1849 "chapters/02-shm.nw"
+#line 1851 "chapters/02-shm.nw"
 }
 
-#line 1797 "chapters/02-shm.nw"
+#line 1799 "chapters/02-shm.nw"
 static int exchange(ShmComm *c, Transfer *out[2], Transfer *in[2], char *err)
 {
     Bell *b = &c->w->bell[c->comm.rank];
     double deadline = 0; /* set when we first have to wait after a move */
     while (!finished(out[0]) || !finished(out[1]) || !finished(in[0]) || !finished(in[1])) {
-#line 1803 "chapters/02-shm.nw"
+#line 1805 "chapters/02-shm.nw"
         uint32_t seen = atomic_load(&b->seq);
-#line 1866 "chapters/02-shm.nw"
+#line 1868 "chapters/02-shm.nw"
         size_t moved = 0;
         for (int i = 0; i < 2; i++) {
             if (!finished(out[i]) &&
                 (i == 0 || finished(out[0]) || out[0]->peer != out[1]->peer))
                 moved += progress_send(c, out[i]);
-#line 1870 "chapters/02-shm.nw"
+#line 1872 "chapters/02-shm.nw"
             if (!finished(in[i]) && (i == 0 || finished(in[0]) || in[0]->peer != in[1]->peer)) {
                 long k = progress_recv(c, in[i], err);
                 if (k < 0)
@@ -480,7 +482,7 @@ static int exchange(ShmComm *c, Transfer *out[2], Transfer *in[2], char *err)
                 moved += (size_t)k;
             }
         }
-#line 1805 "chapters/02-shm.nw"
+#line 1807 "chapters/02-shm.nw"
         if (moved) {
             deadline = 0;
             continue;
@@ -494,17 +496,17 @@ static int exchange(ShmComm *c, Transfer *out[2], Transfer *in[2], char *err)
     launch_waiting(-1);
     return 0;
 }
-#line 1938 "chapters/02-shm.nw"
+#line 1940 "chapters/02-shm.nw"
 static int check_peer(const Comm *c, int peer, const char *what, char *err)
 {
     if (peer < 0 || peer >= c->size || peer == c->rank)
         return error_set(err, "%s rank %d: no such peer (rank %d of %d)", what, peer, c->rank,
                          c->size);
-#line 1944 "chapters/02-shm.nw"
+#line 1946 "chapters/02-shm.nw"
     return 0;
 }
 
-#line 1957 "chapters/02-shm.nw"
+#line 1959 "chapters/02-shm.nw"
 static int shm_send(Comm *comm, int to, const void *buf, size_t bytes, char *err)
 {
     ShmComm *c = (ShmComm *)comm;
@@ -523,7 +525,7 @@ static int shm_recv(Comm *comm, int from, void *buf, size_t bytes, char *err)
     return exchange(c, (Transfer *[2]){NULL, NULL}, (Transfer *[2]){&t, NULL}, err);
 }
 
-#line 1894 "chapters/02-shm.nw"
+#line 1896 "chapters/02-shm.nw"
 static int shm_sendrecv(Comm *comm, int to, const void *sbuf, size_t sbytes, int from,
                         void *rbuf, size_t rbytes, char *err)
 {
@@ -534,7 +536,7 @@ static int shm_sendrecv(Comm *comm, int to, const void *sbuf, size_t sbytes, int
     return exchange(c, (Transfer *[2]){&out, NULL}, (Transfer *[2]){&in, NULL}, err);
 }
 
-#line 1914 "chapters/02-shm.nw"
+#line 1916 "chapters/02-shm.nw"
 static int shm_sendrecv2(Comm *comm, const Exchange x[2], char *err)
 {
     ShmComm *c = (ShmComm *)comm;
@@ -548,7 +550,7 @@ static int shm_sendrecv2(Comm *comm, const Exchange x[2], char *err)
     Transfer i1 = transfer(c, x[1].from, x[1].rbuf, x[1].rbytes);
     return exchange(c, (Transfer *[2]){&o0, &o1}, (Transfer *[2]){&i0, &i1}, err);
 }
-#line 2034 "chapters/02-shm.nw"
+#line 2036 "chapters/02-shm.nw"
 static int barrier_timed_out(ShmComm *c, uint32_t mine, char *err)
 {
     ShmWorld *w = c->w;
@@ -560,15 +562,15 @@ static int barrier_timed_out(ShmComm *c, uint32_t mine, char *err)
             launch_phase_of(r, phase, sizeof phase);
             int n = snprintf(names + used, sizeof names - used, "%s%d ('%s')", used ? ", " : "",
                              r, phase);
-#line 2046 "chapters/02-shm.nw"
+#line 2048 "chapters/02-shm.nw"
             used = n > 0 ? used + (size_t)n : used;
         }
     return error_set(err, "barrier timed out after %g s waiting for rank(s) %s", w->timeout,
                      names);
-#line 2051 "chapters/02-shm.nw"
+#line 2053 "chapters/02-shm.nw"
 }
 
-#line 1996 "chapters/02-shm.nw"
+#line 1998 "chapters/02-shm.nw"
 static int shm_barrier(Comm *comm, char *err)
 {
     ShmComm *c = (ShmComm *)comm;
@@ -584,7 +586,7 @@ static int shm_barrier(Comm *comm, char *err)
     }
     if (wait_change(&w->bar_gen, gen, &w->bar_sleepers, c->spin, now_seconds() + w->timeout))
         return barrier_timed_out(c, mine, err);
-#line 2012 "chapters/02-shm.nw"
+#line 2014 "chapters/02-shm.nw"
     return 0;
 }
 #line 124 "chapters/08-direct.nw"
@@ -653,7 +655,7 @@ static int shm_wait_for(Comm *comm, int peer, uint32_t value, char *err)
         }
     }
 }
-#line 2194 "chapters/02-shm.nw"
+#line 2196 "chapters/02-shm.nw"
 static int open_device_rings(ShmComm *c, char *err)
 {
     ShmWorld *w = c->w;
@@ -675,7 +677,7 @@ static int open_device_rings(ShmComm *c, char *err)
             return -1;
     return 0;
 }
-#line 2229 "chapters/02-shm.nw"
+#line 2231 "chapters/02-shm.nw"
 static void shm_close(Comm *comm)
 {
     ShmComm *c = (ShmComm *)comm;
@@ -692,7 +694,7 @@ static void shm_close(Comm *comm)
     free(c);
 }
 
-#line 2263 "chapters/02-shm.nw"
+#line 2265 "chapters/02-shm.nw"
 Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
 {
     if (rank < 0 || rank >= w->size) {
@@ -711,7 +713,7 @@ Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
                      .barrier = shm_barrier,
                      .close = shm_close,
                      .state = c};
-#line 2275 "chapters/02-shm.nw"
+#line 2277 "chapters/02-shm.nw"
     c->w = w;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     c->spin = w->size <= cores ? 20000 : 0;
@@ -723,7 +725,7 @@ Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
         c->comm.advance = shm_advance;
         c->comm.wait_for = shm_wait_for;
     }
-#line 2279 "chapters/02-shm.nw"
+#line 2281 "chapters/02-shm.nw"
     if (dev->kind != DEVICE_CPU && open_device_rings(c, err)) {
         free(c);
         return NULL;
@@ -731,7 +733,7 @@ Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
     return &c->comm;
 }
 
-#line 2302 "chapters/02-shm.nw"
+#line 2304 "chapters/02-shm.nw"
 Comm *comm_shm_host(Comm *c, char *err)
 {
     if (c->dev->kind == DEVICE_CPU)
@@ -739,7 +741,7 @@ Comm *comm_shm_host(Comm *c, char *err)
     return comm_shm_open(((ShmComm *)c)->w, c->rank, device_cpu(), err);
 }
 
-#line 2818 "chapters/02-shm.nw"
+#line 2820 "chapters/02-shm.nw"
 const TransportDef transport_shm = {
     .name = "shm",
     .title = "fork --n_gpus ranks on this machine, over shared memory",
