@@ -2,9 +2,9 @@
 # make bench: the all-reduce tables at N = 2 and 4, the ring's reduce-scatter and all-reduce
 # of chapters 4 and 5, training samples/s per strategy at N = 1, 2, 4, ./mlp beside PyTorch,
 # and the timelines of chapters 6 and 7; CSV files into book/data/ (first line: the machine).
-# BENCH_PARTS="collectives train" records only those parts (pingpong, allreduce, collectives,
-# programs, overlap, zero, train, mlp, ddp, timelines; all by default), so that one table can
-# be recorded again alone.
+# BENCH_PARTS="collectives train" records only those parts (accuracy, pingpong, allreduce,
+# collectives, programs, overlap, zero, train, mlp, ddp, timelines; all by default), so that
+# one table can be recorded again alone.
 set -u
 cd "$(dirname "$0")/.."
 out=book/data
@@ -16,7 +16,7 @@ ITERS=${BENCH_ITERS:-20}
 # Debian's python3-torch belongs to Debian's python, which a pyenv or venv may shadow
 PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
 MAX=${BENCH_MAX:-256M}
-PARTS=${BENCH_PARTS:-pingpong allreduce collectives programs overlap zero train mlp ddp timelines}
+PARTS=${BENCH_PARTS:-accuracy pingpong allreduce collectives programs overlap zero train mlp ddp timelines}
 
 part_allreduce() {
   for n in 2 4; do
@@ -227,6 +227,24 @@ part_zero() {
   sed 1d "$out/zero.csv" | column -s, -t; cat "$out/zero_transcript.txt"
 }
 
+# Chapter 1's accuracies: ./mlp and the linear model (--hidden 0), five epochs each, every
+# epoch's loss and accuracies (a seeded run: the same at every run on one machine).
+part_accuracy() {
+  local log m
+  log=$(mktemp)
+  printf '# machine: %s; ./mlp --epochs 5 and ./mlp --hidden 0 --epochs 5 (seeded: the same at every run)\nmodel,epoch,loss,train_acc,test_acc\n' \
+    "$machine" > "$out/accuracy.csv"
+  for m in mlp linear; do
+    if ./mlp --epochs 5 $([ "$m" = linear ] && echo --hidden 0) --log "$log" > /dev/null 2>&1; then
+      sed 1d "$log" | cut -d, -f1-4 | sed "s/^/$m,/" >> "$out/accuracy.csv"
+    else
+      echo "bench: ./mlp ($m) failed"; status=1
+    fi
+  done
+  rm -f "$log"
+  sed 1d "$out/accuracy.csv" | column -s, -t
+}
+
 part_train() {
   echo "bench: training samples/s per strategy (3 epochs, batch 64 per rank, the last epoch)"
   csv="$out/train.csv"
@@ -314,7 +332,7 @@ part_timelines() {
 }
 
 for p in $PARTS; do
-  declare -F "part_$p" >/dev/null || { echo "bench: BENCH_PARTS: no part $p (pingpong, allreduce, collectives, programs, overlap, zero, train, mlp, ddp, timelines)" >&2; exit 2; }
+  declare -F "part_$p" >/dev/null || { echo "bench: BENCH_PARTS: no part $p (accuracy, pingpong, allreduce, collectives, programs, overlap, zero, train, mlp, ddp, timelines)" >&2; exit 2; }
 done
 for p in $PARTS; do
   "part_$p"
