@@ -2,9 +2,9 @@
 # make bench: the all-reduce tables at N = 2 and 4, the ring's reduce-scatter and all-reduce
 # of chapters 4 and 5, training samples/s per strategy at N = 1, 2, 4, ./mlp beside PyTorch,
 # and the timelines of chapters 6 and 7; CSV files into book/data/ (first line: the machine).
-# BENCH_PARTS="collectives train" records only those parts (accuracy, pingpong, allreduce,
-# collectives, programs, overlap, zero, train, mlp, ddp, timelines; all by default), so that
-# one table can be recorded again alone.
+# BENCH_PARTS="collectives train" records only those parts (accuracy, pingpong, ps,
+# allreduce, collectives, programs, overlap, zero, train, mlp, ddp, timelines; all by
+# default), so that one table can be recorded again alone.
 set -u
 cd "$(dirname "$0")/.."
 out=book/data
@@ -16,7 +16,7 @@ ITERS=${BENCH_ITERS:-20}
 # Debian's python3-torch belongs to Debian's python, which a pyenv or venv may shadow
 PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
 MAX=${BENCH_MAX:-256M}
-PARTS=${BENCH_PARTS:-accuracy pingpong allreduce collectives programs overlap zero train mlp ddp timelines}
+PARTS=${BENCH_PARTS:-accuracy pingpong ps allreduce collectives programs overlap zero train mlp ddp timelines}
 
 part_allreduce() {
   for n in 2 4; do
@@ -245,6 +245,32 @@ part_accuracy() {
   sed 1d "$out/accuracy.csv" | column -s, -t
 }
 
+# Chapter 3's server as N grows: ./ps at N = 2, 3, 4 and 8 (2 epochs, 64 samples per worker),
+# ms per step (--log) and the share of a worker's time spent waiting for the server (the
+# "time:" line's wait); three alternating rounds, medians.
+part_ps() {
+  local dir round n log
+  dir=$(mktemp -d)
+  for round in 1 2 3; do
+    for n in $( ((round % 2)) && echo 2 3 4 8 || echo 8 4 3 2); do
+      log=$dir/log
+      if ./ps --n_gpus "$n" --epochs 2 --log "$log" > "$log.out" 2>&1; then
+        echo "$(tail -1 "$log" | cut -d, -f7) $(awk -F'|' '/^time:/ { for (i = 1; i <= NF; i++)
+               if ($i ~ /^ *wait /) { v = $i; sub(/.*\(/, "", v); sub(/%.*/, "", v); print v } }' "$log.out")" >> "$dir/$n"
+      else
+        echo "bench: ./ps --n_gpus $n failed: $(tail -1 "$log.out")"; status=1
+      fi
+    done
+  done
+  { printf '# machine: %s; ./ps --n_gpus N --epochs 2, medians of 3 rounds\n' "$machine"
+    echo "ranks,step_ms,wait_pct"
+    for n in 2 3 4 8; do
+      [ -s "$dir/$n" ] && echo "$n,$(awk '{ print $1 }' "$dir/$n" | median),$(awk '{ print $2 }' "$dir/$n" | median)"
+    done; } > "$out/ps.csv"
+  rm -rf "$dir"
+  sed 1d "$out/ps.csv" | column -s, -t
+}
+
 part_train() {
   echo "bench: training samples/s per strategy (3 epochs, batch 64 per rank, the last epoch)"
   csv="$out/train.csv"
@@ -332,7 +358,7 @@ part_timelines() {
 }
 
 for p in $PARTS; do
-  declare -F "part_$p" >/dev/null || { echo "bench: BENCH_PARTS: no part $p (accuracy, pingpong, allreduce, collectives, programs, overlap, zero, train, mlp, ddp, timelines)" >&2; exit 2; }
+  declare -F "part_$p" >/dev/null || { echo "bench: BENCH_PARTS: no part $p (accuracy, pingpong, ps, allreduce, collectives, programs, overlap, zero, train, mlp, ddp, timelines)" >&2; exit 2; }
 done
 for p in $PARTS; do
   "part_$p"

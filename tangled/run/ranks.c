@@ -138,7 +138,7 @@ int run_fail(Run *run, const char *line)
     run->status = EXIT_FAILURE;
     return EXIT_FAILURE;
 }
-#line 904 "chapters/03-ps.nw"
+#line 908 "chapters/03-ps.nw"
 int run_one(Run *run, int (*body)(Rank *r, char *err))
 {
     char err[ERR_LEN];

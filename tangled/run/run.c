@@ -11,12 +11,12 @@
 #include "trace.h"
 #include "util.h"
 
-#line 853 "chapters/03-ps.nw"
+#line 857 "chapters/03-ps.nw"
 static int check_strategy(const Run *run);
 static int train_rank(Rank *r, char *err);
 static int run_threads(Run *run);
 
-#line 868 "chapters/03-ps.nw"
+#line 872 "chapters/03-ps.nw"
 int run_training(Run *run)
 {
     const StrategyDef *def = run->strategy;
@@ -39,7 +39,7 @@ int run_training(Run *run)
         run_ranks(run, train_rank);
     return run_finish(run);
 }
-#line 1135 "chapters/03-ps.nw"
+#line 1139 "chapters/03-ps.nw"
 /** RUN_GO when run->strategy can run as asked; else EXIT_USAGE after one line. */
 static int check_strategy(const Run *run)
 {
@@ -98,16 +98,16 @@ static int check_strategy(const Run *run)
     if (!why[0] && (def->needs & NO_ACCUM) && o->accum > 1)
         snprintf(why, sizeof why, "--accum %d: %s steps once per push (use --accum 1)",
                  o->accum, def->title);
-#line 1143 "chapters/03-ps.nw"
+#line 1147 "chapters/03-ps.nw"
     if (!why[0] && o->n_gpus < def->min_ranks)
         snprintf(why, sizeof why, "--n_gpus %d: %s needs %s (--n_gpus %d or more)", o->n_gpus,
                  def->title, def->why_min, def->min_ranks);
-#line 1147 "chapters/03-ps.nw"
+#line 1151 "chapters/03-ps.nw"
     if (why[0])
         fprintf(stderr, "%s: %s\n", program_name(), why);
     return why[0] ? EXIT_USAGE : RUN_GO;
 }
-#line 982 "chapters/03-ps.nw"
+#line 986 "chapters/03-ps.nw"
 static int open_strategy(const Rank *r, Model *m, Strategy *s, char *err)
 {
     const StrategyDef *def = r->run->strategy;
@@ -116,7 +116,7 @@ static int open_strategy(const Rank *r, Model *m, Strategy *s, char *err)
                        .m = m,
                        .bucket_bytes = (size_t)(r->run->o.bucket_mb * (1 << 20)),
                        .accum = r->run->o.accum};
-#line 988 "chapters/03-ps.nw"
+#line 992 "chapters/03-ps.nw"
     return def->open ? def->open(s, &env, err) : 0;
 }
 
@@ -130,7 +130,7 @@ static int serve(const Rank *r, Model *m, Strategy *s, const TrainConfig *cfg, c
     return run->strategy->serve(s, m, cfg, steps, err);
 }
 
-#line 929 "chapters/03-ps.nw"
+#line 933 "chapters/03-ps.nw"
 static int train_rank(Rank *r, char *err)
 {
     Run *run = r->run;
@@ -142,18 +142,18 @@ static int train_rank(Rank *r, char *err)
         return -1;
     if (speaks && !run->o.quiet)
         run_banner(r, &m, &s);
-#line 965 "chapters/03-ps.nw"
+#line 969 "chapters/03-ps.nw"
     TrainConfig cfg = run_train_config(run, speaks);
     TrainResult res;
     int rc = r->rank < def->servers ? serve(r, &m, &s, &cfg, err)
                                     : train_run(&cfg, &m, &run->train, &run->test,
                                                 def->open ? &s : NULL, &res, err);
-#line 971 "chapters/03-ps.nw"
+#line 975 "chapters/03-ps.nw"
     if (rc == 0 && run->o.trace) /* appendix A: before the report's barrier */
         rc = trace_write(run->o.trace, err);
     if (rc == 0)
         rc = run_report(r, &s, &m, speaks ? &res : NULL, err);
-#line 941 "chapters/03-ps.nw"
+#line 945 "chapters/03-ps.nw"
     if (rc)
         return -1; /* closing may wait for peers (a thread inside an all-reduce): don't */
     if (def->close)
