@@ -28,6 +28,9 @@ part_allreduce() {
   done
 }
 
+# A CSV on stdin as aligned columns (column(1) is not on every Debian).
+show() { awk -F, '{ printf "%-14s", $1; for (i = 2; i <= NF; i++) printf " %14s", $i; print "" }'; }
+
 # The median of the numbers on stdin, one a line (mawk has no asort).
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'; }
 
@@ -62,7 +65,7 @@ part_pingpong() {
     echo "one_core_us,$(cat "$dir"/one.[123] | awk '!/^#/ && $1 == 8 { print $2 }' | median)"
   } > "$out/pingpong_fit.csv"
   rm -rf "$dir"
-  sed 1d "$out/pingpong.csv" | column -s, -t; sed 1,2d "$out/pingpong_fit.csv" | column -s, -t
+  sed 1d "$out/pingpong.csv" | show; sed 1,2d "$out/pingpong_fit.csv" | show
 }
 
 # The ring of chapters 4 and 5, timed by ./collectives as those chapters run it, and, for
@@ -104,7 +107,7 @@ part_collectives() {
           return v[int((n + 1) / 2)] }
         END { for (i = 1; i <= m; i++) print order[i] "," mid(t[order[i]]) "," mid(a[order[i]]) "," mid(b[order[i]]) }'
     } > "$csv"
-    echo "bench: $(cat "$dir/$k.cmd")"; sed 1,2d "$csv" | column -s, -t; echo
+    echo "bench: $(cat "$dir/$k.cmd")"; sed 1,2d "$csv" | show; echo
   done
   rm -rf "$dir"
   # chapter 6's first table: the ring over our transport and over MPI's, and MPI_Allreduce,
@@ -151,7 +154,7 @@ part_programs() {
     echo "$prog,$n,$batch,$(for c in 1 2 3; do awk -v c=$c '{ print $c }' "$dir/$k" | sort -g | sed -n 2p; done | paste -sd,)" >> "$csv"
   done
   rm -rf "$dir"
-  sed 1d "$csv" | column -s, -t
+  sed 1d "$csv" | show
 }
 
 # Chapter 6's overlap: the ring and the ring in buckets on a deeper model with small buckets
@@ -189,7 +192,7 @@ part_overlap() {
       awk -v c=$c '{ print $c }' "$dir/$k" | sort -g | sed -n 2p; done | paste -sd,)" >> "$csv"
   done
   rm -rf "$dir"
-  sed 1d "$csv" | column -s, -t
+  sed 1d "$csv" | show
 }
 
 # Chapter 7's ring and ZeRO-1 with AdamW on four ranks (3 epochs): the medians of three
@@ -224,7 +227,7 @@ part_zero() {
     grep '^replicas:' "$dir/$s.3"
   done > "$out/zero_transcript.txt"
   rm -rf "$dir"
-  sed 1d "$out/zero.csv" | column -s, -t; cat "$out/zero_transcript.txt"
+  sed 1d "$out/zero.csv" | show; cat "$out/zero_transcript.txt"
 }
 
 # Chapter 1's accuracies: ./mlp and the linear model (--hidden 0), five epochs each, every
@@ -242,7 +245,7 @@ part_accuracy() {
     fi
   done
   rm -f "$log"
-  sed 1d "$out/accuracy.csv" | column -s, -t
+  sed 1d "$out/accuracy.csv" | show
 }
 
 # Chapter 3's server as N grows: ./ps at N = 2, 3, 4 and 8 (2 epochs, 64 samples per worker),
@@ -268,7 +271,7 @@ part_ps() {
       [ -s "$dir/$n" ] && echo "$n,$(awk '{ print $1 }' "$dir/$n" | median),$(awk '{ print $2 }' "$dir/$n" | median)"
     done; } > "$out/ps.csv"
   rm -rf "$dir"
-  sed 1d "$out/ps.csv" | column -s, -t
+  sed 1d "$out/ps.csv" | show
 }
 
 part_train() {
