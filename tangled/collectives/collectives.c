@@ -107,7 +107,7 @@ int replicas_agree(Comm *host, const Model *m, uint64_t *hash, char *err)
     return rc;
 }
 
-#line 1081 "chapters/07-zero.nw"
+#line 1084 "chapters/07-zero.nw"
 /** Chunk @p k of @p count floats over @p size ranks, clipped to [lo, hi), from lo. */
 static void window_chunk(size_t count, int size, int k, size_t lo, size_t hi, size_t *a,
                          size_t *b)
@@ -118,7 +118,7 @@ static void window_chunk(size_t count, int size, int k, size_t lo, size_t hi, si
     *a = s - lo, *b = e - lo;
 }
 
-#line 1093 "chapters/07-zero.nw"
+#line 1096 "chapters/07-zero.nw"
 int ring_reduce_scatter_window(Comm *c, float *win, size_t count, size_t lo, size_t hi,
                                float *scratch, char *err)
 {

@@ -180,7 +180,7 @@ void model_sgd_step(Model *m, float lr)
 {
     m->dev->axpy(m->n_params, -lr, m->grads, m->params);
 }
-#line 929 "chapters/07-zero.nw"
+#line 932 "chapters/07-zero.nw"
 /** Give up a flat buffer: free it unless lent, and point its layers' views nowhere. */
 static void give_up(Model *m, float **flat, bool *lent, float **views)
 {
@@ -202,7 +202,7 @@ void model_give_up_grads(Model *m)
     give_up(m, &m->grads, &m->lent_grads, m->layer_grads);
 }
 
-#line 956 "chapters/07-zero.nw"
+#line 959 "chapters/07-zero.nw"
 void model_use_grads(Model *m, float *grads)
 {
     model_give_up_grads(m);
@@ -210,7 +210,7 @@ void model_use_grads(Model *m, float *grads)
     for (int l = 0; l < m->n_layers; l++)
         m->layer_grads[l] = grads + m->layer[l].w;
 }
-#line 966 "chapters/07-zero.nw"
+#line 969 "chapters/07-zero.nw"
 void model_layer_params_at(Model *m, int l, float *p)
 {
     m->layer_params[l] = p;

@@ -218,7 +218,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
                 rc = forward_layers(m, s, b, PASS_FORWARD, err);
                 if (rc == 0)
                     model_loss(m, b, true);
-#line 845 "chapters/07-zero.nw"
+#line 848 "chapters/07-zero.nw"
                 if (K > 1)
                     dev->scale((size_t)b * (size_t)m->width[m->n_layers], 1.0f / (float)K,
                                m->dact[m->n_layers]);
@@ -297,7 +297,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
         }
 #line 3454 "chapters/01-mlp.nw"
     }
-#line 1474 "chapters/07-zero.nw"
+#line 1477 "chapters/07-zero.nw"
     if (rc == 0 && s && s->unshard && s->unshard(s, m, err))
         rc = -1;
 #line 3462 "chapters/01-mlp.nw"

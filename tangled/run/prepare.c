@@ -132,13 +132,13 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
                 program_name(), o->optimizer);
         return -1;
     }
-#line 876 "chapters/07-zero.nw"
+#line 879 "chapters/07-zero.nw"
     if (o->checkpoint && o->accum > 1) {
         fprintf(stderr,
                 "%s: --checkpoint with --accum %d: a checkpoint does not record the "
                 "micro-batches yet (use --accum 1)\n",
                 program_name(), o->accum);
-#line 879 "chapters/07-zero.nw"
+#line 882 "chapters/07-zero.nw"
         return -1;
     }
 #line 931 "chapters/A2-failure.nw"

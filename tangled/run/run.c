@@ -89,7 +89,7 @@ static int check_strategy(const Run *run)
         snprintf(why, sizeof why,
                  "--optimizer %s: %s steps with plain SGD on its server (use --optimizer sgd)",
                  o->optimizer, def->title);
-#line 865 "chapters/07-zero.nw"
+#line 868 "chapters/07-zero.nw"
     if (!why[0] && (def->needs & NO_CHECKPOINT) && o->checkpoint)
         snprintf(why, sizeof why,
                  "--checkpoint with --strategy %s: it keeps only a part of each layer's "
