@@ -7,7 +7,7 @@
 # default), so that one table can be recorded again alone.
 set -u
 cd "$(dirname "$0")/.."
-out=book/data
+out=${BENCH_OUT:-book/data}
 mkdir -p "$out"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 status=0
@@ -33,6 +33,17 @@ show() { awk -F, '{ printf "%-14s", $1; for (i = 2; i <= NF; i++) printf " %14s"
 
 # The median of the numbers on stdin, one a line (mawk has no asort).
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'; }
+
+# timeline REGEX FILE: the seconds and the per cent, summed, of the phases of a program's
+# "time:" line (data 0.011 s (1.1%) | compute ...) whose names match REGEX; "- -" if none.
+timeline() {
+  awk -F'|' -v re="^($1)$" '/^time:/ { for (i = 1; i <= NF; i++) {
+      v = $i; sub(/^ *(time: )?/, "", v); n = v; sub(/ [0-9.]+ s .*/, "", n)
+      if (n !~ re) continue
+      x = v; sub(/^[^0-9]*/, "", x); sub(/ s .*/, "", x); p = v; sub(/.*\(/, "", p); sub(/%.*/, "", p)
+      ts += x; tp += p; hit = 1 } }
+    END { if (hit) printf "%.3f %.1f\n", ts, tp; else print "- -" }' "$2"
+}
 
 # Chapter 2's transport: ./pingpong's table (one-way and sendrecv, 8 B to 128 MiB), its
 # alpha-beta fit, the barrier at 2, 4 and 8 ranks, and two ranks on one core (so they sleep);
@@ -139,9 +150,7 @@ part_programs() {
       log=$dir/log
       if ./"$prog" $([ "$n" -gt 1 ] && echo --n_gpus "$n") --epochs 3 --log "$log" > "$log.out" 2>&1; then
         row=$(tail -1 "$log")
-        comm=$(awk -F'|' '/^time:/ { for (i = 1; i <= NF; i++)
-                   if ($i ~ /(share-reduce|share-only|push|wait|pull) /) { sub(/.*\(/, "", $i); s += $i; hit = 1 } }
-                 END { if (hit) printf "%.1f", s; else print "-" }' "$log.out")
+        comm=$(timeline 'share-reduce|share-only|push|wait|pull' "$log.out" | cut -d' ' -f2)
         echo "$(echo "$row" | cut -d, -f7) $(echo "$row" | cut -d, -f6) $comm" >> "$dir/$k"
       else
         echo "bench: ./$prog --n_gpus $n failed: $(tail -1 "$log.out")"; status=1
@@ -151,7 +160,7 @@ part_programs() {
   for k in 0 1 2 3; do
     read -r prog n batch <<< "${cfgs[$k]}"
     [ -s "$dir/$k" ] || continue
-    echo "$prog,$n,$batch,$(for c in 1 2 3; do awk -v c=$c '{ print $c }' "$dir/$k" | sort -g | sed -n 2p; done | paste -sd,)" >> "$csv"
+    echo "$prog,$n,$batch,$(for c in 1 2 3; do awk -v c=$c '{ print $c }' "$dir/$k" | median; done | paste -sd,)" >> "$csv"
   done
   rm -rf "$dir"
   sed 1d "$csv" | show
@@ -171,14 +180,11 @@ part_overlap() {
       log=$dir/log
       if ./train --strategy "$s" "${args[@]}" $([ "$s" = ring_bucketed ] && echo --bucket_mb 0.5) \
            --log "$log" > "$log.out" 2>&1; then
-        t=$(awk -F'|' '/^time:/ { for (i = 1; i <= NF; i++) {
-                 v = $i; sub(/^ *(time: )?/, "", v); n = v; sub(/ [0-9.]+ s .*/, "", n)
-                 x = v; sub(/^[^0-9]*/, "", x); sub(/ s .*/, "", x)
-                 if (n == "compute") c = x; if (n ~ /share-reduce|share-only/) a += x } }
-               /^overlap:/ { match($0, /took [0-9.]+ s/); a = substr($0, RSTART + 5, RLENGTH - 7)
-                             match($0, /s, [0-9.]+ s of it exposed/); e = substr($0, RSTART + 3, RLENGTH - 19) }
-               END { if (e == "") e = a; printf "%s %s %s", c, a, e }' "$log.out")
-        echo "$(tail -1 "$log" | cut -d, -f7) $t" >> "$dir/$k"
+        # the plain ring waits for all of its all-reduces; in buckets the "overlap:" line
+        # says how long they took and how much of it was waited for
+        read -r a e < <(sed -n 's/^overlap: .* took \([0-9.]*\) s, \([0-9.]*\) s of it exposed.*/\1 \2/p' "$log.out")
+        [ -n "${a:-}" ] || { a=$(timeline 'share-reduce|share-only' "$log.out" | cut -d' ' -f1); e=$a; }
+        echo "$(tail -1 "$log" | cut -d, -f7) $(timeline compute "$log.out" | cut -d' ' -f1) $a $e" >> "$dir/$k"
       else
         echo "bench: ./train --strategy $s failed: $(tail -1 "$log.out")"; status=1
       fi
@@ -189,7 +195,7 @@ part_overlap() {
   for k in 0 1; do
     [ -s "$dir/$k" ] || continue
     echo "$([ "$k" = 0 ] && echo ring || echo ring_bucketed),$(for c in 1 2 3 4; do
-      awk -v c=$c '{ print $c }' "$dir/$k" | sort -g | sed -n 2p; done | paste -sd,)" >> "$csv"
+      awk -v c=$c '{ print $c }' "$dir/$k" | median; done | paste -sd,)" >> "$csv"
   done
   rm -rf "$dir"
   sed 1d "$csv" | show
@@ -199,7 +205,7 @@ part_overlap() {
 # alternating rounds of their share-reduce, share-only and update seconds (the "time:" line),
 # and the transcript the chapter prints, from the last round.
 part_zero() {
-  local dir round k s f
+  local dir round k s f r
   dir=$(mktemp -d)
   for round in 1 2 3; do
     for k in $( ((round % 2)) && echo 0 1 || echo 1 0); do
@@ -213,8 +219,7 @@ part_zero() {
     for s in ring zero1; do
       printf '%s' "$s"
       for f in share-reduce share-only update; do
-        printf ',%s' "$(cat "$dir/$s".[123] | awk -F'|' -v f="$f" '/^time:/ { for (i = 1; i <= NF; i++) {
-            v = $i; sub(/^ *(time: )?/, "", v); if (index(v, f " ") == 1) { sub(/^[^0-9]*/, "", v); sub(/ s.*/, "", v); print v } } }' | median)"
+        printf ',%s' "$(for r in 1 2 3; do timeline "$f" "$dir/$s.$r" | cut -d' ' -f1; done | median)"
       done
       echo
     done; } > "$out/zero.csv"
@@ -258,8 +263,7 @@ part_ps() {
     for n in $( ((round % 2)) && echo 2 3 4 8 || echo 8 4 3 2); do
       log=$dir/log
       if ./ps --n_gpus "$n" --epochs 2 --log "$log" > "$log.out" 2>&1; then
-        echo "$(tail -1 "$log" | cut -d, -f7) $(awk -F'|' '/^time:/ { for (i = 1; i <= NF; i++)
-               if ($i ~ /^ *wait /) { v = $i; sub(/.*\(/, "", v); sub(/%.*/, "", v); print v } }' "$log.out")" >> "$dir/$n"
+        echo "$(tail -1 "$log" | cut -d, -f7) $(timeline wait "$log.out" | cut -d' ' -f2)" >> "$dir/$n"
       else
         echo "bench: ./ps --n_gpus $n failed: $(tail -1 "$log.out")"; status=1
       fi
