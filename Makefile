@@ -588,7 +588,7 @@ extract = awk 'index($$0, "$(1)") == 1 {on = 1} on && !/^\#line/ {print} on && /
 book: $(CHAPTERS) tangled/device/device_cpu.c kernels/device_cuda.cu book/book.tex book/preface.tex book/style.tex book/refs.bib \
       book/weave.sh book/cdefs.awk book/uses.awk book/listing.clang-format book/timeline.awk \
       book/cells.awk book/runs_table.awk book/ink.c book/numbers.awk book/numbers-allow.txt \
-      book/numbers-known.txt $(wildcard book/data/*.csv)
+      book/numbers-known.txt $(wildcard book/data/*.csv) $(wildcard book/data/*.txt)
 	@if [ "$(INSTRUCTOR)" = 1 ] && [ -f .handout ]; then \
 	  echo "book: this is a student's handout: its chapters hold no answers, so there is no instructor's edition to build here" >&2; exit 2; fi
 	@$(MAKE) --no-print-directory deps-book-check

@@ -2,7 +2,7 @@
  * @file comm_shm.c
  * @brief The shared-memory transport: channels, doorbells, barrier, CUDA IPC.
  */
-#line 2354 "chapters/02-shm.nw"
+#line 2363 "chapters/02-shm.nw"
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
@@ -18,13 +18,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#line 2330 "chapters/02-shm.nw"
+#line 2339 "chapters/02-shm.nw"
 #include "comm_shm.h"
 #include "launch.h"
 #include "transport.h"
 #include "util.h"
 
-#line 2375 "chapters/02-shm.nw"
+#line 2384 "chapters/02-shm.nw"
 #if defined(__x86_64__) || defined(__i386__)
 /** Tell the core we are spinning (x86 PAUSE). */
 #define cpu_relax() __builtin_ia32_pause()
@@ -252,7 +252,7 @@ void shm_world_destroy(ShmWorld *w)
     if (w)
         munmap(w, w->map_bytes);
 }
-#line 1510 "chapters/02-shm.nw"
+#line 1520 "chapters/02-shm.nw"
 static void ring_bell(ShmWorld *w, int rank)
 {
     Bell *b = &w->bell[rank];
@@ -261,7 +261,7 @@ static void ring_bell(ShmWorld *w, int rank)
         futex_wake(&b->seq, 1);
 }
 
-#line 1534 "chapters/02-shm.nw"
+#line 1544 "chapters/02-shm.nw"
 /**
  * Wait until @p word moves from @p seen: spin @p spin polls, then sleep, counted in
  * @p sleepers so that whoever moves the word knows to wake us. Returns 0, or -1 at the
@@ -277,7 +277,7 @@ static int wait_change(_Atomic uint32_t *word, uint32_t seen, _Atomic uint32_t *
 #line 325 "chapters/08-direct.nw"
         if ((i & 255) == 255)
             sched_yield();
-#line 1547 "chapters/02-shm.nw"
+#line 1557 "chapters/02-shm.nw"
     }
 #line 277 "chapters/08-direct.nw"
     for (int i = 0; spin == 0 && i < 200; i++) {
@@ -285,7 +285,7 @@ static int wait_change(_Atomic uint32_t *word, uint32_t seen, _Atomic uint32_t *
             return 0;
         sched_yield();
     }
-#line 1559 "chapters/02-shm.nw"
+#line 1569 "chapters/02-shm.nw"
     while (atomic_load(word) == seen) {
         double left = deadline - now_seconds();
         if (left <= 0)
@@ -295,18 +295,18 @@ static int wait_change(_Atomic uint32_t *word, uint32_t seen, _Atomic uint32_t *
         futex_wait(word, seen, left < 0.25 ? left : 0.25);
         atomic_fetch_sub(sleepers, 1);
     }
-#line 1550 "chapters/02-shm.nw"
+#line 1560 "chapters/02-shm.nw"
     return 0;
 }
 
-#line 1497 "chapters/02-shm.nw"
+#line 1507 "chapters/02-shm.nw"
 /** Wait until my doorbell moves from @p seen; returns 0, or -1 at the deadline. */
 static int wait_bell(ShmComm *c, uint32_t seen, double deadline)
 {
     Bell *b = &c->w->bell[c->comm.rank];
     return wait_change(&b->seq, seen, &b->sleeping, c->spin, deadline);
 }
-#line 1444 "chapters/02-shm.nw"
+#line 1454 "chapters/02-shm.nw"
 #ifndef MADV_POPULATE_WRITE
 /** madvise(): fault the pages in as a write would (Linux 5.14; older headers lack it). */
 #define MADV_POPULATE_WRITE 23
@@ -319,7 +319,7 @@ static void map_in(const ShmWorld *w, uint64_t *done, int peer, void *ring)
     *done |= (uint64_t)1 << peer;
     madvise(ring, w->host_bytes, MADV_POPULATE_WRITE);
 }
-#line 1634 "chapters/02-shm.nw"
+#line 1644 "chapters/02-shm.nw"
 /** The device-payload bit of a message header. */
 #define ON_DEVICE (1ull << 63)
 
@@ -333,7 +333,7 @@ typedef struct Transfer {
     size_t header_done;      /**< header bytes moved */
 } Transfer;
 
-#line 1599 "chapters/02-shm.nw"
+#line 1609 "chapters/02-shm.nw"
 static bool on_device(const ShmComm *c)
 {
     return c->comm.dev->kind != DEVICE_CPU;
@@ -355,7 +355,7 @@ static Transfer transfer(const ShmComm *c, int peer, const void *buf, size_t byt
         t.header[i] = (unsigned char)(h >> (8 * i));
     return t;
 }
-#line 1658 "chapters/02-shm.nw"
+#line 1668 "chapters/02-shm.nw"
 static size_t progress_send(ShmComm *c, Transfer *t)
 {
     ShmWorld *w = c->w;
@@ -363,7 +363,6 @@ static size_t progress_send(ShmComm *c, Transfer *t)
     ChannelCtl *ch = channel(w, me, t->peer);
     unsigned char *ring = host_ring(w, me, t->peer);
     size_t moved = 0, k;
-    map_in(w, &c->mapped_out, t->peer, ring);
     if (t->header_done < 8) {
         k = ring_push(&ch->host, ring, w->host_bytes, t->header + t->header_done,
                       8 - t->header_done, host_copy);
@@ -371,14 +370,14 @@ static size_t progress_send(ShmComm *c, Transfer *t)
         moved += k;
     }
     if (t->header_done == 8 && t->done < t->bytes) {
-#line 1694 "chapters/02-shm.nw"
+#line 1703 "chapters/02-shm.nw"
         if (on_device(c))
             k = ring_push(&ch->dev, c->dev_out[t->peer], w->dev_bytes, t->buf + t->done,
                           t->bytes - t->done, c->comm.dev->peer_copy);
         else
             k = ring_push(&ch->host, ring, w->host_bytes, t->buf + t->done, t->bytes - t->done,
                           host_copy);
-#line 1674 "chapters/02-shm.nw"
+#line 1683 "chapters/02-shm.nw"
         t->done += k;
         moved += k;
     }
@@ -386,7 +385,7 @@ static size_t progress_send(ShmComm *c, Transfer *t)
         ring_bell(w, t->peer);
     return moved;
 }
-#line 1711 "chapters/02-shm.nw"
+#line 1720 "chapters/02-shm.nw"
 static long progress_recv(ShmComm *c, Transfer *t, char *err)
 {
     ShmWorld *w = c->w;
@@ -394,11 +393,10 @@ static long progress_recv(ShmComm *c, Transfer *t, char *err)
     ChannelCtl *ch = channel(w, t->peer, me);
     const unsigned char *ring = host_ring(w, t->peer, me);
     size_t moved = 0, k;
-    map_in(w, &c->mapped_in, t->peer, (void *)ring);
     if (t->header_done < 8) {
         unsigned char got[8];
         k = ring_pop(&ch->host, ring, w->host_bytes, got, 8 - t->header_done, host_copy);
-#line 1759 "chapters/02-shm.nw"
+#line 1767 "chapters/02-shm.nw"
         if (memcmp(got, t->header + t->header_done, k) != 0) {
             memcpy(t->header + t->header_done, got, k);
             uint64_t h = 0;
@@ -414,19 +412,19 @@ static long progress_recv(ShmComm *c, Transfer *t, char *err)
                              (unsigned long long)(h & ~ON_DEVICE),
                              on_device(c) ? "device" : "host", t->bytes);
         }
-#line 1723 "chapters/02-shm.nw"
+#line 1731 "chapters/02-shm.nw"
         t->header_done += k;
         moved += k;
     }
     if (t->header_done == 8 && t->done < t->bytes) {
-#line 1747 "chapters/02-shm.nw"
+#line 1755 "chapters/02-shm.nw"
         if (on_device(c))
             k = ring_pop(&ch->dev, c->dev_in[t->peer], w->dev_bytes, t->buf + t->done,
                          t->bytes - t->done, c->comm.dev->peer_copy);
         else
             k = ring_pop(&ch->host, ring, w->host_bytes, t->buf + t->done, t->bytes - t->done,
                          host_copy);
-#line 1728 "chapters/02-shm.nw"
+#line 1736 "chapters/02-shm.nw"
         t->done += k;
         moved += k;
     }
@@ -434,7 +432,7 @@ static long progress_recv(ShmComm *c, Transfer *t, char *err)
         ring_bell(w, t->peer);
     return (long)moved;
 }
-#line 1834 "chapters/02-shm.nw"
+#line 1843 "chapters/02-shm.nw"
 /** The transfer a wait is for: a receive first, since a send waits on its peer only when
  * the ring is full. */
 static const Transfer *pending(Transfer *const out[2], Transfer *const in[2])
@@ -443,7 +441,7 @@ static const Transfer *pending(Transfer *const out[2], Transfer *const in[2])
            : !finished(in[1])  ? in[1]
            : !finished(out[0]) ? out[0]
                                : out[1];
-#line 1840 "chapters/02-shm.nw"
+#line 1849 "chapters/02-shm.nw"
 }
 
 static int timed_out(ShmComm *c, Transfer *const out[2], Transfer *const in[2], char *err)
@@ -457,24 +455,36 @@ static int timed_out(ShmComm *c, Transfer *const out[2], Transfer *const in[2], 
                      "rank %d is in '%s')",
                      is_in ? "recv from" : "send to", t->peer, c->w->timeout, t->done, t->bytes,
                      t->peer, phase);
-#line 1851 "chapters/02-shm.nw"
+#line 1860 "chapters/02-shm.nw"
 }
 
-#line 1799 "chapters/02-shm.nw"
+#line 1807 "chapters/02-shm.nw"
 static int exchange(ShmComm *c, Transfer *out[2], Transfer *in[2], char *err)
 {
     Bell *b = &c->w->bell[c->comm.rank];
     double deadline = 0; /* set when we first have to wait after a move */
+#line 1445 "chapters/02-shm.nw"
+    for (int i = 0; i < 2; i++) {
+        if (out[i])
+            map_in(c->w, &c->mapped_out, out[i]->peer,
+                   host_ring(c->w, c->comm.rank, out[i]->peer));
+#line 1448 "chapters/02-shm.nw"
+        if (in[i])
+            map_in(c->w, &c->mapped_in, in[i]->peer,
+                   host_ring(c->w, in[i]->peer, c->comm.rank));
+#line 1450 "chapters/02-shm.nw"
+    }
+#line 1812 "chapters/02-shm.nw"
     while (!finished(out[0]) || !finished(out[1]) || !finished(in[0]) || !finished(in[1])) {
-#line 1805 "chapters/02-shm.nw"
+#line 1814 "chapters/02-shm.nw"
         uint32_t seen = atomic_load(&b->seq);
-#line 1868 "chapters/02-shm.nw"
+#line 1877 "chapters/02-shm.nw"
         size_t moved = 0;
         for (int i = 0; i < 2; i++) {
             if (!finished(out[i]) &&
                 (i == 0 || finished(out[0]) || out[0]->peer != out[1]->peer))
                 moved += progress_send(c, out[i]);
-#line 1872 "chapters/02-shm.nw"
+#line 1881 "chapters/02-shm.nw"
             if (!finished(in[i]) && (i == 0 || finished(in[0]) || in[0]->peer != in[1]->peer)) {
                 long k = progress_recv(c, in[i], err);
                 if (k < 0)
@@ -482,7 +492,7 @@ static int exchange(ShmComm *c, Transfer *out[2], Transfer *in[2], char *err)
                 moved += (size_t)k;
             }
         }
-#line 1807 "chapters/02-shm.nw"
+#line 1816 "chapters/02-shm.nw"
         if (moved) {
             deadline = 0;
             continue;
@@ -496,17 +506,17 @@ static int exchange(ShmComm *c, Transfer *out[2], Transfer *in[2], char *err)
     launch_waiting(-1);
     return 0;
 }
-#line 1940 "chapters/02-shm.nw"
+#line 1949 "chapters/02-shm.nw"
 static int check_peer(const Comm *c, int peer, const char *what, char *err)
 {
     if (peer < 0 || peer >= c->size || peer == c->rank)
         return error_set(err, "%s rank %d: no such peer (rank %d of %d)", what, peer, c->rank,
                          c->size);
-#line 1946 "chapters/02-shm.nw"
+#line 1955 "chapters/02-shm.nw"
     return 0;
 }
 
-#line 1959 "chapters/02-shm.nw"
+#line 1968 "chapters/02-shm.nw"
 static int shm_send(Comm *comm, int to, const void *buf, size_t bytes, char *err)
 {
     ShmComm *c = (ShmComm *)comm;
@@ -525,7 +535,7 @@ static int shm_recv(Comm *comm, int from, void *buf, size_t bytes, char *err)
     return exchange(c, (Transfer *[2]){NULL, NULL}, (Transfer *[2]){&t, NULL}, err);
 }
 
-#line 1896 "chapters/02-shm.nw"
+#line 1905 "chapters/02-shm.nw"
 static int shm_sendrecv(Comm *comm, int to, const void *sbuf, size_t sbytes, int from,
                         void *rbuf, size_t rbytes, char *err)
 {
@@ -536,7 +546,7 @@ static int shm_sendrecv(Comm *comm, int to, const void *sbuf, size_t sbytes, int
     return exchange(c, (Transfer *[2]){&out, NULL}, (Transfer *[2]){&in, NULL}, err);
 }
 
-#line 1916 "chapters/02-shm.nw"
+#line 1925 "chapters/02-shm.nw"
 static int shm_sendrecv2(Comm *comm, const Exchange x[2], char *err)
 {
     ShmComm *c = (ShmComm *)comm;
@@ -550,7 +560,7 @@ static int shm_sendrecv2(Comm *comm, const Exchange x[2], char *err)
     Transfer i1 = transfer(c, x[1].from, x[1].rbuf, x[1].rbytes);
     return exchange(c, (Transfer *[2]){&o0, &o1}, (Transfer *[2]){&i0, &i1}, err);
 }
-#line 2036 "chapters/02-shm.nw"
+#line 2045 "chapters/02-shm.nw"
 static int barrier_timed_out(ShmComm *c, uint32_t mine, char *err)
 {
     ShmWorld *w = c->w;
@@ -562,15 +572,15 @@ static int barrier_timed_out(ShmComm *c, uint32_t mine, char *err)
             launch_phase_of(r, phase, sizeof phase);
             int n = snprintf(names + used, sizeof names - used, "%s%d ('%s')", used ? ", " : "",
                              r, phase);
-#line 2048 "chapters/02-shm.nw"
+#line 2057 "chapters/02-shm.nw"
             used = n > 0 ? used + (size_t)n : used;
         }
     return error_set(err, "barrier timed out after %g s waiting for rank(s) %s", w->timeout,
                      names);
-#line 2053 "chapters/02-shm.nw"
+#line 2062 "chapters/02-shm.nw"
 }
 
-#line 1998 "chapters/02-shm.nw"
+#line 2007 "chapters/02-shm.nw"
 static int shm_barrier(Comm *comm, char *err)
 {
     ShmComm *c = (ShmComm *)comm;
@@ -586,7 +596,7 @@ static int shm_barrier(Comm *comm, char *err)
     }
     if (wait_change(&w->bar_gen, gen, &w->bar_sleepers, c->spin, now_seconds() + w->timeout))
         return barrier_timed_out(c, mine, err);
-#line 2014 "chapters/02-shm.nw"
+#line 2023 "chapters/02-shm.nw"
     return 0;
 }
 #line 124 "chapters/08-direct.nw"
@@ -655,7 +665,7 @@ static int shm_wait_for(Comm *comm, int peer, uint32_t value, char *err)
         }
     }
 }
-#line 2196 "chapters/02-shm.nw"
+#line 2205 "chapters/02-shm.nw"
 static int open_device_rings(ShmComm *c, char *err)
 {
     ShmWorld *w = c->w;
@@ -677,7 +687,7 @@ static int open_device_rings(ShmComm *c, char *err)
             return -1;
     return 0;
 }
-#line 2231 "chapters/02-shm.nw"
+#line 2240 "chapters/02-shm.nw"
 static void shm_close(Comm *comm)
 {
     ShmComm *c = (ShmComm *)comm;
@@ -694,7 +704,7 @@ static void shm_close(Comm *comm)
     free(c);
 }
 
-#line 2265 "chapters/02-shm.nw"
+#line 2274 "chapters/02-shm.nw"
 Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
 {
     if (rank < 0 || rank >= w->size) {
@@ -713,7 +723,7 @@ Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
                      .barrier = shm_barrier,
                      .close = shm_close,
                      .state = c};
-#line 2277 "chapters/02-shm.nw"
+#line 2286 "chapters/02-shm.nw"
     c->w = w;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     c->spin = w->size <= cores ? 20000 : 0;
@@ -725,7 +735,7 @@ Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
         c->comm.advance = shm_advance;
         c->comm.wait_for = shm_wait_for;
     }
-#line 2281 "chapters/02-shm.nw"
+#line 2290 "chapters/02-shm.nw"
     if (dev->kind != DEVICE_CPU && open_device_rings(c, err)) {
         free(c);
         return NULL;
@@ -733,7 +743,7 @@ Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
     return &c->comm;
 }
 
-#line 2304 "chapters/02-shm.nw"
+#line 2313 "chapters/02-shm.nw"
 Comm *comm_shm_host(Comm *c, char *err)
 {
     if (c->dev->kind == DEVICE_CPU)
@@ -741,7 +751,7 @@ Comm *comm_shm_host(Comm *c, char *err)
     return comm_shm_open(((ShmComm *)c)->w, c->rank, device_cpu(), err);
 }
 
-#line 2820 "chapters/02-shm.nw"
+#line 2829 "chapters/02-shm.nw"
 const TransportDef transport_shm = {
     .name = "shm",
     .title = "fork --n_gpus ranks on this machine, over shared memory",
