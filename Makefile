@@ -14,9 +14,10 @@
 #   make memcheck        valgrind on short ./mlp and ./ring runs
 #   make fuzz            libFuzzer on the IDX, checkpoint and option parsers (FUZZ_SECONDS=30)
 #   make test SANITIZE=address,undefined    the tests with the sanitizers
-#   make bench           all-reduce tables, the ring's collectives, samples/s per strategy,
-#                        ./mlp beside PyTorch: CSV into book/data/ (BENCH_ITERS=20,
-#                        BENCH_MAX=256M; BENCH_PARTS="collectives train": only those parts)
+#   make bench           every measured figure of the book, beside its peers (MPI, gloo,
+#                        PyTorch, memcpy), as CSV into book/data/ (BENCH_ITERS=20,
+#                        BENCH_MAX=256M; BENCH_PARTS="collectives train": only those parts,
+#                        BENCH_OUT=DIR: elsewhere); about half an hour on 2 cores
 #   make grade           exercise scores, results.json, one score line (CHAPTER=N: one chapter)
 #   make handout         a student tarball of HEAD without solutions/, tests/hidden/ and
 #                        instructors/, with the book's PDF
@@ -155,7 +156,7 @@ LIB_SRCS   := $(filter-out $(PROG_SRCS) $(BACKEND_SRCS),$(wildcard $(addsuffix /
 LIB_OBJS   := $(patsubst tangled/%.c,$(OBJ)/%.o,$(LIB_SRCS))
 LIB        := $(BUILD)/libdps.a
 
-.PHONY: all chapter0 chapter1 chapter2 chapter3 chapter4 chapter5 chapter6 chapter7 chapter8 tangle check-tangle check-layers test test-run deps deps-test deps-book deps-docs deps-check deps-book-check \
+.PHONY: all chapter0 chapter1 chapter2 chapter3 chapter4 chapter5 chapter6 chapter7 chapter8 tangle check-tangle check-variants check-layers test test-run deps deps-test deps-book deps-docs deps-check deps-book-check \
         book docs clean help grade grade-build grade-submission manifest guide handout handout-check autograder autograder-check \
         bench faults memcheck fuzz soak
 .DEFAULT_GOAL := all
@@ -267,6 +268,15 @@ tangle:
 	@command -v $(CLANG_FORMAT) >/dev/null || { echo "tangle: $(CLANG_FORMAT) not found: make deps" >&2; exit 1; }
 	@$(call tangle_into,.)
 	@echo "tangle: $$(find tangled kernels -type f | grep -c '\.') files from $(words $(CHAPTERS)) chapters"
+
+# The code that only make bench's copies compile (chapter 8's measurements of a yield, a push
+# and a binding, each against the code without it): each macro's files compile warning-free.
+VARIANTS := DPS_YIELD_POLLS=0:tangled/comm/comm_shm.c DPS_TWO_SHOT_PULL:tangled/collectives/direct.c \
+            DPS_NO_BIND:tangled/run/ranks.c DPS_NO_BIND:tangled/comm/comm_shm.c
+check-variants:
+	@for v in $(VARIANTS); do \
+	  $(CC) $(CFLAGS) -D$${v%%:*} -fsyntax-only $${v#*:} || { echo "variants: $${v#*:} does not compile with -D$${v%%:*}" >&2; exit 1; }; \
+	done; echo "variants: $(words $(VARIANTS)) builds of make bench's copies compile"
 
 # Fail, naming the file, when tangled/ or kernels/ differ from a fresh tangle.
 check-tangle: deps-check

@@ -1,10 +1,13 @@
 #!/bin/bash
-# make bench: the all-reduce tables at N = 2 and 4, the ring's reduce-scatter and all-reduce
-# of chapters 4 and 5, training samples/s per strategy at N = 1, 2, 4, ./mlp beside PyTorch,
-# and the timelines of chapters 6 and 7; CSV files into book/data/ (first line: the machine).
-# BENCH_PARTS="collectives train" records only those parts (accuracy, pingpong, ps,
-# allreduce, collectives, programs, overlap, zero, train, mlp, ddp, timelines; all by
-# default), so that one table can be recorded again alone.
+# make bench: every measured figure of the book, as CSV files in book/data/ (first line: the
+# machine), in parts: chapter 1's accuracies, GEMMs and start-up; chapter 2's transport;
+# chapter 3's server; the all-reduce tables at N = 2 and 4; the ring's collectives; chapter
+# 5's programs; chapter 6's overlap; chapter 7's ring against ZeRO-1 and its stages; chapter
+# 8's choices measured against copies built without them; samples/s per strategy at N = 1,
+# 2, 4; ./mlp beside PyTorch and ./train beside DDP; the timelines of chapters 6 and 7; and
+# appendix B's fault trials. BENCH_PARTS="collectives train" records only those parts (the
+# list is ALL_PARTS below), so that one table can be recorded again alone; BENCH_OUT=DIR
+# writes the files elsewhere.
 set -u
 cd "$(dirname "$0")/.."
 out=${BENCH_OUT:-book/data}
@@ -16,7 +19,8 @@ ITERS=${BENCH_ITERS:-20}
 # Debian's python3-torch belongs to Debian's python, which a pyenv or venv may shadow
 PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
 MAX=${BENCH_MAX:-256M}
-PARTS=${BENCH_PARTS:-accuracy pingpong ps allreduce collectives programs overlap zero train mlp ddp timelines}
+ALL_PARTS="accuracy single startup pingpong ps allreduce collectives programs overlap zero stages ablations crossovers train mlp ddp timelines faults"
+PARTS=${BENCH_PARTS:-$ALL_PARTS}
 
 part_allreduce() {
   for n in 2 4; do
@@ -43,6 +47,154 @@ timeline() {
       x = v; sub(/^[^0-9]*/, "", x); sub(/ s .*/, "", x); p = v; sub(/.*\(/, "", p); sub(/%.*/, "", p)
       ts += x; tp += p; hit = 1 } }
     END { if (hit) printf "%.3f %.1f\n", ts, tp; else print "- -" }' "$2"
+}
+
+# A copy of this tree built with other flags, for the measurements of what a choice of the
+# code buys (OpenBLAS, a yield, a push): variant NAME OPT [make arguments...] builds it in
+# build/variants/NAME (tar keeps the files' times, so a second build remakes only what changed).
+variant() {
+  local dir=build/variants/$1 opt=$2; shift 2
+  mkdir -p "$dir"
+  if git rev-parse --git-dir >/dev/null 2>&1; then
+    git ls-files -z --cached --others --exclude-standard | tar -cf - --null -T - | tar -xf - -C "$dir"
+  else # an unpacked handout: everything but what the builds made
+    tar -cf - --exclude=./build --exclude=./book/book.pdf . | tar -xf - -C "$dir"
+    (cd "$dir" && rm -f $(sed -n 's/^PROGRAMS *:= *//p' Makefile))
+  fi
+  make -C "$dir" -s NO_CUDA=1 OPT="$opt" "$@" >"$dir.log" 2>&1 ||
+    { echo "bench: the variant $dir did not build: $(tail -1 "$dir.log")"; status=1; return 1; }
+}
+
+# Chapter 1's default run (./mlp, 3 epochs) with OpenBLAS and with the plain-C GEMM (a copy
+# built with NO_BLAS=1): samples/s and ms per step of the last epoch, and the shares of the
+# "time:" line's phases; three alternating rounds, medians.
+part_single() {
+  local dir round k log row csv="$out/single.csv"
+  dir=$(mktemp -d)
+  variant plain "-O3" NO_BLAS=1 mlp || { rm -rf "$dir"; return; }
+  local progs=(./mlp build/variants/plain/mlp) names=(openblas plain)
+  for round in 1 2 3; do
+    for k in $( ((round % 2)) && echo 0 1 || echo 1 0); do
+      log=$dir/log
+      if "${progs[$k]}" --epochs 3 --device cpu --log "$log" > "$log.out" 2>&1; then
+        row=$(tail -1 "$log")
+        echo "$(echo "$row" | cut -d, -f6) $(echo "$row" | cut -d, -f7) $(for ph in data compute update eval; do
+          timeline "$ph" "$log.out" | cut -d' ' -f2; done | paste -sd' ')" >> "$dir/$k"
+      else
+        echo "bench: ${progs[$k]} failed: $(tail -1 "$log.out")"; status=1
+      fi
+    done
+  done
+  { printf '# machine: %s; ./mlp --epochs 3 (the last epoch; shares of the whole run), medians of 3 rounds\n' "$machine"
+    echo "gemm,samples_per_s,step_ms,data_pct,compute_pct,update_pct,eval_pct"
+    for k in 0 1; do
+      [ -s "$dir/$k" ] && echo "${names[$k]},$(for c in 1 2 3 4 5 6; do awk -v c=$c '{ print $c }' "$dir/$k" | median; done | paste -sd,)"
+    done; } > "$csv"
+  rm -rf "$dir"
+  sed 1d "$csv" | show
+}
+
+# Chapter 1's lazy CUDA: how long a program takes to start and end when it loads nothing
+# (./mlp --help) and when it is linked against cuBLAS, cuBLASLt and the CUDA runtime (a
+# program that does nothing else), medians of 20 starts in 3 alternating rounds.
+part_startup() {
+  local dir cuda=${CUDA_HOME:-/usr/local/cuda} round k i t0 t1
+  [ -e "$cuda/lib64/libcublas.so" ] || { echo "bench: no cuBLAS in $cuda, the start-up is not recorded"; return; }
+  dir=$(mktemp -d)
+  echo 'int main(void) { return 0; }' > "$dir/empty.c"
+  cc "$dir/empty.c" -o "$dir/linked" -L"$cuda/lib64" -Wl,--no-as-needed -Wl,-rpath,"$cuda/lib64" \
+     -lcublas -lcublasLt -lcudart || { echo "bench: cannot link against cuBLAS"; status=1; rm -rf "$dir"; return; }
+  local cmds=("./mlp --help" "$dir/linked") names=(mlp_help linked_cublas)
+  for round in 1 2 3; do
+    for k in $( ((round % 2)) && echo 0 1 || echo 1 0); do
+      for i in $(seq 20); do
+        t0=$(date +%s%N); ${cmds[$k]} > /dev/null; t1=$(date +%s%N)
+        echo "$(( (t1 - t0) / 1000 ))" >> "$dir/$k"
+      done
+    done
+  done
+  { printf '# machine: %s; a start and an end of each, medians of 60 (3 alternating rounds of 20)\n' "$machine"
+    echo "program,start_ms"
+    for k in 0 1; do echo "${names[$k]},$(median < "$dir/$k" | awk '{ printf "%.2f", $1 / 1000 }')"; done; } > "$out/startup.csv"
+  rm -rf "$dir"
+  sed 1d "$out/startup.csv" | show
+}
+
+# Chapter 8's choices, each against the code without it: a copy built with no yield before
+# a sleep (-DDPS_YIELD_POLLS=0), one whose two-shot pulls its second half rather than pushing
+# it (-DDPS_TWO_SHOT_PULL), and one that neither binds a rank to a core nor yields while it
+# spins (-DDPS_NO_BIND); the direct two-shot of 4 KiB and 1 MiB and the channel ring of 4 KiB
+# at 2 and 4 ranks; three rounds, the variants' order alternating; the median, the fastest
+# and the slowest round.
+part_ablations() {
+  local dir round k v cfg op n lo hi
+  local variants=(book yield_off pull unbound) opts=("-O3" "-O3 -DDPS_YIELD_POLLS=0" "-O3 -DDPS_TWO_SHOT_PULL" "-O3 -DDPS_NO_BIND")
+  local cfgs=("all_reduce_two_shot 2 4K 1M" "all_reduce_two_shot 4 4K 1M" "all_reduce 2 4K 4K" "all_reduce 4 4K 4K")
+  dir=$(mktemp -d)
+  for k in 1 2 3; do variant "${variants[$k]}" "${opts[$k]}" collectives || { rm -rf "$dir"; return; }; done
+  for round in 1 2 3; do
+    for k in $( ((round % 2)) && echo 0 1 2 3 || echo 3 2 1 0); do
+      v=./collectives; [ "$k" = 0 ] || v=build/variants/${variants[$k]}/collectives
+      for cfg in "${cfgs[@]}"; do
+        read -r op n lo hi <<< "$cfg"
+        "$v" --op "$op" --n_gpus "$n" -b "$lo" -e "$hi" -f 256 -n 50 -w 10 2>&1 |
+          awk -v p="${variants[$k]},$op,$n" '!/^#/ && NF && $1 ~ /^[0-9]+$/ { print p "," $1 "," $4 }' >> "$dir/rows" ||
+          { echo "bench: $v --op $op failed"; status=1; }
+      done
+    done
+  done
+  { printf '# machine: %s; ./collectives -n 50 -w 10 of the tree and of copies built with other flags, 3 alternating rounds\n' "$machine"
+    echo "key,variant,op,ranks,size,time_us,fastest_us,slowest_us"
+    awk -F, '{ k = $1 "/" $2 "/" $3 "/" $4; if (!(k in n)) order[++m] = k; v[k, ++n[k]] = $5 }
+      END { for (i = 1; i <= m; i++) { k = order[i]; c = n[k]
+              for (a = 2; a <= c; a++) for (b = a; b > 1 && v[k, b - 1] + 0 > v[k, b] + 0; b--) { x = v[k, b]; v[k, b] = v[k, b - 1]; v[k, b - 1] = x }
+              split(k, f, "/"); print k "," f[1] "," f[2] "," f[3] "," f[4] "," v[k, int((c + 1) / 2)] "," v[k, 1] "," v[k, c] } }' "$dir/rows"
+  } > "$out/ablations.csv"
+  rm -rf "$dir"
+  sed 1d "$out/ablations.csv" | cut -d, -f1,6- | show
+}
+
+# Chapter 8's chooser: one-shot, two-shot, the direct ring and all_reduce's own choice at 2, 3
+# and 4 ranks, 1 KiB to 16 MiB; three rounds, the algorithms' order alternating, medians;
+# one file per rank count, a column per algorithm.
+part_crossovers() {
+  local dir round k n op ops=(one_shot two_shot direct_ring auto)
+  dir=$(mktemp -d)
+  for round in 1 2 3; do
+    for n in 2 3 4; do
+      for k in $( ((round % 2)) && echo 0 1 2 3 || echo 3 2 1 0); do
+        op=${ops[$k]}
+        ./collectives --op "all_reduce_$op" --n_gpus "$n" -b 1K -e 16M -f 4 -n 20 -w 5 2>&1 |
+          awk '!/^#/ && NF && $1 ~ /^[0-9]+$/ { print $1, $4 }' >> "$dir/$n.$op"
+        [ -s "$dir/$n.$op" ] || { echo "bench: ./collectives --op all_reduce_$op --n_gpus $n failed"; status=1; }
+      done
+    done
+  done
+  for n in 2 3 4; do
+    { printf '# machine: %s; %s ranks, ./collectives --op all_reduce_ALGO -b 1K -e 16M -f 4 -n 20 -w 5, medians of 3 alternating rounds\n' "$machine" "$n"
+      echo "size,one_shot_us,two_shot_us,direct_ring_us,auto_us"
+      for sz in $(awk '{ print $1 }' "$dir/$n.one_shot" | sort -nu); do
+        printf '%s' "$sz"
+        for op in "${ops[@]}"; do printf ',%s' "$(awk -v s="$sz" '$1 == s { print $2 }' "$dir/$n.$op" | median)"; done
+        echo
+      done; } > "$out/crossovers_n$n.csv"
+    echo "bench: the direct all-reduces at $n ranks"; sed 1d "$out/crossovers_n$n.csv" | show
+  done
+  rm -rf "$dir"
+}
+
+# Appendix B's fault trials: make faults (50 kill -9 trials) three times; its summary line's
+# figures, one row a run.
+part_faults() {
+  local run line
+  printf '# machine: %s; make faults FAULT_TRIALS=50, three runs\nrun,trials,slowest_s,mean_s,leftovers,intact,writing_runs,tmp_left\n' \
+    "$machine" > "$out/faults.csv"
+  for run in 1 2 3; do
+    line=$(make -s faults FAULT_TRIALS=50 2>&1 | grep '^\[----\] faults:')
+    [ -n "$line" ] || { echo "bench: make faults printed no summary"; status=1; continue; }
+    echo "$line" | sed -n 's/.*faults: \([0-9]*\) trials.*slowest abort \([0-9.]*\) s, mean \([0-9.]*\) s; leftovers (processes, \/dev\/shm) \([0-9]*\); checkpoints intact \([0-9]*\) of \([0-9]*\) runs.*FILE.tmp left by a killed writer \([0-9]*\).*/'"$run"',\1,\2,\3,\4,\5,\6,\7/p' >> "$out/faults.csv"
+  done
+  sed 1d "$out/faults.csv" | show
 }
 
 # Chapter 2's transport: ./pingpong's table (one-way and sendrecv, 8 B to 128 MiB), its
@@ -235,6 +387,32 @@ part_zero() {
   sed 1d "$out/zero.csv" | show; cat "$out/zero_transcript.txt"
 }
 
+# Chapter 7's stages side by side: the ring, ZeRO-1, ZeRO-2 and FSDP on four ranks with AdamW
+# and eight hidden layers of 512, one epoch of 40 steps; ms per step (--log), and the update's
+# and the compute's seconds (the "time:" line); three alternating rounds, medians.
+part_stages() {
+  local dir round k s log stages=(ring zero1 zero2 fsdp)
+  local args=(--n_gpus 4 --optimizer adamw --hidden 512,512,512,512,512,512,512,512 --train_size 10240 --epochs 1)
+  dir=$(mktemp -d)
+  for round in 1 2 3; do
+    for k in $( ((round % 2)) && echo 0 1 2 3 || echo 3 2 1 0); do
+      s=${stages[$k]}; log=$dir/log
+      if ./train --strategy "$s" "${args[@]}" --log "$log" > "$log.out" 2>&1; then
+        echo "$(tail -1 "$log" | cut -d, -f7) $(timeline update "$log.out" | cut -d' ' -f1) $(timeline compute "$log.out" | cut -d' ' -f1)" >> "$dir/$s"
+      else
+        echo "bench: ./train --strategy $s failed: $(tail -1 "$log.out")"; status=1
+      fi
+    done
+  done
+  { printf '# machine: %s; ./train %s, medians of 3 alternating rounds\n' "$machine" "${args[*]}"
+    echo "strategy,step_ms,update_s,compute_s,steps"
+    for s in "${stages[@]}"; do
+      [ -s "$dir/$s" ] && echo "$s,$(for c in 1 2 3; do awk -v c=$c '{ print $c }' "$dir/$s" | median; done | paste -sd,),40"
+    done; } > "$out/stages.csv"
+  rm -rf "$dir"
+  sed 1d "$out/stages.csv" | show
+}
+
 # Chapter 1's accuracies: ./mlp and the linear model (--hidden 0), five epochs each, every
 # epoch's loss and accuracies (a seeded run: the same at every run on one machine).
 part_accuracy() {
@@ -279,31 +457,32 @@ part_ps() {
 }
 
 part_train() {
-  echo "bench: training samples/s per strategy (3 epochs, batch 64 per rank, the last epoch)"
-  csv="$out/train.csv"
-  printf '# machine: %s\nstrategy,n,samples_per_s,step_ms\n' "$machine" > "$csv"
-  printf '%-14s %4s %14s %10s\n' strategy N samples/s ms/step
-  run() { # strategy n command...
-    local s=$1 n=$2; shift 2
-    local log; log=$(mktemp)
-    if "$@" --epochs 3 --quiet --log "$log" >/dev/null 2>"$log.err"; then
-      local row; row=$(tail -1 "$log")
-      local sps ms; sps=$(echo "$row" | cut -d, -f6); ms=$(echo "$row" | cut -d, -f7)
-      printf '%-14s %4s %14.0f %10.3f\n' "$s" "$n" "$sps" "$ms"
-      echo "$s,$n,$sps,$ms" >> "$csv"
-    else
-      printf '%-14s %4s   failed: %s\n' "$s" "$n" "$(head -1 "$log.err")"; status=1
-    fi
-    rm -f "$log" "$log.err"
-  }
-  run single 1 ./train --strategy single
+  echo "bench: training samples/s per strategy (3 epochs, batch 64 per rank, the last epoch; medians of 3 alternating rounds)"
+  local csv="$out/train.csv" dir round k cfgs=() n s
+  cfgs+=("single 1 ./train --strategy single")
   for n in 1 2 4; do
-    for s in direct ring ring_bucketed data_parallel; do run "$s" "$n" ./train --strategy "$s" --n_gpus "$n"; done
-    [ "$n" -gt 1 ] && run param_server "$n" ./train --strategy param_server --n_gpus "$n"
-    if command -v mpirun >/dev/null && ./train --help | grep -q mpi; then
-      run mpi "$n" mpirun -np "$n" ./train --strategy mpi
-    fi
+    for s in direct ring ring_bucketed data_parallel; do cfgs+=("$s $n ./train --strategy $s --n_gpus $n"); done
+    [ "$n" -gt 1 ] && cfgs+=("param_server $n ./train --strategy param_server --n_gpus $n")
+    command -v mpirun >/dev/null && ./train --help | grep -q mpi && cfgs+=("mpi $n mpirun -np $n ./train --strategy mpi")
   done
+  dir=$(mktemp -d)
+  for round in 1 2 3; do
+    for k in $( ((round % 2)) && seq 0 $((${#cfgs[@]} - 1)) || seq $((${#cfgs[@]} - 1)) -1 0); do
+      read -r s n cmd <<< "${cfgs[$k]}"
+      if $cmd --epochs 3 --quiet --log "$dir/log" >/dev/null 2>"$dir/err"; then
+        tail -1 "$dir/log" | cut -d, -f6,7 | tr , ' ' >> "$dir/$k"
+      else
+        echo "bench: $cmd failed: $(head -1 "$dir/err")"; status=1
+      fi
+    done
+  done
+  printf '# machine: %s; medians of 3 alternating rounds\nstrategy,n,samples_per_s,step_ms\n' "$machine" > "$csv"
+  for k in $(seq 0 $((${#cfgs[@]} - 1))); do
+    read -r s n cmd <<< "${cfgs[$k]}"
+    [ -s "$dir/$k" ] && echo "$s,$n,$(awk '{ print $1 }' "$dir/$k" | median),$(awk '{ print $2 }' "$dir/$k" | median)" >> "$csv"
+  done
+  rm -rf "$dir"
+  sed 1d "$csv" | show
   # one file per strategy, for the book's bar chart (pgfplots reads columns, not filters)
   for s in single direct ring ring_bucketed param_server data_parallel mpi; do
     { sed -n 1p "$csv"; echo "n,samples_per_s,step_ms"
@@ -311,61 +490,75 @@ part_train() {
   done
 }
 
+# ./mlp beside PyTorch (bench/torch_mlp.py), the same MLP 784-128-10 at batch 64 and 256 on
+# the CPU, 3 epochs; three alternating rounds, medians.
 part_mlp() {
-  echo "bench: ./mlp beside PyTorch, the same MLP 784-128-10 and batch 64 on the CPU"
-  csv="$out/mlp_vs_torch.csv"
-  printf '# machine: %s\nprogram,batch,samples_per_s,step_ms\n' "$machine" > "$csv"
-  for b in 64 256; do
-    log=$(mktemp)
-    ./mlp --batch_size "$b" --epochs 3 --quiet --device cpu --log "$log" >/dev/null
-    row=$(tail -1 "$log"); rm -f "$log"
-    printf 'mlp     batch %4s %10.0f samples/s %8.3f ms/step\n' "$b" "$(echo "$row" | cut -d, -f6)" "$(echo "$row" | cut -d, -f7)"
-    echo "mlp,$b,$(echo "$row" | cut -d, -f6),$(echo "$row" | cut -d, -f7)" >> "$csv"
-    if "$PY" -c 'import torch' 2>/dev/null; then
-      read -r sps ms < <("$PY" bench/torch_mlp.py "$b" 3 "$(nproc)")
-      printf 'pytorch batch %4s %10.0f samples/s %8.3f ms/step\n' "$b" "$sps" "$ms"
-      echo "pytorch,$b,$sps,$ms" >> "$csv"
-    else
-      echo "pytorch: not installed (apt-get install python3-torch), no comparison"
-    fi
+  echo "bench: ./mlp beside PyTorch, the same MLP 784-128-10 on the CPU"
+  local csv="$out/mlp_vs_torch.csv" dir round k b prog torch=0
+  "$PY" -c 'import torch' 2>/dev/null && torch=1 || echo "pytorch: not installed (apt-get install python3-torch), no comparison"
+  dir=$(mktemp -d)
+  for round in 1 2 3; do
+    for k in $( ((round % 2)) && echo 0 1 || echo 1 0); do
+      for b in 64 256; do
+        if [ "$k" = 0 ]; then
+          ./mlp --batch_size "$b" --epochs 3 --quiet --device cpu --log "$dir/log" >/dev/null &&
+            tail -1 "$dir/log" | cut -d, -f6,7 | tr , ' ' >> "$dir/mlp.$b"
+        elif [ "$torch" = 1 ]; then
+          "$PY" bench/torch_mlp.py "$b" 3 "$(nproc)" >> "$dir/pytorch.$b"
+        fi
+      done
+    done
   done
+  printf '# machine: %s; medians of 3 alternating rounds\nprogram,batch,samples_per_s,step_ms\n' "$machine" > "$csv"
+  for b in 64 256; do
+    for prog in mlp pytorch; do
+      [ -s "$dir/$prog.$b" ] && echo "$prog,$b,$(awk '{ print $1 }' "$dir/$prog.$b" | median),$(awk '{ print $2 }' "$dir/$prog.$b" | median)" >> "$csv"
+    done
+  done
+  rm -rf "$dir"
+  sed 1d "$csv" | show
 }
 
+# ./train beside PyTorch's DDP with gloo (bench/torch_ddp.py), 2 ranks, the same MLP, batch
+# per rank and data, two models; three alternating rounds, medians.
 part_ddp() {
-  echo "bench: ./train beside PyTorch's DDP with gloo, 2 ranks, the same MLP, batch per rank and data"
-  csv="$out/train_vs_ddp.csv"
-  printf '# machine: %s\nmodel,batch,program,samples_per_s,step_ms\n' "$machine" > "$csv"
+  echo "bench: ./train beside PyTorch's DDP with gloo, 2 ranks"
+  local csv="$out/train_vs_ddp.csv" dir round k cfg hidden b s ddp=0
+  "$PY" -c 'import torch.distributed' 2>/dev/null && ddp=1 || echo "ddp: not installed (apt-get install python3-torch), no comparison"
+  dir=$(mktemp -d)
+  for round in 1 2 3; do
+    for k in $( ((round % 2)) && echo 0 1 2 || echo 2 1 0); do
+      for cfg in "128 64" "1024,1024 256"; do
+        read -r hidden b <<< "$cfg"
+        s=$(echo direct ring ddp | cut -d' ' -f$((k + 1)))
+        if [ "$s" = ddp ]; then
+          [ "$ddp" = 1 ] && "$PY" bench/torch_ddp.py 2 "$b" 3 "$hidden" >> "$dir/$s.$b"
+        elif ./train --strategy "$s" --n_gpus 2 --hidden "$hidden" --batch_size "$b" --epochs 3 \
+               --quiet --device cpu --log "$dir/log" >/dev/null; then
+          tail -1 "$dir/log" | cut -d, -f6,7 | tr , ' ' >> "$dir/$s.$b"
+        else
+          echo "bench: ./train --strategy $s failed"; status=1
+        fi
+      done
+    done
+  done
+  printf '# machine: %s; medians of 3 alternating rounds\nmodel,batch,program,samples_per_s,step_ms\n' "$machine" > "$csv"
   for cfg in "128 64" "1024,1024 256"; do
     read -r hidden b <<< "$cfg"
-    for s in direct ring; do
-      log=$(mktemp)
-      if ./train --strategy "$s" --n_gpus 2 --hidden "$hidden" --batch_size "$b" --epochs 3 \
-           --quiet --device cpu --log "$log" >/dev/null; then
-        row=$(tail -1 "$log")
-        printf '%-10s batch %4s %-8s %10.0f samples/s %8.3f ms/step\n' "$hidden" "$b" "$s" \
-          "$(echo "$row" | cut -d, -f6)" "$(echo "$row" | cut -d, -f7)"
-        echo "784-${hidden//,/-}-10,$b,$s,$(echo "$row" | cut -d, -f6),$(echo "$row" | cut -d, -f7)" >> "$csv"
-      else
-        echo "$s: failed"; status=1
-      fi
-      rm -f "$log"
+    for s in direct ring ddp; do
+      [ -s "$dir/$s.$b" ] && echo "784-${hidden//,/-}-10,$b,$s,$(awk '{ print $1 }' "$dir/$s.$b" | median),$(awk '{ print $2 }' "$dir/$s.$b" | median)" >> "$csv"
     done
-    if "$PY" -c 'import torch.distributed' 2>/dev/null; then
-      read -r sps ms < <("$PY" bench/torch_ddp.py 2 "$b" 3 "$hidden")
-      printf '%-10s batch %4s %-8s %10.0f samples/s %8.3f ms/step\n' "$hidden" "$b" ddp "$sps" "$ms"
-      echo "784-${hidden//,/-}-10,$b,ddp,$sps,$ms" >> "$csv"
-    else
-      echo "ddp: not installed (apt-get install python3-torch), no comparison"
-    fi
   done
+  rm -rf "$dir"
+  sed 1d "$csv" | show
 }
 
 part_timelines() {
-  bench/timelines.sh || status=1
+  BENCH_OUT=$out bench/timelines.sh || status=1
 }
 
 for p in $PARTS; do
-  declare -F "part_$p" >/dev/null || { echo "bench: BENCH_PARTS: no part $p (accuracy, pingpong, ps, allreduce, collectives, programs, overlap, zero, train, mlp, ddp, timelines)" >&2; exit 2; }
+  declare -F "part_$p" >/dev/null || { echo "bench: BENCH_PARTS: no part $p (one of: $ALL_PARTS)" >&2; exit 2; }
 done
 for p in $PARTS; do
   "part_$p"

@@ -20,13 +20,13 @@ code { next }
     gsub(/\\%/, "%", line)
     gsub(/\$\\times\$/, "x", line)
     rest = line
-    while (match(rest, /[0-9][0-9.,]*(~|\\,| )?(us|ms|s|GB\/s|MB\/s|GFLOP\/s|samples\/s|KiB|MiB|GiB|%|x|times)([^A-Za-z0-9]|$)/)) {
+    while (match(rest, /[0-9][0-9.,]*\$?(~|\\,| )?(us|ms|s|GB\/s|MB\/s|GFLOP\/s|samples\/s|KiB|MiB|GiB|KB|MB|GB|ns|%|x|times)([^A-Za-z0-9]|$)/)) {
         hit = substr(rest, RSTART, RLENGTH); before = RSTART > 1 ? substr(rest, RSTART - 1, 1) : ""
         rest = substr(rest, RSTART + RLENGTH)
         if (before ~ /[A-Za-z0-9_.{\\^-]/) continue  # inside a word, a name or an exponent
         sub(/[^A-Za-z0-9%\/]$/, "", hit)
-        n = hit; sub(/(~|\\,| )?[A-Za-z%\/]+$/, "", n); u = substr(hit, length(n) + 1)
-        sub(/^(~|\\,| )/, "", u)
+        n = hit; sub(/\$?(~|\\,| )?[A-Za-z%\/]+$/, "", n); u = substr(hit, length(n) + 1)
+        sub(/^\$?(~|\\,| )?/, "", u)
         sub(/[.,]$/, "", n)
         if (u ~ /^(KiB|MiB|GiB)$/ && n ~ /^(1|2|4|8|16|32|64|128|256|512)$/) continue
         if (n ~ /^[0-9]$/ && u == "times") continue   # "2 times": a count, not a measure

@@ -75,7 +75,7 @@ struct ShmWorld {
     _Atomic uint32_t bar_sleepers;                /**< ranks asleep on bar_gen */
     _Atomic uint32_t bar_count[LAUNCH_MAX_RANKS]; /**< barriers each rank has entered */
     Bell bell[LAUNCH_MAX_RANKS];                  /**< one doorbell per rank */
-#line 75 "chapters/08-direct.nw"
+#line 80 "chapters/08-direct.nw"
     unsigned char *window; /**< the windows, one per rank, made before the fork (chapter 8) */
     size_t window_bytes;   /**< bytes of each */
     int window_fd;         /**< the memory file behind them, or -1 */
@@ -95,7 +95,7 @@ typedef struct ShmComm {
     void *dev_out[LAUNCH_MAX_RANKS]; /**< GPU ring of channel me -> dst, by dst (opened) */
     uint64_t mapped_out;             /**< channels to peers whose ring pages are mapped in */
     uint64_t mapped_in;              /**< channels from peers whose ring pages are mapped in */
-#line 119 "chapters/08-direct.nw"
+#line 124 "chapters/08-direct.nw"
     /** Bytes of the rank's window handed out (chapter 8). */
     size_t window_used;
 #line 1304 "chapters/02-shm.nw"
@@ -226,14 +226,14 @@ ShmWorld *shm_world_create(int size, size_t channel_bytes, double timeout_s, cha
     w->ctl_at = ctl_at;
     w->ipc_at = ipc_at;
     w->ring_at = ring_at;
-#line 94 "chapters/08-direct.nw"
+#line 99 "chapters/08-direct.nw"
     size_t windows = (size_t)size * SHM_WINDOW_BYTES;
     int fd = memfd_create("dps-windows", MFD_CLOEXEC);
     void *win =
         fd >= 0 && ftruncate(fd, (off_t)windows) == 0
             ? mmap(NULL, windows, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0)
             : MAP_FAILED;
-#line 99 "chapters/08-direct.nw"
+#line 104 "chapters/08-direct.nw"
     w->window = win == MAP_FAILED ? NULL : win;
     w->window_bytes = win == MAP_FAILED ? 0 : SHM_WINDOW_BYTES;
     w->window_fd = win == MAP_FAILED && fd >= 0 ? (close(fd), -1) : fd;
@@ -243,7 +243,7 @@ ShmWorld *shm_world_create(int size, size_t channel_bytes, double timeout_s, cha
 
 void shm_world_destroy(ShmWorld *w)
 {
-#line 105 "chapters/08-direct.nw"
+#line 110 "chapters/08-direct.nw"
     if (w && w->window)
         munmap(w->window, (size_t)w->size * w->window_bytes);
     if (w && w->window_fd >= 0)
@@ -274,13 +274,18 @@ static int wait_change(_Atomic uint32_t *word, uint32_t seen, _Atomic uint32_t *
         if (atomic_load_explicit(word, memory_order_acquire) != seen)
             return 0;
         cpu_relax();
-#line 325 "chapters/08-direct.nw"
+#line 365 "chapters/08-direct.nw"
+#ifndef DPS_NO_BIND
         if ((i & 255) == 255)
             sched_yield();
+#endif
 #line 1557 "chapters/02-shm.nw"
     }
-#line 277 "chapters/08-direct.nw"
-    for (int i = 0; spin == 0 && i < 200; i++) {
+#line 282 "chapters/08-direct.nw"
+#ifndef DPS_YIELD_POLLS /* make bench builds a copy with 0, to measure what the yield buys */
+#define DPS_YIELD_POLLS 200
+#endif
+    for (int i = 0; spin == 0 && i < DPS_YIELD_POLLS; i++) {
         if (atomic_load_explicit(word, memory_order_acquire) != seen)
             return 0;
         sched_yield();
@@ -599,7 +604,7 @@ static int shm_barrier(Comm *comm, char *err)
 #line 2023 "chapters/02-shm.nw"
     return 0;
 }
-#line 124 "chapters/08-direct.nw"
+#line 129 "chapters/08-direct.nw"
 /** The first byte of rank @p rank's window. */
 static unsigned char *window_of(const ShmWorld *w, int rank)
 {
@@ -626,7 +631,7 @@ static void *shm_peer_buffer(Comm *comm, int peer, const void *mine)
     return window_of(c->w, peer) + (p - base);
 }
 
-#line 195 "chapters/08-direct.nw"
+#line 200 "chapters/08-direct.nw"
 static uint32_t shm_progress(Comm *comm)
 {
     ShmComm *c = (ShmComm *)comm;
@@ -642,7 +647,7 @@ static void shm_advance(Comm *comm, uint32_t value)
             ring_bell(c->w, q);
 }
 
-#line 221 "chapters/08-direct.nw"
+#line 226 "chapters/08-direct.nw"
 static int shm_wait_for(Comm *comm, int peer, uint32_t value, char *err)
 {
     ShmComm *c = (ShmComm *)comm;
@@ -661,7 +666,7 @@ static int shm_wait_for(Comm *comm, int peer, uint32_t value, char *err)
                              "waiting for rank %d timed out after %g s (rank %d is in "
                              "'%s')",
                              peer, c->w->timeout, peer, phase);
-#line 237 "chapters/08-direct.nw"
+#line 242 "chapters/08-direct.nw"
         }
     }
 }
@@ -727,7 +732,7 @@ Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
     c->w = w;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     c->spin = w->size <= cores ? 20000 : 0;
-#line 246 "chapters/08-direct.nw"
+#line 251 "chapters/08-direct.nw"
     if (dev->kind == DEVICE_CPU && w->window) {
         c->comm.alloc_shared = shm_alloc_shared;
         c->comm.peer_buffer = shm_peer_buffer;

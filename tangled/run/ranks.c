@@ -69,10 +69,13 @@ int run_start(Run *run, bool mpi)
 #line 2577 "chapters/02-shm.nw"
     return RUN_GO;
 }
-#line 304 "chapters/08-direct.nw"
+#line 341 "chapters/08-direct.nw"
 /** Bind this process to the @p rank-th allowed core, when @p size ranks each can have one. */
 static void bind_to_core(int rank, int size)
 {
+#ifdef DPS_NO_BIND /* make bench's copy without either remedy, to measure what they buy */
+    return;
+#endif
     cpu_set_t allowed, one;
     if (sched_getaffinity(0, sizeof allowed, &allowed) != 0 || CPU_COUNT(&allowed) < size)
         return;

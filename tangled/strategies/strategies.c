@@ -2,12 +2,12 @@
  * @file strategies.c
  * @brief The strategy table: every row, in order (chapter 6).
  */
-#line 2803 "chapters/06-production.nw"
+#line 2822 "chapters/06-production.nw"
 #include "strategy.h"
 
 #include <string.h>
 
-#line 2821 "chapters/06-production.nw"
+#line 2840 "chapters/06-production.nw"
 const StrategyDef strategy_single = {
     .name = "single",
     .title = "one device",
@@ -22,7 +22,7 @@ const StrategyDef *const strategy_table[] = {
     &strategy_zero2,  &strategy_fsdp, &strategy_direct,        NULL,
 };
 
-#line 2850 "chapters/06-production.nw"
+#line 2869 "chapters/06-production.nw"
 const StrategyDef *strategy_find(const char *name)
 {
     for (const StrategyDef *const *d = strategy_table; *d; d++)
