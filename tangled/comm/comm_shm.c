@@ -274,14 +274,14 @@ static int wait_change(_Atomic uint32_t *word, uint32_t seen, _Atomic uint32_t *
         if (atomic_load_explicit(word, memory_order_acquire) != seen)
             return 0;
         cpu_relax();
-#line 367 "chapters/08-direct.nw"
+#line 373 "chapters/08-direct.nw"
 #ifndef DPS_NO_BIND
         if ((i & 255) == 255)
             sched_yield();
 #endif
 #line 1557 "chapters/02-shm.nw"
     }
-#line 282 "chapters/08-direct.nw"
+#line 285 "chapters/08-direct.nw"
 #ifndef DPS_YIELD_POLLS /* make bench builds a copy with 0, to measure what the yield buys */
 #define DPS_YIELD_POLLS 200
 #endif
