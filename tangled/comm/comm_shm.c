@@ -2,7 +2,7 @@
  * @file comm_shm.c
  * @brief The shared-memory transport: channels, doorbells, barrier, CUDA IPC.
  */
-#line 2363 "chapters/02-shm.nw"
+#line 2369 "chapters/02-shm.nw"
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
@@ -18,13 +18,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#line 2339 "chapters/02-shm.nw"
+#line 2345 "chapters/02-shm.nw"
 #include "comm_shm.h"
 #include "launch.h"
 #include "transport.h"
 #include "util.h"
 
-#line 2384 "chapters/02-shm.nw"
+#line 2390 "chapters/02-shm.nw"
 #if defined(__x86_64__) || defined(__i386__)
 /** Tell the core we are spinning (x86 PAUSE). */
 #define cpu_relax() __builtin_ia32_pause()
@@ -98,6 +98,8 @@ typedef struct ShmComm {
 #line 124 "chapters/08-direct.nw"
     /** Bytes of the rank's window handed out (chapter 8). */
     size_t window_used;
+    /** On a GPU, every rank's window as this process maps it; NULL until first used. */
+    unsigned char *dev_window[LAUNCH_MAX_RANKS];
 #line 1304 "chapters/02-shm.nw"
 } ShmComm;
 #line 806 "chapters/02-shm.nw"
@@ -274,14 +276,14 @@ static int wait_change(_Atomic uint32_t *word, uint32_t seen, _Atomic uint32_t *
         if (atomic_load_explicit(word, memory_order_acquire) != seen)
             return 0;
         cpu_relax();
-#line 373 "chapters/08-direct.nw"
+#line 481 "chapters/08-direct.nw"
 #ifndef DPS_NO_BIND
         if ((i & 255) == 255)
             sched_yield();
 #endif
 #line 1557 "chapters/02-shm.nw"
     }
-#line 285 "chapters/08-direct.nw"
+#line 393 "chapters/08-direct.nw"
 #ifndef DPS_YIELD_POLLS /* make bench builds a copy with 0, to measure what the yield buys */
 #define DPS_YIELD_POLLS 200
 #endif
@@ -604,34 +606,61 @@ static int shm_barrier(Comm *comm, char *err)
 #line 2023 "chapters/02-shm.nw"
     return 0;
 }
-#line 129 "chapters/08-direct.nw"
-/** The first byte of rank @p rank's window. */
-static unsigned char *window_of(const ShmWorld *w, int rank)
+#line 192 "chapters/08-direct.nw"
+/** Allocate this rank's window on its device, export it, and open every peer's. */
+static int open_device_windows(ShmComm *c, char *err)
 {
-    return w->window + (size_t)rank * w->window_bytes;
+    const Device *dev = c->comm.dev;
+    int me = c->comm.rank;
+    if (!(c->dev_window[me] = dev->alloc(SHM_WINDOW_BYTES)))
+        return error_set(err, "shm: rank %d: no device memory for its window", me);
+    if (dev->ipc_export(c->dev_window[me], ipc_slot(c->w, me, me), err))
+        return -1;
+    if (shm_barrier(&c->comm, err))
+        return -1;
+    for (int q = 0; q < c->w->size; q++)
+        if (q != me && !(c->dev_window[q] = dev->ipc_open(ipc_slot(c->w, q, q), err)))
+            return -1;
+    return 0;
+}
+
+#line 131 "chapters/08-direct.nw"
+/** The first byte of rank @p rank's window as this process sees it, or NULL if none. */
+static unsigned char *window_of(const ShmComm *c, int rank)
+{
+    if (on_device(c))
+        return c->dev_window[rank];
+    return c->w->window ? c->w->window + (size_t)rank * c->w->window_bytes : NULL;
 }
 
 static void *shm_alloc_shared(Comm *comm, size_t bytes)
 {
     ShmComm *c = (ShmComm *)comm;
+#line 184 "chapters/08-direct.nw"
+    if (on_device(c) && !c->dev_window[comm->rank]) {
+        char err[ERR_LEN];
+        if (open_device_windows(c, err))
+            fatal("%s", err); /* the peers are at the barrier: end the run, naming this rank */
+    }
+#line 143 "chapters/08-direct.nw"
+    size_t size = on_device(c) ? SHM_WINDOW_BYTES : c->w->window_bytes;
     size_t at = round_up(c->window_used, 4096);
-    if (!c->w->window || bytes > c->w->window_bytes - at)
+    if (!window_of(c, comm->rank) || bytes > size - at)
         return NULL;
     c->window_used = at + bytes;
-    return window_of(c->w, comm->rank) + at;
+    return window_of(c, comm->rank) + at;
 }
 
 static void *shm_peer_buffer(Comm *comm, int peer, const void *mine)
 {
     ShmComm *c = (ShmComm *)comm;
-    const unsigned char *p = mine, *base = window_of(c->w, comm->rank);
-    if (!c->w->window || p < base || p >= base + c->window_used || peer < 0 ||
-        peer >= comm->size)
+    const unsigned char *p = mine, *base = window_of(c, comm->rank);
+    if (!base || p < base || p >= base + c->window_used || peer < 0 || peer >= comm->size)
         return NULL;
-    return window_of(c->w, peer) + (p - base);
+    return window_of(c, peer) + (p - base);
 }
 
-#line 200 "chapters/08-direct.nw"
+#line 293 "chapters/08-direct.nw"
 static uint32_t shm_progress(Comm *comm)
 {
     ShmComm *c = (ShmComm *)comm;
@@ -641,13 +670,15 @@ static uint32_t shm_progress(Comm *comm)
 static void shm_advance(Comm *comm, uint32_t value)
 {
     ShmComm *c = (ShmComm *)comm;
+    if (on_device(c))
+        comm->dev->sync(); /* what the step's kernels wrote or read is done */
     atomic_store_explicit(&c->w->progress[comm->rank].value, value, memory_order_release);
     for (int q = 0; q < comm->size; q++)
         if (q != comm->rank)
             ring_bell(c->w, q);
 }
 
-#line 226 "chapters/08-direct.nw"
+#line 321 "chapters/08-direct.nw"
 static int shm_wait_for(Comm *comm, int peer, uint32_t value, char *err)
 {
     ShmComm *c = (ShmComm *)comm;
@@ -666,7 +697,7 @@ static int shm_wait_for(Comm *comm, int peer, uint32_t value, char *err)
                              "waiting for rank %d timed out after %g s (rank %d is in "
                              "'%s')",
                              peer, c->w->timeout, peer, phase);
-#line 242 "chapters/08-direct.nw"
+#line 337 "chapters/08-direct.nw"
         }
     }
 }
@@ -692,24 +723,34 @@ static int open_device_rings(ShmComm *c, char *err)
             return -1;
     return 0;
 }
-#line 2240 "chapters/02-shm.nw"
+#line 2243 "chapters/02-shm.nw"
 static void shm_close(Comm *comm)
 {
     ShmComm *c = (ShmComm *)comm;
     char err[ERR_LEN];
     if (on_device(c)) {
         shm_barrier(comm, err);
-        for (int r = 0; r < c->w->size; r++) {
+        for (int r = 0; r < c->w->size; r++)
             if (c->dev_out[r])
                 comm->dev->ipc_close(c->dev_out[r]);
+#line 245 "chapters/08-direct.nw"
+        for (int r = 0; r < c->w->size; r++)
+            if (c->dev_window[r] && r != c->comm.rank)
+                comm->dev->ipc_close(c->dev_window[r]);
+#line 2253 "chapters/02-shm.nw"
+        shm_barrier(comm, err); /* no peer maps this rank's memory any more */
+        for (int r = 0; r < c->w->size; r++)
             if (c->dev_in[r])
                 comm->dev->release(c->dev_in[r]);
-        }
+#line 251 "chapters/08-direct.nw"
+        if (c->dev_window[c->comm.rank])
+            comm->dev->release(c->dev_window[c->comm.rank]);
+#line 2258 "chapters/02-shm.nw"
     }
     free(c);
 }
 
-#line 2274 "chapters/02-shm.nw"
+#line 2280 "chapters/02-shm.nw"
 Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
 {
     if (rank < 0 || rank >= w->size) {
@@ -728,19 +769,20 @@ Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
                      .barrier = shm_barrier,
                      .close = shm_close,
                      .state = c};
-#line 2286 "chapters/02-shm.nw"
+#line 2292 "chapters/02-shm.nw"
     c->w = w;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     c->spin = w->size <= cores ? 20000 : 0;
-#line 251 "chapters/08-direct.nw"
-    if (dev->kind == DEVICE_CPU && w->window) {
+#line 356 "chapters/08-direct.nw"
+    if ((dev->kind == DEVICE_CPU && w->window) ||
+        (dev->kind != DEVICE_CPU && dev->ipc_export && dev->ipc_open)) {
         c->comm.alloc_shared = shm_alloc_shared;
         c->comm.peer_buffer = shm_peer_buffer;
         c->comm.progress = shm_progress;
         c->comm.advance = shm_advance;
         c->comm.wait_for = shm_wait_for;
     }
-#line 2290 "chapters/02-shm.nw"
+#line 2296 "chapters/02-shm.nw"
     if (dev->kind != DEVICE_CPU && open_device_rings(c, err)) {
         free(c);
         return NULL;
@@ -748,7 +790,7 @@ Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
     return &c->comm;
 }
 
-#line 2313 "chapters/02-shm.nw"
+#line 2319 "chapters/02-shm.nw"
 Comm *comm_shm_host(Comm *c, char *err)
 {
     if (c->dev->kind == DEVICE_CPU)
@@ -756,7 +798,7 @@ Comm *comm_shm_host(Comm *c, char *err)
     return comm_shm_open(((ShmComm *)c)->w, c->rank, device_cpu(), err);
 }
 
-#line 2829 "chapters/02-shm.nw"
+#line 2835 "chapters/02-shm.nw"
 const TransportDef transport_shm = {
     .name = "shm",
     .title = "fork --n_gpus ranks on this machine, over shared memory",

@@ -167,7 +167,7 @@ static void scale(size_t n, float a, float *x)
         x[i] *= a;
 }
 
-#line 424 "chapters/08-direct.nw"
+#line 532 "chapters/08-direct.nw"
 static void reduce(size_t n, const float *const *src, int k, float scale, float *dst)
 {
     enum { BLOCK = 1024 };

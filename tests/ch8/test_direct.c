@@ -5,8 +5,10 @@
  * algorithms, with ranks delayed at random, never read a buffer too early; the CPU's reduce
  * is reduce_element() bit for bit; a silent peer is named after the timeout; a rank that
  * dies ends the run; the direct strategy trains as one device with the global batch. */
+#include <fcntl.h>
 #include <math.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../ch2/ranks.h"
 #include "collectives.h"
@@ -19,6 +21,111 @@
 #include "train.h"
 #include "train_ref.h"
 #include "train_setup.h"
+
+/* A GPU's stand-in on the CPU: the CPU device under the CUDA kind, so that a communicator
+ * takes the device path (device rings, windows opened through IPC handles), with memory
+ * that, like a GPU's, another process sees only once it opens a handle for it. Each
+ * allocation is a memory file of its own; a handle names the owner's process and the file's
+ * descriptor, and opening it maps the file through /proc, at another address than the
+ * owner's, as cudaIpcOpenMemHandle does. */
+typedef struct TwinMap {
+    void *p;
+    size_t bytes;
+    int fd; /* the owner's file; -1 in a mapping of a peer's */
+} TwinMap;
+static TwinMap twin_maps[512];
+
+static TwinMap *twin_find(const void *p)
+{
+    for (size_t i = 0; i < sizeof twin_maps / sizeof twin_maps[0]; i++)
+        if (twin_maps[i].p == p)
+            return &twin_maps[i];
+    return NULL;
+}
+
+static void *twin_map(int fd, size_t bytes, int own)
+{
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+    TwinMap *m = twin_find(NULL);
+    if (p == MAP_FAILED || !m)
+        return NULL;
+    *m = (TwinMap){p, bytes, own ? fd : -1};
+    return p;
+}
+
+static void *twin_alloc(size_t bytes)
+{
+    int fd = memfd_create("gpu-twin", MFD_CLOEXEC);
+    void *p = fd >= 0 && ftruncate(fd, (off_t)bytes) == 0 ? twin_map(fd, bytes, 1) : NULL;
+    if (!p && fd >= 0)
+        close(fd);
+    return p;
+}
+
+static void twin_unmap(void *p)
+{
+    TwinMap *m = twin_find(p);
+    if (!p || !m)
+        return;
+    munmap(m->p, m->bytes);
+    if (m->fd >= 0)
+        close(m->fd);
+    *m = (TwinMap){0};
+}
+
+typedef struct TwinHandle {
+    pid_t pid;
+    int fd;
+    size_t bytes;
+} TwinHandle;
+
+static int twin_export(void *p, void *handle, char *err)
+{
+    TwinMap *m = twin_find(p);
+    if (!p || !m || m->fd < 0)
+        return error_set(err, "gpu twin: %p is not an allocation of this process", p);
+    TwinHandle h = {getpid(), m->fd, m->bytes};
+    memset(handle, 0, DEVICE_IPC_BYTES);
+    memcpy(handle, &h, sizeof h);
+    return 0;
+}
+
+static void *twin_open(const void *handle, char *err)
+{
+    TwinHandle h;
+    memcpy(&h, handle, sizeof h);
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)h.pid, h.fd);
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    void *p = fd >= 0 ? twin_map(fd, h.bytes, 0) : NULL;
+    if (fd >= 0)
+        close(fd);
+    if (!p)
+        error_set(err, "gpu twin: cannot map %s", path);
+    return p;
+}
+
+static Device gpu_twin;
+
+static const Device *gpu_twin_device(void)
+{
+    gpu_twin = *device_cpu();
+    gpu_twin.kind = DEVICE_CUDA;
+    gpu_twin.alloc = twin_alloc;
+    gpu_twin.release = twin_unmap;
+    gpu_twin.ipc_export = twin_export;
+    gpu_twin.ipc_open = twin_open;
+    gpu_twin.ipc_close = twin_unmap;
+    snprintf(gpu_twin.description, sizeof gpu_twin.description, "cpu, as a GPU's twin");
+    return &gpu_twin;
+}
+
+/* The device of a rank of these tests: the CPU, or with a non-NULL arg the GPU's twin. */
+static const Device *direct_device(const void *arg)
+{
+    return arg ? gpu_twin_device() : device_cpu();
+}
+static const int on_gpu_twin = 1;
 
 typedef int (*AllReduceFn)(Comm *c, float *buf, size_t count, float *scratch, float scale,
                            char *err);
@@ -55,8 +162,7 @@ static float rough(int r, size_t i)
  * against the channel ring). */
 static int sums_rank(int rank, int size, void *arg, char *err)
 {
-    (void)arg;
-    Comm *c = comm_shm_open(test_world, rank, device_cpu(), err);
+    Comm *c = comm_shm_open(test_world, rank, direct_device(arg), err);
     if (!c)
         return -1;
     float *buf = c->alloc_shared(c, MOST * sizeof(float));
@@ -132,8 +238,7 @@ Test(direct, every_algorithm_sums_exactly_and_in_its_order, .timeout = 120)
  * leave a wrong sum behind. The data change from call to call. */
 static int mixed_rank(int rank, int size, void *arg, char *err)
 {
-    (void)arg;
-    Comm *c = comm_shm_open(test_world, rank, device_cpu(), err);
+    Comm *c = comm_shm_open(test_world, rank, direct_device(arg), err);
     if (!c)
         return -1;
     enum { N = 2003 };
@@ -207,8 +312,7 @@ Test(direct, the_cpu_reduce_is_reduce_element_bit_for_bit)
  * refused by name. */
 static int window_rank(int rank, int size, void *arg, char *err)
 {
-    (void)arg;
-    Comm *c = comm_shm_open(test_world, rank, device_cpu(), err);
+    Comm *c = comm_shm_open(test_world, rank, direct_device(arg), err);
     if (!c)
         return -1;
     int *a = c->alloc_shared(c, 100 * sizeof(int)), *b = c->alloc_shared(c, 7);
@@ -222,6 +326,11 @@ static int window_rank(int rank, int size, void *arg, char *err)
         if (!theirs || theirs[0] != q * 1000 + 10 || !c->peer_buffer(c, q, b))
             return error_set(err, "rank %d: rank %d's copy of the buffer is not where "
                              "peer_buffer says", rank, q);
+        if (arg && q != rank &&
+            (!twin_find(a) || twin_find(a)->fd < 0 || !twin_find(theirs - 10) ||
+             twin_find(theirs - 10)->fd >= 0))
+            return error_set(err, "rank %d: on the GPU's twin the windows are not the "
+                             "device's own memory and the peers' opened handles", rank);
     }
     int own = 0;
     float scratch[4];
@@ -241,6 +350,34 @@ Test(direct, peer_buffer_finds_each_ranks_copy)
 {
     char err[ERR_LEN];
     cr_assert(run_ranks(3, 0, 30, window_rank, NULL, 60, err) == 0, "%s", err);
+}
+
+/* On a GPU's twin (the device path: device rings, and windows opened through IPC handles
+ * after the fork, each at another address in every process), every algorithm sums exactly
+ * and in its order, back-to-back calls with delays stay right, and peer_buffer finds each
+ * rank's copy. */
+Test(direct_gpu_twin, every_algorithm_sums_exactly_and_in_its_order, .timeout = 120)
+{
+    for (int N = 1; N <= 4; N++) {
+        char err[ERR_LEN];
+        cr_assert(run_ranks(N, 0, 30, sums_rank, (void *)&on_gpu_twin, 120, err) == 0,
+                  "N = %d: %s", N, err);
+    }
+}
+
+Test(direct_gpu_twin, back_to_back_calls_of_every_algorithm_with_delays, .timeout = 120)
+{
+    for (int N = 2; N <= 4; N++) {
+        char err[ERR_LEN];
+        cr_assert(run_ranks(N, 0, 30, mixed_rank, (void *)&on_gpu_twin, 120, err) == 0,
+                  "N = %d: %s", N, err);
+    }
+}
+
+Test(direct_gpu_twin, the_windows_are_the_devices_and_peer_buffer_finds_each_copy)
+{
+    char err[ERR_LEN];
+    cr_assert(run_ranks(3, 0, 30, window_rank, (void *)&on_gpu_twin, 60, err) == 0, "%s", err);
 }
 
 /* Rank 1 never comes to the all-reduce: rank 0 gives up after the world's timeout, naming
