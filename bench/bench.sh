@@ -19,7 +19,7 @@ ITERS=${BENCH_ITERS:-20}
 # Debian's python3-torch belongs to Debian's python, which a pyenv or venv may shadow
 PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
 MAX=${BENCH_MAX:-256M}
-ALL_PARTS="accuracy single startup pingpong ps allreduce collectives programs overlap zero stages ablations crossovers train mlp ddp timelines faults"
+ALL_PARTS="accuracy single startup pingpong ps allreduce collectives programs overlap zero stages ablations crossovers train mlp ddp timelines faults gpu"
 PARTS=${BENCH_PARTS:-$ALL_PARTS}
 
 part_allreduce() {
@@ -37,6 +37,16 @@ show() { awk -F, '{ printf "%-14s", $1; for (i = 2; i <= NF; i++) printf " %14s"
 
 # The median of the numbers on stdin, one a line (mawk has no asort).
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'; }
+# The samples/s and ms per step of a --log's median epoch after the first (the mean of the two
+# middle ones when they are even), the statistic bench/torch_mlp.py prints for PyTorch.
+epoch_median() {
+  awk -F, 'NR > 2 { n++; s[n] = $6; m[n] = $7 }
+    END { for (i = 2; i <= n; i++) for (j = i; j > 1 && s[j - 1] > s[j]; j--) {
+            x = s[j]; s[j] = s[j - 1]; s[j - 1] = x; x = m[j]; m[j] = m[j - 1]; m[j - 1] = x }
+          if (!n) exit 1
+          if (n % 2) print s[(n + 1) / 2], m[(n + 1) / 2]
+          else print (s[n / 2] + s[n / 2 + 1]) / 2, (m[n / 2] + m[n / 2 + 1]) / 2 }' "$1"
+}
 
 # timeline REGEX FILE: the seconds and the per cent, summed, of the phases of a program's
 # "time:" line (data 0.011 s (1.1%) | compute ...) whose names match REGEX; "- -" if none.
@@ -181,6 +191,60 @@ part_crossovers() {
     echo "bench: the direct all-reduces at $n ranks"; sed 1d "$out/crossovers_n$n.csv" | show
   done
   rm -rf "$dir"
+}
+
+# Issue 29's figures, on a machine with a GPU (skipped without one): ./allreduce_bench
+# --device cuda at 2 and 4 ranks, back to back (ours reads the peers' windows through CUDA
+# IPC; the channel ring; a memcpy of the same bytes, the bound), and ./mlp --device cuda
+# beside PyTorch eager on the same GPU at four shapes, each side's median epoch after the
+# first, three alternating rounds. Files named for the GPU (allreduce_n2_h100.csv, ...);
+# each run prints the targets' ratios. On the lent machine:
+#   bash .gpu/on-device env BENCH_PARTS=gpu BENCH_OUT=$OUT bench/bench.sh
+part_gpu() {
+  command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 ||
+    { echo "bench: no GPU answers (nvidia-smi), the GPU's tables are not recorded"; return; }
+  local gpu name line n csv dir round k cfg hidden b
+  name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+  gpu=$(echo "$name" | grep -oiE '[a-z][0-9]{2,3}' | head -1 | tr 'A-Z' 'a-z'); gpu=${gpu:-gpu}
+  line="$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | head -1); host $machine"
+  for n in 2 4; do
+    csv="$out/allreduce_n${n}_$gpu.csv"
+    if ./allreduce_bench --n_gpus "$n" --device cuda -b 4K -e 256M -f 4 -n 20 -w 5 --csv "$csv.tmp"; then
+      { printf '# machine: %s; %s ranks on one GPU, ./allreduce_bench --device cuda -n 20 -w 5\n' "$line" "$n"
+        sed 1d "$csv.tmp"; } > "$csv"
+      echo "bench: $n ranks: ours against the bound (memcpy in busbw units) and the channel ring"
+      awk -F, -v n="$n" 'NR > 2 { bound = $15 * 2 * (n - 1) / n
+          printf "%10s  ours %9.2f us  %6.1f%% of the bound  %5.2fx the channel ring\n", $1, $2,
+                 100 * $3 / bound, $4 / $2 }' "$csv"
+    else
+      echo "bench: ./allreduce_bench --n_gpus $n --device cuda failed"; status=1
+    fi
+    rm -f "$csv.tmp"
+  done
+  local cfgs=("128 64" "128 1024" "1024,1024 256" "4096,4096 1024")
+  dir=$(mktemp -d)
+  for round in 1 2 3; do
+    for k in $( ((round % 2)) && echo 0 1 || echo 1 0); do
+      for cfg in "${cfgs[@]}"; do
+        read -r hidden b <<< "$cfg"
+        if [ "$k" = 0 ]; then
+          ./mlp --device cuda --hidden "$hidden" --batch_size "$b" --epochs 3 --quiet --log "$dir/log" >/dev/null &&
+            epoch_median "$dir/log" >> "$dir/mlp.$b.$hidden"
+        elif "$PY" -c 'import torch, sys; sys.exit(not torch.cuda.is_available())' 2>/dev/null; then
+          "$PY" bench/torch_mlp.py "$b" 3 1 "$hidden" cuda >> "$dir/pytorch.$b.$hidden"
+        fi
+      done
+    done
+  done
+  csv="$out/mlp_vs_torch_$gpu.csv"
+  { printf '# machine: %s; ./mlp --device cuda and bench/torch_mlp.py (PyTorch eager) on the same GPU, the median epoch after the first of 3, medians of 3 alternating rounds\n' "$line"
+    echo "case,hidden,batch,mlp,pytorch"
+    for cfg in "${cfgs[@]}"; do
+      read -r hidden b <<< "$cfg"
+      echo "${hidden//,/x}x$b,${hidden//,/x},$b,$(awk '{ print $1 }' "$dir/mlp.$b.$hidden" 2>/dev/null | median),$(awk '{ print $1 }' "$dir/pytorch.$b.$hidden" 2>/dev/null | median)"
+    done; } > "$csv"
+  rm -rf "$dir"
+  sed 1d "$csv" | show
 }
 
 # Appendix B's fault trials: make faults (50 kill -9 trials) three times; its summary line's
@@ -491,7 +555,9 @@ part_train() {
 }
 
 # ./mlp beside PyTorch (bench/torch_mlp.py), the same MLP 784-128-10 at batch 64 and 256 on
-# the CPU, 3 epochs; three alternating rounds, medians.
+# the CPU, 3 epochs, each side's median epoch after the first; PyTorch with one thread
+# (pytorch_1t) and with one per core (pytorch_nt), since which is faster depends on the
+# batch; three alternating rounds, medians.
 part_mlp() {
   echo "bench: ./mlp beside PyTorch, the same MLP 784-128-10 on the CPU"
   local csv="$out/mlp_vs_torch.csv" dir round k b prog torch=0
@@ -502,16 +568,17 @@ part_mlp() {
       for b in 64 256; do
         if [ "$k" = 0 ]; then
           ./mlp --batch_size "$b" --epochs 3 --quiet --device cpu --log "$dir/log" >/dev/null &&
-            tail -1 "$dir/log" | cut -d, -f6,7 | tr , ' ' >> "$dir/mlp.$b"
-        elif [ "$torch" = 1 ]; then
-          "$PY" bench/torch_mlp.py "$b" 3 "$(nproc)" >> "$dir/pytorch.$b"
+            epoch_median "$dir/log" >> "$dir/mlp.$b"
+        elif [ "$torch" = 1 ]; then # PyTorch at one thread and at one per core: its best counts
+          "$PY" bench/torch_mlp.py "$b" 3 1 >> "$dir/pytorch_1t.$b"
+          "$PY" bench/torch_mlp.py "$b" 3 "$(nproc)" >> "$dir/pytorch_nt.$b"
         fi
       done
     done
   done
-  printf '# machine: %s; medians of 3 alternating rounds\nprogram,batch,samples_per_s,step_ms\n' "$machine" > "$csv"
+  printf '# machine: %s; the median epoch after the first of 3, medians of 3 alternating rounds\nprogram,batch,samples_per_s,step_ms\n' "$machine" > "$csv"
   for b in 64 256; do
-    for prog in mlp pytorch; do
+    for prog in mlp pytorch_1t pytorch_nt; do
       [ -s "$dir/$prog.$b" ] && echo "$prog,$b,$(awk '{ print $1 }' "$dir/$prog.$b" | median),$(awk '{ print $2 }' "$dir/$prog.$b" | median)" >> "$csv"
     done
   done
