@@ -2,7 +2,7 @@
  * @file device_cuda.cu
  * @brief The CUDA device: the same table as the CPU's, on a GPU.
  */
-#line 2127 "chapters/01-mlp.nw"
+#line 2177 "chapters/01-mlp.nw"
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -12,7 +12,7 @@
 #include "mlp_kernels.h"
 #include "util.h"
 
-#line 2161 "chapters/01-mlp.nw"
+#line 2211 "chapters/01-mlp.nw"
 /** Stop with file, line and CUDA's message when @p call fails. */
 #define CUDA_CHECK(call)                                                                       \
     do {                                                                                       \
@@ -33,7 +33,7 @@
 static cublasHandle_t handle; /* one per process, made by device_cuda_backend_open() */
 static int ordinal;           /* the rank's GPU, which each of the rank's threads must use */
 
-#line 2198 "chapters/01-mlp.nw"
+#line 2248 "chapters/01-mlp.nw"
 static long gpu_live; /* buffers from alloc() not yet released, counted atomically */
 
 static void *alloc(size_t bytes)
@@ -51,7 +51,7 @@ static void release(void *p)
         __atomic_sub_fetch(&gpu_live, 1, __ATOMIC_RELAXED);
     CUDA_CHECK(cudaFree(p));
 }
-#line 2221 "chapters/01-mlp.nw"
+#line 2271 "chapters/01-mlp.nw"
 static void upload(void *dst, const void *src, size_t bytes)
 {
     CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
@@ -72,7 +72,17 @@ static void sync(void)
 {
     CUDA_CHECK(cudaDeviceSynchronize());
 }
-#line 2265 "chapters/01-mlp.nw"
+static const void *resident(const void *host, size_t bytes)
+{
+    void *p = alloc(bytes);
+    upload(p, host, bytes);
+    return p;
+}
+static void release_resident(const void *p)
+{
+    release((void *)p);
+}
+#line 2325 "chapters/01-mlp.nw"
 static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
                  const float *B, float beta, float *C)
 {
@@ -81,7 +91,7 @@ static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float
                              g.transb ? CUBLAS_OP_T : CUBLAS_OP_N, g.m, g.n, g.k, &alpha, g.a,
                              g.lda, g.b, g.ldb, &beta, C, g.ldc));
 }
-#line 2412 "chapters/01-mlp.nw"
+#line 2472 "chapters/01-mlp.nw"
 /** One thread per element: add the column's bias, then ReLU. */
 __global__ void bias_act_forward_kernel(float *y, const float *bias, int rows, int cols,
                                         bool relu)
@@ -97,7 +107,7 @@ static void bias_act_forward(float *y, const float *bias, int rows, int cols, bo
                                                                                   cols, relu);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2439 "chapters/01-mlp.nw"
+#line 2499 "chapters/01-mlp.nw"
 /** One thread per element: zero dy where the ReLU's output was not positive. */
 __global__ void relu_backward_kernel(float *dy, const float *y, size_t n)
 {
@@ -111,7 +121,7 @@ static void relu_backward(float *dy, const float *y, size_t n)
     relu_backward_kernel<<<grid_blocks(n), KERNEL_THREADS>>>(dy, y, n);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2461 "chapters/01-mlp.nw"
+#line 2521 "chapters/01-mlp.nw"
 /** One thread per column: sum dy down the column. */
 __global__ void bias_backward_kernel(float *dbias, const float *dy, int rows, int cols)
 {
@@ -129,7 +139,7 @@ static void bias_backward(float *dbias, const float *dy, int rows, int cols)
     bias_backward_kernel<<<grid_blocks(cols), KERNEL_THREADS>>>(dbias, dy, rows, cols);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 1556 "chapters/01-mlp.nw"
+#line 1587 "chapters/01-mlp.nw"
 /** One thread per row: softmax_xent_row(), then add the counts atomically. */
 __global__ void softmax_xent_kernel(const float *logits, const int *labels, int rows, int cols,
                                     float *dlogits, float *stats)
@@ -149,10 +159,10 @@ static void softmax_xent(const float *logits, const int *labels, int rows, int c
 {
     softmax_xent_kernel<<<grid_blocks(rows), KERNEL_THREADS>>>(logits, labels, rows, cols,
                                                                dlogits, stats);
-#line 1576 "chapters/01-mlp.nw"
+#line 1607 "chapters/01-mlp.nw"
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2528 "chapters/01-mlp.nw"
+#line 2594 "chapters/01-mlp.nw"
 /** Grid-stride y += a x. */
 __global__ void axpy_kernel(size_t n, float a, const float *x, float *y)
 {
@@ -169,7 +179,7 @@ __global__ void scale_kernel(size_t n, float a, float *x)
         x[i] *= a;
 }
 
-#line 2549 "chapters/01-mlp.nw"
+#line 2615 "chapters/01-mlp.nw"
 static void axpy(size_t n, float a, const float *x, float *y)
 {
     axpy_kernel<<<stride_blocks(n), KERNEL_THREADS>>>(n, a, x, y);
@@ -179,6 +189,24 @@ static void axpy(size_t n, float a, const float *x, float *y)
 static void scale(size_t n, float a, float *x)
 {
     scale_kernel<<<stride_blocks(n), KERNEL_THREADS>>>(n, a, x);
+    CUDA_CHECK(cudaGetLastError());
+}
+
+/** Grid-stride: word k of the batch from its row of the data set. */
+__global__ void gather_kernel(uint32_t *dst, const uint32_t *src, const int *rows, size_t n,
+                              size_t words)
+{
+    for (size_t k = thread_index(blockIdx.x, blockDim.x, threadIdx.x); k < n;
+         k += grid_stride(gridDim.x, blockDim.x))
+        dst[k] = src[gather_source(k, words, rows)];
+}
+
+static void gather_rows(void *dst, const void *src, const int *rows, int n, size_t words)
+{
+    size_t total = (size_t)n * words;
+    gather_kernel<<<stride_blocks(total), KERNEL_THREADS>>>(
+        (uint32_t *)dst, (const uint32_t *)src, rows, total, words);
+#line 2642 "chapters/01-mlp.nw"
     CUDA_CHECK(cudaGetLastError());
 }
 
@@ -270,7 +298,7 @@ static void bind_thread(void)
 {
     CUDA_CHECK(cudaSetDevice(ordinal));
 }
-#line 2727 "chapters/01-mlp.nw"
+#line 2812 "chapters/01-mlp.nw"
 static int gpu_close(char *err)
 {
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -283,11 +311,11 @@ static int gpu_close(char *err)
                          "cuda:%d: %ld buffer(s) from alloc() never released, "
                          "%ld IPC mapping(s) never closed",
                          ordinal, held, maps);
-#line 2737 "chapters/01-mlp.nw"
+#line 2822 "chapters/01-mlp.nw"
     return 0;
 }
 
-#line 2631 "chapters/01-mlp.nw"
+#line 2715 "chapters/01-mlp.nw"
 /* every member, in Device's order, as C++ requires */
 static Device cuda = {
     .kind = DEVICE_CUDA,
@@ -301,6 +329,8 @@ static Device cuda = {
     .copy = copy,
     .zero = zero,
     .sync = sync,
+    .resident = resident,
+    .release_resident = release_resident,
     .close = gpu_close,
     .gemm = gemm,
     .bias_act_forward = bias_act_forward,
@@ -309,6 +339,7 @@ static Device cuda = {
     .softmax_xent = softmax_xent,
     .axpy = axpy,
     .scale = scale,
+    .gather_rows = gather_rows,
     .peer_copy = peer_copy,
     .ipc_export = ipc_export,
     .ipc_open = ipc_open,
@@ -318,14 +349,14 @@ static Device cuda = {
     .adamw = adamw,
 };
 
-#line 2655 "chapters/01-mlp.nw"
+#line 2740 "chapters/01-mlp.nw"
 /**
  * The backend's entry point (DEVICE_CUDA_ENTRY), found by device_cuda_open() with dlsym():
  * the CUDA device for GPU @p rank % count, or NULL with the reason in @p why.
  */
 extern "C" const Device *device_cuda_backend_open(int rank, char *why)
 {
-#line 2680 "chapters/01-mlp.nw"
+#line 2765 "chapters/01-mlp.nw"
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) {
@@ -334,11 +365,11 @@ extern "C" const Device *device_cuda_backend_open(int rank, char *why)
         cudaGetLastError(); /* clear the error so later calls do not report it */
         return NULL;
     }
-#line 2662 "chapters/01-mlp.nw"
+#line 2747 "chapters/01-mlp.nw"
     ordinal = rank % count;
     cuda.count = count;
     CUDA_CHECK(cudaSetDevice(ordinal));
-#line 2698 "chapters/01-mlp.nw"
+#line 2783 "chapters/01-mlp.nw"
     cublasStatus_t s = cublasCreate(&handle);
     if (s != CUBLAS_STATUS_SUCCESS) {
         snprintf(why, ERR_LEN, "cublasCreate failed: %s", cublasGetStatusString(s));
@@ -349,6 +380,6 @@ extern "C" const Device *device_cuda_backend_open(int rank, char *why)
     snprintf(cuda.description, sizeof cuda.description, "cuda:%d %.100s (sm_%d%d, %.1f GiB)",
              ordinal, prop.name, prop.major, prop.minor,
              (double)prop.totalGlobalMem / (1u << 30));
-#line 2666 "chapters/01-mlp.nw"
+#line 2751 "chapters/01-mlp.nw"
     return &cuda;
 }

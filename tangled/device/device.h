@@ -43,6 +43,14 @@ typedef struct Device {
     /** Wait until all queued work has finished. */
     void (*sync)(void);
     /**
+     * The device's own copy of @p bytes of host data that it will only read, made once: the
+     * host's bytes themselves where the device reads host memory (the CPU). Give it back with
+     * release_resident().
+     */
+    const void *(*resident)(const void *host, size_t bytes);
+    /** Give back what resident() returned. */
+    void (*release_resident)(const void *p);
+    /**
      * Release what opening the device made (cuBLAS's handle): 0, or -1 with what was still
      * held in @p err (ERR_LEN bytes): buffers from alloc() never released, mappings from
      * ipc_open() never closed. Called by the last device_close(), never directly.
@@ -68,6 +76,8 @@ typedef struct Device {
     void (*axpy)(size_t n, float a, const float *x, float *y);
     /** x *= a. */
     void (*scale)(size_t n, float a, float *x);
+    /** Row i of @p dst = row rows[i] of @p src, rows of @p words 4-byte words, for i < n. */
+    void (*gather_rows)(void *dst, const void *src, const int *rows, int n, size_t words);
     /** Copy between device buffers, one possibly another process's (IPC), and wait. */
     void (*peer_copy)(void *dst, const void *src, size_t bytes);
     /** Write a handle (DEVICE_IPC_BYTES) through which another process can map @p p. */

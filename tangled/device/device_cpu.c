@@ -2,7 +2,7 @@
  * @file device_cpu.c
  * @brief The CPU device: the readable reference of every kernel.
  */
-#line 1749 "chapters/01-mlp.nw"
+#line 1780 "chapters/01-mlp.nw"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +15,7 @@
 #include "mlp_kernels.h"
 #include "util.h"
 
-#line 1784 "chapters/01-mlp.nw"
+#line 1815 "chapters/01-mlp.nw"
 static long cpu_live; /* buffers from alloc() not yet released, counted atomically */
 
 static void *alloc(size_t bytes)
@@ -35,7 +35,7 @@ static void release(void *p)
         __atomic_sub_fetch(&cpu_live, 1, __ATOMIC_RELAXED);
     free(p);
 }
-#line 1809 "chapters/01-mlp.nw"
+#line 1840 "chapters/01-mlp.nw"
 static void upload(void *dst, const void *src, size_t bytes)
 {
     memcpy(dst, src, bytes);
@@ -54,9 +54,18 @@ static void zero(void *p, size_t bytes)
 }
 static void sync(void)
 {
-#line 1825 "chapters/01-mlp.nw"
+#line 1856 "chapters/01-mlp.nw"
 }
-#line 1842 "chapters/01-mlp.nw"
+static const void *resident(const void *host, size_t bytes)
+{
+    (void)bytes;
+    return host; /* the CPU reads host memory where it lies */
+}
+static void release_resident(const void *p)
+{
+    (void)p;
+}
+#line 1882 "chapters/01-mlp.nw"
 static int cpu_close(char *err)
 {
     long held = __atomic_load_n(&cpu_live, __ATOMIC_RELAXED);
@@ -69,7 +78,7 @@ static void peer_copy(void *dst, const void *src, size_t bytes)
 {
     memcpy(dst, src, bytes);
 }
-#line 1867 "chapters/01-mlp.nw"
+#line 1907 "chapters/01-mlp.nw"
 /** op(A)[i][p] of the stored A, inside gemm_plain(). */
 #define A_AT(i, p) (ta ? A[(size_t)(p)*m + (i)] : A[(size_t)(i)*k + (p)])
 
@@ -82,15 +91,15 @@ void gemm_plain(bool ta, bool tb, int m, int n, int k, float alpha, const float 
         for (int j = 0; j < n; j++)
             c[j] = beta == 0.0f ? 0.0f : beta * c[j];
         if (!tb) {
-#line 1893 "chapters/01-mlp.nw"
+#line 1933 "chapters/01-mlp.nw"
             for (int p = 0; p < k; p++) {
                 const float a = alpha * A_AT(i, p), *b = B + (size_t)p * n;
                 for (int j = 0; j < n; j++)
                     c[j] += a * b[j];
             }
-#line 1880 "chapters/01-mlp.nw"
+#line 1920 "chapters/01-mlp.nw"
         } else {
-#line 1913 "chapters/01-mlp.nw"
+#line 1953 "chapters/01-mlp.nw"
             for (int j = 0; j < n; j++) {
                 const float *b = B + (size_t)j * k;
                 float s = 0;
@@ -98,24 +107,24 @@ void gemm_plain(bool ta, bool tb, int m, int n, int k, float alpha, const float 
                     s += A_AT(i, p) * b[p];
                 c[j] += alpha * s;
             }
-#line 1882 "chapters/01-mlp.nw"
+#line 1922 "chapters/01-mlp.nw"
         }
     }
 #undef A_AT
 }
-#line 1932 "chapters/01-mlp.nw"
+#line 1972 "chapters/01-mlp.nw"
 static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
                  const float *B, float beta, float *C)
 {
 #ifdef HAVE_BLAS
     cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
                 m, n, k, alpha, A, ta ? m : k, B, tb ? k : n, beta, C, n);
-#line 1939 "chapters/01-mlp.nw"
+#line 1979 "chapters/01-mlp.nw"
 #else
     gemm_plain(ta, tb, m, n, k, alpha, A, B, beta, C);
 #endif
 }
-#line 1992 "chapters/01-mlp.nw"
+#line 2032 "chapters/01-mlp.nw"
 static void bias_act_forward(float *y, const float *bias, int rows, int cols, bool relu)
 {
     for (int i = 0; i < rows; i++) {
@@ -124,13 +133,13 @@ static void bias_act_forward(float *y, const float *bias, int rows, int cols, bo
             row[j] = bias_act(row[j], bias[j], relu);
     }
 }
-#line 2007 "chapters/01-mlp.nw"
+#line 2047 "chapters/01-mlp.nw"
 static void relu_backward(float *dy, const float *y, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         dy[i] = relu_grad(dy[i], y[i]);
 }
-#line 2019 "chapters/01-mlp.nw"
+#line 2059 "chapters/01-mlp.nw"
 static void bias_backward(float *dbias, const float *dy, int rows, int cols)
 {
     for (int j = 0; j < cols; j++)
@@ -139,7 +148,7 @@ static void bias_backward(float *dbias, const float *dy, int rows, int cols)
         for (int j = 0; j < cols; j++)
             dbias[j] += dy[(size_t)i * cols + j];
 }
-#line 1509 "chapters/01-mlp.nw"
+#line 1540 "chapters/01-mlp.nw"
 static void softmax_xent(const float *logits, const int *labels, int rows, int cols,
                          float *dlogits, float *stats)
 {
@@ -154,7 +163,7 @@ static void softmax_xent(const float *logits, const int *labels, int rows, int c
     stats[0] += (float)loss;
     stats[1] += (float)right;
 }
-#line 2037 "chapters/01-mlp.nw"
+#line 2077 "chapters/01-mlp.nw"
 static void axpy(size_t n, float a, const float *x, float *y)
 {
     for (size_t i = 0; i < n; i++)
@@ -165,6 +174,15 @@ static void scale(size_t n, float a, float *x)
 {
     for (size_t i = 0; i < n; i++)
         x[i] *= a;
+}
+
+static void gather_rows(void *dst, const void *src, const int *rows, int n, size_t words)
+{
+    uint32_t *d = dst;
+    const uint32_t *s = src;
+    for (int i = 0; i < n; i++) /* a row at a time: the GPU's word k is this row's k % words */
+        memcpy(d + (size_t)i * words, s + gather_source((size_t)i * words, words, rows),
+               words * sizeof *d);
 }
 
 #line 532 "chapters/08-direct.nw"
@@ -195,7 +213,7 @@ static void adamw(size_t n, const AdamStep *a, const float *g, float *m, float *
     for (size_t i = 0; i < n; i++)
         adamw_element(a, g[i], &m[i], &u[i], &p[i]);
 }
-#line 2057 "chapters/01-mlp.nw"
+#line 2106 "chapters/01-mlp.nw"
 static Device cpu = {
     .kind = DEVICE_CPU,
     .name = "cpu",
@@ -206,6 +224,8 @@ static Device cpu = {
     .copy = copy,
     .zero = zero,
     .sync = sync,
+    .resident = resident,
+    .release_resident = release_resident,
     .close = cpu_close,
     .gemm = gemm,
     .bias_act_forward = bias_act_forward,
@@ -214,13 +234,14 @@ static Device cpu = {
     .softmax_xent = softmax_xent,
     .axpy = axpy,
     .scale = scale,
+    .gather_rows = gather_rows,
     .count = 1,
     .peer_copy = peer_copy,
     .reduce = reduce,
     .adamw = adamw,
 };
 
-#line 2080 "chapters/01-mlp.nw"
+#line 2130 "chapters/01-mlp.nw"
 void device_cpu_threads(int threads)
 {
 #ifdef HAVE_BLAS
@@ -230,7 +251,7 @@ void device_cpu_threads(int threads)
 #endif
 }
 
-#line 2094 "chapters/01-mlp.nw"
+#line 2144 "chapters/01-mlp.nw"
 const Device *device_cpu(void)
 {
 #ifdef HAVE_BLAS

@@ -158,4 +158,10 @@ static inline HOSTDEV size_t grid_stride(unsigned blocks, unsigned threads)
     return (size_t)blocks * threads;
 }
 
+/** Where word @p k of a gathered batch of rows of @p words words comes from in the data. */
+static inline HOSTDEV size_t gather_source(size_t k, size_t words, const int *rows)
+{
+    return (size_t)rows[k / words] * words + k % words;
+}
+
 #endif

@@ -60,6 +60,11 @@ void model_describe(const Model *m, char *buf, size_t len);
 void widths_describe(const int *width, int n_layers, char *buf, size_t len);
 /** Copy a batch of @p B samples (features and labels, host memory) to the device. */
 void model_set_batch(Model *m, const float *x, const int32_t *y, int B);
+/**
+ * Make the batch of samples @p rows (B indices, device memory) of a data set that is
+ * already on the device (@p x features, @p y labels, from the device's resident()).
+ */
+void model_gather_batch(Model *m, const float *x, const int32_t *y, const int *rows, int B);
 /** Forward the batch in act[0]: logits land in act[n_layers]. */
 void model_forward(Model *m, int B);
 /** Layer @p l's part of forward, act[l+1] from act[l]; model_forward() runs every l. */

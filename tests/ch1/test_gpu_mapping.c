@@ -1,8 +1,9 @@
 /* Chapter 1: what the CPU can check of the GPU path. The cuBLAS arguments of the CUDA gemm
  * (colmajor_gemm) go, unchanged, to OpenBLAS's column-major sgemm and must give what the
  * row-major gemm_plain gives; every kernel's launch geometry and index mapping
- * (grid_blocks, thread_index, element_column, stride_blocks, grid_stride) is walked on the
- * CPU, thread by thread, or checked by arithmetic where the grid is too large to walk. */
+ * (grid_blocks, thread_index, element_column, stride_blocks, grid_stride, gather_source) is
+ * walked on the CPU, thread by thread, or checked by arithmetic where the grid is too large
+ * to walk. */
 #include <criterion/criterion.h>
 #include <stdint.h>
 
@@ -283,5 +284,43 @@ Test(gpu_mapping, grid_stride_past_two_to_the_31)
             }
         cr_assert(visits == n, "n=%zu: %llu visits", n, (unsigned long long)visits);
         free(starts);
+    }
+}
+
+/* The batch gather: the GPU's kernel, walked as its grid-stride loop runs it (each thread's
+ * words, each word from gather_source), gives the bytes of the CPU's gather_rows, which
+ * copies whole rows; and both give, row by row, what indexing the data set by hand gives.
+ * Rows repeat and come in any order, as a shuffled epoch's do; widths of one word (the
+ * labels), an odd few, and a sample's 784. */
+Test(gpu_mapping, the_gather_kernel_copies_the_rows_the_cpu_copies)
+{
+    const size_t widths[] = {1, 3, 784};
+    enum { ROWS = 50, B = 37 };
+    Rng g;
+    rng_seed(&g, 7, 0);
+    for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
+        size_t words = widths[w];
+        uint32_t *set = xcalloc(ROWS * words, sizeof *set);
+        uint32_t *cpu = xcalloc(B * words, sizeof *cpu), *gpu = xcalloc(B * words, sizeof *gpu);
+        int rows[B];
+        for (size_t i = 0; i < ROWS * words; i++)
+            set[i] = (uint32_t)rng_below(&g, 1u << 30);
+        for (int i = 0; i < B; i++)
+            rows[i] = (int)rng_below(&g, ROWS);
+        rows[B - 1] = rows[0]; /* a repeated row */
+        device_cpu()->gather_rows(cpu, set, rows, B, words);
+        size_t n = (size_t)B * words, step = grid_stride(stride_blocks(n), T);
+        for (unsigned b = 0; b < stride_blocks(n); b++)
+            for (unsigned t = 0; t < T; t++)
+                for (size_t k = thread_index(b, T, t); k < n; k += step)
+                    gpu[k] = set[gather_source(k, words, rows)];
+        for (int i = 0; i < B; i++)
+            for (size_t j = 0; j < words; j++) {
+                uint32_t want = set[(size_t)rows[i] * words + j];
+                cr_assert(cpu[(size_t)i * words + j] == want && gpu[(size_t)i * words + j] == want,
+                          "width %zu: row %d, word %zu: cpu %u, kernel %u, data %u", words, i,
+                          j, cpu[(size_t)i * words + j], gpu[(size_t)i * words + j], want);
+            }
+        free(set), free(cpu), free(gpu);
     }
 }
