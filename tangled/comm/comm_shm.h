@@ -19,6 +19,11 @@ typedef struct ShmWorld ShmWorld;
 #define SHM_DEVICE_CHANNEL_BYTES (32u << 20)
 /** Bytes of each rank's window of memory its peers can read (chapter 8). */
 #define SHM_WINDOW_BYTES ((size_t)1 << 30)
+#ifndef DPS_YIELD_POLLS
+/** Yields before a wait sleeps when ranks outnumber cores (chapter 8; make bench builds a
+ * copy with 0, to measure what they buy). */
+#define DPS_YIELD_POLLS 200
+#endif
 
 /**
  * Make the shared memory of a run of @p size ranks, before forking them. Each ordered
