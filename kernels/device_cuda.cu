@@ -74,7 +74,9 @@ static void sync(void)
 }
 static const void *resident(const void *host, size_t bytes)
 {
-    void *p = alloc(bytes);
+    void *p = NULL; /* not alloc(): the upload overwrites every byte, no need to clear */
+    CUDA_CHECK(cudaMalloc(&p, bytes ? bytes : 1));
+    __atomic_add_fetch(&gpu_live, 1, __ATOMIC_RELAXED);
     upload(p, host, bytes);
     return p;
 }
@@ -82,7 +84,7 @@ static void release_resident(const void *p)
 {
     release((void *)p);
 }
-#line 2325 "chapters/01-mlp.nw"
+#line 2327 "chapters/01-mlp.nw"
 static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
                  const float *B, float beta, float *C)
 {
@@ -91,7 +93,7 @@ static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float
                              g.transb ? CUBLAS_OP_T : CUBLAS_OP_N, g.m, g.n, g.k, &alpha, g.a,
                              g.lda, g.b, g.ldb, &beta, C, g.ldc));
 }
-#line 2472 "chapters/01-mlp.nw"
+#line 2474 "chapters/01-mlp.nw"
 /** One thread per element: add the column's bias, then ReLU. */
 __global__ void bias_act_forward_kernel(float *y, const float *bias, int rows, int cols,
                                         bool relu)
@@ -107,7 +109,7 @@ static void bias_act_forward(float *y, const float *bias, int rows, int cols, bo
                                                                                   cols, relu);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2499 "chapters/01-mlp.nw"
+#line 2501 "chapters/01-mlp.nw"
 /** One thread per element: zero dy where the ReLU's output was not positive. */
 __global__ void relu_backward_kernel(float *dy, const float *y, size_t n)
 {
@@ -121,7 +123,7 @@ static void relu_backward(float *dy, const float *y, size_t n)
     relu_backward_kernel<<<grid_blocks(n), KERNEL_THREADS>>>(dy, y, n);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2521 "chapters/01-mlp.nw"
+#line 2523 "chapters/01-mlp.nw"
 /** One thread per column: sum dy down the column. */
 __global__ void bias_backward_kernel(float *dbias, const float *dy, int rows, int cols)
 {
@@ -162,7 +164,7 @@ static void softmax_xent(const float *logits, const int *labels, int rows, int c
 #line 1607 "chapters/01-mlp.nw"
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2594 "chapters/01-mlp.nw"
+#line 2596 "chapters/01-mlp.nw"
 /** Grid-stride y += a x. */
 __global__ void axpy_kernel(size_t n, float a, const float *x, float *y)
 {
@@ -179,7 +181,7 @@ __global__ void scale_kernel(size_t n, float a, float *x)
         x[i] *= a;
 }
 
-#line 2615 "chapters/01-mlp.nw"
+#line 2617 "chapters/01-mlp.nw"
 static void axpy(size_t n, float a, const float *x, float *y)
 {
     axpy_kernel<<<stride_blocks(n), KERNEL_THREADS>>>(n, a, x, y);
@@ -206,11 +208,11 @@ static void gather_rows(void *dst, const void *src, const int *rows, int n, size
     size_t total = (size_t)n * words;
     gather_kernel<<<stride_blocks(total), KERNEL_THREADS>>>(
         (uint32_t *)dst, (const uint32_t *)src, rows, total, words);
-#line 2642 "chapters/01-mlp.nw"
+#line 2644 "chapters/01-mlp.nw"
     CUDA_CHECK(cudaGetLastError());
 }
 
-#line 572 "chapters/08-direct.nw"
+#line 583 "chapters/08-direct.nw"
 /** The sources of one reduce(), by value. */
 typedef struct ReduceSources {
     const float *p[DEVICE_MAX_SOURCES]; /**< the sources, in order */
@@ -298,7 +300,7 @@ static void bind_thread(void)
 {
     CUDA_CHECK(cudaSetDevice(ordinal));
 }
-#line 2812 "chapters/01-mlp.nw"
+#line 2814 "chapters/01-mlp.nw"
 static int gpu_close(char *err)
 {
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -311,11 +313,11 @@ static int gpu_close(char *err)
                          "cuda:%d: %ld buffer(s) from alloc() never released, "
                          "%ld IPC mapping(s) never closed",
                          ordinal, held, maps);
-#line 2822 "chapters/01-mlp.nw"
+#line 2824 "chapters/01-mlp.nw"
     return 0;
 }
 
-#line 2715 "chapters/01-mlp.nw"
+#line 2717 "chapters/01-mlp.nw"
 /* every member, in Device's order, as C++ requires */
 static Device cuda = {
     .kind = DEVICE_CUDA,
@@ -349,14 +351,14 @@ static Device cuda = {
     .adamw = adamw,
 };
 
-#line 2740 "chapters/01-mlp.nw"
+#line 2742 "chapters/01-mlp.nw"
 /**
  * The backend's entry point (DEVICE_CUDA_ENTRY), found by device_cuda_open() with dlsym():
  * the CUDA device for GPU @p rank % count, or NULL with the reason in @p why.
  */
 extern "C" const Device *device_cuda_backend_open(int rank, char *why)
 {
-#line 2765 "chapters/01-mlp.nw"
+#line 2767 "chapters/01-mlp.nw"
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) {
@@ -365,11 +367,11 @@ extern "C" const Device *device_cuda_backend_open(int rank, char *why)
         cudaGetLastError(); /* clear the error so later calls do not report it */
         return NULL;
     }
-#line 2747 "chapters/01-mlp.nw"
+#line 2749 "chapters/01-mlp.nw"
     ordinal = rank % count;
     cuda.count = count;
     CUDA_CHECK(cudaSetDevice(ordinal));
-#line 2783 "chapters/01-mlp.nw"
+#line 2785 "chapters/01-mlp.nw"
     cublasStatus_t s = cublasCreate(&handle);
     if (s != CUBLAS_STATUS_SUCCESS) {
         snprintf(why, ERR_LEN, "cublasCreate failed: %s", cublasGetStatusString(s));
@@ -380,6 +382,6 @@ extern "C" const Device *device_cuda_backend_open(int rank, char *why)
     snprintf(cuda.description, sizeof cuda.description, "cuda:%d %.100s (sm_%d%d, %.1f GiB)",
              ordinal, prop.name, prop.major, prop.minor,
              (double)prop.totalGlobalMem / (1u << 30));
-#line 2751 "chapters/01-mlp.nw"
+#line 2753 "chapters/01-mlp.nw"
     return &cuda;
 }

@@ -75,7 +75,7 @@ struct ShmWorld {
     _Atomic uint32_t bar_sleepers;                /**< ranks asleep on bar_gen */
     _Atomic uint32_t bar_count[LAUNCH_MAX_RANKS]; /**< barriers each rank has entered */
     Bell bell[LAUNCH_MAX_RANKS];                  /**< one doorbell per rank */
-#line 85 "chapters/08-direct.nw"
+#line 87 "chapters/08-direct.nw"
     unsigned char *window; /**< the windows, one per rank, made before the fork (chapter 8) */
     size_t window_bytes;   /**< bytes of each */
     int window_fd;         /**< the memory file behind them, or -1 */
@@ -95,11 +95,13 @@ typedef struct ShmComm {
     void *dev_out[LAUNCH_MAX_RANKS]; /**< GPU ring of channel me -> dst, by dst (opened) */
     uint64_t mapped_out;             /**< channels to peers whose ring pages are mapped in */
     uint64_t mapped_in;              /**< channels from peers whose ring pages are mapped in */
-#line 129 "chapters/08-direct.nw"
+#line 131 "chapters/08-direct.nw"
     /** Bytes of the rank's window handed out (chapter 8). */
     size_t window_used;
     /** On a GPU, every rank's window as this process maps it; NULL until first used. */
     unsigned char *dev_window[LAUNCH_MAX_RANKS];
+    /** On a GPU, the bytes of each window (set by the first request). */
+    size_t dev_window_bytes;
 #line 1304 "chapters/02-shm.nw"
 } ShmComm;
 #line 806 "chapters/02-shm.nw"
@@ -228,14 +230,14 @@ ShmWorld *shm_world_create(int size, size_t channel_bytes, double timeout_s, cha
     w->ctl_at = ctl_at;
     w->ipc_at = ipc_at;
     w->ring_at = ring_at;
-#line 104 "chapters/08-direct.nw"
+#line 106 "chapters/08-direct.nw"
     size_t windows = (size_t)size * SHM_WINDOW_BYTES;
     int fd = memfd_create("dps-windows", MFD_CLOEXEC);
     void *win =
         fd >= 0 && ftruncate(fd, (off_t)windows) == 0
             ? mmap(NULL, windows, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0)
             : MAP_FAILED;
-#line 109 "chapters/08-direct.nw"
+#line 111 "chapters/08-direct.nw"
     w->window = win == MAP_FAILED ? NULL : win;
     w->window_bytes = win == MAP_FAILED ? 0 : SHM_WINDOW_BYTES;
     w->window_fd = win == MAP_FAILED && fd >= 0 ? (close(fd), -1) : fd;
@@ -245,7 +247,7 @@ ShmWorld *shm_world_create(int size, size_t channel_bytes, double timeout_s, cha
 
 void shm_world_destroy(ShmWorld *w)
 {
-#line 115 "chapters/08-direct.nw"
+#line 117 "chapters/08-direct.nw"
     if (w && w->window)
         munmap(w->window, (size_t)w->size * w->window_bytes);
     if (w && w->window_fd >= 0)
@@ -276,14 +278,14 @@ static int wait_change(_Atomic uint32_t *word, uint32_t seen, _Atomic uint32_t *
         if (atomic_load_explicit(word, memory_order_acquire) != seen)
             return 0;
         cpu_relax();
-#line 485 "chapters/08-direct.nw"
+#line 496 "chapters/08-direct.nw"
 #ifndef DPS_NO_BIND
         if ((i & 255) == 255)
             sched_yield();
 #endif
 #line 1557 "chapters/02-shm.nw"
     }
-#line 398 "chapters/08-direct.nw"
+#line 409 "chapters/08-direct.nw"
     for (int i = 0; spin == 0 && i < DPS_YIELD_POLLS; i++) {
         if (atomic_load_explicit(word, memory_order_acquire) != seen)
             return 0;
@@ -603,16 +605,16 @@ static int shm_barrier(Comm *comm, char *err)
 #line 2023 "chapters/02-shm.nw"
     return 0;
 }
-#line 197 "chapters/08-direct.nw"
+#line 203 "chapters/08-direct.nw"
 /** Allocate this rank's window on its device, export it, and open every peer's. */
 static int open_device_windows(ShmComm *c, char *err)
 {
     const Device *dev = c->comm.dev;
     int me = c->comm.rank;
-    if (!(c->dev_window[me] = dev->alloc(SHM_WINDOW_BYTES)))
+    if (!(c->dev_window[me] = dev->alloc(c->dev_window_bytes)))
         return error_set(err, "shm: rank %d: no device memory for its window", me);
     if (dev->ipc_export(c->dev_window[me], ipc_slot(c->w, me, me), err))
-        return -1;
+        return dev->release(c->dev_window[me]), c->dev_window[me] = NULL, -1;
     if (shm_barrier(&c->comm, err))
         return -1;
     for (int q = 0; q < c->w->size; q++)
@@ -621,7 +623,7 @@ static int open_device_windows(ShmComm *c, char *err)
     return 0;
 }
 
-#line 136 "chapters/08-direct.nw"
+#line 140 "chapters/08-direct.nw"
 /** The first byte of rank @p rank's window as this process sees it, or NULL if none. */
 static unsigned char *window_of(const ShmComm *c, int rank)
 {
@@ -633,14 +635,16 @@ static unsigned char *window_of(const ShmComm *c, int rank)
 static void *shm_alloc_shared(Comm *comm, size_t bytes)
 {
     ShmComm *c = (ShmComm *)comm;
-#line 189 "chapters/08-direct.nw"
+#line 193 "chapters/08-direct.nw"
     if (on_device(c) && !c->dev_window[comm->rank]) {
         char err[ERR_LEN];
+        size_t first = round_up(bytes, 4096);
+        c->dev_window_bytes = first > SHM_DEVICE_WINDOW_MIN ? first : SHM_DEVICE_WINDOW_MIN;
         if (open_device_windows(c, err))
             fatal("%s", err); /* the peers are at the barrier: end the run, naming this rank */
     }
-#line 148 "chapters/08-direct.nw"
-    size_t size = on_device(c) ? SHM_WINDOW_BYTES : c->w->window_bytes;
+#line 152 "chapters/08-direct.nw"
+    size_t size = on_device(c) ? c->dev_window_bytes : c->w->window_bytes;
     size_t at = round_up(c->window_used, 4096);
     if (!window_of(c, comm->rank) || bytes > size - at)
         return NULL;
@@ -657,7 +661,7 @@ static void *shm_peer_buffer(Comm *comm, int peer, const void *mine)
     return window_of(c, peer) + (p - base);
 }
 
-#line 298 "chapters/08-direct.nw"
+#line 309 "chapters/08-direct.nw"
 static uint32_t shm_progress(Comm *comm)
 {
     ShmComm *c = (ShmComm *)comm;
@@ -675,7 +679,7 @@ static void shm_advance(Comm *comm, uint32_t value)
             ring_bell(c->w, q);
 }
 
-#line 326 "chapters/08-direct.nw"
+#line 337 "chapters/08-direct.nw"
 static int shm_wait_for(Comm *comm, int peer, uint32_t value, char *err)
 {
     ShmComm *c = (ShmComm *)comm;
@@ -694,7 +698,7 @@ static int shm_wait_for(Comm *comm, int peer, uint32_t value, char *err)
                              "waiting for rank %d timed out after %g s (rank %d is in "
                              "'%s')",
                              peer, c->w->timeout, peer, phase);
-#line 342 "chapters/08-direct.nw"
+#line 353 "chapters/08-direct.nw"
         }
     }
 }
@@ -730,7 +734,7 @@ static void shm_close(Comm *comm)
         for (int r = 0; r < c->w->size; r++)
             if (c->dev_out[r])
                 comm->dev->ipc_close(c->dev_out[r]);
-#line 250 "chapters/08-direct.nw"
+#line 261 "chapters/08-direct.nw"
         for (int r = 0; r < c->w->size; r++)
             if (c->dev_window[r] && r != c->comm.rank)
                 comm->dev->ipc_close(c->dev_window[r]);
@@ -739,7 +743,7 @@ static void shm_close(Comm *comm)
         for (int r = 0; r < c->w->size; r++)
             if (c->dev_in[r])
                 comm->dev->release(c->dev_in[r]);
-#line 256 "chapters/08-direct.nw"
+#line 267 "chapters/08-direct.nw"
         if (c->dev_window[c->comm.rank])
             comm->dev->release(c->dev_window[c->comm.rank]);
 #line 2258 "chapters/02-shm.nw"
@@ -770,9 +774,9 @@ Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
     c->w = w;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     c->spin = w->size <= cores ? 20000 : 0;
-#line 361 "chapters/08-direct.nw"
+#line 372 "chapters/08-direct.nw"
     if ((dev->kind == DEVICE_CPU && w->window) ||
-        (dev->kind != DEVICE_CPU && dev->ipc_export && dev->ipc_open)) {
+        (dev->kind != DEVICE_CPU && dev->ipc_export && dev->ipc_open && dev->ipc_close)) {
         c->comm.alloc_shared = shm_alloc_shared;
         c->comm.peer_buffer = shm_peer_buffer;
         c->comm.progress = shm_progress;

@@ -4,7 +4,9 @@
  * and the direct ring the bits of the channel ring; back-to-back calls of mixed
  * algorithms, with ranks delayed at random, never read a buffer too early; the CPU's reduce
  * is reduce_element() bit for bit; a silent peer is named after the timeout; a rank that
- * dies ends the run; the direct strategy trains as one device with the global batch. */
+ * dies ends the run; the direct strategy trains as one device with the global batch. The
+ * same checks run on a GPU's twin: the device path, windows opened through IPC handles, and
+ * copies and reductions that wait in a queue until the device is synced. */
 #include <fcntl.h>
 #include <math.h>
 #include <time.h>
@@ -105,12 +107,94 @@ static void *twin_open(const void *handle, char *err)
     return p;
 }
 
+/* Like a GPU's, the twin's copies and reductions are queued, not done: they run, in order,
+ * only when something waits for the device (sync, a download, a peer copy) or when an
+ * operation that is not queued must see their results. So a rank that raised its progress
+ * without syncing first would hand its peers a buffer not yet written. */
+typedef struct TwinOp {
+    int reduce; /* a reduce, else a copy */
+    void *dst;
+    const void *src[DEVICE_MAX_SOURCES];
+    size_t n; /* bytes of a copy, floats of a reduce */
+    int k;
+    float scale;
+} TwinOp;
+static TwinOp twin_queue[64];
+static int twin_queued;
+
+static void twin_flush(void)
+{
+    for (int i = 0; i < twin_queued; i++) {
+        TwinOp *o = &twin_queue[i];
+        if (o->reduce)
+            device_cpu()->reduce(o->n, (const float *const *)o->src, o->k, o->scale, o->dst);
+        else
+            device_cpu()->copy(o->dst, o->src[0], o->n);
+    }
+    twin_queued = 0;
+}
+
+static TwinOp *twin_enqueue(void)
+{
+    if (twin_queued == (int)(sizeof twin_queue / sizeof twin_queue[0]))
+        twin_flush();
+    return &twin_queue[twin_queued++];
+}
+
+static void twin_copy(void *dst, const void *src, size_t bytes)
+{
+    *twin_enqueue() = (TwinOp){.dst = dst, .src = {src}, .n = bytes};
+}
+
+static void twin_reduce(size_t n, const float *const *src, int k, float scale, float *dst)
+{
+    TwinOp *o = twin_enqueue();
+    *o = (TwinOp){.reduce = 1, .dst = dst, .n = n, .k = k, .scale = scale};
+    memcpy(o->src, src, (size_t)k * sizeof *src);
+}
+
+static void twin_sync(void) { twin_flush(); }
+static void twin_download(void *dst, const void *src, size_t bytes)
+{
+    twin_flush();
+    device_cpu()->download(dst, src, bytes);
+}
+static void twin_upload(void *dst, const void *src, size_t bytes)
+{
+    twin_flush();
+    device_cpu()->upload(dst, src, bytes);
+}
+static void twin_peer_copy(void *dst, const void *src, size_t bytes)
+{
+    twin_flush();
+    device_cpu()->peer_copy(dst, src, bytes);
+}
+static void twin_axpy(size_t n, float a, const float *x, float *y)
+{
+    twin_flush();
+    device_cpu()->axpy(n, a, x, y);
+}
+static void twin_scale(size_t n, float a, float *x)
+{
+    twin_flush();
+    device_cpu()->scale(n, a, x);
+}
+static void twin_zero(void *p, size_t bytes)
+{
+    twin_flush();
+    device_cpu()->zero(p, bytes);
+}
+
 static Device gpu_twin;
 
 static const Device *gpu_twin_device(void)
 {
     gpu_twin = *device_cpu();
     gpu_twin.kind = DEVICE_CUDA;
+    gpu_twin.copy = twin_copy, gpu_twin.reduce = twin_reduce, gpu_twin.sync = twin_sync;
+    gpu_twin.download = twin_download, gpu_twin.upload = twin_upload;
+    gpu_twin.peer_copy = twin_peer_copy, gpu_twin.axpy = twin_axpy;
+    gpu_twin.scale = twin_scale, gpu_twin.zero = twin_zero;
     gpu_twin.alloc = twin_alloc;
     gpu_twin.release = twin_unmap;
     gpu_twin.ipc_export = twin_export;
@@ -178,6 +262,7 @@ static int sums_rank(int rank, int size, void *arg, char *err)
                     buf[i] = collective_value(rank, i);
                 if (algos[a].fn(c, buf, n, scratch, scale, err))
                     return -1;
+                c->dev->sync(); /* as a GPU's caller must before reading the result */
                 for (size_t i = 0; i < n; i++)
                     if (buf[i] != (float)collective_sum(size, i) * scale)
                         return error_set(err, "%s, N = %d, %zu floats%s: rank %d has %g at %zu, "
@@ -198,6 +283,7 @@ static int sums_rank(int rank, int size, void *arg, char *err)
                 buf[i] = rough(rank, i);
             if (algos[a].fn(c, buf, n, scratch, 1.0f, err))
                 return -1;
+            c->dev->sync();
             for (size_t i = 0; i < n; i++)
                 if (memcmp(&buf[i], &ref[i], sizeof(float)) != 0)
                     return error_set(err, "%s, N = %d, %zu rough floats: rank %d has %.9g at "
@@ -208,10 +294,12 @@ static int sums_rank(int rank, int size, void *arg, char *err)
             ref[i] = rough(rank, i);
         if (ring_all_reduce(c, ref, n, scratch, 1.0f, err))
             return -1;
+        c->dev->sync();
         for (size_t i = 0; i < n; i++)
             buf[i] = rough(rank, i);
         if (direct_ring(c, buf, n, scratch, 1.0f, err))
             return -1;
+        c->dev->sync();
         for (size_t i = 0; i < n; i++)
             if (memcmp(&buf[i], &ref[i], sizeof(float)) != 0)
                 return error_set(err, "direct ring, N = %d, %zu rough floats: rank %d has "
@@ -253,6 +341,7 @@ static int mixed_rank(int rank, int size, void *arg, char *err)
         nanosleep(&ts, NULL);
         if (algos[a].fn(c, buf, N, scratch, 1.0f, err))
             return -1;
+        c->dev->sync();
         for (size_t i = 0; i < N; i++)
             if (buf[i] != (float)collective_sum(size, i + (size_t)call))
                 return error_set(err, "call %d (%s), N = %d: rank %d has %g at %zu, expected "
