@@ -278,14 +278,14 @@ static int wait_change(_Atomic uint32_t *word, uint32_t seen, _Atomic uint32_t *
         if (atomic_load_explicit(word, memory_order_acquire) != seen)
             return 0;
         cpu_relax();
-#line 496 "chapters/08-direct.nw"
+#line 509 "chapters/08-direct.nw"
 #ifndef DPS_NO_BIND
         if ((i & 255) == 255)
             sched_yield();
 #endif
 #line 1557 "chapters/02-shm.nw"
     }
-#line 409 "chapters/08-direct.nw"
+#line 422 "chapters/08-direct.nw"
     for (int i = 0; spin == 0 && i < DPS_YIELD_POLLS; i++) {
         if (atomic_load_explicit(word, memory_order_acquire) != seen)
             return 0;
@@ -605,7 +605,7 @@ static int shm_barrier(Comm *comm, char *err)
 #line 2023 "chapters/02-shm.nw"
     return 0;
 }
-#line 203 "chapters/08-direct.nw"
+#line 216 "chapters/08-direct.nw"
 /** Allocate this rank's window on its device, export it, and open every peer's. */
 static int open_device_windows(ShmComm *c, char *err)
 {
@@ -635,7 +635,7 @@ static unsigned char *window_of(const ShmComm *c, int rank)
 static void *shm_alloc_shared(Comm *comm, size_t bytes)
 {
     ShmComm *c = (ShmComm *)comm;
-#line 193 "chapters/08-direct.nw"
+#line 206 "chapters/08-direct.nw"
     if (on_device(c) && !c->dev_window[comm->rank]) {
         char err[ERR_LEN];
         size_t first = round_up(bytes, 4096);
@@ -649,6 +649,10 @@ static void *shm_alloc_shared(Comm *comm, size_t bytes)
     if (!window_of(c, comm->rank) || bytes > size - at)
         return NULL;
     c->window_used = at + bytes;
+#line 179 "chapters/08-direct.nw"
+    for (int q = 0; !on_device(c) && q < comm->size; q++)
+        madvise(window_of(c, q) + at, round_up(bytes, 4096), MADV_POPULATE_WRITE);
+#line 158 "chapters/08-direct.nw"
     return window_of(c, comm->rank) + at;
 }
 
@@ -661,7 +665,7 @@ static void *shm_peer_buffer(Comm *comm, int peer, const void *mine)
     return window_of(c, peer) + (p - base);
 }
 
-#line 309 "chapters/08-direct.nw"
+#line 322 "chapters/08-direct.nw"
 static uint32_t shm_progress(Comm *comm)
 {
     ShmComm *c = (ShmComm *)comm;
@@ -679,7 +683,7 @@ static void shm_advance(Comm *comm, uint32_t value)
             ring_bell(c->w, q);
 }
 
-#line 337 "chapters/08-direct.nw"
+#line 350 "chapters/08-direct.nw"
 static int shm_wait_for(Comm *comm, int peer, uint32_t value, char *err)
 {
     ShmComm *c = (ShmComm *)comm;
@@ -698,7 +702,7 @@ static int shm_wait_for(Comm *comm, int peer, uint32_t value, char *err)
                              "waiting for rank %d timed out after %g s (rank %d is in "
                              "'%s')",
                              peer, c->w->timeout, peer, phase);
-#line 353 "chapters/08-direct.nw"
+#line 366 "chapters/08-direct.nw"
         }
     }
 }
@@ -734,7 +738,7 @@ static void shm_close(Comm *comm)
         for (int r = 0; r < c->w->size; r++)
             if (c->dev_out[r])
                 comm->dev->ipc_close(c->dev_out[r]);
-#line 261 "chapters/08-direct.nw"
+#line 274 "chapters/08-direct.nw"
         for (int r = 0; r < c->w->size; r++)
             if (c->dev_window[r] && r != c->comm.rank)
                 comm->dev->ipc_close(c->dev_window[r]);
@@ -743,7 +747,7 @@ static void shm_close(Comm *comm)
         for (int r = 0; r < c->w->size; r++)
             if (c->dev_in[r])
                 comm->dev->release(c->dev_in[r]);
-#line 267 "chapters/08-direct.nw"
+#line 280 "chapters/08-direct.nw"
         if (c->dev_window[c->comm.rank])
             comm->dev->release(c->dev_window[c->comm.rank]);
 #line 2258 "chapters/02-shm.nw"
@@ -774,7 +778,7 @@ Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
     c->w = w;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     c->spin = w->size <= cores ? 20000 : 0;
-#line 372 "chapters/08-direct.nw"
+#line 385 "chapters/08-direct.nw"
     if ((dev->kind == DEVICE_CPU && w->window) ||
         (dev->kind != DEVICE_CPU && dev->ipc_export && dev->ipc_open && dev->ipc_close)) {
         c->comm.alloc_shared = shm_alloc_shared;
