@@ -75,7 +75,7 @@ struct ShmWorld {
     _Atomic uint32_t bar_sleepers;                /**< ranks asleep on bar_gen */
     _Atomic uint32_t bar_count[LAUNCH_MAX_RANKS]; /**< barriers each rank has entered */
     Bell bell[LAUNCH_MAX_RANKS];                  /**< one doorbell per rank */
-#line 87 "chapters/08-direct.nw"
+#line 88 "chapters/08-direct.nw"
     unsigned char *window; /**< the windows, one per rank, made before the fork (chapter 8) */
     size_t window_bytes;   /**< bytes of each */
     int window_fd;         /**< the memory file behind them, or -1 */
@@ -95,7 +95,7 @@ typedef struct ShmComm {
     void *dev_out[LAUNCH_MAX_RANKS]; /**< GPU ring of channel me -> dst, by dst (opened) */
     uint64_t mapped_out;             /**< channels to peers whose ring pages are mapped in */
     uint64_t mapped_in;              /**< channels from peers whose ring pages are mapped in */
-#line 131 "chapters/08-direct.nw"
+#line 132 "chapters/08-direct.nw"
     /** Bytes of the rank's window handed out (chapter 8). */
     size_t window_used;
     /** On a GPU, every rank's window as this process maps it; NULL until first used. */
@@ -230,14 +230,14 @@ ShmWorld *shm_world_create(int size, size_t channel_bytes, double timeout_s, cha
     w->ctl_at = ctl_at;
     w->ipc_at = ipc_at;
     w->ring_at = ring_at;
-#line 106 "chapters/08-direct.nw"
+#line 107 "chapters/08-direct.nw"
     size_t windows = (size_t)size * SHM_WINDOW_BYTES;
     int fd = memfd_create("dps-windows", MFD_CLOEXEC);
     void *win =
         fd >= 0 && ftruncate(fd, (off_t)windows) == 0
             ? mmap(NULL, windows, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0)
             : MAP_FAILED;
-#line 111 "chapters/08-direct.nw"
+#line 112 "chapters/08-direct.nw"
     w->window = win == MAP_FAILED ? NULL : win;
     w->window_bytes = win == MAP_FAILED ? 0 : SHM_WINDOW_BYTES;
     w->window_fd = win == MAP_FAILED && fd >= 0 ? (close(fd), -1) : fd;
@@ -247,7 +247,7 @@ ShmWorld *shm_world_create(int size, size_t channel_bytes, double timeout_s, cha
 
 void shm_world_destroy(ShmWorld *w)
 {
-#line 117 "chapters/08-direct.nw"
+#line 118 "chapters/08-direct.nw"
     if (w && w->window)
         munmap(w->window, (size_t)w->size * w->window_bytes);
     if (w && w->window_fd >= 0)
@@ -278,14 +278,14 @@ static int wait_change(_Atomic uint32_t *word, uint32_t seen, _Atomic uint32_t *
         if (atomic_load_explicit(word, memory_order_acquire) != seen)
             return 0;
         cpu_relax();
-#line 509 "chapters/08-direct.nw"
+#line 510 "chapters/08-direct.nw"
 #ifndef DPS_NO_BIND
         if ((i & 255) == 255)
             sched_yield();
 #endif
 #line 1557 "chapters/02-shm.nw"
     }
-#line 422 "chapters/08-direct.nw"
+#line 423 "chapters/08-direct.nw"
     for (int i = 0; spin == 0 && i < DPS_YIELD_POLLS; i++) {
         if (atomic_load_explicit(word, memory_order_acquire) != seen)
             return 0;
@@ -605,7 +605,7 @@ static int shm_barrier(Comm *comm, char *err)
 #line 2023 "chapters/02-shm.nw"
     return 0;
 }
-#line 216 "chapters/08-direct.nw"
+#line 217 "chapters/08-direct.nw"
 /** Allocate this rank's window on its device, export it, and open every peer's. */
 static int open_device_windows(ShmComm *c, char *err)
 {
@@ -623,7 +623,7 @@ static int open_device_windows(ShmComm *c, char *err)
     return 0;
 }
 
-#line 140 "chapters/08-direct.nw"
+#line 141 "chapters/08-direct.nw"
 /** The first byte of rank @p rank's window as this process sees it, or NULL if none. */
 static unsigned char *window_of(const ShmComm *c, int rank)
 {
@@ -635,7 +635,7 @@ static unsigned char *window_of(const ShmComm *c, int rank)
 static void *shm_alloc_shared(Comm *comm, size_t bytes)
 {
     ShmComm *c = (ShmComm *)comm;
-#line 206 "chapters/08-direct.nw"
+#line 207 "chapters/08-direct.nw"
     if (on_device(c) && !c->dev_window[comm->rank]) {
         char err[ERR_LEN];
         size_t first = round_up(bytes, 4096);
@@ -643,16 +643,16 @@ static void *shm_alloc_shared(Comm *comm, size_t bytes)
         if (open_device_windows(c, err))
             fatal("%s", err); /* the peers are at the barrier: end the run, naming this rank */
     }
-#line 152 "chapters/08-direct.nw"
+#line 153 "chapters/08-direct.nw"
     size_t size = on_device(c) ? c->dev_window_bytes : c->w->window_bytes;
     size_t at = round_up(c->window_used, 4096);
     if (!window_of(c, comm->rank) || bytes > size - at)
         return NULL;
     c->window_used = at + bytes;
-#line 179 "chapters/08-direct.nw"
+#line 180 "chapters/08-direct.nw"
     for (int q = 0; !on_device(c) && q < comm->size; q++)
         madvise(window_of(c, q) + at, round_up(bytes, 4096), MADV_POPULATE_WRITE);
-#line 158 "chapters/08-direct.nw"
+#line 159 "chapters/08-direct.nw"
     return window_of(c, comm->rank) + at;
 }
 
@@ -665,7 +665,7 @@ static void *shm_peer_buffer(Comm *comm, int peer, const void *mine)
     return window_of(c, peer) + (p - base);
 }
 
-#line 322 "chapters/08-direct.nw"
+#line 323 "chapters/08-direct.nw"
 static uint32_t shm_progress(Comm *comm)
 {
     ShmComm *c = (ShmComm *)comm;
@@ -683,7 +683,7 @@ static void shm_advance(Comm *comm, uint32_t value)
             ring_bell(c->w, q);
 }
 
-#line 350 "chapters/08-direct.nw"
+#line 351 "chapters/08-direct.nw"
 static int shm_wait_for(Comm *comm, int peer, uint32_t value, char *err)
 {
     ShmComm *c = (ShmComm *)comm;
@@ -702,7 +702,7 @@ static int shm_wait_for(Comm *comm, int peer, uint32_t value, char *err)
                              "waiting for rank %d timed out after %g s (rank %d is in "
                              "'%s')",
                              peer, c->w->timeout, peer, phase);
-#line 366 "chapters/08-direct.nw"
+#line 367 "chapters/08-direct.nw"
         }
     }
 }
@@ -738,7 +738,7 @@ static void shm_close(Comm *comm)
         for (int r = 0; r < c->w->size; r++)
             if (c->dev_out[r])
                 comm->dev->ipc_close(c->dev_out[r]);
-#line 274 "chapters/08-direct.nw"
+#line 275 "chapters/08-direct.nw"
         for (int r = 0; r < c->w->size; r++)
             if (c->dev_window[r] && r != c->comm.rank)
                 comm->dev->ipc_close(c->dev_window[r]);
@@ -747,7 +747,7 @@ static void shm_close(Comm *comm)
         for (int r = 0; r < c->w->size; r++)
             if (c->dev_in[r])
                 comm->dev->release(c->dev_in[r]);
-#line 280 "chapters/08-direct.nw"
+#line 281 "chapters/08-direct.nw"
         if (c->dev_window[c->comm.rank])
             comm->dev->release(c->dev_window[c->comm.rank]);
 #line 2258 "chapters/02-shm.nw"
@@ -778,7 +778,7 @@ Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
     c->w = w;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     c->spin = w->size <= cores ? 20000 : 0;
-#line 385 "chapters/08-direct.nw"
+#line 386 "chapters/08-direct.nw"
     if ((dev->kind == DEVICE_CPU && w->window) ||
         (dev->kind != DEVICE_CPU && dev->ipc_export && dev->ipc_open && dev->ipc_close)) {
         c->comm.alloc_shared = shm_alloc_shared;
