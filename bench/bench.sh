@@ -37,15 +37,10 @@ show() { awk -F, '{ printf "%-14s", $1; for (i = 2; i <= NF; i++) printf " %14s"
 
 # The median of the numbers on stdin, one a line (mawk has no asort).
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'; }
-# The samples/s and ms per step of a --log's median epoch after the first (the mean of the two
-# middle ones when they are even), the statistic bench/torch_mlp.py prints for PyTorch.
+# The samples/s and ms per step of a --log's median epoch after the first (by samples/s,
+# the lower middle as median() takes it), the statistic bench/torch_mlp.py prints for PyTorch.
 epoch_median() {
-  awk -F, 'NR > 2 { n++; s[n] = $6; m[n] = $7 }
-    END { for (i = 2; i <= n; i++) for (j = i; j > 1 && s[j - 1] > s[j]; j--) {
-            x = s[j]; s[j] = s[j - 1]; s[j - 1] = x; x = m[j]; m[j] = m[j - 1]; m[j - 1] = x }
-          if (!n) exit 1
-          if (n % 2) print s[(n + 1) / 2], m[(n + 1) / 2]
-          else print (s[n / 2] + s[n / 2 + 1]) / 2, (m[n / 2] + m[n / 2 + 1]) / 2 }' "$1"
+  awk -F, 'NR > 2 { print $6, $7 }' "$1" | sort -g | awk '{ v[NR] = $0 } END { if (NR) print v[int((NR + 1) / 2)] }'
 }
 
 # timeline REGEX FILE: the seconds and the per cent, summed, of the phases of a program's
@@ -155,10 +150,11 @@ part_ablations() {
   done
   { printf '# machine: %s; ./collectives -n 50 -w 10 of the tree and of copies built with other flags, 3 alternating rounds\n' "$machine"
     echo "key,variant,op,ranks,size,time_us,fastest_us,slowest_us"
-    awk -F, '{ k = $1 "/" $2 "/" $3 "/" $4; if (!(k in n)) order[++m] = k; v[k, ++n[k]] = $5 }
-      END { for (i = 1; i <= m; i++) { k = order[i]; c = n[k]
-              for (a = 2; a <= c; a++) for (b = a; b > 1 && v[k, b - 1] + 0 > v[k, b] + 0; b--) { x = v[k, b]; v[k, b] = v[k, b - 1]; v[k, b - 1] = x }
-              split(k, f, "/"); print k "," f[1] "," f[2] "," f[3] "," f[4] "," v[k, int((c + 1) / 2)] "," v[k, 1] "," v[k, c] } }' "$dir/rows"
+    local key times
+    for key in $(cut -d, -f1-4 "$dir/rows" | awk '!seen[$0]++'); do
+      times=$(grep "^$key," "$dir/rows" | cut -d, -f5)
+      echo "${key//,//},$key,$(echo "$times" | median),$(echo "$times" | sort -g | head -1),$(echo "$times" | sort -g | tail -1)"
+    done
   } > "$out/ablations.csv"
   rm -rf "$dir"
   sed 1d "$out/ablations.csv" | cut -d, -f1,6- | show

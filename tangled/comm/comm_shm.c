@@ -278,14 +278,14 @@ static int wait_change(_Atomic uint32_t *word, uint32_t seen, _Atomic uint32_t *
         if (atomic_load_explicit(word, memory_order_acquire) != seen)
             return 0;
         cpu_relax();
-#line 510 "chapters/08-direct.nw"
+#line 514 "chapters/08-direct.nw"
 #ifndef DPS_NO_BIND
         if ((i & 255) == 255)
             sched_yield();
 #endif
 #line 1557 "chapters/02-shm.nw"
     }
-#line 423 "chapters/08-direct.nw"
+#line 427 "chapters/08-direct.nw"
     for (int i = 0; spin == 0 && i < DPS_YIELD_POLLS; i++) {
         if (atomic_load_explicit(word, memory_order_acquire) != seen)
             return 0;
@@ -605,7 +605,16 @@ static int shm_barrier(Comm *comm, char *err)
 #line 2023 "chapters/02-shm.nw"
     return 0;
 }
-#line 217 "chapters/08-direct.nw"
+#line 141 "chapters/08-direct.nw"
+/** The first byte of rank @p rank's window as this process sees it, or NULL if none. */
+static unsigned char *window_of(const ShmComm *c, int rank)
+{
+    if (on_device(c))
+        return c->dev_window[rank];
+    return c->w->window ? c->w->window + (size_t)rank * c->w->window_bytes : NULL;
+}
+
+#line 219 "chapters/08-direct.nw"
 /** Allocate this rank's window on its device, export it, and open every peer's. */
 static int open_device_windows(ShmComm *c, char *err)
 {
@@ -623,19 +632,11 @@ static int open_device_windows(ShmComm *c, char *err)
     return 0;
 }
 
-#line 141 "chapters/08-direct.nw"
-/** The first byte of rank @p rank's window as this process sees it, or NULL if none. */
-static unsigned char *window_of(const ShmComm *c, int rank)
-{
-    if (on_device(c))
-        return c->dev_window[rank];
-    return c->w->window ? c->w->window + (size_t)rank * c->w->window_bytes : NULL;
-}
-
+#line 151 "chapters/08-direct.nw"
 static void *shm_alloc_shared(Comm *comm, size_t bytes)
 {
     ShmComm *c = (ShmComm *)comm;
-#line 207 "chapters/08-direct.nw"
+#line 209 "chapters/08-direct.nw"
     if (on_device(c) && !c->dev_window[comm->rank]) {
         char err[ERR_LEN];
         size_t first = round_up(bytes, 4096);
@@ -643,16 +644,16 @@ static void *shm_alloc_shared(Comm *comm, size_t bytes)
         if (open_device_windows(c, err))
             fatal("%s", err); /* the peers are at the barrier: end the run, naming this rank */
     }
-#line 153 "chapters/08-direct.nw"
+#line 155 "chapters/08-direct.nw"
     size_t size = on_device(c) ? c->dev_window_bytes : c->w->window_bytes;
     size_t at = round_up(c->window_used, 4096);
     if (!window_of(c, comm->rank) || bytes > size - at)
         return NULL;
     c->window_used = at + bytes;
-#line 180 "chapters/08-direct.nw"
+#line 182 "chapters/08-direct.nw"
     for (int q = 0; !on_device(c) && q < comm->size; q++)
         madvise(window_of(c, q) + at, round_up(bytes, 4096), MADV_POPULATE_WRITE);
-#line 159 "chapters/08-direct.nw"
+#line 161 "chapters/08-direct.nw"
     return window_of(c, comm->rank) + at;
 }
 
@@ -665,7 +666,7 @@ static void *shm_peer_buffer(Comm *comm, int peer, const void *mine)
     return window_of(c, peer) + (p - base);
 }
 
-#line 323 "chapters/08-direct.nw"
+#line 325 "chapters/08-direct.nw"
 static uint32_t shm_progress(Comm *comm)
 {
     ShmComm *c = (ShmComm *)comm;
@@ -683,7 +684,7 @@ static void shm_advance(Comm *comm, uint32_t value)
             ring_bell(c->w, q);
 }
 
-#line 351 "chapters/08-direct.nw"
+#line 353 "chapters/08-direct.nw"
 static int shm_wait_for(Comm *comm, int peer, uint32_t value, char *err)
 {
     ShmComm *c = (ShmComm *)comm;
@@ -702,7 +703,7 @@ static int shm_wait_for(Comm *comm, int peer, uint32_t value, char *err)
                              "waiting for rank %d timed out after %g s (rank %d is in "
                              "'%s')",
                              peer, c->w->timeout, peer, phase);
-#line 367 "chapters/08-direct.nw"
+#line 369 "chapters/08-direct.nw"
         }
     }
 }
@@ -738,7 +739,7 @@ static void shm_close(Comm *comm)
         for (int r = 0; r < c->w->size; r++)
             if (c->dev_out[r])
                 comm->dev->ipc_close(c->dev_out[r]);
-#line 275 "chapters/08-direct.nw"
+#line 277 "chapters/08-direct.nw"
         for (int r = 0; r < c->w->size; r++)
             if (c->dev_window[r] && r != c->comm.rank)
                 comm->dev->ipc_close(c->dev_window[r]);
@@ -747,7 +748,7 @@ static void shm_close(Comm *comm)
         for (int r = 0; r < c->w->size; r++)
             if (c->dev_in[r])
                 comm->dev->release(c->dev_in[r]);
-#line 281 "chapters/08-direct.nw"
+#line 283 "chapters/08-direct.nw"
         if (c->dev_window[c->comm.rank])
             comm->dev->release(c->dev_window[c->comm.rank]);
 #line 2258 "chapters/02-shm.nw"
@@ -778,7 +779,7 @@ Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
     c->w = w;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     c->spin = w->size <= cores ? 20000 : 0;
-#line 386 "chapters/08-direct.nw"
+#line 388 "chapters/08-direct.nw"
     if ((dev->kind == DEVICE_CPU && w->window) ||
         (dev->kind != DEVICE_CPU && dev->ipc_export && dev->ipc_open && dev->ipc_close)) {
         c->comm.alloc_shared = shm_alloc_shared;
