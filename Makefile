@@ -34,6 +34,26 @@
 
 SHELL    := /bin/bash
 CC       ?= gcc
+
+# A fresh machine may have git and make and no C compiler (Debian's minimal install): the
+# first build installs one (scripts/deps.sh: as root or through sudo, waiting for the
+# package lock), or says in one line what to install and stops.
+NO_CC_GOALS := clean help deps deps-test deps-book deps-docs tangle manifest guide autograder
+ifeq ($(shell command -v $(firstword $(CC)) 2>/dev/null),)
+ifneq ($(filter-out $(NO_CC_GOALS),$(or $(MAKECMDGOALS),all)),)
+CC_PACKAGE := $(if $(filter cc gcc,$(notdir $(firstword $(CC)))),build-essential,$(if $(filter clang%,$(notdir $(firstword $(CC)))),$(notdir $(firstword $(CC)))))
+ifeq ($(CC_PACKAGE),)
+$(error CC=$(CC): no such compiler here; install it, or leave CC unset for gcc)
+endif
+ifeq ($(shell [ "$$(id -u)" = 0 ] || command -v sudo; echo $$?),1)
+$(error no C compiler ($(CC)), and installing one needs root or sudo: as root, apt-get install $(CC_PACKAGE), then make again)
+endif
+$(info build: no C compiler ($(CC)): installing $(CC_PACKAGE) (scripts/deps.sh))
+ifneq ($(shell scripts/deps.sh "the build" $(CC_PACKAGE) >&2; echo $$?),0)
+$(error no C compiler: the install of $(CC_PACKAGE) failed (above); install it and run make again)
+endif
+endif
+endif
 NATIVE   ?= 1
 OPT      ?= -O3
 WERROR   ?= -Werror

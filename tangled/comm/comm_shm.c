@@ -777,7 +777,7 @@ Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
                      .state = c};
 #line 2292 "chapters/02-shm.nw"
     c->w = w;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    long cores = cores_available();
     c->spin = w->size <= cores ? 20000 : 0;
 #line 388 "chapters/08-direct.nw"
     if ((dev->kind == DEVICE_CPU && w->window) ||

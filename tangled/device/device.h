@@ -99,7 +99,8 @@ typedef struct Device {
 
 /** The CPU device (always available). */
 const Device *device_cpu(void);
-/** Threads the CPU's BLAS may use in this process (ranks sharing a machine split it). */
+/** Threads the CPU's BLAS may use in this process (ranks sharing a machine split it);
+ *  OPENBLAS_NUM_THREADS, when set, wins. */
 void device_cpu_threads(int threads);
 /**
  * The CUDA device for rank @p rank (GPU rank % count), or NULL with the reason

@@ -2,8 +2,9 @@
  * @file device_cpu.c
  * @brief The CPU device: the readable reference of every kernel.
  */
-#line 1817 "chapters/01-mlp.nw"
+#line 1818 "chapters/01-mlp.nw"
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,7 @@
 #include "mlp_kernels.h"
 #include "util.h"
 
-#line 1852 "chapters/01-mlp.nw"
+#line 1854 "chapters/01-mlp.nw"
 static long cpu_live; /* buffers from alloc() not yet released, counted atomically */
 
 static void *alloc(size_t bytes)
@@ -35,7 +36,7 @@ static void release(void *p)
         __atomic_sub_fetch(&cpu_live, 1, __ATOMIC_RELAXED);
     free(p);
 }
-#line 1877 "chapters/01-mlp.nw"
+#line 1879 "chapters/01-mlp.nw"
 static void upload(void *dst, const void *src, size_t bytes)
 {
     memcpy(dst, src, bytes);
@@ -54,9 +55,9 @@ static void zero(void *p, size_t bytes)
 }
 static void sync(void)
 {
-#line 1893 "chapters/01-mlp.nw"
+#line 1895 "chapters/01-mlp.nw"
 }
-#line 1364 "chapters/01-mlp.nw"
+#line 1365 "chapters/01-mlp.nw"
 static const void *resident(const void *host, size_t bytes)
 {
     (void)bytes;
@@ -66,7 +67,7 @@ static void release_resident(const void *p)
 {
     (void)p;
 }
-#line 1911 "chapters/01-mlp.nw"
+#line 1913 "chapters/01-mlp.nw"
 static int cpu_close(char *err)
 {
     long held = __atomic_load_n(&cpu_live, __ATOMIC_RELAXED);
@@ -79,7 +80,7 @@ static void peer_copy(void *dst, const void *src, size_t bytes)
 {
     memcpy(dst, src, bytes);
 }
-#line 1936 "chapters/01-mlp.nw"
+#line 1938 "chapters/01-mlp.nw"
 /** op(A)[i][p] of the stored A, inside gemm_plain(). */
 #define A_AT(i, p) (ta ? A[(size_t)(p)*m + (i)] : A[(size_t)(i)*k + (p)])
 
@@ -92,15 +93,15 @@ void gemm_plain(bool ta, bool tb, int m, int n, int k, float alpha, const float 
         for (int j = 0; j < n; j++)
             c[j] = beta == 0.0f ? 0.0f : beta * c[j];
         if (!tb) {
-#line 1962 "chapters/01-mlp.nw"
+#line 1964 "chapters/01-mlp.nw"
             for (int p = 0; p < k; p++) {
                 const float a = alpha * A_AT(i, p), *b = B + (size_t)p * n;
                 for (int j = 0; j < n; j++)
                     c[j] += a * b[j];
             }
-#line 1949 "chapters/01-mlp.nw"
+#line 1951 "chapters/01-mlp.nw"
         } else {
-#line 1982 "chapters/01-mlp.nw"
+#line 1984 "chapters/01-mlp.nw"
             for (int j = 0; j < n; j++) {
                 const float *b = B + (size_t)j * k;
                 float s = 0;
@@ -108,24 +109,24 @@ void gemm_plain(bool ta, bool tb, int m, int n, int k, float alpha, const float 
                     s += A_AT(i, p) * b[p];
                 c[j] += alpha * s;
             }
-#line 1951 "chapters/01-mlp.nw"
+#line 1953 "chapters/01-mlp.nw"
         }
     }
 #undef A_AT
 }
-#line 2001 "chapters/01-mlp.nw"
+#line 2003 "chapters/01-mlp.nw"
 static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
                  const float *B, float beta, float *C)
 {
 #ifdef HAVE_BLAS
     cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
                 m, n, k, alpha, A, ta ? m : k, B, tb ? k : n, beta, C, n);
-#line 2008 "chapters/01-mlp.nw"
+#line 2010 "chapters/01-mlp.nw"
 #else
     gemm_plain(ta, tb, m, n, k, alpha, A, B, beta, C);
 #endif
 }
-#line 2061 "chapters/01-mlp.nw"
+#line 2063 "chapters/01-mlp.nw"
 static void bias_act_forward(float *y, const float *bias, int rows, int cols, bool relu)
 {
     for (int i = 0; i < rows; i++) {
@@ -134,13 +135,13 @@ static void bias_act_forward(float *y, const float *bias, int rows, int cols, bo
             row[j] = bias_act(row[j], bias[j], relu);
     }
 }
-#line 2076 "chapters/01-mlp.nw"
+#line 2078 "chapters/01-mlp.nw"
 static void relu_backward(float *dy, const float *y, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         dy[i] = relu_grad(dy[i], y[i]);
 }
-#line 2088 "chapters/01-mlp.nw"
+#line 2090 "chapters/01-mlp.nw"
 static void bias_backward(float *dbias, const float *dy, int rows, int cols)
 {
     for (int j = 0; j < cols; j++)
@@ -149,7 +150,7 @@ static void bias_backward(float *dbias, const float *dy, int rows, int cols)
         for (int j = 0; j < cols; j++)
             dbias[j] += dy[(size_t)i * cols + j];
 }
-#line 1577 "chapters/01-mlp.nw"
+#line 1578 "chapters/01-mlp.nw"
 static void softmax_xent(const float *logits, const int *labels, int rows, int cols,
                          float *dlogits, float *stats)
 {
@@ -164,7 +165,7 @@ static void softmax_xent(const float *logits, const int *labels, int rows, int c
     stats[0] += (float)loss;
     stats[1] += (float)right;
 }
-#line 2106 "chapters/01-mlp.nw"
+#line 2108 "chapters/01-mlp.nw"
 static void axpy(size_t n, float a, const float *x, float *y)
 {
     for (size_t i = 0; i < n; i++)
@@ -214,7 +215,7 @@ static void adamw(size_t n, const AdamStep *a, const float *g, float *m, float *
     for (size_t i = 0; i < n; i++)
         adamw_element(a, g[i], &m[i], &u[i], &p[i]);
 }
-#line 2135 "chapters/01-mlp.nw"
+#line 2137 "chapters/01-mlp.nw"
 static Device cpu = {
     .kind = DEVICE_CPU,
     .name = "cpu",
@@ -242,17 +243,19 @@ static Device cpu = {
     .adamw = adamw,
 };
 
-#line 2159 "chapters/01-mlp.nw"
+#line 2166 "chapters/01-mlp.nw"
 void device_cpu_threads(int threads)
 {
 #ifdef HAVE_BLAS
-    openblas_set_num_threads(threads < 1 ? 1 : threads);
+    const char *asked = getenv("OPENBLAS_NUM_THREADS");
+    if (!asked || !*asked)
+        openblas_set_num_threads(threads < 1 ? 1 : threads);
 #else
     (void)threads;
 #endif
 }
 
-#line 2173 "chapters/01-mlp.nw"
+#line 2182 "chapters/01-mlp.nw"
 const Device *device_cpu(void)
 {
 #ifdef HAVE_BLAS

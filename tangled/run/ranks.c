@@ -97,7 +97,7 @@ static int rank_main(int rank, int size, void *arg, char *err)
     launch_phase("opening the device");
     if (!(r.dev = device_open(run->o.device, rank, r.note, err)))
         return -1;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN); /* the ranks share the machine's cores */
+    long cores = cores_available(); /* the ranks share the process's cores */
     device_cpu_threads((int)(cores / size > 0 ? cores / size : 1));
     if (run->w) /* chapter 8: forked ranks, one core each when there are enough */
         bind_to_core(rank, size);

@@ -173,7 +173,7 @@ static int build_replica(Model *m, void *arg, char *err)
 static int run_threads(Run *run)
 {
     char err[ERR_LEN], note[ERR_LEN];
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    long cores = cores_available();
     device_cpu_threads((int)(cores / run->ranks > 0 ? cores / run->ranks : 1));
     const Device *cpu = device_open("cpu", 0, note, err);
 #line 3188 "chapters/06-production.nw"

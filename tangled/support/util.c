@@ -2,19 +2,21 @@
  * @file util.c
  * @brief Error reporting, allocation and the clock.
  */
-#line 147 "chapters/A1-support.nw"
+#line 151 "chapters/A1-support.nw"
 #include "util.h"
 
-#line 133 "chapters/A1-support.nw"
+#line 135 "chapters/A1-support.nw"
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
-#line 178 "chapters/A1-support.nw"
+#line 184 "chapters/A1-support.nw"
 static const char *progname = "dps";
 
 void set_program_name(const char *argv0)
@@ -29,7 +31,7 @@ const char *program_name(void)
     return progname;
 }
 
-#line 209 "chapters/A1-support.nw"
+#line 215 "chapters/A1-support.nw"
 void fatal(const char *fmt, ...)
 {
     va_list ap;
@@ -42,7 +44,7 @@ void fatal(const char *fmt, ...)
     exit(EXIT_RUNTIME);
 }
 
-#line 230 "chapters/A1-support.nw"
+#line 236 "chapters/A1-support.nw"
 int error_set(char *err, const char *fmt, ...)
 {
     va_list ap;
@@ -52,7 +54,7 @@ int error_set(char *err, const char *fmt, ...)
     return -1;
 }
 
-#line 255 "chapters/A1-support.nw"
+#line 261 "chapters/A1-support.nw"
 void *xcalloc(size_t count, size_t size)
 {
     void *p = calloc(count ? count : 1, size ? size : 1);
@@ -61,7 +63,7 @@ void *xcalloc(size_t count, size_t size)
     return p;
 }
 
-#line 280 "chapters/A1-support.nw"
+#line 286 "chapters/A1-support.nw"
 double now_seconds(void)
 {
     struct timespec ts;
@@ -69,7 +71,19 @@ double now_seconds(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-#line 317 "chapters/A1-support.nw"
+#line 304 "chapters/A1-support.nw"
+int cores_available(void)
+{
+    cpu_set_t allowed;
+    long n = 0;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) == 0)
+        n = CPU_COUNT(&allowed);
+    if (n < 1)
+        n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : (int)n;
+}
+
+#line 345 "chapters/A1-support.nw"
 int read_file(const char *path, unsigned char **buf, size_t *len, char *err)
 {
     FILE *f = fopen(path, "rb");
@@ -89,12 +103,12 @@ int read_file(const char *path, unsigned char **buf, size_t *len, char *err)
         free(*buf);
         return error_set(err, "%s: read error after %zu of %zu bytes: %s", path, got, *len,
                          strerror(e));
-#line 337 "chapters/A1-support.nw"
+#line 365 "chapters/A1-support.nw"
     }
     return 0;
 }
 
-#line 367 "chapters/A1-support.nw"
+#line 395 "chapters/A1-support.nw"
 __attribute__((weak)) const char *exercises_linked(void)
 {
     return NULL;

@@ -30,6 +30,8 @@ __attribute__((format(printf, 2, 3))) int error_set(char *err, const char *fmt, 
 void *xcalloc(size_t count, size_t size);
 /** Seconds on a monotonic clock, for measuring intervals. */
 double now_seconds(void);
+/** The cores this process may run on: its CPU affinity (taskset, a cpuset), at least 1. */
+int cores_available(void);
 /**
  * Read the regular file at @p path whole into *buf (allocated, one zero byte past the end)
  * and its length into *len. Returns 0, or -1 with "PATH: why" in @p err.

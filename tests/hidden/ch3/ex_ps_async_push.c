@@ -60,14 +60,14 @@ Test(hidden_ps_async_push, versions_beyond_the_range_of_an_int)
 {
     const long big = 5000000000L, wrap = 4294967296L;
     float w[2] = {1, -1};
-    const float g[2] = {6, 3};
+    const float g[2] = {4, 2}; /* lr / (1 + 2) = 0.25, exact in binary: no rounding to differ */
     long version = big;
     char err[ERR_LEN] = "";
-    int rc = push(w, &version, g, 2, big - 2, 3, 0.5f, err);
+    int rc = push(w, &version, g, 2, big - 2, 3, 0.75f, err);
     cr_assert(rc == 1 && version == big + 1, "server at version %ld, gradient of version %ld "
               "(staleness 2, bound 3): result %d, version %ld, expected 1 and %ld (%s)", big,
               big - 2, rc, version, big + 1, err);
-    cr_assert(w[0] == 0 && w[1] == -1.5f, "staleness 2, lr 0.5: got %g %g, expected 0 -1.5",
+    cr_assert(w[0] == 0 && w[1] == -1.5f, "staleness 2, lr 0.75: got %g %g, expected 0 -1.5",
               w[0], w[1]);
     version = wrap + 1;
     rc = push(w, &version, g, 2, 0, 3, 0.5f, err);

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# make fresh-check: the README's two commands on fresh Debian machines, as a new user meets
+# them. For each suite (Debian 12 bookworm and Debian 13 trixie by default):
+#
+#   1. a minimal root made by debootstrap from Debian's packages (--variant=minbase), with
+#      git and make added and nothing else, cached in build/fresh/SUITE.base between runs
+#      (FRESH_REFRESH=1 makes it again);
+#   2. a copy of it, into which HEAD is cloned (a git bundle: what is committed, nothing
+#      else);
+#   3. the two commands, `make chapter5 && ./ring --n_gpus 4` and `make test`, twice in
+#      separate clones: once starting from nothing, which installs what the commands need,
+#      and once more after that, with the packages in place. On bookworm the first is root's
+#      and the second an ordinary user's (no sudo); on trixie the first is an ordinary
+#      user's with sudo (the packages installed through it) and the second root's. Both
+#      ways of starting from nothing, and both users, are covered across the two suites.
+#
+# Each command runs in the root through chroot, inside a mount and PID namespace of its own
+# (unshare): /proc, /sys, /dev and /dev/shm are mounted there and vanish with it, and every
+# process the check started ends with it. The network is the machine's (apt and PyPI).
+# Prints each step's time; exits non-zero on the first failure, with the log's end.
+#
+#   scripts/fresh_check.sh [SUITE...]      (root; FRESH_MIRROR, FRESH_DIR, FRESH_REFRESH)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+suites=("$@")
+[ ${#suites[@]} -gt 0 ] || suites=(bookworm trixie)
+mirror=${FRESH_MIRROR:-http://deb.debian.org/debian}
+dir=${FRESH_DIR:-build/fresh}
+[ "$(id -u)" = 0 ] || { echo "fresh-check: needs root (debootstrap, chroot, namespaces)" >&2; exit 2; }
+for tool in debootstrap unshare chroot git; do
+    command -v $tool >/dev/null || { echo "fresh-check: $tool missing: apt-get install debootstrap util-linux git" >&2; exit 2; }
+done
+mkdir -p "$dir" || exit 1
+dir=$(cd "$dir" && pwd)
+
+# What is checked is HEAD, committed: say so when the tree holds more.
+git diff --quiet HEAD -- 2>/dev/null && [ -z "$(git ls-files --others --exclude-standard)" ] ||
+    echo "fresh-check: warning: the tree has changes that are not committed; the check clones HEAD ($(git rev-parse --short HEAD)) without them" >&2
+git bundle create "$dir/head.bundle" HEAD >/dev/null 2>&1 || { echo "fresh-check: git bundle failed" >&2; exit 1; }
+
+t_all=$(date +%s)
+step() { # step NAME LOG COMMAND...: run it, print its time, stop the check when it fails
+    local name=$1 log=$2 t0 rc
+    shift 2
+    t0=$(date +%s)
+    "$@" >"$log" 2>&1
+    rc=$?
+    printf 'fresh-check: %-58s %4d s  %s\n' "$name" "$(($(date +%s) - t0))" "$([ $rc = 0 ] && echo ok || echo "FAILED (exit $rc)")"
+    if [ $rc != 0 ]; then
+        tail -25 "$log" | sed 's/^/    /'
+        echo "fresh-check: $name failed; the whole log is $log" >&2
+        exit 1
+    fi
+}
+
+# in_root ROOT USER COMMAND: COMMAND (a shell line) as USER (root or student), in ROOT's
+# home of that user, in namespaces of its own.
+in_root() {
+    local root=$1 user=$2 cmd=$3 home=/root spec=0:0
+    [ "$user" = root ] || { home=/home/$user; spec=$(chroot "$root" id -u "$user"):$(chroot "$root" id -g "$user"); }
+    unshare --mount --pid --fork --kill-child /bin/sh -c '
+        set -e
+        root=$1 spec=$2 home=$3 cmd=$4 user=$5
+        mount --make-rprivate /
+        mount -t proc proc "$root/proc"
+        mount -t sysfs sys "$root/sys"
+        mount --rbind /dev "$root/dev"
+        mount -t tmpfs -o mode=1777 shm "$root/dev/shm"
+        cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+        exec chroot --userspec="$spec" "$root" /usr/bin/env -i HOME="$home" USER="$user" \
+            LOGNAME="$user" TERM=dumb LANG=C.UTF-8 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+            /bin/bash -c "cd \"$HOME\" && $cmd"' sh "$root" "$spec" "$home" "$cmd" "$user"
+}
+
+# The two commands of the README, in a clone of HEAD of the user's own; TAG names the logs.
+readme_commands() {
+    local root=$1 user=$2 tag=$3 name=$4
+    step "$name: git clone" "$dir/$suite.$tag.clone.log" \
+        in_root "$root" "$user" "rm -rf dps && git clone -q /tmp/head.bundle dps"
+    step "$name: make chapter5 && ./ring --n_gpus 4" "$dir/$suite.$tag.chapter5.log" \
+        in_root "$root" "$user" "cd dps && make chapter5 && ./ring --n_gpus 4"
+    step "$name: make test" "$dir/$suite.$tag.test.log" \
+        in_root "$root" "$user" "cd dps && make test"
+    grep -h -e '^\[====\] Synthesis' -e '^prove: ' "$dir/$suite.$tag.test.log" | sed "s/^/fresh-check:   /"
+}
+
+for suite in "${suites[@]}"; do
+    base=$dir/$suite.base root=$dir/$suite.root
+    if [ -n "${FRESH_REFRESH:-}" ] || [ ! -f "$base/.fresh-made" ]; then
+        rm -rf "$base"
+        step "$suite: debootstrap (minbase, git and make)" "$dir/$suite.debootstrap.log" \
+            debootstrap --variant=minbase --include=git,make "$suite" "$base" "$mirror"
+        touch "$base/.fresh-made"
+    else
+        echo "fresh-check: $suite: the cached root $base (FRESH_REFRESH=1 makes it again)"
+    fi
+    rm -rf "$root"
+    step "$suite: a copy of the root" "$dir/$suite.copy.log" cp -a "$base" "$root"
+    cp "$dir/head.bundle" "$root/tmp/head.bundle" && chmod 644 "$root/tmp/head.bundle"
+    chroot "$root" useradd -m -s /bin/bash student || exit 1
+    case $suite in
+    trixie)
+        step "$suite: sudo for the ordinary user (as an admin gives it)" "$dir/$suite.sudo.log" \
+            in_root "$root" root "apt-get update -qq && apt-get install -y -qq sudo >/dev/null && echo 'student ALL=(ALL) NOPASSWD: ALL' > /etc/sudoers.d/student"
+        readme_commands "$root" student user-sudo "$suite, a user with sudo, from nothing"
+        readme_commands "$root" root root-after "$suite, root, once installed"
+        ;;
+    *)
+        readme_commands "$root" root root "$suite, root, from nothing"
+        readme_commands "$root" student user-after "$suite, a user, once installed"
+        ;;
+    esac
+    rm -rf "$root"
+done
+echo "fresh-check: passed on ${suites[*]} in $(($(date +%s) - t_all)) s"
