@@ -281,7 +281,11 @@ define tangle_into
 	if [ -n "$$unused" ]; then echo "tangle: chunks defined but never used: $$unused" >&2; exit 1; fi
 endef
 
-CLANG_FORMAT ?= clang-format-14
+# Debian 12's clang-format-14, or (Debian 13 and later, which carry none) PyPI's clang-format
+# 14.0.6, which scripts/deps.sh installs into build/tools. Expanded where it is used, so
+# that the one make deps-test just installed is found.
+CF_WHEEL      = $(CURDIR)/build/tools/clang-format-14/bin/clang-format
+CLANG_FORMAT ?= $(if $(shell command -v clang-format-14),clang-format-14,$(if $(wildcard $(CF_WHEEL)),$(CF_WHEEL),clang-format-14))
 
 tangle:
 	@command -v notangle >/dev/null || { echo "tangle: notangle not found: make deps" >&2; exit 1; }

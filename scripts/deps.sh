@@ -37,5 +37,24 @@ apt() {
     done
 }
 apt update -qq || exit 1
-apt install -y -qq "$@" >/dev/null || exit 1
-echo "deps: installed for $what: $*"
+
+# A package this Debian does not carry, with what stands in for it: clang-format-14 (the
+# drift check formats with clang-format 14 exactly; Debian 13 carries 19 and later) comes
+# from PyPI's clang-format 14.0.6 wheel, in a virtual environment of the tree's own
+# (build/tools/clang-format-14, where the Makefile looks for it), with python3-venv from
+# Debian. Any other missing package is an error that names it.
+pkgs=() wheel=
+for p in "$@"; do
+    if apt-cache show --no-all-versions "$p" >/dev/null 2>&1; then pkgs+=("$p")
+    elif [ "$p" = clang-format-14 ]; then wheel=1; pkgs+=(python3-venv)
+    else echo "deps: this Debian has no package $p" >&2; exit 1; fi
+done
+apt install -y -qq "${pkgs[@]}" >/dev/null || exit 1
+if [ -n "$wheel" ] && [ ! -x build/tools/clang-format-14/bin/clang-format ]; then
+    rm -rf build/tools/clang-format-14 && mkdir -p build/tools
+    { python3 -m venv build/tools/clang-format-14 &&
+      build/tools/clang-format-14/bin/pip install -q --disable-pip-version-check clang-format==14.0.6; } >build/tools/clang-format-14.log 2>&1 ||
+        { tail -5 build/tools/clang-format-14.log >&2; echo "deps: clang-format 14.0.6 from PyPI failed (above)" >&2; rm -rf build/tools/clang-format-14; exit 1; }
+    echo "deps: clang-format 14.0.6 from PyPI, in build/tools/clang-format-14 (Debian here has no clang-format-14)"
+fi
+echo "deps: installed for $what: ${pkgs[*]}"

@@ -69,7 +69,7 @@ in_root() {
         cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
         exec chroot --userspec="$spec" "$root" /usr/bin/env -i HOME="$home" USER="$user" \
             LOGNAME="$user" TERM=dumb LANG=C.UTF-8 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-            /bin/bash -c "cd \"$HOME\" && $cmd"' sh "$root" "$spec" "$home" "$cmd" "$user"
+            /bin/bash -c "cd \"$home\" && $cmd"' sh "$root" "$spec" "$home" "$cmd" "$user"
 }
 
 # The two commands of the README, in a clone of HEAD of the user's own; TAG names the logs.

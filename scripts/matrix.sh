@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# make matrix: the build variants a reader's machine may differ by, each compiled with
+# -Werror and put through the suite, and what each does to the numbers of chapter 1.
+#
+#   scripts/matrix.sh [NAME...]      every variant (or those named), in the order below
+#   scripts/matrix.sh --spread       only the sample runs of every variant (no suite), into
+#                                    SPREAD_OUT (book/data/spread.csv; make bench's "spread")
+#
+# A variant that changes the build is a copy of this tree built in build/matrix/NAME (what
+# git tracks, and what it would track: no build output). A variant that changes only the
+# machine the programs see runs the suite of one copy built as the book is (build/matrix/
+# book) under that change. Each runs `make test` (the drift check, the exercises with
+# their public and hidden tests under `prove`, the book's Criterion tests), and then the
+# two sample runs of the README, whose loss and accuracies go to the spread table.
+#
+#   name          what differs                                       the question
+#   no-blas       NO_BLAS=1: the plain-C GEMM                        the README's fallback
+#   no-cuda       nvcc neither on PATH nor in CUDA_HOME              a laptop
+#   no-mpi        NO_MPI=1                                           no Open MPI
+#   clang         CC=clang (Debian 12: clang 14; FMA contraction on) another compiler
+#   gcc-11        CC=gcc-11 (Ubuntu 22.04's)                         an older one
+#   portable      NATIVE=0: no -march=native                         code for any x86-64
+#   haswell       OPENBLAS_CORETYPE=Haswell (AVX2 kernels)           another CPU's BLAS
+#   prescott      OPENBLAS_CORETYPE=Prescott (SSE3 kernels)          an old CPU's BLAS
+#   1-core        taskset -c 0: one core allowed                     a small VM
+#   8-cores       tests/fake_cores.c: every program hears 8 cores    a larger machine
+#
+# A variant whose tool is missing (gcc-11, clang) is installed through scripts/deps.sh when
+# that can be done, and skipped, saying why, when it cannot. Prints a line per variant with
+# its time and the suite's counts; exits non-zero when any variant fails.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+top=$(pwd)
+dir=${MATRIX_DIR:-build/matrix}
+mkdir -p "$dir" && dir=$(cd "$dir" && pwd)
+ALL=(no-blas no-cuda no-mpi clang gcc-11 portable haswell prescott 1-core 8-cores)
+spread_only=
+if [ "${1:-}" = --spread ]; then spread_only=1; shift; fi
+names=("$@")
+[ ${#names[@]} -gt 0 ] || names=("${ALL[@]}")
+for n in "${names[@]}"; do
+    [[ " ${ALL[*]} " == *" $n "* ]] || { echo "matrix: no variant '$n' (${ALL[*]})" >&2; exit 2; }
+done
+
+# A copy of the tree in $dir/NAME (what git tracks or would; the programs and build/ not).
+copy_tree() {
+    local d=$dir/$1
+    rm -rf "$d" && mkdir -p "$d"
+    if git rev-parse --git-dir >/dev/null 2>&1; then
+        git ls-files -z --cached --others --exclude-standard | tar -cf - --null -T - | tar -xf - -C "$d"
+    else
+        tar -cf - --exclude=./build --exclude=./book/book.pdf . | tar -xf - -C "$d"
+        (cd "$d" && rm -f $(sed -n 's/^PROGRAMS *:= *//p' Makefile))
+    fi
+}
+
+# PATH without any directory that holds nvcc: a machine without the CUDA toolkit.
+path_without_nvcc() {
+    local out= p
+    IFS=: read -ra parts <<<"$PATH"
+    for p in "${parts[@]}"; do [ -x "$p/nvcc" ] || out=${out:+$out:}$p; done
+    printf '%s' "$out"
+}
+
+# What a variant builds with (make arguments) and runs under (a command prefix).
+make_args() {
+    case $1 in
+    no-blas) echo NO_BLAS=1 ;; no-mpi) echo NO_MPI=1 ;; clang) echo CC=clang ;;
+    gcc-11) echo CC=gcc-11 ;; portable) echo NATIVE=0 ;; no-cuda) echo CUDA_HOME=/nonexistent ;;
+    esac
+}
+copy_of() { # the copy a variant runs in: its own, or the book's build for a machine change
+    case $1 in haswell|prescott|1-core|8-cores) echo book ;; *) echo "$1" ;; esac
+}
+run_under() { # run_under NAME COMMAND...: the command as the variant's machine runs it
+    local name=$1
+    shift
+    case $name in
+    haswell) OPENBLAS_CORETYPE=Haswell "$@" ;;
+    prescott) OPENBLAS_CORETYPE=Prescott "$@" ;;
+    1-core) taskset -c 0 "$@" ;;
+    8-cores) DPS_FAKE_CORES=8 LD_PRELOAD="$dir/fake_cores.so" "$@" ;;
+    no-cuda) PATH=$(path_without_nvcc) "$@" ;;
+    *) "$@" ;;
+    esac
+}
+
+# The tool a variant needs, installed when it can be; 1 (skip) with the reason when not.
+need() {
+    local cc
+    case $1 in clang) cc=clang ;; gcc-11) cc=gcc-11 ;; *) return 0 ;; esac
+    command -v $cc >/dev/null && return 0
+    scripts/deps.sh "the $1 variant" "$cc" >/dev/null 2>&1 && command -v $cc >/dev/null && return 0
+    why="$cc is not installed and cannot be (scripts/deps.sh $cc failed: not root, or not in this Debian)"
+    return 1
+}
+
+gcc -std=c11 -O2 -Wall -Wextra -Werror -fPIC -shared tests/fake_cores.c -o "$dir/fake_cores.so" -ldl ||
+    { echo "matrix: tests/fake_cores.c does not compile" >&2; exit 1; }
+spread=$dir/spread.rows
+: >"$spread"
+built=" "
+fail=0
+t_all=$(date +%s)
+for name in "${names[@]}"; do
+    why=
+    if ! need "$name"; then
+        printf 'matrix: %-9s skipped: %s\n' "$name" "$why"
+        continue
+    fi
+    c=$(copy_of "$name") t0=$(date +%s) log=$dir/$name.log
+    # shellcheck disable=SC2046
+    args=($(make_args "$name"))
+    if [[ "$built" != *" $c "* ]]; then
+        copy_tree "$c"
+        built+="$c "
+    fi
+    if [ -z "$spread_only" ]; then
+        if [ "$c" = "$name" ]; then
+            run_under "$name" make -C "$dir/$c" --no-print-directory "${args[@]}" test >"$log" 2>&1
+        else
+            run_under "$name" make -C "$dir/$c" --no-print-directory "${args[@]}" test-run >"$log" 2>&1
+        fi
+    else
+        run_under "$name" make -C "$dir/$c" --no-print-directory -s "${args[@]}" mlp ring >"$log" 2>&1
+    fi
+    rc=$?
+    # The README's two sample runs, on this variant: loss and accuracies of the last epoch.
+    if [ $rc = 0 ]; then
+        for cmd in "./mlp --epochs 3" "./ring --n_gpus 4 --epochs 3"; do
+            # shellcheck disable=SC2086
+            out=$(cd "$dir/$c" && run_under "$name" $cmd --device cpu 2>&1) || { rc=1; echo "$out" >>"$log"; break; }
+            awk -v v="$name" -v c="$cmd" '/^epoch 3\/3/ { gsub(/%/, ""); print v "," c "," $4 "," $6 "," $8 }
+                /^replicas:/ { sub(/.*hash /, ""); sub(/\)/, ""); h = $0 } END { if (h != "") print v ",hash," h }' <<<"$out" >>"$spread"
+        done
+    fi
+    summary=$(grep -h -e '^\[====\] Synthesis' "$log" | sed 's/^\[====\] Synthesis: //; s/ *$//')
+    prove=$(grep -h '^prove: ' "$log" | sed 's/^prove: //' | cut -c1-70)
+    printf 'matrix: %-9s %-7s %4d s  %s%s\n' "$name" "$([ $rc = 0 ] && echo passed || echo FAILED)" \
+        "$(($(date +%s) - t0))" "${summary:-(no suite)}" "${prove:+; prove: $prove}"
+    if [ $rc != 0 ]; then
+        fail=1
+        grep -h -e '\[FAIL\]' -e 'error:' -e 'FAILED' -e '\*\*\*' "$log" | head -8 | sed 's/^/    /'
+        echo "    (the whole log: $log)"
+    fi
+done
+
+# The spread: the rows, and per command the range of each figure across the variants.
+if [ -s "$spread" ]; then
+    {
+        printf '# machine: %s, %s cores, %s, %s; the last epoch of ./mlp --epochs 3 and of ./ring --n_gpus 4 --epochs 3 in each variant of scripts/matrix.sh\n' \
+            "$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)" "$(nproc)" "$(uname -sr)" "$(date -u +%F)"
+        echo "variant,command,loss,train_acc,test_acc"
+        grep -v ',hash,' "$spread"
+    } >"$dir/spread.csv"
+    awk -F, '$2 != "hash" { k = $2; n[k]++
+            for (i = 3; i <= 5; i++) { if (n[k] == 1 || $i < lo[k, i]) lo[k, i] = $i; if (n[k] == 1 || $i > hi[k, i]) hi[k, i] = $i } }
+        END { for (k in n) printf "matrix: spread over %d variants of %s: loss %s-%s, train_acc %s-%s%%, test_acc %s-%s%%\n",
+              n[k], k, lo[k, 3], hi[k, 3], lo[k, 4], hi[k, 4], lo[k, 5], hi[k, 5] }' "$spread" | sort
+    echo "matrix: replicas' hashes: $(awk -F, '$2 == "hash" { print $3 }' "$spread" | sort -u | wc -l) different in $(grep -c ',hash,' "$spread") runs"
+fi
+echo "matrix: $( [ $fail = 0 ] && echo "every variant passed" || echo "a variant FAILED") ($(($(date +%s) - t_all)) s)"
+exit $fail
