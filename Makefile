@@ -8,6 +8,10 @@
 #   make tangle          chapters/*.nw -> tangled/ and kernels/ (needs noweb)
 #   make test            drift and layer checks + Criterion tests (DEVICE=cpu|cuda|twin; CHAPTER=N)
 #   make soak            the whole suite RUNS=20 times beside LOAD=2 busy processes
+#   make matrix          every build variant (no OpenBLAS/CUDA/MPI, clang, gcc 11, NATIVE=0,
+#                        other OpenBLAS kernels, 1 and 8 cores) through make test (MATRIX=...)
+#   make fresh-check     the README's two commands on fresh Debian 12 and 13 roots
+#                        (debootstrap; as root and as an ordinary user; needs root)
 #   make book            book/book.pdf (INSTRUCTOR=1: book/book-instructor.pdf, with answers)
 #   make docs            Doxygen HTML into build/docs, warnings are errors
 #   make faults          50 kill -9s of a random rank of ./ring and ./ps (FAULT_TRIALS=50)
@@ -38,7 +42,7 @@ CC       ?= gcc
 # A fresh machine may have git and make and no C compiler (Debian's minimal install): the
 # first build installs one (scripts/deps.sh: as root or through sudo, waiting for the
 # package lock), or says in one line what to install and stops.
-NO_CC_GOALS := clean help deps deps-test deps-book deps-docs tangle manifest guide autograder
+NO_CC_GOALS := clean help deps deps-test deps-book deps-docs tangle manifest guide autograder fresh-check
 ifeq ($(shell command -v $(firstword $(CC)) 2>/dev/null),)
 ifneq ($(filter-out $(NO_CC_GOALS),$(or $(MAKECMDGOALS),all)),)
 CC_PACKAGE := $(if $(filter cc gcc,$(notdir $(firstword $(CC)))),build-essential,$(if $(filter clang%,$(notdir $(firstword $(CC)))),$(notdir $(firstword $(CC)))))
@@ -153,7 +157,7 @@ BACKENDS += $(BACKEND_DIR)/libdps_nccl.so
 endif
 
 ifeq ($(MAKELEVEL),0)
-ifeq ($(filter clean deps deps-test deps-book deps-docs deps-book-check tangle book docs help manifest guide handout handout-check autograder autograder-check,$(MAKECMDGOALS)),)
+ifeq ($(filter clean deps deps-test deps-book deps-docs deps-book-check tangle book docs help manifest guide handout handout-check autograder autograder-check matrix fresh-check,$(MAKECMDGOALS)),)
 $(info build: nvcc $(CUDA_WHY))
 $(info build: OpenBLAS $(BLAS_WHY))
 $(info build: mpicc $(if $(HAVE_MPI),found (--transport mpi),$(if $(filter 1,$(NO_MPI)),off (NO_MPI=1),not found)))
@@ -178,7 +182,7 @@ LIB        := $(BUILD)/libdps.a
 
 .PHONY: all chapter0 chapter1 chapter2 chapter3 chapter4 chapter5 chapter6 chapter7 chapter8 tangle check-tangle check-variants check-layers test test-run deps deps-test deps-book deps-docs deps-check deps-book-check \
         book docs clean help grade grade-build grade-submission manifest guide handout handout-check autograder autograder-check \
-        bench faults memcheck fuzz soak
+        bench faults memcheck fuzz soak matrix fresh-check
 .DEFAULT_GOAL := all
 
 all: $(PROGRAMS)
@@ -322,6 +326,8 @@ check-tangle: deps-check
 	  { echo "drift: README.md's map of the code is not tests/file_map.sh's: paste its output" >&2; status=1; }; \
 	scripts/gpu_facts.sh | cmp -s - <(sed -n '/^<!-- gpu facts -->$$/,/^<!-- end -->$$/p' README.md | sed '1d;$$d') || \
 	  { echo "drift: README.md's 'What has run on a GPU' is not scripts/gpu_facts.sh's: paste its output" >&2; status=1; }; \
+	scripts/spread_facts.sh | cmp -s - <(sed -n '/^<!-- spread -->$$/,/^<!-- end -->$$/p' README.md | sed '1d;$$d') || \
+	  { echo "drift: README.md's 'How much the machine changes the numbers' is not scripts/spread_facts.sh's: paste its output" >&2; status=1; }; \
 	$(CLANG_FORMAT) --style=file:$(CURDIR)/.clang-format --dry-run -Werror $$(find tangled kernels -name '*.[ch]' -o -name '*.cu') || status=1; \
 	awk -f tests/check_lines.awk $$(find tangled kernels -name '*.c' -o -name '*.cu') || status=1; \
 	[ $$status = 0 ] && echo "tangle: tangled/ and kernels/ match the chapters and are formatted"; exit $$status
@@ -382,7 +388,9 @@ test-run: $(PROGRAMS) $(TEST_BIN) $(TWIN)
 	 $(GRADE_ENV) tests/grade.sh test $(CHAPTER) || status=1; \
 	 $(GRADE_ENV) tests/grade.sh prove $(CHAPTER) || status=1; \
 	 echo "test: running the book's tests$(if $(CHAPTER), of $(CHAPTER_DIR)) on DEVICE=$(DEVICE)$(if $(SANITIZE), with -fsanitize=$(SANITIZE))"; \
-	 DPS_TEST_DEVICE=$(DEVICE) $(SAN_ENV) $(TEST_BIN) --timeout 120 -j$(TEST_JOBS) --short-filename || status=1; \
+	 DPS_TEST_DEVICE=$(DEVICE) $(SAN_ENV) $(TEST_BIN) --timeout 120 -j$(TEST_JOBS) --short-filename \
+	   --tap=$(TEST_BIN).tap || status=1; \
+	 awk -f tests/skips.awk $(TEST_BIN).tap; \
 	 exit $$status
 
 # The whole suite RUNS times beside LOAD busy processes; per failing test, the runs it failed.
@@ -448,6 +456,18 @@ fuzz:
 	  echo "fuzz: $$t: $$(grep -o 'Done [0-9]* runs in [0-9]* second(s)' $(BUILD)/fuzz/$$t.log), \
 	    $$(ls $(BUILD)/fuzz/$$t-corpus | wc -l) inputs in the corpus, no crash"; \
 	done
+
+# The build variants a reader's machine may differ by (no OpenBLAS, no CUDA, no MPI, clang,
+# gcc 11, portable code, two other OpenBLAS kernel families, 1 and 8 cores), each compiled
+# with -Werror in a copy of the tree and put through make test, with chapter 1's sample runs
+# (scripts/matrix.sh; MATRIX="clang 1-core" runs only those).
+matrix:
+	@scripts/matrix.sh $(MATRIX)
+
+# The README's two commands on fresh Debian 12 and 13 roots made by debootstrap, as root
+# and as an ordinary user (scripts/fresh_check.sh; FRESH_SUITES="bookworm" for one). Root.
+fresh-check:
+	@scripts/fresh_check.sh $(FRESH_SUITES)
 
 # Speed, never inside make test: the tables, and CSV files for the book's plots.
 bench: $(PROGRAMS)
@@ -580,7 +600,7 @@ DEB_TEST  := build-essential noweb libcriterion-dev clang-format-14 libopenblas-
 DEB_BOOK  := noweb texlive-latex-base texlive-latex-recommended texlive-pictures lmodern latexmk \
              poppler-utils clang-format-14 gcc
 DEB_DOCS  := doxygen
-DEB_OTHER := valgrind clang zip unzip python3
+DEB_OTHER := valgrind clang zip unzip python3 debootstrap
 DEB_PACKAGES := $(sort $(DEB_TEST) $(DEB_BOOK) $(DEB_DOCS) $(DEB_OTHER))
 
 # Each waits for the package lock when another install holds it (DEPS_WAIT seconds at most).
@@ -621,7 +641,7 @@ extract = awk 'index($$0, "$(1)") == 1 {on = 1} on && !/^\#line/ {print} on && /
 
 book: $(CHAPTERS) tangled/device/device_cpu.c kernels/device_cuda.cu book/book.tex book/preface.tex book/style.tex book/refs.bib \
       book/weave.sh book/cdefs.awk book/uses.awk book/listing.clang-format book/timeline.awk \
-      book/cells.awk book/runs_table.awk book/ink.c book/numbers.awk book/numbers-allow.txt \
+      book/cells.awk book/runs_table.awk book/spread_table.awk book/ink.c book/numbers.awk book/numbers-allow.txt \
       book/numbers-known.txt $(wildcard book/data/*.csv) $(wildcard book/data/*.txt)
 	@if [ "$(INSTRUCTOR)" = 1 ] && [ -f .handout ]; then \
 	  echo "book: this is a student's handout: its chapters hold no answers, so there is no instructor's edition to build here" >&2; exit 2; fi
@@ -633,6 +653,7 @@ book: $(CHAPTERS) tangled/device/device_cpu.c kernels/device_cuda.cu book/book.t
 	@# The numbers of the prose, drawn from the data (\cell, \cellnum, \cellratio).
 	awk -f book/cells.awk book/data/*.csv > $(BOOK_DIR)/cells.tex
 	for f in book/data/gpu_runs_*.csv; do awk -f book/runs_table.awk $$f > $(BOOK_DIR)/$$(basename $$f .csv).tex; done
+	awk -f book/spread_table.awk book/data/spread.csv > $(BOOK_DIR)/spread.tex
 	@# The side-by-side figures of chapter 1 show the tangled code itself, so they cannot drift.
 	$(call extract,static void softmax_xent,tangled/device/device_cpu.c,side-cpu-softmax.c)
 	$(call extract,__global__ void softmax_xent_kernel,kernels/device_cuda.cu,side-cuda-softmax.cu)

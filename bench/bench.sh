@@ -1,6 +1,7 @@
 #!/bin/bash
 # make bench: every measured figure of the book, as CSV files in book/data/ (first line: the
-# machine), in parts: chapter 1's accuracies, GEMMs and start-up; chapter 2's transport;
+# machine), in parts: chapter 1's accuracies, their spread across build variants, GEMMs
+# and start-up; chapter 2's transport;
 # chapter 3's server; the all-reduce tables at N = 2 and 4; the ring's collectives; chapter
 # 5's programs; chapter 6's overlap; chapter 7's ring against ZeRO-1 and its stages; chapter
 # 8's choices measured against copies built without them; samples/s per strategy at N = 1,
@@ -12,15 +13,25 @@ set -u
 cd "$(dirname "$0")/.."
 out=${BENCH_OUT:-book/data}
 mkdir -p "$out"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
+  PRTE_MCA_rmaps_default_mapping_policy=:oversubscribe # Open MPI 4, and 5 (PRRTE)
 status=0
 machine="$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1), $(nproc) cores, $(uname -sr), $(date -u +%F)"
 ITERS=${BENCH_ITERS:-20}
 # Debian's python3-torch belongs to Debian's python, which a pyenv or venv may shadow
 PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
 MAX=${BENCH_MAX:-256M}
-ALL_PARTS="accuracy single startup pingpong ps allreduce collectives programs overlap zero stages ablations crossovers train mlp ddp timelines faults gpu"
+ALL_PARTS="accuracy spread single startup pingpong ps allreduce collectives programs overlap zero stages ablations crossovers train mlp ddp timelines faults gpu"
 PARTS=${BENCH_PARTS:-$ALL_PARTS}
+
+# Chapter 1's spread: ./mlp's and ./ring's last epoch in every build variant of
+# scripts/matrix.sh (another compiler, no OpenBLAS, other BLAS kernels, 1 and 8 cores...),
+# the sample runs only, without the variants' suites (make matrix runs those).
+part_spread() {
+  echo "bench: the spread of chapter 1's figures across the build variants"
+  SPREAD_OUT="$out/spread.csv" scripts/matrix.sh --spread || status=1
+  echo
+}
 
 part_allreduce() {
   for n in 2 4; do

@@ -16,7 +16,10 @@
 #
 # Each command runs in the root through chroot, inside a mount and PID namespace of its own
 # (unshare): /proc, /sys, /dev and /dev/shm are mounted there and vanish with it, and every
-# process the check started ends with it. The network is the machine's (apt and PyPI).
+# process the check started ends with it. The network is the machine's (apt and PyPI), and
+# so is its trust: the machine's CA bundle is handed to pip (PIP_CERT), since some networks
+# (this project's among them, and many a campus's) intercept TLS with a CA of their own,
+# which a fresh root's pip would refuse.
 # Prints each step's time; exits non-zero on the first failure, with the log's end.
 #
 #   scripts/fresh_check.sh [SUITE...]      (root; FRESH_MIRROR, FRESH_DIR, FRESH_REFRESH)
@@ -27,6 +30,7 @@ suites=("$@")
 mirror=${FRESH_MIRROR:-http://deb.debian.org/debian}
 dir=${FRESH_DIR:-build/fresh}
 [ "$(id -u)" = 0 ] || { echo "fresh-check: needs root (debootstrap, chroot, namespaces)" >&2; exit 2; }
+command -v debootstrap >/dev/null || scripts/deps.sh "make fresh-check" debootstrap || exit 1
 for tool in debootstrap unshare chroot git; do
     command -v $tool >/dev/null || { echo "fresh-check: $tool missing: apt-get install debootstrap util-linux git" >&2; exit 2; }
 done
@@ -67,9 +71,11 @@ in_root() {
         mount --rbind /dev "$root/dev"
         mount -t tmpfs -o mode=1777 shm "$root/dev/shm"
         cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+        ca=; [ ! -f /etc/ssl/certs/ca-certificates.crt ] || ca=/etc/ssl/fresh-check-ca.pem
+        [ -z "$ca" ] || { mkdir -p "$root/etc/ssl" && cp /etc/ssl/certs/ca-certificates.crt "$root$ca"; }
         exec chroot --userspec="$spec" "$root" /usr/bin/env -i HOME="$home" USER="$user" \
             LOGNAME="$user" TERM=dumb LANG=C.UTF-8 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-            /bin/bash -c "cd \"$home\" && $cmd"' sh "$root" "$spec" "$home" "$cmd" "$user"
+            ${ca:+PIP_CERT=$ca} /bin/bash -c "cd \"$home\" && $cmd"' sh "$root" "$spec" "$home" "$cmd" "$user"
 }
 
 # The two commands of the README, in a clone of HEAD of the user's own; TAG names the logs.

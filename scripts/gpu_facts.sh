@@ -22,13 +22,16 @@ echo "**What has run on a GPU.** Once, on $day, at commit $commit: $gpu. The fig
 echo "\`book/data/*_$sfx.csv\`, imported from the run's logs by \`scripts/import_gpu_run.sh\`;"
 echo "this part of the README is written from them by \`scripts/gpu_facts.sh\`."
 echo
-echo "| command | ranks | exit | loss | train acc | test acc | the same run without a GPU |"
-echo "| --- | ---: | ---: | ---: | ---: | ---: | --- |"
+echo "| command | ranks | exit | loss | train acc | test acc |"
+echo "| --- | ---: | ---: | ---: | ---: | ---: |"
 rows "$d/gpu_runs_$sfx.csv" | awk -F, '
     function pct(x) { return x == "" ? "" : sprintf("%.2f%%", 100 * x) }
-    { ref = $8 == "" ? "" : sprintf("`%s`: %s, %s, %s", $8, $9, pct($10), pct($11))
-      printf "| `%s` | %s | %s | %s | %s | %s | %s |\n", $2, $3, $4, ($4 == 0 ? $5 : "refused"),
-             pct($6), pct($7), ref }'
+    { printf "| `%s` | %s | %s | %s | %s | %s |\n", $2, $3, $4, ($4 == 0 ? $5 : "refused"),
+             pct($6), pct($7) }'
+echo
+echo "That host's CPU did not run the same commands, so there is no CPU column: another"
+echo "machine's CPU run would differ in its last digits for reasons of its own (chapter 1, \"How"
+echo "much the machine changes the numbers\")."
 echo
 rows "$d/gpu_runs_$sfx.csv" | awk -F, '
     $3 == 2 && $4 == 0 && $1 != "param_server" { n++; seen[$5] = 1; if (n == 1) first = $5 }
@@ -62,6 +65,9 @@ echo "Never run on a GPU: \`--strategy nccl\` with more than one GPU (one GPU al
 echo "CUDA IPC between two GPUs, and everything changed since commit $commit: the launcher's"
 echo "refusal to fork a process that has opened CUDA, the tests' one-device references in a"
 echo "child of their own, closing the device (cuBLAS's handle destroyed, buffers counted), the"
-echo "banner's word on ranks that share a GPU and on MPS, and \`--strategy direct\`'s banner. The"
-echo "CPU checks what it can of these (\`make test DEVICE=twin\` opens the CPU as CUDA is opened,"
-echo "so that a fork after it is refused as it fails on a GPU); the rest waits for the next GPU."
+echo "banner's word on ranks that share a GPU and on MPS, \`--strategy direct\`'s banner, chapter"
+echo "8's windows in GPU memory (one-shot, two-shot and the direct ring on a GPU), and the"
+echo "training set resident on the GPU. The CPU checks what it can of these (\`make test"
+echo "DEVICE=twin\` opens the CPU as CUDA is opened, so that a fork after it is refused as it"
+echo "fails on a GPU, and its copies and reductions wait for a sync as a GPU's do); the rest"
+echo "waits for the next GPU."

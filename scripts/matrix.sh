@@ -3,8 +3,10 @@
 # -Werror and put through the suite, and what each does to the numbers of chapter 1.
 #
 #   scripts/matrix.sh [NAME...]      every variant (or those named), in the order below
-#   scripts/matrix.sh --spread       only the sample runs of every variant (no suite), into
-#                                    SPREAD_OUT (book/data/spread.csv; make bench's "spread")
+#   scripts/matrix.sh --spread       only the sample runs of every variant (no suite)
+#
+# Either writes the sample runs' figures into build/matrix/spread.csv, and into SPREAD_OUT
+# too when it is set (make bench's "spread" part: book/data/spread.csv).
 #
 # A variant that changes the build is a copy of this tree built in build/matrix/NAME (what
 # git tracks, and what it would track: no build output). A variant that changes only the
@@ -14,6 +16,7 @@
 # two sample runs of the README, whose loss and accuracies go to the spread table.
 #
 #   name          what differs                                       the question
+#   default       nothing: the book's build (its suite is make test's) the reference
 #   no-blas       NO_BLAS=1: the plain-C GEMM                        the README's fallback
 #   no-cuda       nvcc neither on PATH nor in CUDA_HOME              a laptop
 #   no-mpi        NO_MPI=1                                           no Open MPI
@@ -33,7 +36,7 @@ cd "$(dirname "$0")/.."
 top=$(pwd)
 dir=${MATRIX_DIR:-build/matrix}
 mkdir -p "$dir" && dir=$(cd "$dir" && pwd)
-ALL=(no-blas no-cuda no-mpi clang gcc-11 portable haswell prescott 1-core 8-cores)
+ALL=(default no-blas no-cuda no-mpi clang gcc-11 portable haswell prescott 1-core 8-cores)
 spread_only=
 if [ "${1:-}" = --spread ]; then spread_only=1; shift; fi
 names=("$@")
@@ -70,7 +73,7 @@ make_args() {
     esac
 }
 copy_of() { # the copy a variant runs in: its own, or the book's build for a machine change
-    case $1 in haswell|prescott|1-core|8-cores) echo book ;; *) echo "$1" ;; esac
+    case $1 in default|haswell|prescott|1-core|8-cores) echo book ;; *) echo "$1" ;; esac
 }
 run_under() { # run_under NAME COMMAND...: the command as the variant's machine runs it
     local name=$1
@@ -86,12 +89,15 @@ run_under() { # run_under NAME COMMAND...: the command as the variant's machine 
 }
 
 # The tool a variant needs, installed when it can be; 1 (skip) with the reason when not.
+# gcc 11 comes with its C++ library, as on Ubuntu 22.04 (build-essential), for the CUDA
+# backend's link.
 need() {
-    local cc
-    case $1 in clang) cc=clang ;; gcc-11) cc=gcc-11 ;; *) return 0 ;; esac
-    command -v $cc >/dev/null && return 0
-    scripts/deps.sh "the $1 variant" "$cc" >/dev/null 2>&1 && command -v $cc >/dev/null && return 0
-    why="$cc is not installed and cannot be (scripts/deps.sh $cc failed: not root, or not in this Debian)"
+    local cc pkg
+    case $1 in clang) cc=clang pkg=clang ;; gcc-11) cc=gcc-11 pkg=g++-11 ;; *) return 0 ;; esac
+    links() { echo 'int main(void) { return 0; }' | $cc -x c - -lstdc++ -o /dev/null 2>/dev/null; }
+    command -v $cc >/dev/null && links && return 0
+    scripts/deps.sh "the $1 variant" "$pkg" >/dev/null 2>&1 && command -v $cc >/dev/null && links && return 0
+    why="$pkg is not installed and cannot be (scripts/deps.sh $pkg failed: not root, or not in this Debian)"
     return 1
 }
 
@@ -115,7 +121,7 @@ for name in "${names[@]}"; do
         copy_tree "$c"
         built+="$c "
     fi
-    if [ -z "$spread_only" ]; then
+    if [ -z "$spread_only" ] && [ "$name" != default ]; then
         if [ "$c" = "$name" ]; then
             run_under "$name" make -C "$dir/$c" --no-print-directory "${args[@]}" test >"$log" 2>&1
         else
@@ -130,8 +136,8 @@ for name in "${names[@]}"; do
         for cmd in "./mlp --epochs 3" "./ring --n_gpus 4 --epochs 3"; do
             # shellcheck disable=SC2086
             out=$(cd "$dir/$c" && run_under "$name" $cmd --device cpu 2>&1) || { rc=1; echo "$out" >>"$log"; break; }
-            awk -v v="$name" -v c="$cmd" '/^epoch 3\/3/ { gsub(/%/, ""); print v "," c "," $4 "," $6 "," $8 }
-                /^replicas:/ { sub(/.*hash /, ""); sub(/\)/, ""); h = $0 } END { if (h != "") print v ",hash," h }' <<<"$out" >>"$spread"
+            awk -v v="$name" -v p="${cmd%% *}" '/^epoch 3\/3/ { gsub(/%/, ""); row = v "/" substr(p, 3) "," $4 "," $6 "," $8 }
+                /^replicas:/ { sub(/.*hash /, ""); sub(/\)/, ""); h = $0 } END { print row "," h }' <<<"$out" >>"$spread"
         done
     fi
     summary=$(grep -h -e '^\[====\] Synthesis' "$log" | sed 's/^\[====\] Synthesis: //; s/ *$//')
@@ -145,19 +151,22 @@ for name in "${names[@]}"; do
     fi
 done
 
-# The spread: the rows, and per command the range of each figure across the variants.
+# The spread: the rows (variant/program, the last epoch's loss and accuracies, the replicas'
+# hash), and per program the range of each figure across the variants.
 if [ -s "$spread" ]; then
     {
         printf '# machine: %s, %s cores, %s, %s; the last epoch of ./mlp --epochs 3 and of ./ring --n_gpus 4 --epochs 3 in each variant of scripts/matrix.sh\n' \
             "$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)" "$(nproc)" "$(uname -sr)" "$(date -u +%F)"
-        echo "variant,command,loss,train_acc,test_acc"
-        grep -v ',hash,' "$spread"
+        echo "run,loss,train_acc,test_acc,hash"
+        cat "$spread"
     } >"$dir/spread.csv"
-    awk -F, '$2 != "hash" { k = $2; n[k]++
-            for (i = 3; i <= 5; i++) { if (n[k] == 1 || $i < lo[k, i]) lo[k, i] = $i; if (n[k] == 1 || $i > hi[k, i]) hi[k, i] = $i } }
-        END { for (k in n) printf "matrix: spread over %d variants of %s: loss %s-%s, train_acc %s-%s%%, test_acc %s-%s%%\n",
-              n[k], k, lo[k, 3], hi[k, 3], lo[k, 4], hi[k, 4], lo[k, 5], hi[k, 5] }' "$spread" | sort
-    echo "matrix: replicas' hashes: $(awk -F, '$2 == "hash" { print $3 }' "$spread" | sort -u | wc -l) different in $(grep -c ',hash,' "$spread") runs"
+    awk -F, '{ split($1, key, "/"); p = key[2]; n[p]++
+            for (i = 2; i <= 4; i++) { if (n[p] == 1 || $i < lo[p, i]) lo[p, i] = $i; if (n[p] == 1 || $i > hi[p, i]) hi[p, i] = $i }
+            if ($5 != "") { runs++; h[$5] = 1 } }
+        END { for (p in n) printf "matrix: spread over %d variants of ./%s: loss %s-%s, train_acc %s-%s%%, test_acc %s-%s%%\n",
+              n[p], p, lo[p, 2], hi[p, 2], lo[p, 3], hi[p, 3], lo[p, 4], hi[p, 4]
+              d = 0; for (x in h) d++; printf "matrix: the replicas'"'"' hash: %d different in %d runs\n", d, runs }' "$spread"
+    [ -z "${SPREAD_OUT:-}" ] || cp "$dir/spread.csv" "$SPREAD_OUT"
 fi
 echo "matrix: $( [ $fail = 0 ] && echo "every variant passed" || echo "a variant FAILED") ($(($(date +%s) - t_all)) s)"
 exit $fail

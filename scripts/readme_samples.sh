@@ -64,6 +64,7 @@ form() {
         /^(  device |# device )/ { next }
         /^ *[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9]+$/ { print $1, "#", $6; next }
         /^ *[0-9]+ +[0-9]+ +float / { print $1, $2, $3, "#", $7; next }
+        /^# alpha-beta fit:/ { print "# alpha-beta fit:"; next } # a noisy run says so instead
         { sub(/[ \t]+$/, ""); sub(/hash [0-9a-f]+/, "hash #"); gsub(/[0-9][0-9,.]*/, "#"); gsub(/ +/, " "); print }'
 }
 

@@ -158,6 +158,17 @@ static inline pid_t spawn_dying_with_test(char *const argv[], int out_fd, int er
     return pid;
 }
 
+/* Let the mpirun of a test run as root (CI runs as root) and start more ranks than cores (CI
+ * has 2): Open MPI 4 reads OMPI_MCA_rmaps_base_oversubscribe, Open MPI 5 (Debian 13), whose
+ * launcher is PRRTE, reads PRTE_MCA_rmaps_default_mapping_policy instead. */
+static inline void mpirun_may_oversubscribe(void)
+{
+    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+    setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 1);
+    setenv("PRTE_MCA_rmaps_default_mapping_policy", ":oversubscribe", 1);
+}
+
 /* Run argv[0] with argv, capturing stdout and stderr. stderr is read after stdout, so keep
  * outputs under the pipe size. */
 static inline void run_program(char *const argv[], Run *r)

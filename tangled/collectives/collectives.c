@@ -77,7 +77,7 @@ int ring_sum_doubles(Comm *host, double *v, int n, char *err)
     free(all);
     return rc;
 }
-#line 770 "chapters/05-ag.nw"
+#line 774 "chapters/05-ag.nw"
 /** FNV-1a: a 64-bit fingerprint of @p bytes bytes. */
 static uint64_t hash_bytes(const void *p, size_t bytes)
 {

@@ -278,18 +278,22 @@ static int wait_change(_Atomic uint32_t *word, uint32_t seen, _Atomic uint32_t *
         if (atomic_load_explicit(word, memory_order_acquire) != seen)
             return 0;
         cpu_relax();
-#line 514 "chapters/08-direct.nw"
+#line 524 "chapters/08-direct.nw"
 #ifndef DPS_NO_BIND
-        if ((i & 255) == 255)
+        if ((i & 255) == 255) {
             sched_yield();
+            launch_alive(); /* a sign of life, as a wait that yields shows */
+        }
 #endif
 #line 1557 "chapters/02-shm.nw"
     }
-#line 427 "chapters/08-direct.nw"
+#line 435 "chapters/08-direct.nw"
     for (int i = 0; spin == 0 && i < DPS_YIELD_POLLS; i++) {
         if (atomic_load_explicit(word, memory_order_acquire) != seen)
             return 0;
         sched_yield();
+        if ((i & 31) == 31)
+            launch_alive(); /* waiting, not stopped, however long the yields take */
     }
 #line 1569 "chapters/02-shm.nw"
     while (atomic_load(word) == seen) {

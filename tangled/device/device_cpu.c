@@ -187,7 +187,7 @@ static void gather_rows(void *dst, const void *src, const int *rows, int n, size
                words * sizeof *d);
 }
 
-#line 565 "chapters/08-direct.nw"
+#line 577 "chapters/08-direct.nw"
 static void reduce(size_t n, const float *const *src, int k, float scale, float *dst)
 {
     enum { BLOCK = 1024 };
@@ -243,6 +243,25 @@ static Device cpu = {
     .adamw = adamw,
 };
 
+#line 2187 "chapters/01-mlp.nw"
+static void describe_cpu(void)
+{
+#ifdef HAVE_BLAS
+    int t = openblas_get_num_threads();
+    const char *asked = getenv("OPENBLAS_NUM_THREADS");
+    snprintf(cpu.description, sizeof cpu.description, "cpu, OpenBLAS sgemm, %d thread%s%s", t,
+             t == 1 ? "" : "s", asked && *asked ? " (OPENBLAS_NUM_THREADS)" : "");
+#else
+    snprintf(cpu.description, sizeof cpu.description, "cpu, plain-C GEMM (no OpenBLAS)");
+#endif
+}
+
+const Device *device_cpu(void)
+{
+    describe_cpu();
+    return &cpu;
+}
+
 #line 2166 "chapters/01-mlp.nw"
 void device_cpu_threads(int threads)
 {
@@ -253,15 +272,5 @@ void device_cpu_threads(int threads)
 #else
     (void)threads;
 #endif
-}
-
-#line 2182 "chapters/01-mlp.nw"
-const Device *device_cpu(void)
-{
-#ifdef HAVE_BLAS
-    snprintf(cpu.description, sizeof cpu.description, "cpu, OpenBLAS sgemm");
-#else
-    snprintf(cpu.description, sizeof cpu.description, "cpu, plain-C GEMM (no OpenBLAS)");
-#endif
-    return &cpu;
+    describe_cpu();
 }

@@ -13,7 +13,7 @@ void run_banner(const Rank *r, const Model *m, const Strategy *s)
 {
     const Run *run = r->run;
     const StrategyDef *def = run->strategy;
-    char line[ERR_LEN], shared[64];
+    char line[ERR_LEN], shared[64] = ""; /* written only when ranks share a GPU */
     bool sharing = r->c && run_gpu_sharing(r, shared, sizeof shared);
     printf("%s: %s (--strategy %s), %d %s\n", program_name(),
            s && s->runs ? s->runs : def->title, def->name, r->size,

@@ -69,7 +69,7 @@ int run_start(Run *run, bool mpi)
 #line 2583 "chapters/02-shm.nw"
     return RUN_GO;
 }
-#line 490 "chapters/08-direct.nw"
+#line 500 "chapters/08-direct.nw"
 /** Bind this process to the @p rank-th allowed core, when @p size ranks each can have one. */
 static void bind_to_core(int rank, int size)
 {

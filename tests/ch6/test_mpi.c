@@ -10,10 +10,7 @@ static void need_mpi(void)
 {
     if (!comm_mpi_available() || system("command -v mpirun >/dev/null 2>&1") != 0)
         cr_skip_test("no MPI in this build (NO_MPI=1 or mpicc/mpirun not found)");
-    /* CI runs as root on 2 cores: let mpirun run as root and start more ranks than cores */
-    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-    setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 1);
+    mpirun_may_oversubscribe();
 }
 
 /* mpirun -np n [extra...] ./ring --transport mpi, against ./mlp with batch n x 64. */

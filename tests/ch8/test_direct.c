@@ -615,9 +615,7 @@ Test(direct_strategy, over_mpi_the_banner_names_the_channel_ring, .timeout = 60)
 {
     if (!comm_mpi_available() || system("command -v mpirun >/dev/null 2>&1") != 0)
         cr_skip_test("no MPI in this build (NO_MPI=1 or mpicc/mpirun not found)");
-    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
-    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
-    setenv("OMPI_MCA_rmaps_base_oversubscribe", "1", 1);
+    mpirun_may_oversubscribe();
     Run a;
     run_program((char *[]){"/usr/bin/env", "mpirun", "-np", "2", "./train", "--strategy",
                            "direct", "--transport", "mpi", "--train_size", "1024", "--epochs",

@@ -1,0 +1,103 @@
+/* What a reader's machine changes, and what a new machine meets: the banner names the BLAS
+ * threads and honours OPENBLAS_NUM_THREADS; a first build without a C compiler says in one
+ * line what to install (or installs it, which make fresh-check covers). */
+#include <sys/stat.h>
+
+#include "helpers.h"
+
+/* The banner's device line of a run of @p argv (--epochs 1 on a small set). */
+static void device_line(char *const argv[], char *line, size_t cap)
+{
+    static Run r;
+    run_program(argv, &r);
+    cr_assert(r.status == 0, "%s failed: %s", argv[0], r.err);
+    const char *d = strstr(r.out, "  device   ");
+    cr_assert(d, "no device line in: %s", r.out);
+    size_t n = strcspn(d, "\n");
+    snprintf(line, cap, "%.*s", (int)(n < cap ? n : cap - 1), d);
+}
+
+Test(machine, the_banner_names_the_blas_threads_and_honours_openblas_num_threads,
+     .timeout = 60)
+{
+#ifndef HAVE_BLAS
+    cr_skip_test("built without OpenBLAS (NO_BLAS=1 or no cblas.h): no threads to set");
+#endif
+    int cores = cores_available();
+    /* Four ranks share the cores: each gets cores / 4 threads, at least one. */
+    char line[512], want[64];
+    device_line((char *[]){"/usr/bin/env", "-u", "OPENBLAS_NUM_THREADS", "./ring", "--n_gpus",
+                           "4", "--device", "cpu", "--epochs", "1", "--train_size", "512",
+                           NULL},
+                line, sizeof line);
+    int share = cores / 4 > 0 ? cores / 4 : 1;
+    snprintf(want, sizeof want, "OpenBLAS sgemm, %d thread%s\n", share, share == 1 ? "" : "s");
+    strcat(line, "\n");
+    cr_expect(strstr(line, want), "%d cores, 4 ranks: expected '%.*s' in: %s", cores,
+              (int)strlen(want) - 1, want, line);
+    /* OPENBLAS_NUM_THREADS=2 wins over the share (OpenBLAS caps it at the cores). */
+    device_line((char *[]){"/usr/bin/env", "OPENBLAS_NUM_THREADS=2", "./ring", "--n_gpus", "4",
+                           "--device", "cpu", "--epochs", "1", "--train_size", "512", NULL},
+                line, sizeof line);
+    int asked = cores < 2 ? cores : 2;
+    snprintf(want, sizeof want, "OpenBLAS sgemm, %d thread%s (OPENBLAS_NUM_THREADS)", asked,
+             asked == 1 ? "" : "s");
+    cr_expect(strstr(line, want), "%d cores, OPENBLAS_NUM_THREADS=2: expected '%s' in: %s",
+              cores, want, line);
+}
+
+/* A directory for PATH that holds only a stand-in for id(1) saying @p uid: no compiler and
+ * no sudo are found there, whatever this machine has. */
+static void path_without_a_compiler(char *dir, const char *uid)
+{
+    cr_assert(mkdtemp(dir), "mkdtemp failed");
+    char path[300];
+    snprintf(path, sizeof path, "%s/id", dir);
+    FILE *f = fopen(path, "w");
+    cr_assert(f, "cannot write %s", path);
+    fprintf(f, "#!/bin/sh\necho %s\n", uid);
+    fclose(f);
+    cr_assert(chmod(path, 0755) == 0);
+}
+
+static void remove_path(char *dir)
+{
+    char path[300];
+    snprintf(path, sizeof path, "%s/id", dir);
+    unlink(path);
+    rmdir(dir);
+}
+
+/* make refuses before it writes anything: the checks are the Makefile's first lines. */
+Test(machine, no_compiler_and_no_root_says_in_one_line_what_to_install, .timeout = 60)
+{
+    char dir[] = "/tmp/dps-nocc-XXXXXX", env[300];
+    path_without_a_compiler(dir, "1000");
+    snprintf(env, sizeof env, "PATH=%s", dir);
+    static Run r;
+    run_program((char *[]){"/usr/bin/env", "-i", env, "/usr/bin/make", "--no-print-directory",
+                           "-s", "chapter1", NULL},
+                &r);
+    remove_path(dir);
+    cr_assert(r.status == 2 && count_lines(r.err) == 1 &&
+                  strstr(r.err, "no C compiler (cc), and installing one needs root or sudo") &&
+                  strstr(r.err, "apt-get install build-essential"),
+              "make without a compiler, not root, no sudo: exit %d, stderr: %s", r.status,
+              r.err);
+    cr_assert(r.out[0] == '\0', "make printed on stdout: %s", r.out);
+}
+
+Test(machine, a_compiler_that_is_not_there_is_named, .timeout = 60)
+{
+    char dir[] = "/tmp/dps-nocc-XXXXXX", env[300];
+    path_without_a_compiler(dir, "0");
+    snprintf(env, sizeof env, "PATH=%s", dir);
+    static Run r;
+    run_program((char *[]){"/usr/bin/env", "-i", env, "/usr/bin/make", "--no-print-directory",
+                           "-s", "CC=dps-no-such-cc", "chapter1", NULL},
+                &r);
+    remove_path(dir);
+    cr_assert(r.status == 2 && count_lines(r.err) == 1 &&
+                  strstr(r.err, "CC=dps-no-such-cc: no such compiler here"),
+              "make CC=dps-no-such-cc: exit %d, stderr: %s", r.status, r.err);
+}
