@@ -41,13 +41,16 @@ CC       ?= gcc
 
 # A fresh machine may have git and make and no C compiler (Debian's minimal install): the
 # first build installs one (scripts/deps.sh: as root or through sudo, waiting for the
-# package lock), or says in one line what to install and stops.
-NO_CC_GOALS := clean help deps deps-test deps-book deps-docs tangle manifest guide autograder fresh-check
-ifeq ($(shell command -v $(firstword $(CC)) 2>/dev/null),)
+# package lock), or says in one line what to install and stops. Only a compiler named
+# without a path (cc, gcc, clang, clang-14...) is installed; a path is the user's to provide.
+NO_CC_GOALS := clean help deps deps-test deps-book deps-docs tangle manifest guide autograder fresh-check \
+               docs check-tangle check-layers chapter0
+CC_NAME     := $(firstword $(CC))
+ifeq ($(shell command -v $(CC_NAME) 2>/dev/null),)
 ifneq ($(filter-out $(NO_CC_GOALS),$(or $(MAKECMDGOALS),all)),)
-CC_PACKAGE := $(if $(filter cc gcc,$(notdir $(firstword $(CC)))),build-essential,$(if $(filter clang%,$(notdir $(firstword $(CC)))),$(notdir $(firstword $(CC)))))
+CC_PACKAGE := $(if $(findstring /,$(CC_NAME)),,$(if $(filter cc gcc,$(CC_NAME)),build-essential,$(if $(filter clang%,$(CC_NAME)),$(CC_NAME))))
 ifeq ($(CC_PACKAGE),)
-$(error CC=$(CC): no such compiler here; install it, or leave CC unset for gcc)
+$(error CC=$(CC): no such compiler here; install it, or leave CC unset for the system's cc)
 endif
 ifeq ($(shell [ "$$(id -u)" = 0 ] || command -v sudo; echo $$?),1)
 $(error no C compiler ($(CC)), and installing one needs root or sudo: as root, apt-get install $(CC_PACKAGE), then make again)
@@ -55,6 +58,9 @@ endif
 $(info build: no C compiler ($(CC)): installing $(CC_PACKAGE) (scripts/deps.sh))
 ifneq ($(shell scripts/deps.sh "the build" $(CC_PACKAGE) >&2; echo $$?),0)
 $(error no C compiler: the install of $(CC_PACKAGE) failed (above); install it and run make again)
+endif
+ifeq ($(shell command -v $(CC_NAME) 2>/dev/null),)
+$(error $(CC_PACKAGE) is installed, but there is still no $(CC_NAME): install it yourself, or name another with CC=)
 endif
 endif
 endif
@@ -388,6 +394,7 @@ test-run: $(PROGRAMS) $(TEST_BIN) $(TWIN)
 	 $(GRADE_ENV) tests/grade.sh test $(CHAPTER) || status=1; \
 	 $(GRADE_ENV) tests/grade.sh prove $(CHAPTER) || status=1; \
 	 echo "test: running the book's tests$(if $(CHAPTER), of $(CHAPTER_DIR)) on DEVICE=$(DEVICE)$(if $(SANITIZE), with -fsanitize=$(SANITIZE))"; \
+	 rm -f $(TEST_BIN).tap; \
 	 DPS_TEST_DEVICE=$(DEVICE) $(SAN_ENV) $(TEST_BIN) --timeout 120 -j$(TEST_JOBS) --short-filename \
 	   --tap=$(TEST_BIN).tap || status=1; \
 	 awk -f tests/skips.awk $(TEST_BIN).tap; \

@@ -9,10 +9,46 @@ set -uo pipefail
 what=${1:?usage: scripts/deps.sh WHAT PACKAGE...}
 shift
 wait_s=${DEPS_WAIT:-600}
-if [ "$(id -u)" = 0 ]; then sudo=
-elif command -v sudo >/dev/null; then sudo=sudo
-else echo "deps: run as root, or: apt-get install $*" >&2; exit 1; fi
 export DEBIAN_FRONTEND=noninteractive
+
+# clang-format-14, where Debian does not carry it (Debian 13 carries 19 and later): PyPI's
+# clang-format 14.0.6 wheel, in a virtual environment of the tree's own
+# (build/tools/clang-format-14, where the Makefile looks for it), made with Debian's
+# python3-venv. It formats exactly as Debian 12's clang-format-14 does, which the drift check
+# needs (another version formats otherwise). No root: it is the tree's, not the system's.
+wheel_dir=build/tools/clang-format-14
+install_wheel() {
+    [ -x "$wheel_dir/bin/clang-format" ] && return 0
+    rm -rf "$wheel_dir" && mkdir -p build/tools
+    { python3 -m venv "$wheel_dir" &&
+      "$wheel_dir/bin/pip" install -q --disable-pip-version-check clang-format==14.0.6; } >"$wheel_dir.log" 2>&1 ||
+        { tail -5 "$wheel_dir.log" >&2; echo "deps: clang-format 14.0.6 from PyPI failed (above)" >&2; rm -rf "$wheel_dir"; return 1; }
+    echo "deps: clang-format 14.0.6 from PyPI, in $wheel_dir (this Debian has no clang-format-14)"
+}
+installed() { dpkg-query -W -f='${Status}\n' "$1" 2>/dev/null | grep -q '^install ok installed$'; }
+carried() { apt-cache show --no-all-versions "$1" >/dev/null 2>&1; } # in the package lists
+
+# Without root or sudo nothing comes from Debian, but what is installed already is enough
+# when only the wheel is missing (an ordinary user's fresh clone on Debian 13): say what
+# root must install, or make the wheel. sudo counts when it needs no password, or when a
+# person at a terminal can give one.
+can_sudo() { command -v sudo >/dev/null && { sudo -n true 2>/dev/null || [ -t 0 ]; }; }
+if [ "$(id -u)" != 0 ] && ! can_sudo; then
+    missing=() wheel=
+    for p in "$@"; do
+        installed "$p" && continue
+        if [ "$p" = clang-format-14 ]; then
+            [ -x "$wheel_dir/bin/clang-format" ] && continue
+            if carried apt && ! carried clang-format-14 && installed python3-venv; then wheel=1; continue; fi
+        fi
+        missing+=("$p")
+    done
+    [ ${#missing[@]} = 0 ] || { echo "deps: run as root, or: apt-get install ${missing[*]}" >&2; exit 1; }
+    [ -z "$wheel" ] || install_wheel || exit 1
+    echo "deps: $what: everything needed is installed"
+    exit 0
+fi
+sudo=; [ "$(id -u)" = 0 ] || sudo=sudo
 
 # apt-get "$@", retried while the lock is held (the lock of the package lists, or dpkg's),
 # for at most wait_s seconds in all, saying once what it waits for.
@@ -38,23 +74,14 @@ apt() {
 }
 apt update -qq || exit 1
 
-# A package this Debian does not carry, with what stands in for it: clang-format-14 (the
-# drift check formats with clang-format 14 exactly; Debian 13 carries 19 and later) comes
-# from PyPI's clang-format 14.0.6 wheel, in a virtual environment of the tree's own
-# (build/tools/clang-format-14, where the Makefile looks for it), with python3-venv from
-# Debian. Any other missing package is an error that names it.
+# A package this Debian does not carry: clang-format-14 is replaced by the wheel above (and
+# python3-venv to make it); any other is an error that names it.
 pkgs=() wheel=
 for p in "$@"; do
-    if apt-cache show --no-all-versions "$p" >/dev/null 2>&1; then pkgs+=("$p")
+    if carried "$p"; then pkgs+=("$p")
     elif [ "$p" = clang-format-14 ]; then wheel=1; pkgs+=(python3-venv)
     else echo "deps: this Debian has no package $p" >&2; exit 1; fi
 done
 apt install -y -qq "${pkgs[@]}" >/dev/null || exit 1
-if [ -n "$wheel" ] && [ ! -x build/tools/clang-format-14/bin/clang-format ]; then
-    rm -rf build/tools/clang-format-14 && mkdir -p build/tools
-    { python3 -m venv build/tools/clang-format-14 &&
-      build/tools/clang-format-14/bin/pip install -q --disable-pip-version-check clang-format==14.0.6; } >build/tools/clang-format-14.log 2>&1 ||
-        { tail -5 build/tools/clang-format-14.log >&2; echo "deps: clang-format 14.0.6 from PyPI failed (above)" >&2; rm -rf build/tools/clang-format-14; exit 1; }
-    echo "deps: clang-format 14.0.6 from PyPI, in build/tools/clang-format-14 (Debian here has no clang-format-14)"
-fi
+[ -z "$wheel" ] || install_wheel || exit 1
 echo "deps: installed for $what: ${pkgs[*]}"

@@ -3,16 +3,18 @@
 # them. For each suite (Debian 12 bookworm and Debian 13 trixie by default):
 #
 #   1. a minimal root made by debootstrap from Debian's packages (--variant=minbase), with
-#      git and make added and nothing else, cached in build/fresh/SUITE.base between runs
-#      (FRESH_REFRESH=1 makes it again);
+#      git and make added and nothing else, cached in FRESH_DIR/SUITE.base between runs
+#      (FRESH_DIR is /var/tmp/dps-fresh-check, outside the tree, whose make clean a user
+#      could not do past root's files; FRESH_REFRESH=1 makes the roots again);
 #   2. a copy of it, into which HEAD is cloned (a git bundle: what is committed, nothing
 #      else);
 #   3. the two commands, `make chapter5 && ./ring --n_gpus 4` and `make test`, twice in
 #      separate clones: once starting from nothing, which installs what the commands need,
-#      and once more after that, with the packages in place. On bookworm the first is root's
-#      and the second an ordinary user's (no sudo); on trixie the first is an ordinary
-#      user's with sudo (the packages installed through it) and the second root's. Both
-#      ways of starting from nothing, and both users, are covered across the two suites.
+#      and once more after that, with the packages in place, by an ordinary user without
+#      sudo. On bookworm the first is root's; on trixie an ordinary user's with sudo (the
+#      packages installed through it). So both ways of starting from nothing are covered,
+#      and on both suites a user who can install nothing finds what is installed enough
+#      (on trixie that user's clone makes its own clang-format 14, which needs no root).
 #
 # Each command runs in the root through chroot, inside a mount and PID namespace of its own
 # (unshare): /proc, /sys, /dev and /dev/shm are mounted there and vanish with it, and every
@@ -28,7 +30,7 @@ cd "$(dirname "$0")/.."
 suites=("$@")
 [ ${#suites[@]} -gt 0 ] || suites=(bookworm trixie)
 mirror=${FRESH_MIRROR:-http://deb.debian.org/debian}
-dir=${FRESH_DIR:-build/fresh}
+dir=${FRESH_DIR:-/var/tmp/dps-fresh-check}
 [ "$(id -u)" = 0 ] || { echo "fresh-check: needs root (debootstrap, chroot, namespaces)" >&2; exit 2; }
 command -v debootstrap >/dev/null || scripts/deps.sh "make fresh-check" debootstrap || exit 1
 for tool in debootstrap unshare chroot git; do
@@ -73,9 +75,10 @@ in_root() {
         cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
         ca=; [ ! -f /etc/ssl/certs/ca-certificates.crt ] || ca=/etc/ssl/fresh-check-ca.pem
         [ -z "$ca" ] || { mkdir -p "$root/etc/ssl" && cp /etc/ssl/certs/ca-certificates.crt "$root$ca"; }
+        proxies=$(env | grep -iE "^(http|https|no)_proxy=" || true)
         exec chroot --userspec="$spec" "$root" /usr/bin/env -i HOME="$home" USER="$user" \
             LOGNAME="$user" TERM=dumb LANG=C.UTF-8 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-            ${ca:+PIP_CERT=$ca} /bin/bash -c "cd \"$home\" && $cmd"' sh "$root" "$spec" "$home" "$cmd" "$user"
+            ${ca:+PIP_CERT=$ca} $proxies /bin/bash -c "cd \"$home\" && $cmd"' sh "$root" "$spec" "$home" "$cmd" "$user"
 }
 
 # The two commands of the README, in a clone of HEAD of the user's own; TAG names the logs.
@@ -104,18 +107,18 @@ for suite in "${suites[@]}"; do
     step "$suite: a copy of the root" "$dir/$suite.copy.log" cp -a "$base" "$root"
     cp "$dir/head.bundle" "$root/tmp/head.bundle" && chmod 644 "$root/tmp/head.bundle"
     chroot "$root" useradd -m -s /bin/bash student || exit 1
+    chroot "$root" useradd -m -s /bin/bash reader || exit 1
     case $suite in
     trixie)
-        step "$suite: sudo for the ordinary user (as an admin gives it)" "$dir/$suite.sudo.log" \
+        step "$suite: sudo for student (as an admin gives it)" "$dir/$suite.sudo.log" \
             in_root "$root" root "apt-get update -qq && apt-get install -y -qq sudo >/dev/null && echo 'student ALL=(ALL) NOPASSWD: ALL' > /etc/sudoers.d/student"
         readme_commands "$root" student user-sudo "$suite, a user with sudo, from nothing"
-        readme_commands "$root" root root-after "$suite, root, once installed"
         ;;
     *)
         readme_commands "$root" root root "$suite, root, from nothing"
-        readme_commands "$root" student user-after "$suite, a user, once installed"
         ;;
     esac
+    readme_commands "$root" reader user-after "$suite, a user without sudo, once installed"
     rm -rf "$root"
 done
 echo "fresh-check: passed on ${suites[*]} in $(($(date +%s) - t_all)) s"

@@ -25,7 +25,7 @@
 #   portable      NATIVE=0: no -march=native                         code for any x86-64
 #   haswell       OPENBLAS_CORETYPE=Haswell (AVX2 kernels)           another CPU's BLAS
 #   prescott      OPENBLAS_CORETYPE=Prescott (SSE3 kernels)          an old CPU's BLAS
-#   1-core        taskset -c 0: one core allowed                     a small VM
+#   1-core        taskset: one core allowed (the first of this one's) a small VM
 #   8-cores       tests/fake_cores.c: every program hears 8 cores    a larger machine
 #
 # A variant whose tool is missing (gcc-11, clang) is installed through scripts/deps.sh when
@@ -81,18 +81,23 @@ run_under() { # run_under NAME COMMAND...: the command as the variant's machine 
     case $name in
     haswell) OPENBLAS_CORETYPE=Haswell "$@" ;;
     prescott) OPENBLAS_CORETYPE=Prescott "$@" ;;
-    1-core) taskset -c 0 "$@" ;;
+    1-core) taskset -c "$first_cpu" "$@" ;;
     8-cores) DPS_FAKE_CORES=8 LD_PRELOAD="$dir/fake_cores.so" "$@" ;;
-    no-cuda) PATH=$(path_without_nvcc) "$@" ;;
+    no-cuda) env -u NVCC PATH="$(path_without_nvcc)" "$@" ;;
     *) "$@" ;;
     esac
 }
 
 # The tool a variant needs, installed when it can be; 1 (skip) with the reason when not.
 # gcc 11 comes with its C++ library, as on Ubuntu 22.04 (build-essential), for the CUDA
-# backend's link.
+# backend's link. OpenBLAS does not check a kernel family it is told to use: Haswell's on a
+# processor without AVX2 and FMA would die on an illegal instruction.
 need() {
     local cc pkg
+    if [ "$1" = haswell ] && ! { grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo; }; then
+        why="this processor has no AVX2 or no FMA, which OpenBLAS's Haswell kernels use"
+        return 1
+    fi
     case $1 in clang) cc=clang pkg=clang ;; gcc-11) cc=gcc-11 pkg=g++-11 ;; *) return 0 ;; esac
     links() { echo 'int main(void) { return 0; }' | $cc -x c - -lstdc++ -o /dev/null 2>/dev/null; }
     command -v $cc >/dev/null && links && return 0
@@ -101,24 +106,32 @@ need() {
     return 1
 }
 
-gcc -std=c11 -O2 -Wall -Wextra -Werror -fPIC -shared tests/fake_cores.c -o "$dir/fake_cores.so" -ldl ||
+${CC:-cc} -std=c11 -O2 -Wall -Wextra -Werror -fPIC -shared tests/fake_cores.c -o "$dir/fake_cores.so" -ldl ||
     { echo "matrix: tests/fake_cores.c does not compile" >&2; exit 1; }
+# The first core this process may run on, for the 1-core variant (a cpuset may leave out 0).
+first_cpu=$(awk '/^Cpus_allowed_list:/ { split($2, c, /[,-]/); print c[1] }' /proc/self/status)
+# The copies have no build/: where this tree's clang-format 14 is a wheel of its own (Debian
+# 13), the copies are told where it is rather than each making one again.
+cf_args=()
+command -v clang-format-14 >/dev/null || [ ! -x "$top/build/tools/clang-format-14/bin/clang-format" ] ||
+    cf_args=(CLANG_FORMAT="$top/build/tools/clang-format-14/bin/clang-format")
 spread=$dir/spread.rows
 : >"$spread"
 built=" "
-fail=0
+fail=0 skipped=0
 t_all=$(date +%s)
 for name in "${names[@]}"; do
     why=
     if ! need "$name"; then
         printf 'matrix: %-9s skipped: %s\n' "$name" "$why"
+        skipped=$((skipped + 1))
         continue
     fi
     c=$(copy_of "$name") t0=$(date +%s) log=$dir/$name.log
     # shellcheck disable=SC2046
-    args=($(make_args "$name"))
+    args=($(make_args "$name") "${cf_args[@]}")
     if [[ "$built" != *" $c "* ]]; then
-        copy_tree "$c"
+        copy_tree "$c" || { echo "matrix: cannot copy the tree into $dir/$c" >&2; exit 1; }
         built+="$c "
     fi
     if [ -z "$spread_only" ] && [ "$name" != default ]; then
@@ -161,12 +174,12 @@ if [ -s "$spread" ]; then
         cat "$spread"
     } >"$dir/spread.csv"
     awk -F, '{ split($1, key, "/"); p = key[2]; n[p]++
-            for (i = 2; i <= 4; i++) { if (n[p] == 1 || $i < lo[p, i]) lo[p, i] = $i; if (n[p] == 1 || $i > hi[p, i]) hi[p, i] = $i }
+            for (i = 2; i <= 4; i++) { if (n[p] == 1 || $i + 0 < lo[p, i]) lo[p, i] = $i + 0; if (n[p] == 1 || $i + 0 > hi[p, i]) hi[p, i] = $i + 0 }
             if ($5 != "") { runs++; h[$5] = 1 } }
         END { for (p in n) printf "matrix: spread over %d variants of ./%s: loss %s-%s, train_acc %s-%s%%, test_acc %s-%s%%\n",
               n[p], p, lo[p, 2], hi[p, 2], lo[p, 3], hi[p, 3], lo[p, 4], hi[p, 4]
               d = 0; for (x in h) d++; printf "matrix: the replicas'"'"' hash: %d different in %d runs\n", d, runs }' "$spread"
     [ -z "${SPREAD_OUT:-}" ] || cp "$dir/spread.csv" "$SPREAD_OUT"
 fi
-echo "matrix: $( [ $fail = 0 ] && echo "every variant passed" || echo "a variant FAILED") ($(($(date +%s) - t_all)) s)"
+echo "matrix: $( [ $fail = 0 ] && echo "every variant passed" || echo "a variant FAILED")$( [ $skipped = 0 ] || echo ", $skipped skipped (above)") ($(($(date +%s) - t_all)) s)"
 exit $fail

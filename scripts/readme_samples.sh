@@ -133,7 +133,9 @@ while IFS= read -r spec; do
         $0 == "<!-- sample: " spec " -->" { on = 1; next }
         on && /^```/ { if (inside) exit; inside = 1; next }
         on && inside { print }' "$readme")
-    now=$(run_sample "$spec") || { echo "readme_samples: '$spec' failed (exit $sample_status):" >&2; tail -3 <<<"$now" >&2; fail=1; continue; }
+    now=$(run_sample "$spec")
+    st=$? # run_sample ran in a subshell: its status, not sample_status, comes back here
+    [ "$st" = 0 ] || { echo "readme_samples: '$spec' failed (exit $st):" >&2; tail -3 <<<"$now" >&2; fail=1; continue; }
     diff_out=$(diff <(form <<<"$shown") <(form <<<"$now"))
     if [ -n "$diff_out" ]; then
         echo "readme_samples: the sample of '$spec' is not what it prints now (< README, > the program; numbers masked):" >&2

@@ -10,20 +10,26 @@ f=${1:-book/data/spread.csv}
 machine=$(head -1 "$f" | sed -n 's/^# machine: \([^;]*\);.*/\1/p' | sed 's/, Linux [^,]*//')
 [ -n "$machine" ] || { echo "spread_facts: $f has no machine line" >&2; exit 2; }
 grep -v '^#' "$f" | tail -n +2 | awk -F, -v machine="$machine" '
-    { split($1, k, "/"); v = k[1]; p = k[2]; n[p]++; variants[v] = 1
+    BEGIN { say["default"] = "as the book builds it"; say["no-blas"] = "without OpenBLAS"
+            say["no-cuda"] = "without CUDA"; say["no-mpi"] = "without MPI"; say["clang"] = "with clang"
+            say["gcc-11"] = "with gcc 11"; say["portable"] = "without `-march=native`"
+            say["haswell"] = "with OpenBLAS'"'"'s Haswell kernels"; say["prescott"] = "with its Prescott kernels"
+            say["1-core"] = "on 1 core"; say["8-cores"] = "on 8 cores" }
+    { split($1, k, "/"); v = k[1]; p = k[2]; n[p]++
+      if (!(v in seen)) { seen[v] = 1; order[++nv] = v }
       for (i = 2; i <= 4; i++) { if (n[p] == 1 || $i + 0 < lo[p, i]) lo[p, i] = $i + 0
                                  if (n[p] == 1 || $i + 0 > hi[p, i]) hi[p, i] = $i + 0 }
-      if ($5 != "") { hashes++; if (!($5 in seen)) distinct++; seen[$5] = 1 } }
+      if ($5 != "") { hashes++; if (!($5 in hs)) distinct++; hs[$5] = 1 } }
     function range(p, i, fmt) { return lo[p, i] == hi[p, i] ? sprintf(fmt, lo[p, i]) : sprintf(fmt "-" fmt, lo[p, i], hi[p, i]) }
     END {
-      nv = 0; for (v in variants) nv++
-      printf "**How much the machine changes the numbers.** One machine (%s) built and ran the\n", machine
-      printf "book %d ways (`make matrix`: gcc and clang, gcc 11, with and without OpenBLAS, `-march=native`\n", nv
-      printf "or not, two other OpenBLAS kernel families, 1, 2 and 8 cores; `book/data/spread.csv`). The last\n"
-      printf "epoch of `./mlp --epochs 3` ended with a loss of %s, train accuracy %s%% and test\n", range("mlp", 2, "%.4f"), range("mlp", 3, "%.2f")
-      printf "accuracy %s%%; of `./ring --n_gpus 4 --epochs 3`, %s, %s%% and %s%%. The replicas of\n", range("mlp", 4, "%.2f"), range("ring", 2, "%.4f"), range("ring", 3, "%.2f"), range("ring", 4, "%.2f")
-      printf "a run are identical in every variant, but their hash took %d values in %d runs: it names\n", distinct, hashes
-      printf "the weights on one machine and build. The order in which a CPU and its BLAS add is part\n"
-      printf "of the arithmetic (chapter 1, \"How much the machine changes the numbers\"), so the tests\n"
-      printf "compare runs on the same machine, and the README'"'"'s samples within the tolerances their\n"
-      printf "check states, never to the last digit.\n" }'
+      list = ""
+      for (j = 1; j <= nv; j++) list = list (j == 1 ? "" : j == nv ? " and " : ", ") ((order[j] in say) ? say[order[j]] : order[j])
+      text = sprintf("**How much the machine changes the numbers.** One machine (%s) built and ran the book %d ways (`make matrix`, `book/data/spread.csv`): %s. ", machine, nv, list)
+      text = text sprintf("The last epoch of `./mlp --epochs 3` ended with a loss of %s, train accuracy %s%% and test accuracy %s%%; ", range("mlp", 2, "%.4f"), range("mlp", 3, "%.2f"), range("mlp", 4, "%.2f"))
+      text = text sprintf("of `./ring --n_gpus 4 --epochs 3`, %s, %s%% and %s%%. ", range("ring", 2, "%.4f"), range("ring", 3, "%.2f"), range("ring", 4, "%.2f"))
+      text = text sprintf("The replicas of a run were identical in every variant (a run that finds them different fails), but their hash took %d values in %d runs: it names the weights on one machine and build. ", distinct, hashes)
+      text = text "The order in which a CPU and its BLAS add is part of the arithmetic (chapter 1, \"How much the machine changes the numbers\"), so the tests compare runs on the same machine, and the README'"'"'s samples within the tolerances their check states, never to the last digit."
+      # wrapped at 92 columns
+      m = split(text, w, " "); line = ""
+      for (j = 1; j <= m; j++) { if (line != "" && length(line) + 1 + length(w[j]) > 92) { print line; line = w[j] } else line = line (line == "" ? "" : " ") w[j] }
+      if (line != "") print line }'
