@@ -71,7 +71,7 @@ double now_seconds(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-#line 304 "chapters/A1-support.nw"
+#line 306 "chapters/A1-support.nw"
 int cores_available(void)
 {
     cpu_set_t allowed;
@@ -83,7 +83,7 @@ int cores_available(void)
     return n < 1 ? 1 : (int)n;
 }
 
-#line 345 "chapters/A1-support.nw"
+#line 347 "chapters/A1-support.nw"
 int read_file(const char *path, unsigned char **buf, size_t *len, char *err)
 {
     FILE *f = fopen(path, "rb");
@@ -103,12 +103,12 @@ int read_file(const char *path, unsigned char **buf, size_t *len, char *err)
         free(*buf);
         return error_set(err, "%s: read error after %zu of %zu bytes: %s", path, got, *len,
                          strerror(e));
-#line 365 "chapters/A1-support.nw"
+#line 367 "chapters/A1-support.nw"
     }
     return 0;
 }
 
-#line 395 "chapters/A1-support.nw"
+#line 397 "chapters/A1-support.nw"
 __attribute__((weak)) const char *exercises_linked(void)
 {
     return NULL;
