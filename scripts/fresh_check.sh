@@ -90,7 +90,8 @@ readme_commands() {
         in_root "$root" "$user" "cd dps && make chapter5 && ./ring --n_gpus 4"
     step "$name: make test" "$dir/$suite.$tag.test.log" \
         in_root "$root" "$user" "cd dps && make test"
-    grep -h -e '^\[====\] Synthesis' -e '^prove: ' "$dir/$suite.$tag.test.log" | sed "s/^/fresh-check:   /"
+    grep -h -e '^\[====\] Synthesis' -e '^prove: ' -e '^test: .*skipped' -e '^ *[0-9][0-9]*  ' \
+        "$dir/$suite.$tag.test.log" | sed "s/^/fresh-check:   /"
 }
 
 for suite in "${suites[@]}"; do
