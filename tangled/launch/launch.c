@@ -129,7 +129,7 @@ static void describe(int rank, int status, char *msg)
                  WEXITSTATUS(status), phase);
 }
 
-#line 503 "chapters/02-shm.nw"
+#line 520 "chapters/02-shm.nw"
 /** Whether rank @p r's chain of waits leads to rank @p c (within the size of the run). */
 static bool waits_on(int r, int c, int size)
 {
@@ -139,42 +139,63 @@ static bool waits_on(int r, int c, int size)
     return false;
 }
 
-#line 479 "chapters/02-shm.nw"
+#line 535 "chapters/02-shm.nw"
+/** Whether process @p pid is stopped by a signal (state T in /proc/PID/stat). */
+static bool process_stopped(pid_t pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    const char *close = strrchr(buf, ')');
+    return close && close[1] == ' ' && close[2] == 'T';
+}
+
+#line 491 "chapters/02-shm.nw"
 static void name_the_rank_that_stood_still(const pid_t *pids, int size, int failed, char *msg)
 {
-#line 482 "chapters/02-shm.nw"
+#line 494 "chapters/02-shm.nw"
     double now = now_seconds(), worst = 0, next = 0;
     int c = -1;
-#line 520 "chapters/02-shm.nw"
-    for (int r = 0; r < size; r++) {
-        if (r == failed || pids[r] == 0)
-            continue; /* the failed rank, and ranks already ended */
-        double still = now - atomic_load(&board->slot[r].progress_at);
-        if (still > worst)
-            next = worst, worst = still, c = r;
-        else if (still > next)
-            next = still;
+    for (int r = 0; r < size && c < 0; r++)
+        if (r != failed && pids[r] > 0 && process_stopped(pids[r]))
+            c = r, worst = now - atomic_load(&board->slot[r].progress_at);
+    if (c < 0) {
+#line 558 "chapters/02-shm.nw"
+        for (int r = 0; r < size; r++) {
+            if (r == failed || pids[r] == 0)
+                continue; /* the failed rank, and ranks already ended */
+            double still = now - atomic_load(&board->slot[r].progress_at);
+            if (still > worst)
+                next = worst, worst = still, c = r;
+            else if (still > next)
+                next = still;
+        }
+#line 501 "chapters/02-shm.nw"
+        if (c < 0 || worst < 1.0 || worst < 2 * next)
+            return; /* no rank stands out */
     }
-#line 485 "chapters/02-shm.nw"
-    if (c < 0 || worst < 1.0 || worst < 2 * next)
-        return; /* no rank stands out */
     char phase[96], who[ERR_LEN / 2] = "", line[ERR_LEN];
     launch_phase_of(c, phase, sizeof phase);
     int n = 0;
-#line 514 "chapters/02-shm.nw"
+#line 552 "chapters/02-shm.nw"
     for (int r = 0; r < size; r++)
         if (r != c && waits_on(r, c, size) && strlen(who) + 8 < sizeof who)
             snprintf(who + strlen(who), sizeof who - strlen(who), "%s%d", n++ ? ", " : "", r);
-#line 491 "chapters/02-shm.nw"
+#line 508 "chapters/02-shm.nw"
     snprintf(line, sizeof line,
              "rank %d made no progress for %.1f s in '%s'; %s%s %s "
              "waiting for it: %s",
              c, worst, phase, n == 1 ? "rank " : "ranks ", who, n == 1 ? "was" : "were", msg);
-#line 494 "chapters/02-shm.nw"
+#line 511 "chapters/02-shm.nw"
     snprintf(msg, ERR_LEN, "%s", line);
 }
 
-#line 535 "chapters/02-shm.nw"
+#line 573 "chapters/02-shm.nw"
 static void signal_all(const pid_t *pids, int size, int sig)
 {
     for (int r = 0; r < size; r++)
@@ -190,7 +211,7 @@ static int supervise(pid_t *pids, int size, double limit_s, const sigset_t *chld
     double start = now_seconds(), kill_at = INFINITY;
     char msg[ERR_LEN] = "";
     while (alive > 0) {
-#line 551 "chapters/02-shm.nw"
+#line 589 "chapters/02-shm.nw"
         int status;
         pid_t pid;
         while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
@@ -215,7 +236,7 @@ static int supervise(pid_t *pids, int size, double limit_s, const sigset_t *chld
 #line 418 "chapters/02-shm.nw"
         if (alive == 0)
             break;
-#line 587 "chapters/02-shm.nw"
+#line 625 "chapters/02-shm.nw"
         double t = now_seconds();
         if (!failed && limit_s > 0 && t - start > limit_s) {
             int r = 0;
@@ -227,7 +248,7 @@ static int supervise(pid_t *pids, int size, double limit_s, const sigset_t *chld
                      "%d rank(s) still running after the limit of %g s "
                      "(rank %d is in '%s')",
                      alive, limit_s, r, phase);
-#line 596 "chapters/02-shm.nw"
+#line 634 "chapters/02-shm.nw"
             failed = 1;
             signal_all(pids, size, SIGTERM);
             kill_at = t + GRACE_SECONDS;
@@ -235,7 +256,7 @@ static int supervise(pid_t *pids, int size, double limit_s, const sigset_t *chld
             signal_all(pids, size, SIGKILL);
             kill_at = INFINITY;
         }
-#line 617 "chapters/02-shm.nw"
+#line 655 "chapters/02-shm.nw"
         double wake = kill_at;
         if (!failed && limit_s > 0)
             wake = start + limit_s;
@@ -249,13 +270,13 @@ static int supervise(pid_t *pids, int size, double limit_s, const sigset_t *chld
         return error_set(err, "%s", msg);
     return 0;
 }
-#line 638 "chapters/02-shm.nw"
+#line 676 "chapters/02-shm.nw"
 int launch(int size, RankMain rank_main, void *arg, double limit_s, char *err)
 {
     if (size < 1 || size > LAUNCH_MAX_RANKS)
         return error_set(err, "launch: %d ranks asked for; 1 to %d are possible", size,
                          LAUNCH_MAX_RANKS);
-#line 672 "chapters/02-shm.nw"
+#line 710 "chapters/02-shm.nw"
     if (device_fork_hazard())
         return error_set(err,
                          "launch: this process has opened %s, whose context does not survive "
@@ -263,7 +284,7 @@ int launch(int size, RankMain rank_main, void *arg, double limit_s, char *err)
                          "error'); open the device in each rank, after launch(), and compute "
                          "one-device results in a child of their own",
                          device_fork_hazard());
-#line 694 "chapters/02-shm.nw"
+#line 732 "chapters/02-shm.nw"
     size_t bytes = sizeof(Board) + (size_t)size * sizeof(RankSlot);
     Board *b = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (b == MAP_FAILED)
@@ -277,7 +298,7 @@ int launch(int size, RankMain rank_main, void *arg, double limit_s, char *err)
     }
     board = b;
 
-#line 646 "chapters/02-shm.nw"
+#line 684 "chapters/02-shm.nw"
     sigset_t chld, old;
     sigemptyset(&chld);
     sigaddset(&chld, SIGCHLD);
@@ -285,7 +306,7 @@ int launch(int size, RankMain rank_main, void *arg, double limit_s, char *err)
     fflush(NULL);
     pid_t pids[LAUNCH_MAX_RANKS] = {0}, parent = getpid();
     int rc = 0;
-#line 717 "chapters/02-shm.nw"
+#line 755 "chapters/02-shm.nw"
     for (int r = 0; r < size; r++) {
         pid_t pid = fork();
         if (pid == 0)
@@ -299,7 +320,7 @@ int launch(int size, RankMain rank_main, void *arg, double limit_s, char *err)
         }
         pids[r] = pid;
     }
-#line 654 "chapters/02-shm.nw"
+#line 692 "chapters/02-shm.nw"
     if (rc == 0)
         rc = supervise(pids, size, limit_s, &chld, err);
     sigprocmask(SIG_SETMASK, &old, NULL);
