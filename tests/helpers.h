@@ -169,6 +169,42 @@ static inline void mpirun_may_oversubscribe(void)
     setenv("PRTE_MCA_rmaps_default_mapping_policy", ":oversubscribe", 1);
 }
 
+/* The ranks of launcher @p parent: pid per rank, from /proc (their names are "prog:rank"). */
+static inline int ranks_of_launcher(pid_t parent, pid_t *pid, int max)
+{
+    int found = 0;
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        char p[300], stat[512];
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        snprintf(p, sizeof p, "/proc/%s/stat", e->d_name);
+        FILE *f = fopen(p, "r");
+        if (!f)
+            continue;
+        size_t n = fread(stat, 1, sizeof stat - 1, f);
+        fclose(f);
+        stat[n] = '\0';
+        /* pid (comm) state ppid ... ; comm may hold spaces, so parse from the last ')' */
+        char *open = strchr(stat, '('), *close = strrchr(stat, ')');
+        int ppid;
+        char state;
+        if (!open || !close || sscanf(close + 1, " %c %d", &state, &ppid) != 2 ||
+            ppid != parent || state == 'Z')
+            continue;
+        char *colon = memchr(open, ':', (size_t)(close - open));
+        int r = colon ? atoi(colon + 1) : -1;
+        if (r >= 0 && r < max) {
+            pid[r] = atoi(e->d_name);
+            found++;
+        }
+    }
+    if (d)
+        closedir(d);
+    return found;
+}
+
 /* Run argv[0] with argv, capturing stdout and stderr. stderr is read after stdout, so keep
  * outputs under the pipe size. */
 static inline void run_program(char *const argv[], Run *r)

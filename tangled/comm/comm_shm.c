@@ -278,7 +278,7 @@ static int wait_change(_Atomic uint32_t *word, uint32_t seen, _Atomic uint32_t *
         if (atomic_load_explicit(word, memory_order_acquire) != seen)
             return 0;
         cpu_relax();
-#line 524 "chapters/08-direct.nw"
+#line 531 "chapters/08-direct.nw"
 #ifndef DPS_NO_BIND
         if ((i & 255) == 255) {
             sched_yield();

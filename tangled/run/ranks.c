@@ -69,23 +69,27 @@ int run_start(Run *run, bool mpi)
 #line 2621 "chapters/02-shm.nw"
     return RUN_GO;
 }
-#line 500 "chapters/08-direct.nw"
-/** Bind this process to the @p rank-th allowed core, when @p size ranks each can have one. */
+#line 503 "chapters/08-direct.nw"
+/** Bind this process to the @p rank-th block of (allowed cores / @p size) allowed cores,
+ *  when @p size ranks each can have one at least. */
 static void bind_to_core(int rank, int size)
 {
 #ifdef DPS_NO_BIND /* make bench's copy without either remedy, to measure what they buy */
     return;
 #endif
-    cpu_set_t allowed, one;
+    cpu_set_t allowed, mine;
     if (sched_getaffinity(0, sizeof allowed, &allowed) != 0 || CPU_COUNT(&allowed) < size)
         return;
-    for (int cpu = 0, k = 0; cpu < CPU_SETSIZE; cpu++)
-        if (CPU_ISSET(cpu, &allowed) && k++ == rank) {
-            CPU_ZERO(&one);
-            CPU_SET(cpu, &one);
-            sched_setaffinity(0, sizeof one, &one);
-            return;
-        }
+    int share = CPU_COUNT(&allowed) / size, first = rank * share;
+    CPU_ZERO(&mine);
+    for (int cpu = 0, k = 0; cpu < CPU_SETSIZE; cpu++) {
+        if (!CPU_ISSET(cpu, &allowed))
+            continue;
+        if (k >= first && k < first + share)
+            CPU_SET(cpu, &mine);
+        k++; /* the k-th allowed core */
+    }
+    sched_setaffinity(0, sizeof mine, &mine);
 }
 
 #line 2675 "chapters/02-shm.nw"
@@ -99,7 +103,7 @@ static int rank_main(int rank, int size, void *arg, char *err)
         return -1;
     long cores = cores_available(); /* the ranks share the process's cores */
     device_cpu_threads((int)(cores / size > 0 ? cores / size : 1));
-    if (run->w) /* chapter 8: forked ranks, one core each when there are enough */
+    if (run->w) /* chapter 8: forked ranks, cores of their own when there are enough */
         bind_to_core(rank, size);
     if ((run->w || run->mpi) &&
         comm_open_rank(run->transport, run->w, rank, r.dev, &r.c, &r.host, err))

@@ -9,6 +9,7 @@
  * copies and reductions that wait in a queue until the device is synced. */
 #include <fcntl.h>
 #include <math.h>
+#include <sched.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -623,4 +624,46 @@ Test(direct_strategy, over_mpi_the_banner_names_the_channel_ring, .timeout = 60)
     cr_assert(a.status == 0, "exit %d: %s", a.status, a.err);
     says_what_ran(&a, "channel ring");
     cr_assert(strstr(a.out, "as this transport has no windows"), "no reason: %.200s", a.out);
+}
+
+/* Chapter 8's binding: with at least as many cores as ranks, forked rank r runs on the r-th
+ * block of (cores / ranks) of the cores the run may use, where its BLAS threads run too:
+ * blocks of the same size that do not overlap. Read from the kernel while ./ring runs. */
+Test(binding, each_forked_rank_runs_on_a_block_of_its_own, .timeout = 60)
+{
+    if (getenv("DPS_FAKE_CORES"))
+        cr_skip_test("DPS_FAKE_CORES: a machine of stand-in cores cannot bind to cores it lacks");
+    cpu_set_t allowed;
+    cr_assert(sched_getaffinity(0, sizeof allowed, &allowed) == 0);
+    int cores = CPU_COUNT(&allowed), n = 2;
+    if (cores < n)
+        cr_skip_test("%d core(s) for %d ranks: the ranks are not bound", cores, n);
+    int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    pid_t parent = spawn_dying_with_test((char *[]){"./ring", "--n_gpus", "2", "--device",
+                                                    "cpu", "--epochs", "100000",
+                                                    "--train_size", "1024", "--quiet", NULL},
+                                         null, null);
+    pid_t pid[2] = {0};
+    cpu_set_t mask[2];
+    int share = cores / n, bound = 0;
+    for (double t0 = now_seconds(); now_seconds() - t0 < 20 && bound < n; usleep(10000)) {
+        if (ranks_of_launcher(parent, pid, n) < n)
+            continue;
+        bound = 0;
+        for (int r = 0; r < n; r++)
+            bound += sched_getaffinity(pid[r], sizeof mask[r], &mask[r]) == 0 &&
+                     CPU_COUNT(&mask[r]) == share;
+    }
+    kill(parent, SIGKILL); /* the ranks die with it (PR_SET_PDEATHSIG) */
+    waitpid(parent, NULL, 0);
+    close(null);
+    cr_assert(bound == n, "%d cores, %d ranks: after 20 s, %d of the ranks run on %d cores "
+              "each", cores, n, bound, share);
+    cpu_set_t both;
+    CPU_AND(&both, &mask[0], &mask[1]);
+    cr_assert(CPU_COUNT(&both) == 0, "the two ranks' cores overlap (%d in common)",
+              CPU_COUNT(&both));
+    CPU_OR(&both, &mask[0], &mask[1]);
+    CPU_AND(&both, &both, &allowed);
+    cr_assert(CPU_COUNT(&both) == 2 * share, "the ranks run on cores the run may not use");
 }

@@ -19,42 +19,6 @@
 #include "helpers.h"
 #include "rng.h"
 
-/* The ranks of launcher @p parent: pid per rank, from /proc (their names are "prog:rank"). */
-static int ranks_of(pid_t parent, pid_t *pid, int max)
-{
-    int found = 0;
-    DIR *d = opendir("/proc");
-    struct dirent *e;
-    while (d && (e = readdir(d))) {
-        char p[300], stat[512];
-        if (e->d_name[0] < '0' || e->d_name[0] > '9')
-            continue;
-        snprintf(p, sizeof p, "/proc/%s/stat", e->d_name);
-        FILE *f = fopen(p, "r");
-        if (!f)
-            continue;
-        size_t n = fread(stat, 1, sizeof stat - 1, f);
-        fclose(f);
-        stat[n] = '\0';
-        /* pid (comm) state ppid ... ; comm may hold spaces, so parse from the last ')' */
-        char *open = strchr(stat, '('), *close = strrchr(stat, ')');
-        int ppid;
-        char state;
-        if (!open || !close || sscanf(close + 1, " %c %d", &state, &ppid) != 2 ||
-            ppid != parent || state == 'Z')
-            continue;
-        char *colon = memchr(open, ':', (size_t)(close - open));
-        int r = colon ? atoi(colon + 1) : -1;
-        if (r >= 0 && r < max) {
-            pid[r] = atoi(e->d_name);
-            found++;
-        }
-    }
-    if (d)
-        closedir(d);
-    return found;
-}
-
 /* What one trial saw. */
 typedef struct Trial {
     double abort_s;   /* from the kill to the launcher's exit */
@@ -102,7 +66,7 @@ static void trial(int which, const char *ckpt, Rng *g, Trial *t)
     pid_t parent = spawn_dying_with_test(argv, null, err[1]);
     pid_t pid[4] = {0};
     double t0 = now_seconds();
-    while (ranks_of(parent, pid, 4) < 4) { /* wait for all four ranks */
+    while (ranks_of_launcher(parent, pid, 4) < 4) { /* wait for all four ranks */
         cr_assert(now_seconds() - t0 < 20, "%s: the ranks did not start", prog);
         usleep(2000);
     }
@@ -213,7 +177,7 @@ static void stop_one_rank(char *const argv[], const char *name, int victim)
     pid_t parent = spawn_dying_with_test(argv, null, err[1]);
     pid_t pid[4] = {0};
     double t0 = now_seconds();
-    while (ranks_of(parent, pid, 4) < 4) {
+    while (ranks_of_launcher(parent, pid, 4) < 4) {
         cr_assert(now_seconds() - t0 < 20, "%s: the ranks did not start", name);
         usleep(2000);
     }
