@@ -244,6 +244,7 @@ static Device cpu = {
 };
 
 #line 2187 "chapters/01-mlp.nw"
+/** Write the CPU device's description: its GEMM, and OpenBLAS's threads. */
 static void describe_cpu(void)
 {
 #ifdef HAVE_BLAS
