@@ -2,7 +2,7 @@
  * @file device_cuda.cu
  * @brief The CUDA device: the same table as the CPU's, on a GPU.
  */
-#line 2229 "chapters/01-mlp.nw"
+#line 2236 "chapters/01-mlp.nw"
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -12,7 +12,7 @@
 #include "mlp_kernels.h"
 #include "util.h"
 
-#line 2263 "chapters/01-mlp.nw"
+#line 2270 "chapters/01-mlp.nw"
 /** Stop with file, line and CUDA's message when @p call fails. */
 #define CUDA_CHECK(call)                                                                       \
     do {                                                                                       \
@@ -33,7 +33,7 @@
 static cublasHandle_t handle; /* one per process, made by device_cuda_backend_open() */
 static int ordinal;           /* the rank's GPU, which each of the rank's threads must use */
 
-#line 2300 "chapters/01-mlp.nw"
+#line 2307 "chapters/01-mlp.nw"
 static long gpu_live; /* buffers from alloc() not yet released, counted atomically */
 
 static void *alloc(size_t bytes)
@@ -51,7 +51,7 @@ static void release(void *p)
         __atomic_sub_fetch(&gpu_live, 1, __ATOMIC_RELAXED);
     CUDA_CHECK(cudaFree(p));
 }
-#line 2323 "chapters/01-mlp.nw"
+#line 2330 "chapters/01-mlp.nw"
 static void upload(void *dst, const void *src, size_t bytes)
 {
     CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
@@ -85,7 +85,7 @@ static void release_resident(const void *p)
 {
     release((void *)p);
 }
-#line 2368 "chapters/01-mlp.nw"
+#line 2375 "chapters/01-mlp.nw"
 static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
                  const float *B, float beta, float *C)
 {
@@ -94,7 +94,7 @@ static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float
                              g.transb ? CUBLAS_OP_T : CUBLAS_OP_N, g.m, g.n, g.k, &alpha, g.a,
                              g.lda, g.b, g.ldb, &beta, C, g.ldc));
 }
-#line 2515 "chapters/01-mlp.nw"
+#line 2522 "chapters/01-mlp.nw"
 /** One thread per element: add the column's bias, then ReLU. */
 __global__ void bias_act_forward_kernel(float *y, const float *bias, int rows, int cols,
                                         bool relu)
@@ -110,7 +110,7 @@ static void bias_act_forward(float *y, const float *bias, int rows, int cols, bo
                                                                                   cols, relu);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2542 "chapters/01-mlp.nw"
+#line 2549 "chapters/01-mlp.nw"
 /** One thread per element: zero dy where the ReLU's output was not positive. */
 __global__ void relu_backward_kernel(float *dy, const float *y, size_t n)
 {
@@ -124,7 +124,7 @@ static void relu_backward(float *dy, const float *y, size_t n)
     relu_backward_kernel<<<grid_blocks(n), KERNEL_THREADS>>>(dy, y, n);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2564 "chapters/01-mlp.nw"
+#line 2571 "chapters/01-mlp.nw"
 /** One thread per column: sum dy down the column. */
 __global__ void bias_backward_kernel(float *dbias, const float *dy, int rows, int cols)
 {
@@ -165,7 +165,7 @@ static void softmax_xent(const float *logits, const int *labels, int rows, int c
 #line 1645 "chapters/01-mlp.nw"
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2639 "chapters/01-mlp.nw"
+#line 2646 "chapters/01-mlp.nw"
 /** Grid-stride y += a x. */
 __global__ void axpy_kernel(size_t n, float a, const float *x, float *y)
 {
@@ -182,7 +182,7 @@ __global__ void scale_kernel(size_t n, float a, float *x)
         x[i] *= a;
 }
 
-#line 2660 "chapters/01-mlp.nw"
+#line 2667 "chapters/01-mlp.nw"
 static void axpy(size_t n, float a, const float *x, float *y)
 {
     axpy_kernel<<<stride_blocks(n), KERNEL_THREADS>>>(n, a, x, y);
@@ -195,7 +195,7 @@ static void scale(size_t n, float a, float *x)
     CUDA_CHECK(cudaGetLastError());
 }
 
-#line 2674 "chapters/01-mlp.nw"
+#line 2681 "chapters/01-mlp.nw"
 /** Grid-stride: word k of the batch from its row of the data set. */
 __global__ void gather_kernel(uint32_t *dst, const uint32_t *src, const int *rows, size_t n,
                               size_t words)
@@ -210,7 +210,7 @@ static void gather_rows(void *dst, const void *src, const int *rows, int n, size
     size_t total = (size_t)n * words;
     gather_kernel<<<stride_blocks(total), KERNEL_THREADS>>>(
         (uint32_t *)dst, (const uint32_t *)src, rows, total, words);
-#line 2689 "chapters/01-mlp.nw"
+#line 2696 "chapters/01-mlp.nw"
     CUDA_CHECK(cudaGetLastError());
 }
 
@@ -255,14 +255,14 @@ static void adamw(size_t n, const AdamStep *a, const float *g, float *m, float *
     adamw_kernel<<<stride_blocks(n), KERNEL_THREADS>>>(n, *a, g, m, u, p);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2167 "chapters/02-shm.nw"
+#line 2170 "chapters/02-shm.nw"
 static void peer_copy(void *dst, const void *src, size_t bytes)
 {
     CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, 0));
     CUDA_CHECK(cudaStreamSynchronize(0));
 }
 
-#line 2194 "chapters/02-shm.nw"
+#line 2197 "chapters/02-shm.nw"
 static int ipc_export(void *p, void *handle, char *err)
 {
     static_assert(sizeof(cudaIpcMemHandle_t) == DEVICE_IPC_BYTES, "IPC handle size");
@@ -274,7 +274,7 @@ static int ipc_export(void *p, void *handle, char *err)
     return 0;
 }
 
-#line 2212 "chapters/02-shm.nw"
+#line 2215 "chapters/02-shm.nw"
 static long mapped; /* mappings from ipc_open() not yet closed; closing counts them */
 
 static void *ipc_open(const void *handle, char *err)
@@ -291,7 +291,7 @@ static void *ipc_open(const void *handle, char *err)
     return p;
 }
 
-#line 2177 "chapters/02-shm.nw"
+#line 2180 "chapters/02-shm.nw"
 static void ipc_close(void *p)
 {
     __atomic_sub_fetch(&mapped, 1, __ATOMIC_RELAXED);
@@ -302,7 +302,7 @@ static void bind_thread(void)
 {
     CUDA_CHECK(cudaSetDevice(ordinal));
 }
-#line 2859 "chapters/01-mlp.nw"
+#line 2866 "chapters/01-mlp.nw"
 static int gpu_close(char *err)
 {
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -315,11 +315,11 @@ static int gpu_close(char *err)
                          "cuda:%d: %ld buffer(s) from alloc() never released, "
                          "%ld IPC mapping(s) never closed",
                          ordinal, held, maps);
-#line 2869 "chapters/01-mlp.nw"
+#line 2876 "chapters/01-mlp.nw"
     return 0;
 }
 
-#line 2762 "chapters/01-mlp.nw"
+#line 2769 "chapters/01-mlp.nw"
 /* every member, in Device's order, as C++ requires */
 static Device cuda = {
     .kind = DEVICE_CUDA,
@@ -353,14 +353,14 @@ static Device cuda = {
     .adamw = adamw,
 };
 
-#line 2787 "chapters/01-mlp.nw"
+#line 2794 "chapters/01-mlp.nw"
 /**
  * The backend's entry point (DEVICE_CUDA_ENTRY), found by device_cuda_open() with dlsym():
  * the CUDA device for GPU @p rank % count, or NULL with the reason in @p why.
  */
 extern "C" const Device *device_cuda_backend_open(int rank, char *why)
 {
-#line 2812 "chapters/01-mlp.nw"
+#line 2819 "chapters/01-mlp.nw"
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) {
@@ -369,11 +369,11 @@ extern "C" const Device *device_cuda_backend_open(int rank, char *why)
         cudaGetLastError(); /* clear the error so later calls do not report it */
         return NULL;
     }
-#line 2794 "chapters/01-mlp.nw"
+#line 2801 "chapters/01-mlp.nw"
     ordinal = rank % count;
     cuda.count = count;
     CUDA_CHECK(cudaSetDevice(ordinal));
-#line 2830 "chapters/01-mlp.nw"
+#line 2837 "chapters/01-mlp.nw"
     cublasStatus_t s = cublasCreate(&handle);
     if (s != CUBLAS_STATUS_SUCCESS) {
         snprintf(why, ERR_LEN, "cublasCreate failed: %s", cublasGetStatusString(s));
@@ -384,6 +384,6 @@ extern "C" const Device *device_cuda_backend_open(int rank, char *why)
     snprintf(cuda.description, sizeof cuda.description, "cuda:%d %.100s (sm_%d%d, %.1f GiB)",
              ordinal, prop.name, prop.major, prop.minor,
              (double)prop.totalGlobalMem / (1u << 30));
-#line 2798 "chapters/01-mlp.nw"
+#line 2805 "chapters/01-mlp.nw"
     return &cuda;
 }

@@ -165,7 +165,7 @@ for name in "${names[@]}"; do
 done
 
 # The spread: the rows (variant/program, the last epoch's loss and accuracies, the replicas'
-# hash), and per program the range of each figure across the variants.
+# hash), and what they come to across the variants.
 if [ -s "$spread" ]; then
     {
         printf '# machine: %s, %s cores, %s, %s; the last epoch of ./mlp --epochs 3 and of ./ring --n_gpus 4 --epochs 3 in each variant of scripts/matrix.sh\n' \
@@ -173,12 +173,8 @@ if [ -s "$spread" ]; then
         echo "run,loss,train_acc,test_acc,hash"
         cat "$spread"
     } >"$dir/spread.csv"
-    awk -F, '{ split($1, key, "/"); p = key[2]; n[p]++
-            for (i = 2; i <= 4; i++) { if (n[p] == 1 || $i + 0 < lo[p, i]) lo[p, i] = $i + 0; if (n[p] == 1 || $i + 0 > hi[p, i]) hi[p, i] = $i + 0 }
-            if ($5 != "") { runs++; h[$5] = 1 } }
-        END { for (p in n) printf "matrix: spread over %d variants of ./%s: loss %s-%s, train_acc %s-%s%%, test_acc %s-%s%%\n",
-              n[p], p, lo[p, 2], hi[p, 2], lo[p, 3], hi[p, 3], lo[p, 4], hi[p, 4]
-              d = 0; for (x in h) d++; printf "matrix: the replicas'"'"' hash: %d different in %d runs\n", d, runs }' "$spread"
+    # what the spread comes to, as the README says it (scripts/spread_facts.sh)
+    scripts/spread_facts.sh "$dir/spread.csv" | sed 's/^/matrix: /'
     [ -z "${SPREAD_OUT:-}" ] || cp "$dir/spread.csv" "$SPREAD_OUT"
 fi
 echo "matrix: $( [ $fail = 0 ] && echo "every variant passed" || echo "a variant FAILED")$( [ $skipped = 0 ] || echo ", $skipped skipped (above)") ($(($(date +%s) - t_all)) s)"

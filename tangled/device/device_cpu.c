@@ -75,7 +75,7 @@ static int cpu_close(char *err)
         return error_set(err, "cpu: %ld buffer(s) from alloc() never released", held);
     return 0;
 }
-#line 2157 "chapters/02-shm.nw"
+#line 2160 "chapters/02-shm.nw"
 static void peer_copy(void *dst, const void *src, size_t bytes)
 {
     memcpy(dst, src, bytes);
@@ -243,15 +243,23 @@ static Device cpu = {
     .adamw = adamw,
 };
 
-#line 2187 "chapters/01-mlp.nw"
+#line 2186 "chapters/01-mlp.nw"
+#ifdef HAVE_BLAS
+/** Whether the person running the program set OPENBLAS_NUM_THREADS. */
+static bool threads_asked(void)
+{
+    const char *asked = getenv("OPENBLAS_NUM_THREADS");
+    return asked && *asked;
+}
+#endif
+
 /** Write the CPU device's description: its GEMM, and OpenBLAS's threads. */
 static void describe_cpu(void)
 {
 #ifdef HAVE_BLAS
     int t = openblas_get_num_threads();
-    const char *asked = getenv("OPENBLAS_NUM_THREADS");
     snprintf(cpu.description, sizeof cpu.description, "cpu, OpenBLAS sgemm, %d thread%s%s", t,
-             t == 1 ? "" : "s", asked && *asked ? " (OPENBLAS_NUM_THREADS)" : "");
+             t == 1 ? "" : "s", threads_asked() ? " (OPENBLAS_NUM_THREADS)" : "");
 #else
     snprintf(cpu.description, sizeof cpu.description, "cpu, plain-C GEMM (no OpenBLAS)");
 #endif
@@ -267,8 +275,7 @@ const Device *device_cpu(void)
 void device_cpu_threads(int threads)
 {
 #ifdef HAVE_BLAS
-    const char *asked = getenv("OPENBLAS_NUM_THREADS");
-    if (!asked || !*asked)
+    if (!threads_asked())
         openblas_set_num_threads(threads < 1 ? 1 : threads);
 #else
     (void)threads;

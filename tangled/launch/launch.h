@@ -5,7 +5,9 @@
 #ifndef DPS_LAUNCH_H
 #define DPS_LAUNCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /** Most ranks one launch starts. */
 #define LAUNCH_MAX_RANKS 64
@@ -38,5 +40,7 @@ void launch_alive(void);
 void launch_waiting(int peer);
 /** This process's rank, or -1 outside a launched rank. */
 int launch_rank(void);
+/** Whether process @p pid is stopped by a signal (the launcher names such a rank first). */
+bool launch_stopped(pid_t pid);
 
 #endif

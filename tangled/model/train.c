@@ -2,7 +2,7 @@
  * @file train.c
  * @brief The training loop.
  */
-#line 3511 "chapters/01-mlp.nw"
+#line 3518 "chapters/01-mlp.nw"
 #include "train.h"
 
 #include <stdlib.h>
@@ -13,7 +13,7 @@
 #include "trace.h"
 #include "util.h"
 
-#line 3546 "chapters/01-mlp.nw"
+#line 3553 "chapters/01-mlp.nw"
 enum { STREAM_SHUFFLE = 1000 };
 
 long train_steps_per_epoch(long n_train, int batch_size, int world)
@@ -21,7 +21,7 @@ long train_steps_per_epoch(long n_train, int batch_size, int world)
     return n_train / ((long)batch_size * world);
 }
 
-#line 3943 "chapters/01-mlp.nw"
+#line 3950 "chapters/01-mlp.nw"
 static int around_layer(Strategy *s, Model *m, int l, Pass pass, bool before, char *err)
 {
     if (!s)
@@ -49,7 +49,7 @@ static void layer_pass(Model *m, int B, int l, Pass pass)
     }
 }
 
-#line 3925 "chapters/01-mlp.nw"
+#line 3932 "chapters/01-mlp.nw"
 static int forward_layers(Model *m, Strategy *s, int B, Pass pass, char *err)
 {
     for (int l = 0; l < m->n_layers; l++) {
@@ -63,7 +63,7 @@ static int forward_layers(Model *m, Strategy *s, int B, Pass pass, char *err)
     return 0;
 }
 
-#line 3883 "chapters/01-mlp.nw"
+#line 3890 "chapters/01-mlp.nw"
 int evaluate(Model *m, Strategy *s, const Dataset *d, int world, int rank, double *right,
              char *err)
 {
@@ -121,7 +121,7 @@ static int train_checkpoint(const TrainConfig *cfg, const Model *m, int world, l
     return rc;
 }
 
-#line 3564 "chapters/01-mlp.nw"
+#line 3571 "chapters/01-mlp.nw"
 void train_report_end(FILE *f, const TrainResult *res, bool quiet)
 {
     if (quiet)
@@ -135,11 +135,11 @@ void train_report_end(FILE *f, const TrainResult *res, bool quiet)
                 format_bytes(all, res->state_bytes), format_bytes(p, res->param_bytes),
                 format_bytes(g, res->grad_bytes),
                 format_bytes(optimizer, res->optimizer_bytes));
-#line 3572 "chapters/01-mlp.nw"
+#line 3579 "chapters/01-mlp.nw"
     }
 }
 
-#line 3584 "chapters/01-mlp.nw"
+#line 3591 "chapters/01-mlp.nw"
 int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Dataset *test,
               Strategy *s, TrainResult *res, char *err)
 {
@@ -148,16 +148,16 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
     const int K = cfg->accum > 1 ? cfg->accum : 1; /* micro-batches per step (chapter 7) */
     const long global = (long)b * world * K,
                steps = train_steps_per_epoch(train->n, b * K, world);
-#line 3628 "chapters/01-mlp.nw"
+#line 3635 "chapters/01-mlp.nw"
     if (steps < 1)
         return error_set(err,
                          "a global batch of %ld samples is larger than the training set "
                          "(%ld samples)",
                          global, train->n);
-#line 3631 "chapters/01-mlp.nw"
+#line 3638 "chapters/01-mlp.nw"
     if (b > m->max_batch)
         return error_set(err, "batch %d exceeds the model's buffers (%d)", b, m->max_batch);
-#line 3645 "chapters/01-mlp.nw"
+#line 3652 "chapters/01-mlp.nw"
     memset(res, 0, sizeof *res);
     res->steps = steps;
     res->dropped = train->n - steps * global;
@@ -174,7 +174,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
     res->param_bytes = s && s->param_bytes ? s->param_bytes : m->n_params * sizeof(float);
     res->grad_bytes = s && s->grad_bytes ? s->grad_bytes : m->n_params * sizeof(float);
     res->state_bytes = res->param_bytes + res->grad_bytes + res->optimizer_bytes;
-#line 3595 "chapters/01-mlp.nw"
+#line 3602 "chapters/01-mlp.nw"
     int rc = 0, first = 1;
 #line 894 "chapters/A2-failure.nw"
     if (cfg->resume) {
@@ -185,15 +185,15 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
             fprintf(cfg->out, "resume: %s holds epoch %d; training epochs %d to %d\n",
                     cfg->checkpoint, cfg->resume->epoch, first, cfg->epochs);
     }
-#line 3597 "chapters/01-mlp.nw"
+#line 3604 "chapters/01-mlp.nw"
     for (int epoch = first; epoch <= cfg->epochs && rc == 0; epoch++) {
-#line 3670 "chapters/01-mlp.nw"
+#line 3677 "chapters/01-mlp.nw"
         for (long i = 0; i < train->n; i++)
             perm[i] = (int32_t)i;
         Rng r;
         train_shuffle_rng(&r, cfg, epoch, first);
         rng_shuffle(&r, perm, train->n);
-#line 3696 "chapters/01-mlp.nw"
+#line 3703 "chapters/01-mlp.nw"
         Progress bar;
         progress_begin(&bar, cfg->out ? cfg->out : stdout, cfg->quiet || !cfg->out || rank != 0,
                        epoch, cfg->epochs, steps);
@@ -203,14 +203,14 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
             if (cfg->phase)
                 cfg->phase("epoch %d, step %ld of %ld", epoch, step + 1, steps);
             for (int micro = 0; micro < K && rc == 0; micro++) { /* K > 1: chapter 7 */
-#line 3728 "chapters/01-mlp.nw"
+#line 3735 "chapters/01-mlp.nw"
                 const int32_t *mine = perm + step * global + ((long)micro * world + rank) * b;
                 dev->upload(rows_dev, mine, (size_t)b * sizeof *mine);
                 model_gather_batch(m, x_dev, y_dev, rows_dev, b);
                 dev->sync();
                 timers_add(&res->timers, "data", (t1 = now_seconds()) - t);
                 t = t1;
-#line 3758 "chapters/01-mlp.nw"
+#line 3765 "chapters/01-mlp.nw"
                 rc = forward_layers(m, s, b, PASS_FORWARD, err);
                 if (rc == 0)
                     model_loss(m, b, true);
@@ -219,7 +219,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
                     dev->scale((size_t)b * (size_t)m->width[m->n_layers], 1.0f / (float)K,
                                m->dact[m->n_layers]);
                 m->accumulate = micro > 0;
-#line 3762 "chapters/01-mlp.nw"
+#line 3769 "chapters/01-mlp.nw"
                 for (int l = m->n_layers - 1; l >= 0 && rc == 0; l--) {
                     if (around_layer(s, m, l, PASS_BACKWARD, true, err))
                         rc = -1;
@@ -228,7 +228,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
                     if (rc == 0 && micro == K - 1 && s && s->grads_ready &&
                         s->grads_ready(s, m, l, err))
                         rc = -1;
-#line 3769 "chapters/01-mlp.nw"
+#line 3776 "chapters/01-mlp.nw"
                     if (rc == 0 && around_layer(s, m, l, PASS_BACKWARD, false, err))
                         rc = -1;
                 }
@@ -236,9 +236,9 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
                 dev->sync();
                 timers_add(&res->timers, "compute", (t1 = now_seconds()) - t);
                 t = t1;
-#line 3707 "chapters/01-mlp.nw"
+#line 3714 "chapters/01-mlp.nw"
             }
-#line 3791 "chapters/01-mlp.nw"
+#line 3798 "chapters/01-mlp.nw"
             if (rc == 0 && s && s->sync_gradients && s->sync_gradients(s, m, &res->timers, err))
                 rc = -1;
             t = now_seconds();
@@ -250,13 +250,13 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
                 dev->sync();
                 timers_add(&res->timers, "update", now_seconds() - t);
             }
-#line 3709 "chapters/01-mlp.nw"
+#line 3716 "chapters/01-mlp.nw"
             t = now_seconds();
             progress_update(&bar, step + 1, global);
         }
         double train_seconds = now_seconds() - epoch_start;
         progress_end(&bar);
-#line 3829 "chapters/01-mlp.nw"
+#line 3836 "chapters/01-mlp.nw"
         if (rc == 0) {
             float st[2];
             dev->download(st, m->stats, sizeof st);
@@ -291,17 +291,17 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
                 rc = -1;
             timers_add(&res->timers, "checkpoint", now_seconds() - t_ck);
         }
-#line 3602 "chapters/01-mlp.nw"
+#line 3609 "chapters/01-mlp.nw"
     }
 #line 1477 "chapters/07-zero.nw"
     if (rc == 0 && s && s->unshard && s->unshard(s, m, err))
         rc = -1;
-#line 3610 "chapters/01-mlp.nw"
+#line 3617 "chapters/01-mlp.nw"
     optimizer_free(&opt);
     free(perm);
     dev->release_resident(x_dev);
     dev->release_resident(y_dev);
     dev->release(rows_dev);
-#line 3605 "chapters/01-mlp.nw"
+#line 3612 "chapters/01-mlp.nw"
     return rc;
 }

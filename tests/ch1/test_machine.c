@@ -56,39 +56,32 @@ Test(machine, the_banner_names_the_blas_threads_and_honours_openblas_num_threads
               cores, want, line);
 }
 
-/* A directory for PATH that holds only a stand-in for id(1) saying @p uid: no compiler and
- * no sudo are found there, whatever this machine has. */
-static void path_without_a_compiler(char *dir, const char *uid)
+/* make chapter1 (and @p cc_arg, "CC=..." or NULL) with a PATH that holds only a stand-in for
+ * id(1) saying @p uid, into @p r: no compiler and no sudo are found there, whatever this
+ * machine has. make refuses before it writes anything: the checks are the Makefile's first
+ * lines. */
+static void make_without_a_compiler(const char *uid, char *cc_arg, Run *r)
 {
+    char dir[] = "/tmp/dps-nocc-XXXXXX", id[300], env[300];
     cr_assert(mkdtemp(dir), "mkdtemp failed");
-    char path[300];
-    snprintf(path, sizeof path, "%s/id", dir);
-    FILE *f = fopen(path, "w");
-    cr_assert(f, "cannot write %s", path);
+    snprintf(id, sizeof id, "%s/id", dir);
+    FILE *f = fopen(id, "w");
+    cr_assert(f, "cannot write %s", id);
     fprintf(f, "#!/bin/sh\necho %s\n", uid);
     fclose(f);
-    cr_assert(chmod(path, 0755) == 0);
-}
-
-static void remove_path(char *dir)
-{
-    char path[300];
-    snprintf(path, sizeof path, "%s/id", dir);
-    unlink(path);
+    cr_assert(chmod(id, 0755) == 0);
+    snprintf(env, sizeof env, "PATH=%s", dir);
+    char *argv[] = {"/usr/bin/env", "-i", env, "/usr/bin/make", "--no-print-directory", "-s",
+                    "chapter1", cc_arg, NULL};
+    run_program(argv, r);
+    unlink(id);
     rmdir(dir);
 }
 
-/* make refuses before it writes anything: the checks are the Makefile's first lines. */
 Test(machine, no_compiler_and_no_root_says_in_one_line_what_to_install, .timeout = 60)
 {
-    char dir[] = "/tmp/dps-nocc-XXXXXX", env[300];
-    path_without_a_compiler(dir, "1000");
-    snprintf(env, sizeof env, "PATH=%s", dir);
     static Run r;
-    run_program((char *[]){"/usr/bin/env", "-i", env, "/usr/bin/make", "--no-print-directory",
-                           "-s", "chapter1", NULL},
-                &r);
-    remove_path(dir);
+    make_without_a_compiler("1000", NULL, &r);
     cr_assert(r.status == 2 && count_lines(r.err) == 1 &&
                   strstr(r.err, "no C compiler (cc), and installing one needs root or sudo") &&
                   strstr(r.err, "apt-get install build-essential"),
@@ -99,14 +92,8 @@ Test(machine, no_compiler_and_no_root_says_in_one_line_what_to_install, .timeout
 
 Test(machine, a_compiler_that_is_not_there_is_named, .timeout = 60)
 {
-    char dir[] = "/tmp/dps-nocc-XXXXXX", env[300];
-    path_without_a_compiler(dir, "0");
-    snprintf(env, sizeof env, "PATH=%s", dir);
     static Run r;
-    run_program((char *[]){"/usr/bin/env", "-i", env, "/usr/bin/make", "--no-print-directory",
-                           "-s", "CC=dps-no-such-cc", "chapter1", NULL},
-                &r);
-    remove_path(dir);
+    make_without_a_compiler("0", "CC=dps-no-such-cc", &r);
     cr_assert(r.status == 2 && count_lines(r.err) == 1 &&
                   strstr(r.err, "CC=dps-no-such-cc: no such compiler here"),
               "make CC=dps-no-such-cc: exit %d, stderr: %s", r.status, r.err);

@@ -244,3 +244,29 @@ Test(launch, refuses_to_fork_after_the_cuda_backend_ran)
     cr_assert(strstr(err, "opened CUDA, whose context does not survive fork()"), "%s", err);
 #endif
 }
+
+/* What the launcher asks first of a rank that made no progress: whether the kernel has it
+ * stopped. A child that stops itself is seen stopped, and not once SIGCONT has resumed it;
+ * a running process is not, nor one that does not exist. */
+Test(launch, a_process_stopped_by_a_signal_is_seen_stopped, .timeout = 30)
+{
+    pid_t pid = fork();
+    cr_assert(pid >= 0, "fork failed");
+    if (pid == 0) {
+        raise(SIGSTOP);
+        for (;;)
+            pause();
+    }
+    int st;
+    cr_assert(waitpid(pid, &st, WUNTRACED) == pid && WIFSTOPPED(st), "the child did not stop");
+    bool stopped = launch_stopped(pid);
+    kill(pid, SIGCONT);
+    cr_assert(waitpid(pid, &st, WCONTINUED) == pid && WIFCONTINUED(st));
+    bool resumed = launch_stopped(pid);
+    kill(pid, SIGKILL);
+    waitpid(pid, &st, 0);
+    cr_expect(stopped, "a stopped child (SIGSTOP) was not seen stopped");
+    cr_expect(!resumed, "a child resumed by SIGCONT was still seen stopped");
+    cr_expect(!launch_stopped(getpid()), "this running process was seen stopped");
+    cr_expect(!launch_stopped(pid), "a process that no longer exists was seen stopped");
+}
