@@ -13,7 +13,7 @@ grep -v '^#' "$f" | tail -n +2 | awk -F, -v machine="$machine" '
     BEGIN { say["default"] = "as the book builds it"; say["no-blas"] = "without OpenBLAS"
             say["no-cuda"] = "without CUDA"; say["no-mpi"] = "without MPI"; say["clang"] = "with clang"
             say["gcc-11"] = "with gcc 11"; say["portable"] = "without `-march=native`"
-            say["haswell"] = "with OpenBLAS'"'"'s Haswell kernels"; say["prescott"] = "with its Prescott kernels"
+            say["haswell"] = "with OpenBLAS'"'"'s Haswell kernels"; say["prescott"] = "with OpenBLAS'"'"'s Prescott kernels"
             say["1-core"] = "on 1 core"; say["8-cores"] = "on 8 cores" }
     { split($1, k, "/"); v = k[1]; p = k[2]; n[p]++
       if (!(v in seen)) { seen[v] = 1; order[++nv] = v }
