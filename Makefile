@@ -501,9 +501,10 @@ grade-build: $(LIB)
 	@:
 
 # One submission, for the autograder (instructors/autograder/run_autograder): the score is
-# in results.json, so a partial one is not a failure of this step.
+# in results.json, so a partial one (grade.sh's status 1) is not a failure of this step; a
+# grade that could not be made (3: results.json says so) is.
 grade-submission: $(LIB)
-	@$(GRADE_ENV) tests/grade.sh grade || true
+	@$(GRADE_ENV) tests/grade.sh grade; [ $$? -le 1 ]
 
 # Record the hashes of the pristine skeletons (instructors, after changing a skeleton).
 manifest:
@@ -578,7 +579,13 @@ autograder:
 	  *) echo "autograder: HIDDEN_VISIBILITY=$(HIDDEN_VISIBILITY): expected hidden, after_due_date, after_published or visible" >&2; exit 2 ;; esac
 	@for n in $(AG_CHAPTERS); do grep -q "^ch$$n " exercises/MANIFEST || \
 	  { echo "autograder: CHAPTER=$$n: no exercise of exercises/MANIFEST is in chapter $$n" >&2; exit 2; }; done
-	$(call archive_head,autograder,$(BUILD)/autograder,solutions)
+	$(call archive_head,autograder,$(BUILD)/autograder,solutions instructors/GUIDE.md instructors/guide.py)
+	@# What grading does not need stays out, so that a break of the jail leaks nothing more:
+	@# the other chapters' hidden tests, the instructor's guide, the problems' answers.
+	@$(if $(AG_CHAPTERS),for d in $(BUILD)/autograder/tests/hidden/ch*; do \
+	  case " $(AG_CHAPTERS) " in *" $${d##*/ch} "*) ;; *) rm -rf "$$d" ;; esac; done)
+	@for f in $(BUILD)/autograder/chapters/*.nw; do \
+	  awk -f scripts/strip_answers.awk $$f > $$f.new && mv $$f.new $$f || exit 1; done
 	@sed -i 's/^export GRADE_HIDDEN_VISIBILITY=.*/export GRADE_HIDDEN_VISIBILITY=$(HIDDEN_VISIBILITY)/; s/^export GRADE_CHAPTERS=.*/export GRADE_CHAPTERS="$(AG_CHAPTERS)"/' \
 	  $(BUILD)/autograder/instructors/autograder/env.sh
 	@cp $(BUILD)/autograder/instructors/autograder/setup.sh $(BUILD)/autograder/instructors/autograder/run_autograder $(BUILD)/autograder/

@@ -33,7 +33,9 @@
 # jail, tests/jail/jail.h; the student's code runs as GRADE_JAIL_USER, nobody, in a process
 # of its own, and never in the test's).
 set -uo pipefail
-
+# Bash reads a script as it runs it; this brace makes it read the whole of it first, so a
+# file changed while grading cannot change what runs.
+{
 mode=${1:?usage: tests/grade.sh test|grade|prove|replacing|place [CHAPTER|DIR]}
 arg=${2:-}
 # The chapters graded: CHAPTER ("4", "ch4", or a list, "3 4" or "3,4"), else GRADE_CHAPTERS
@@ -52,54 +54,134 @@ mkdir -p "$work" 2>/dev/null
 # the library and the proxies of tests/jail, never from the student's file, which the
 # unprivileged user compiles into a shared object that only the jail's host loads. The
 # grader's own files (the tests, their binaries, the book's answers) are closed to that user.
-: "${GRADE_JAIL:=0}" "${GRADE_JAIL_USER:=nobody}"
-as_student=()
+#
+# Root never opens, creates, truncates, chowns or removes a path below a directory that user
+# can write: everything root writes is in build/ex (0700), build/tmp (its TMPDIR) and
+# build/jail (0755, root's); the user's one directory is build/jail/student, which root only
+# names to the user's own processes (the compiler) and reads from through tests/jail/warden.c
+# (O_NOFOLLOW, relative to a descriptor). After the compiler and after every test the warden
+# kills every process of the user and removes its files wherever it can write (the sweep).
+: "${GRADE_JAIL:=0}" "${GRADE_JAIL_USER:=dps-jail}"
+# Seconds one exercise may spend, its compiler and all its tests (0: no such budget); seconds
+# the compiler may run (within that budget).
+: "${GRADE_BUDGET:=0}" "${GRADE_COMPILE_TIMEOUT:=30}"
 jail=build/jail
+WARDEN= SWEEP_FAILED=
+jail_failed() {
+    echo "grade: $1" >&2
+    [ "$mode" = grade ] && results_failed "$1"
+    exit 3
+}
 jail_setup() {
     [ "$GRADE_JAIL" = 1 ] || return 0
-    juid=$(id -u "$GRADE_JAIL_USER") jgid=$(id -g "$GRADE_JAIL_USER") ||
-        { echo "grade: no user $GRADE_JAIL_USER for the jail" >&2; exit 1; }
-    as_student=(setpriv --reuid="$juid" --regid="$jgid" --clear-groups)
-    if [ "$(id -u)" != 0 ]; then
-        as_student=()
+    if [ "$(id -u)" = 0 ]; then
+        juid=$(id -u "$GRADE_JAIL_USER" 2>/dev/null) && jgid=$(id -g "$GRADE_JAIL_USER") ||
+            jail_failed "no user $GRADE_JAIL_USER for the jail (instructors/autograder/setup.sh makes it)"
+        [ "$juid" != 0 ] || jail_failed "the jail's user $GRADE_JAIL_USER is root"
+    else
+        juid=$(id -u) jgid=$(id -g)
         echo "grade: not root: the exercises run in processes of their own, but as $(id -un), so the isolation from the grader's files was not exercised"
     fi
-    mkdir -p "$jail/student" || exit 1
-    chmod 755 "$jail" && chmod 700 "$work" tests/hidden chapters instructors 2>/dev/null
-    [ "$(id -u)" != 0 ] || chown "$juid:$jgid" "$jail/student"
-    local o objs=() src
+    mkdir -p "$jail/src" "$jail/so" build/tmp || exit 3
+    chmod 755 "$jail" "$jail/src" "$jail/so" && chmod 700 "$work" build/tmp tests/hidden chapters instructors 2>/dev/null
+    export TMPDIR=$PWD/build/tmp
+    local o src
     for src in wire judge host exercises exercises-judge; do
         o=$jail/$src.o
         $CC $CFLAGS $([ $src = exercises-judge ] && echo -DJAIL_JUDGE) -c "tests/jail/${src%-judge}.c" \
-            -o "$o" 2>"$o.log" || { cat "$o.log"; echo "grade: the jail does not compile" >&2; exit 1; }
+            -o "$o" 2>"$o.log" || { cat "$o.log"; jail_failed "the jail does not compile"; }
     done
     $CC $CFLAGS "$jail/host.o" "$jail/wire.o" "$jail/exercises.o" -Wl,--whole-archive "$LIB" \
         -Wl,--no-whole-archive -o "$jail/host" $LDLIBS 2>"$jail/host.log" ||
-        { cat "$jail/host.log"; echo "grade: the jail's host does not link" >&2; exit 1; }
+        { cat "$jail/host.log"; jail_failed "the jail's host does not link"; }
+    $CC $CFLAGS tests/jail/warden.c "$jail/wire.o" -o "$jail/warden" 2>"$jail/warden.log" ||
+        { cat "$jail/warden.log"; jail_failed "the jail's warden does not build"; }
+    WARDEN=$jail/warden
+    # The user's directory, made anew: what an earlier grade left there is the user's to
+    # remove (the sweep), and root removes only the empty directory from its own.
+    if [ -d "$jail/student" ]; then
+        if [ "$(id -u)" = 0 ]; then
+            printf '%s\0' "$PWD/$jail/student" >"$work/writable"
+            "$WARDEN" sweep "$juid:$jgid" "$work/writable" && rmdir "$jail/student" ||
+                jail_failed "the jail's directory $jail/student could not be emptied"
+        else
+            rm -rf "$jail/student"
+        fi
+    fi
+    mkdir -m 700 "$jail/student" && chown "$juid:$jgid" "$jail/student" || exit 3
+    DROP=(--drop "$juid:$jgid")
+    # Where the user can write: its files there are removed after every test.
+    if [ "$(id -u)" = 0 ]; then
+        "$WARDEN" run --timeout 120 "${DROP[@]}" -- find / \( -path /proc -o -path /sys \) -prune \
+            -o -type d -writable -print0 >"$work/writable" 2>/dev/null
+        sweep
+    fi
     JAIL_OBJS="$jail/judge.o $jail/wire.o $jail/exercises-judge.o"
     JAIL_LIST=$("$jail/host" --list)
-    export JAIL_HOST=$jail/host JAIL_UID=$juid
+    export JAIL_HOST=$jail/host JAIL_UID=$juid JAIL_GID=$jgid
 }
-# Where the jail's user finds the student's code that test binary $1 runs.
-student_so() { local b=${1##*/}; echo "$jail/student/${b%-hidden}.so"; }
+# After the jail user's code has run: none of its processes is left, none of its files.
+sweep() {
+    [ -n "$WARDEN" ] && [ "$(id -u)" = 0 ] || return 0
+    "$WARDEN" sweep "$juid:$jgid" "$work/writable" 2>>"$work/sweep.log" ||
+        SWEEP_FAILED="$(tail -1 "$work/sweep.log")"
+}
+# Where the jail's user finds the student's code that test binary $1 runs (root's copy).
+student_so() { local b=${1##*/}; echo "$jail/so/${b%-hidden}.so"; }
 # Whether exercise $1 runs in the jail (its host lists those it can run).
 jailed() { [ "$GRADE_JAIL" = 1 ] && [ -n "$(function_of "$1")" ]; }
 # The function of exercise $1, as the jail's host lists it.
 function_of() { awk -v e="$1" '$1 == e { print $2 }' <<<"${JAIL_LIST:-}"; }
 
+# Milliseconds, of a clock that only goes forward within a grade.
+ms() { local t=${EPOCHREALTIME//[!0-9]/}; echo $((10#$t / 1000)); }
+# The seconds the current exercise may still spend (its budget less what it has spent), as a
+# decimal, capped at $1; empty when the budget is spent.
+time_left() {
+    local cap=$1 left
+    if [ "$GRADE_BUDGET" = 0 ]; then echo "$cap"; return; fi
+    left=$((GRADE_BUDGET * 1000 - SPENT))
+    [ "$left" -ge 500 ] || return 0
+    [ "$left" -lt $((cap * 1000)) ] || left=$((cap * 1000))
+    printf '%d.%03d\n' $((left / 1000)) $((left % 1000))
+}
+
 # Compile the student's file $1 of exercise $2/$3 into the shared object $4, as the jail's
-# user; the compiler's messages in $4.log.
+# user; the compiler's messages in $4.log. Root copies the source into its own directory,
+# which the user can read; the user compiles it into its own; root takes the object back.
 build_student() {
-    local src=$1 ch=$2 name=$3 so=$4 own
-    own=${so%.so}.c
-    [ -f "$so" ] && cmp -s "$src" "$own" && return 0
-    rm -f "$so" "$own" && cp "$src" "$own" && chmod 644 "$own"
-    if "${as_student[@]}" $CC $CFLAGS -fPIC -shared -Iexercises/"$ch" "$own" -o "$so" >"$so.log" 2>&1 &&
-        nm -D --defined-only "$so" | awk -v f="$(function_of "$name")" '$3 == f { ok = 1 } END { exit !ok }'; then
-        return 0
+    local src=$1 ch=$2 name=$3 so=$4 base key log t0 limit rc
+    base=${so##*/} base=${base%.so}
+    log=$work/$base.so.log
+    key=$({ echo "$CC $CFLAGS"; cat "$src"; } | sha256sum | cut -c1-64)
+    [ -f "$so" ] && [ "$(cat "$work/$base.so.key" 2>/dev/null)" = "$key" ] && return 0
+    rm -f "$so" "$work/$base.so.key" "$log"
+    cp "$src" "$jail/src/$base.c" && chmod 644 "$jail/src/$base.c" || return 1
+    limit=$(time_left "$GRADE_COMPILE_TIMEOUT")
+    if [ -z "$limit" ]; then
+        echo "error: not compiled: this exercise used up its time budget of $GRADE_BUDGET s" >"$log"
+        return 1
     fi
-    [ -f "$so" ] && echo "error: undefined reference to \`$(function_of "$name")' (the file does not define it)" >>"$so.log"
-    return 1
+    t0=$(ms)
+    "$WARDEN" run --timeout "$limit" --cpu "$GRADE_COMPILE_TIMEOUT" "${DROP[@]}" -- \
+        env -i PATH=/usr/bin:/bin LC_ALL=C TMPDIR="$PWD/$jail/student" \
+        $CC $CFLAGS -fPIC -shared -Iexercises/"$ch" "$jail/src/$base.c" -o "$jail/student/$base.so" >"$log" 2>&1
+    rc=$?
+    [ $rc != 124 ] || echo "error: the compiler did not finish within $limit s" >>"$log"
+    if [ $rc = 0 ]; then
+        "$WARDEN" run --timeout 10 "${DROP[@]}" -- nm -D --defined-only "$jail/student/$base.so" \
+            >"$work/$base.nm" 2>/dev/null
+        if awk -v f="$(function_of "$name")" '$3 == f { ok = 1 } END { exit !ok }' "$work/$base.nm"; then
+            "$WARDEN" take "$juid" "$jail/student" "$base.so" "$so" $((64 << 20)) 2>>"$log" || rc=1
+        else
+            echo "error: undefined reference to \`$(function_of "$name")' (the file does not define it)" >>"$log"
+            rc=1
+        fi
+    fi
+    sweep
+    SPENT=$((SPENT + $(ms) - t0))
+    [ $rc = 0 ] && echo "$key" >"$work/$base.so.key"
+    [ $rc = 0 ]
 }
 
 hash_of() { sha256sum "$1" | cut -c1-64; }
@@ -122,7 +204,7 @@ build() {
     name=${name%.c}
     if jailed "$name"; then
         so=$(student_so "$bin")
-        build_student "$src" "$ch" "$name" "$so" || { cp "$so.log" "$bin.log"; return 1; }
+        build_student "$src" "$ch" "$name" "$so" || { cp "$work/$(basename "$so").log" "$bin.log"; return 1; }
         code="$JAIL_OBJS"
     elif [ "$GRADE_JAIL" = 1 ]; then
         echo "error: the autograder's jail has no entry for exercise $ch/$name (tests/jail/exercises.c): tell your instructor" >"$bin.log"
@@ -146,16 +228,29 @@ list_tests() {
 # and why (for a failure: the assertion messages, the crash, or the time limit), and adds
 # the lines the test printed that begin with "info:" (a measurement to show) to INFO.
 run_one() {
-    local bin=$1 t=$2 tap="$1.one.tap" rc info
+    local bin=$1 t=$2 tap="$1.one.tap" rc info limit t0
     rm -f "$tap"
-    JAIL_STUDENT=$(student_so "$bin") timeout -k 5 "$GRADE_TIMEOUT" "$bin" --filter "${t/::/\/}" \
-        --tap="$tap" -j1 >"$bin.one.out" 2>&1
-    rc=$?
+    limit=$(time_left "$GRADE_TIMEOUT")
     ok=0 why=
-    info=$(grep '^info:' "$bin.one.out")
+    if [ -z "$limit" ]; then
+        why="not run: this exercise used up its time budget of $GRADE_BUDGET s (a deadlock, or an endless loop?)"
+        return
+    fi
+    t0=$(ms)
+    if [ -n "$WARDEN" ]; then
+        JAIL_STUDENT=$(student_so "$bin") JAIL_CPU=$GRADE_TIMEOUT "$WARDEN" run --timeout "$limit" -- \
+            "$bin" --filter "${t/::/\/}" --tap="$tap" -j1 >"$bin.one.out" 2>&1
+        rc=$?
+        sweep
+    else
+        timeout -k 5 "$limit" "$bin" --filter "${t/::/\/}" --tap="$tap" -j1 >"$bin.one.out" 2>&1
+        rc=$?
+    fi
+    SPENT=$((SPENT + $(ms) - t0))
+    info=$(grep -a '^info:' "$bin.one.out" | head -5)
     [ -z "$info" ] || INFO+="$info"$'\n'
     if [ $rc = 124 ] || [ $rc = 137 ]; then
-        why="did not finish within the limit of $GRADE_TIMEOUT s (a deadlock, or an endless loop?)"
+        why="did not finish within the limit of $limit s (a deadlock, or an endless loop?)"
         TIMEOUTS=$((TIMEOUTS + 1))
     elif grep -qxF "ok - $t" <(sed 's/  (.*$//' "$tap" 2>/dev/null); then
         ok=1
@@ -166,7 +261,7 @@ run_one() {
               on && !/^ *(---|\.\.\.|assertions:.*|failures:.*|- .*: \|\+)$/ { sub(/^ +/, ""); print }' "$tap")
         [ -n "$why" ] || why="failed without a message (exit status $rc)"
     else
-        why="the test runner stopped (exit status $rc): $(tail -3 "$bin.one.out" | tr '\n' ' ')"
+        why="the test runner stopped (exit status $rc): $(tail -3 "$bin.one.out" | tr '\n' ' ' | cut -c1-2000)"
     fi
 }
 
@@ -189,7 +284,7 @@ run_all() {
 # R_* arrays with one entry per public and hidden test.
 grade_exercise() {
     local ch=$1 name=$2 src=$3 stem=$4 tfile bin k=0
-    R_TEST=() R_OK=() R_WHY=() R_HIDDEN=() INFO= TIMEOUTS=0
+    R_TEST=() R_OK=() R_WHY=() R_HIDDEN=() INFO= TIMEOUTS=0 SPENT=0
     while read -r tfile; do
         bin=$stem$([ $k = 0 ] || echo -hidden)
         k=$((k + 1))
@@ -202,6 +297,7 @@ $(grep -E 'error|undefined' "$bin.log" | head -8)"
             run_all "$tfile" "$bin"
         fi
     done < <(test_files "$ch" "$name")
+    [ -z "${GRADE_TIMES:-}" ] || echo "time: $ch/$name $src: $SPENT ms of the exercise's budget" >&2
 }
 
 # How many of the R_* entries passed (all tests, or only the public or hidden ones).
@@ -246,7 +342,28 @@ entries() {
                           NF && (n == 0 || ($1 in want))'
 }
 
-status=0 INFO= TIMEOUTS=0
+# Whether file $1 is a results.json of $2 tests (Python's JSON parser, where there is one).
+results_ok() {
+    if command -v python3 >/dev/null; then
+        python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+assert isinstance(r["score"], (int, float)) and len(r["tests"]) == int(sys.argv[2])
+assert all({"name", "score", "max_score", "status"} <= set(t) for t in r["tests"])' "$1" "$2" 2>/dev/null
+    else
+        [ "$(grep -c '^    {"name": ' "$1")" = "$2" ] && [ "$(tail -1 "$1")" = "}" ]
+    fi
+}
+# The grade could not be made: results.json says so (Gradescope shows it to the student),
+# the line on stderr says why, and grade.sh exits 3.
+results_failed() {
+    echo "grade: no grade: $1" >&2
+    [ -n "${GRADE_RESULTS:-}" ] || return 0
+    printf '{"score": 0, "output": "The autograder failed on this submission (%s; not a grade of your code): submit again, or tell your instructor."}\n' \
+        "$(json_text "$1")" >"$GRADE_RESULTS.new" && mv -f "$GRADE_RESULTS.new" "$GRADE_RESULTS" ||
+        echo "grade: and $GRADE_RESULTS could not be written either" >&2
+}
+
+status=0 INFO= TIMEOUTS=0 SPENT=0
 case $mode in test | grade | prove) jail_setup ;; esac
 case $mode in
 test)
@@ -260,6 +377,7 @@ test)
         fi
         started=$((started + 1))
         bin=$work/student-$ch-$name
+        SPENT=0
         if ! build "tests/$ch/ex_$name.c" "$ch" "$file" "$bin"; then
             printf 'exercise %-28s DOES NOT COMPILE\n' "$ch/$name"
             sed 's/^/   /' "$bin.log" | head -20
@@ -311,6 +429,12 @@ grade)
     [ -n "${GRADE_NOTE:-}" ] && [ -f "$GRADE_NOTE" ] && note=$(cat "$GRADE_NOTE")
     [ $hidden_seen = 1 ] || note="${note:+$note
 }These are the public tests only: the course's autograder also runs hidden ones."
+    sweep
+    [ -z "$SWEEP_FAILED" ] || echo "grade: the jail's sweep: $SWEEP_FAILED" >&2
+    # Written beside the results, checked, then renamed over them: Gradescope never reads
+    # a results file that is half written, or one that lacks a test.
+    tmp=$GRADE_RESULTS.new
+    rm -f "$tmp"
     {
         printf '{\n  "score": %s,\n  "execution_time": %d,\n' "$earned_total" $(($(date +%s) - start))
         printf '  "output": "%s",\n  "stdout_visibility": "hidden",\n  "tests": [\n' "$(json_text "$note")"
@@ -318,7 +442,8 @@ grade)
             printf '    %s%s\n' "${json[$i]}" "$([ "$i" -lt $((${#json[@]} - 1)) ] && echo ,)"
         done
         printf '  ]\n}\n'
-    } > "$GRADE_RESULTS"
+    } >"$tmp" && results_ok "$tmp" "${#json[@]}" && mv -f "$tmp" "$GRADE_RESULTS" ||
+        { rm -f "$tmp"; results_failed "its results file could not be written"; exit 3; }
     full=$(awk -v a="$earned_total" -v b="$max_total" 'BEGIN { print (a == b) }')
     [ $hidden_seen = 1 ] || echo "grade: the public tests only (this tree has no tests/hidden/): not your grade, which the course's autograder gives with its hidden tests as well"
     [ $hidden_seen = 0 ] || [ "$GRADE_JAIL" = 1 ] ||
@@ -377,23 +502,51 @@ replacing)
 place)
     dir=${arg:?usage: tests/grade.sh place DIR}
     [ -d "$dir" ] || { echo "place: $dir is not a directory" >&2; exit 2; }
+    # A submission's names are data: read NUL-separated, never split on lines, and a path
+    # is only ever one that find listed. Taken: regular files of an exercise's name, of at
+    # most 1 MiB, under no folder named solutions/ or __MACOSX/. Refused, with a line: a
+    # name with a control character (a newline), and an exercise's name that is not a
+    # regular file (a symbolic link, a device, a folder) or is larger.
+    declare -A found=()
+    refused=0
+    while IFS= read -r -d '' path; do
+        path=${path#./} base=${path##*/}
+        if [[ $path == *[[:cntrl:]]* ]]; then
+            [ $refused -lt 20 ] && printf 'refused: %q: a name with a control character\n' "$path"
+            refused=$((refused + 1))
+            continue
+        fi
+        [[ $base == *.c ]] || continue
+        case "/$path" in */solutions/* | */__MACOSX/*) continue ;; esac
+        kind=
+        if [ -L "$dir/$path" ]; then kind="a symbolic link"
+        elif [ -d "$dir/$path" ]; then kind="a folder"
+        elif [ ! -f "$dir/$path" ]; then kind="not a regular file"
+        elif [ "$(stat -c %s -- "$dir/$path")" -gt 1048576 ]; then kind="larger than 1 MiB"; fi
+        if [ -n "$kind" ]; then
+            [ $refused -lt 20 ] && printf 'refused: %s: %s; only regular files are taken\n' "$path" "$kind"
+            refused=$((refused + 1))
+            continue
+        fi
+        found[$base]+="$path"$'\n'
+    done < <(cd "$dir" && find . -mindepth 1 -print0)
+    [ $refused -le 20 ] || echo "refused: $((refused - 20)) more"
     taken=0
     while read -r ch name stars points replaces hash title; do
         # Prefer .../chN/NAME.c (a student's whole tree), then any NAME.c (loose files).
-        mapfile -t found < <(cd "$dir" && find . -type f -name "$name.c" -not -path '*/__MACOSX/*' \
-                             -not -path '*/solutions/*' | sed 's|^\./||' \
-                             | awk -v c="$ch/" '{ print (index("/" $0, "/" c) ? 0 : 1) "\t" length($0) "\t" $0 }' \
-                             | sort -t$'\t' -k1,1n -k2,2n | cut -f3)
-        if [ ${#found[@]} = 0 ]; then
+        mapfile -t paths < <(printf '%s' "${found[$name.c]:-}" | awk -v c="$ch/" 'NF {
+                                 print (index("/" $0, "/" c) ? 0 : 1) "\t" length($0) "\t" $0 }' |
+                             sort -t$'\t' -k1,1n -k2,2n | cut -f3)
+        if [ ${#paths[@]} = 0 ]; then
             echo "not submitted: $name.c (exercise $ch/$name: graded as not started)"
             continue
         fi
-        cp "$dir/${found[0]}" "exercises/$ch/$name.c"
+        cp -- "$dir/${paths[0]}" "exercises/$ch/$name.c" || exit 3
         taken=$((taken + 1))
-        extra=$([ ${#found[@]} -gt 1 ] && echo " (of ${#found[@]} files of that name: ${found[*]})")
-        echo "taken: ${found[0]} as exercises/$ch/$name.c$extra"
+        extra=$([ ${#paths[@]} -gt 1 ] && echo " (of ${#paths[@]} files of that name: ${paths[*]})")
+        echo "taken: ${paths[0]} as exercises/$ch/$name.c$extra"
     done < <(entries)
-    echo "place: $taken exercise files taken from the submission"
+    echo "place: $taken exercise files taken from the submission$([ $refused = 0 ] || echo ", $refused refused")"
     ;;
 
 *)
@@ -402,3 +555,4 @@ place)
     ;;
 esac
 exit $status
+}

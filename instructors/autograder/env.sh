@@ -4,14 +4,19 @@
 # than the one that built the image), no CUDA or MPI (the image has neither), and a
 # student's warning is shown but does not fail the build.
 MAKE_FLAGS=(NATIVE=0 NO_CUDA=1 NO_MPI=1 WERROR=)
-# Seconds one test may run before it counts as failed (each test runs alone; the slowest
-# reference solution's test takes about 1 s). After two such failures in one exercise, its
-# other tests are not run.
-export GRADE_TIMEOUT=20
+# Time. A test may run GRADE_TIMEOUT seconds; an exercise, its compiler and all its tests
+# together, GRADE_BUDGET seconds (its compiler GRADE_COMPILE_TIMEOUT of them at most). Once
+# its budget is spent, its other tests fail unrun. So a submission whose every exercise loops
+# forever is graded in at most (exercises) x (GRADE_BUDGET + the grader's own few seconds):
+# under 10 minutes for the book's 25, under 3 for its largest chapter (3 exercises). The
+# reference solutions' slowest exercise spends about 4 s of its budget on 2 cores.
+export GRADE_TIMEOUT=10 GRADE_BUDGET=15 GRADE_COMPILE_TIMEOUT=10
 # The jail (tests/jail/jail.h): each exercise runs as this user, in a process of its own
-# that only sends back its outputs; the test that judges them, and the grader's files, stay
-# out of its reach. 0 turns it off (the submission's code then runs as root, in the test).
-export GRADE_JAIL=1 GRADE_JAIL_USER=nobody
+# that only sends back its outputs; the test that judges it, and the grader's files, stay
+# out of its reach. After every test every process of the user is killed and its files are
+# removed (tests/jail/warden.c), so the user must be the jail's alone: setup.sh makes it.
+# 0 turns the jail off (the submission's code then runs as root, in the test).
+export GRADE_JAIL=1 GRADE_JAIL_USER=dps-jail
 # When students see the results of the hidden tests: hidden, after_due_date,
 # after_published or visible (Gradescope's names). Their points count at once.
 export GRADE_HIDDEN_VISIBILITY=after_published
@@ -19,4 +24,4 @@ export GRADE_HIDDEN_VISIBILITY=after_published
 # exercise of the book. make autograder CHAPTER=... and HIDDEN_VISIBILITY=... set both.
 export GRADE_CHAPTERS=
 # The Debian/Ubuntu packages grading needs.
-PACKAGES="build-essential libcriterion-dev libopenblas-dev"
+PACKAGES="build-essential libcriterion-dev libopenblas-dev python3 passwd"

@@ -11,5 +11,11 @@ if [ -n "$missing" ]; then
     apt-get update -qq
     apt-get install -y -qq $missing
 fi
+# The jail's user: a system user of its own, with no home and no shell, since the grader
+# kills every process it has and removes every file it owns after each test.
+if [ "$GRADE_JAIL" = 1 ] && [ "$(id -u)" = 0 ] && ! id -u "$GRADE_JAIL_USER" >/dev/null 2>&1; then
+    useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$GRADE_JAIL_USER"
+    echo "setup: made the jail's user $GRADE_JAIL_USER"
+fi
 make --no-print-directory "${MAKE_FLAGS[@]}" grade-build
 echo "setup: the library is built; packages: $PACKAGES"

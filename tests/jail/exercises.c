@@ -20,7 +20,7 @@
 #define IN(x)              wire_in(w, &a->x, sizeof a->x)
 #define RESULT()           wire_result(w, &a->ret, sizeof a->ret)
 #define BUF(x, bytes, how) wire_buf(w, &a->x, (bytes), (how))
-#define ERR()              BUF(err, ERR_LEN, WIRE_BACK | WIRE_HOST)
+#define ERR()              BUF(err, ERR_LEN, WIRE_BACK | WIRE_HOST | WIRE_TEXT)
 #define FN(name)           ((__typeof__(name) *)fn)
 #define N_OF(c)            ((c) ? jail_n((c)->size) : 0)
 

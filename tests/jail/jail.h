@@ -24,6 +24,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/resource.h>
+#include <sys/types.h>
 
 #include "comm.h"
 #include "device.h"
@@ -94,7 +96,7 @@ typedef struct Wire {
     int n_held;
     int fds[JAIL_MAX_FDS]; /* the memory files of the shared buffers: sent, or received */
     int n_fds;
-    unsigned long ino;       /* judge: the inode of the first such file */
+    unsigned long file_dev, file_ino; /* judge: the first such file (device, inode) */
     unsigned char copied[8]; /* host: which shared buffers came as copies instead */
     int n_shared;            /* host: shared buffers met so far in this pass */
     int owned_fd;            /* judge: a file made for this call, closed once sent */
@@ -110,8 +112,9 @@ void wire_result(Wire *w, void *p, size_t n);
 /* A buffer of bytes at *pp (NULL passes as NULL): its contents go to the host, which runs
  * the function on a copy of its own, ending at a page it may not touch. With WIRE_BACK the
  * copy's contents come back into *pp; with WIRE_HOST *pp is in the test's memory, not on the
- * device of the arguments before it. */
-enum { WIRE_IN = 0, WIRE_BACK = 1, WIRE_HOST = 2 };
+ * device of the arguments before it; with WIRE_TEXT (a message, in the test's memory) the
+ * judge ends what comes back with a NUL in its last byte, whatever the host sent. */
+enum { WIRE_IN = 0, WIRE_BACK = 1, WIRE_HOST = 2, WIRE_TEXT = 4 };
 void wire_buf(Wire *w, void *pp, size_t bytes, int how);
 /* A buffer the function shares with other processes (a SenseBarrier, a chapter 8 window):
  * not copied but mapped, in the host, from the memory file behind the test's mapping
@@ -173,6 +176,23 @@ typedef struct JailEntry {
 
 extern const JailEntry jail_entries[];
 extern const int jail_n_entries;
+
+/* The jail user's limits, for the host and for everything the grader runs as that user (the
+ * compiler, tests/jail/warden.c). A process may not raise them. The process count is the
+ * user's, across the machine (threads count), so it is set only where the user is one of the
+ * jail's own; the CPU time is each test's limit, from JAIL_CPU (seconds). */
+#define JAIL_NPROC     128
+#define JAIL_FSIZE     ((rlim_t)64 << 20)  /* bytes of one file */
+#define JAIL_DATA      ((rlim_t)2 << 30)   /* bytes of one process's own memory (heap) */
+#define JAIL_AS        ((rlim_t)16 << 30)  /* bytes of address space: chapter 8 maps 1 GiB a rank */
+#define JAIL_NOFILE    256
+#define JAIL_CPU       60                  /* seconds, when JAIL_CPU is not set */
+
+/* In a child about to run the jail user's code: stdin from /dev/null, first in line for the
+ * out-of-memory killer, the limits above, and then, when root, user uid and group gid with
+ * no supplementary groups and no way back (no new privileges either way). 0, or -1 with a
+ * line on stderr. */
+int jail_drop(uid_t uid, gid_t gid, long cpu_seconds);
 
 /* Judge: run exercise id on args in the host; returns when its outputs are back in place.
  * A host that crashes takes this process with it, by the same signal. */

@@ -15,6 +15,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -42,13 +43,15 @@ static _Noreturn void host_gone(const char *what)
     abort();
 }
 
-/* In the child: become the unprivileged user when root, then run the host on the student's
- * shared object. Only the host loads it, with dlopen. */
+/* In the child: become the unprivileged user when root (jail_drop: its limits, stdin from
+ * /dev/null), then run the host on the student's shared object. Only the host loads it, with
+ * dlopen, in an environment of three variables. */
 static _Noreturn void become_host(int fd, pid_t parent)
 {
     const char *path = getenv("JAIL_HOST"), *student = getenv("JAIL_STUDENT");
-    const char *u = getenv("JAIL_UID");
+    const char *u = getenv("JAIL_UID"), *g = getenv("JAIL_GID"), *cpu = getenv("JAIL_CPU");
     uid_t uid = u && *u ? (uid_t)atol(u) : 65534;
+    gid_t gid = g && *g ? (gid_t)atol(g) : (gid_t)uid;
     if (!path || !student) {
         fprintf(stderr,
                 "jail: JAIL_HOST and JAIL_STUDENT must name the host and the exercise\n");
@@ -58,19 +61,13 @@ static _Noreturn void become_host(int fd, pid_t parent)
         _exit(127);
     for (int f = JAIL_FD + 1; f < 1024; f++)
         close(f);
-    if (geteuid() == 0 &&
-        (setgroups(0, NULL) || setgid(uid) || setuid(uid) || setuid(0) == 0)) {
-        fprintf(stderr, "jail: could not become user %u\n", (unsigned)uid);
+    if (jail_drop(uid, gid, cpu && *cpu ? atol(cpu) : 0))
         _exit(127);
-    }
-    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
     prctl(PR_SET_PDEATHSIG, SIGKILL); /* after the setuid, which clears it */
     if (getppid() != parent)
         _exit(127);
-    struct rlimit core = {0, 0};
-    setrlimit(RLIMIT_CORE, &core);
     char *argv[] = {(char *)path, (char *)student, NULL};
-    char *envp[] = {"PATH=/usr/bin:/bin", "LC_ALL=C", NULL};
+    char *envp[] = {"PATH=/usr/bin:/bin", "LC_ALL=C", "OPENBLAS_NUM_THREADS=1", NULL};
     execve(path, argv, envp);
     fprintf(stderr, "jail: cannot run %s: %s\n", path, strerror(errno));
     _exit(127);
@@ -95,41 +92,50 @@ static void start_host(void)
     sock = sv[0], host = pid, owner = parent;
 }
 
+/* A file, as /proc/self/maps and fstat name it: its device and inode. */
+typedef struct FileId {
+    unsigned long dev, ino;
+} FileId;
+
 /* Shared memory. Where p lies in the memory file behind a shared mapping of this process:
- * the file's inode and p's offset in it; 0, or -1 when p is in no such mapping. */
-static int mapping_of(const void *p, unsigned long *ino, uint64_t *off)
+ * the file and p's offset in it; 0, or -1 when p is in no such mapping. */
+static int mapping_of(const void *p, FileId *id, uint64_t *off)
 {
     FILE *f = fopen("/proc/self/maps", "r");
     char line[512], perms[8];
-    unsigned long lo, hi, at, inode;
+    unsigned long lo, hi, at, inode, major, minor;
     int found = -1;
     while (f && found && fgets(line, sizeof line, f))
-        if (sscanf(line, "%lx-%lx %7s %lx %*x:%*x %lu", &lo, &hi, perms, &at, &inode) == 5 &&
+        if (sscanf(line, "%lx-%lx %7s %lx %lx:%lx %lu", &lo, &hi, perms, &at, &major, &minor,
+                   &inode) == 7 &&
             perms[3] == 's' && inode && (uintptr_t)p >= lo && (uintptr_t)p < hi)
-            *ino = inode, *off = at + ((uintptr_t)p - lo), found = 0;
+            *id = (FileId){makedev(major, minor), inode}, *off = at + ((uintptr_t)p - lo),
+            found = 0;
     if (f)
         fclose(f);
     return found;
 }
 
-/* Where offset off of memory file ino is mapped in this process, or NULL. */
-static void *address_of(unsigned long ino, uint64_t off)
+/* Where offset off of memory file id is mapped in this process, or NULL. */
+static void *address_of(FileId id, uint64_t off)
 {
     FILE *f = fopen("/proc/self/maps", "r");
     char line[512], perms[8];
-    unsigned long lo, hi, at, inode;
+    unsigned long lo, hi, at, inode, major, minor;
     void *p = NULL;
     while (f && !p && fgets(line, sizeof line, f))
-        if (sscanf(line, "%lx-%lx %7s %lx %*x:%*x %lu", &lo, &hi, perms, &at, &inode) == 5 &&
-            perms[3] == 's' && inode == ino && off >= at && off < at + (hi - lo))
+        if (sscanf(line, "%lx-%lx %7s %lx %lx:%lx %lu", &lo, &hi, perms, &at, &major, &minor,
+                   &inode) == 7 &&
+            perms[3] == 's' && inode == id.ino && makedev(major, minor) == id.dev &&
+            off >= at && off < at + (hi - lo))
             p = (void *)(lo + (uintptr_t)(off - at));
     if (f)
         fclose(f);
     return p;
 }
 
-/* This process's descriptor of memory file ino, or -1 (it must hold the file open). */
-static int fd_of(unsigned long ino)
+/* This process's descriptor of memory file id, or -1 (it must hold the file open). */
+static int fd_of(FileId id)
 {
     DIR *d = opendir("/proc/self/fd");
     struct dirent *e;
@@ -137,7 +143,7 @@ static int fd_of(unsigned long ino)
     int fd = -1;
     while (d && fd < 0 && (e = readdir(d)))
         if (e->d_name[0] != '.' && fstat(atoi(e->d_name), &st) == 0 && S_ISREG(st.st_mode) &&
-            st.st_ino == ino)
+            st.st_ino == id.ino && st.st_dev == id.dev)
             fd = atoi(e->d_name);
     if (d)
         closedir(d);
@@ -147,10 +153,10 @@ static int fd_of(unsigned long ino)
 void wire_shared(Wire *w, void *pp, size_t bytes)
 {
     void *p = *(void **)pp;
-    unsigned long ino;
+    FileId id;
     uint64_t off[2] = {0, bytes}, which = 0;
     int fd = -1;
-    unsigned char shared = p && !mapping_of(p, &ino, &off[0]) && (fd = fd_of(ino)) >= 0;
+    unsigned char shared = p && !mapping_of(p, &id, &off[0]) && (fd = fd_of(id)) >= 0;
     if (w->pass == CALL_PUT)
         msg_put(w->m, &shared, 1);
     if (!shared) {
@@ -164,14 +170,14 @@ void wire_shared(Wire *w, void *pp, size_t bytes)
         abort();
     }
     if (!w->n_fds)
-        w->ino = ino;
+        w->file_dev = id.dev, w->file_ino = id.ino;
     which = (uint64_t)w->n_fds;
     w->fds[w->n_fds++] = fd;
     msg_put(w->m, off, sizeof off);
     msg_put(w->m, &which, sizeof which);
 }
 
-/* Chapter 8's operations, on the shared file of the call (w->ino): offsets travel, and each
+/* Chapter 8's operations, on the shared file of the call (w->file_*): offsets travel, and each
  * side turns them into its own addresses. */
 static void serve_window(Comm *c, const Wire *w, uint32_t op, Msg *m)
 {
@@ -180,16 +186,17 @@ static void serve_window(Comm *c, const Wire *w, uint32_t op, Msg *m)
     uint32_t value = 0;
     uint64_t off = UINT64_MAX, n = 0;
     char err[ERR_LEN] = "";
-    unsigned long ino;
+    FileId id, call = {w->file_dev, w->file_ino};
     if (op == JAIL_PEER_BUFFER && !msg_take(m, &peer, 4) && !msg_take(m, &off, 8) &&
         c->peer_buffer && peer >= 0 && peer < c->size) {
-        void *mine = address_of(w->ino, off),
+        void *mine = address_of(call, off),
              *theirs = mine ? c->peer_buffer(c, peer, mine) : NULL;
-        if (!theirs || mapping_of(theirs, &ino, &off) || ino != w->ino)
+        if (!theirs || mapping_of(theirs, &id, &off) || id.ino != call.ino ||
+            id.dev != call.dev)
             off = UINT64_MAX;
     } else if (op == JAIL_ALLOC_SHARED && !msg_take(m, &n, 8) && c->alloc_shared) {
         void *p = n <= JAIL_MAX_BYTES ? c->alloc_shared(c, n) : NULL;
-        if (!p || mapping_of(p, &ino, &off) || ino != w->ino)
+        if (!p || mapping_of(p, &id, &off) || id.ino != call.ino || id.dev != call.dev)
             off = UINT64_MAX;
     } else if (op == JAIL_PROGRESS && c->progress)
         value = c->progress(c);
@@ -498,6 +505,8 @@ void wire_buf(Wire *w, void *pp, size_t bytes, int how)
             dev->upload(p, q, bytes);
         else if (q)
             memcpy(p, q, bytes);
+        if (q && (how & WIRE_TEXT)) /* a message: whatever came, it ends in the buffer */
+            ((char *)p)[bytes - 1] = 0;
     }
 }
 

@@ -69,23 +69,35 @@ Test(hidden_fp16_encode, every_half_comes_back_unchanged)
  * below it to a, the float just above it to a + 1. */
 Test(hidden_fp16_encode, ties_between_every_two_neighbours_go_to_even)
 {
+    /* All the cases in one call (the autograder's jail pays a round trip per call): for
+     * each pair, its midpoint, the float below it and the float above it. */
+    size_t pairs = 2 * 0x7c00, k = 0;
+    float *x = xcalloc(3 * pairs, sizeof *x);
+    uint16_t *h = xcalloc(3 * pairs, sizeof *h);
     for (unsigned sign = 0; sign <= 0x8000; sign += 0x8000)
-        for (unsigned a = 0; a < 0x7c00; a++) {
+        for (unsigned a = 0; a < 0x7c00; a++, k += 3) {
             uint16_t lo = (uint16_t)(sign | a), hi = (uint16_t)(sign | (a + 1));
             float mid = (float)((half_value(lo) + half_value(hi)) / 2);
-            float below = nextafterf(mid, 0);
-            float above = nextafterf(mid, sign ? -INFINITY : INFINITY);
-            uint16_t even = a & 1 ? hi : lo, got;
-            got = encode(mid);
-            cr_assert(got == even, "%a (%.9g), halfway between halves %04x and %04x: got %04x, "
-                      "expected %04x (ties to even)", (double)mid, (double)mid, lo, hi, got, even);
-            got = encode(below);
-            cr_assert(got == lo, "%a (%.9g), just nearer to half %04x than to %04x: got %04x, "
-                      "expected %04x", (double)below, (double)below, lo, hi, got, lo);
-            got = encode(above);
-            cr_assert(got == hi, "%a (%.9g), just nearer to half %04x than to %04x: got %04x, "
-                      "expected %04x", (double)above, (double)above, hi, lo, got, hi);
+            x[k] = mid;
+            x[k + 1] = nextafterf(mid, 0);
+            x[k + 2] = nextafterf(mid, sign ? -INFINITY : INFINITY);
         }
+    fp16_encode(x, h, 3 * pairs);
+    k = 0;
+    for (unsigned sign = 0; sign <= 0x8000; sign += 0x8000)
+        for (unsigned a = 0; a < 0x7c00; a++, k += 3) {
+            uint16_t lo = (uint16_t)(sign | a), hi = (uint16_t)(sign | (a + 1));
+            float mid = x[k], below = x[k + 1], above = x[k + 2];
+            uint16_t even = a & 1 ? hi : lo;
+            cr_assert(h[k] == even, "%a (%.9g), halfway between halves %04x and %04x: got %04x, "
+                      "expected %04x (ties to even)", (double)mid, (double)mid, lo, hi, h[k], even);
+            cr_assert(h[k + 1] == lo, "%a (%.9g), just nearer to half %04x than to %04x: got %04x, "
+                      "expected %04x", (double)below, (double)below, lo, hi, h[k + 1], lo);
+            cr_assert(h[k + 2] == hi, "%a (%.9g), just nearer to half %04x than to %04x: got %04x, "
+                      "expected %04x", (double)above, (double)above, hi, lo, h[k + 2], hi);
+        }
+    free(x);
+    free(h);
 }
 
 /* A NaN stays a NaN whatever bits of its payload are set, including the ones only in the
