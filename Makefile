@@ -582,8 +582,8 @@ autograder:
 	$(call archive_head,autograder,$(BUILD)/autograder,solutions instructors/GUIDE.md instructors/guide.py)
 	@# What grading does not need stays out, so that a break of the jail leaks nothing more:
 	@# the other chapters' hidden tests, the instructor's guide, the problems' answers.
-	@$(if $(AG_CHAPTERS),for d in $(BUILD)/autograder/tests/hidden/ch*; do \
-	  case " $(AG_CHAPTERS) " in *" $${d##*/ch} "*) ;; *) rm -rf "$$d" ;; esac; done)
+	@for d in $(BUILD)/autograder/tests/hidden/ch*; do \
+	  [ -z "$(AG_CHAPTERS)" ] || echo " $(AG_CHAPTERS) " | grep -q " $${d##*/ch} " || rm -rf "$$d"; done
 	@for f in $(BUILD)/autograder/chapters/*.nw; do \
 	  awk -f scripts/strip_answers.awk $$f > $$f.new && mv $$f.new $$f || exit 1; done
 	@sed -i 's/^export GRADE_HIDDEN_VISIBILITY=.*/export GRADE_HIDDEN_VISIBILITY=$(HIDDEN_VISIBILITY)/; s/^export GRADE_CHAPTERS=.*/export GRADE_CHAPTERS="$(AG_CHAPTERS)"/' \
