@@ -8,13 +8,22 @@
 #              solutions/wrong/ in place of its solution        partial marks on exactly those
 #              exercises, and failed exactly the tests each one's "Fails:" lines name
 #
+# and, as root, the attacks on the grader (solutions/attacks/; chapter 1's autograder), each
+# with the jail off (it must succeed, or it tests nothing) and on (it must fail: 0 on its
+# exercise, every other exercise's full score, nothing left running, no file left in /tmp or
+# /dev/shm, root's canary file untouched); and a submission whose every exercise loops for
+# ever (the whole book's autograder), graded within the bound env.sh states.
+#
+# As root each submission is graded as in Gradescope's container: in a cgroup of its own that
+# bounds its processes and memory, with a private /tmp and /dev/shm of 64 MiB each.
 # Gradescope builds an image once (the zip in source/, setup.sh run there) and grades each
 # submission in a fresh container of it; so does this script, with a copy of the image.
 set -euo pipefail
 zip=${1:?usage: instructors/autograder/check.sh build/dps-autograder.zip}
 zip=$(realpath "$zip")
 repo=$(pwd)
-tmp=$(mktemp -d)
+# Not below /tmp, which each grade gets a private one of.
+tmp=$(mktemp -d -p /var/tmp dps-autograder-check.XXXXXX)
 chmod 755 "$tmp" # as /autograder is: the jail's user must reach the host it runs
 trap '[ -n "${KEEP:-}" ] && echo "autograder-check: kept $tmp" >&2 || rm -rf "$tmp"' EXIT
 fail() { echo "autograder-check: $*" >&2; exit 1; }
@@ -32,19 +41,86 @@ start=$(date +%s)
     { tail -20 "$tmp/setup.log"; fail "setup.sh failed"; }
 echo "autograder-check: setup.sh built the image in $(($(date +%s) - start)) s"
 
-# Grade submission $1, whose files the commands on stdin put into $c/submission.
+# The bounded setting (root only): a cgroup per submission, of cgroup v2 or v1, bounding the
+# processes (1024) and the memory (4 GiB), as Gradescope's container does.
+bounded=0
+if [ "$(id -u)" = 0 ]; then
+    if grep -qw pids /sys/fs/cgroup/cgroup.controllers 2>/dev/null &&
+        grep -qw memory /sys/fs/cgroup/cgroup.controllers; then
+        bounded=2
+    elif [ -d /sys/fs/cgroup/pids ] && [ -d /sys/fs/cgroup/memory ]; then
+        bounded=1
+    fi
+    command -v unshare >/dev/null || bounded=0
+fi
+# The cgroup directories of submission $1 (made), one per line.
+cgroup_make() {
+    local n=dps-check-$$-$1 d
+    if [ $bounded = 2 ]; then
+        echo "+pids +memory" >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
+        d=/sys/fs/cgroup/$n && mkdir "$d" && echo 1024 >"$d/pids.max" && echo 4G >"$d/memory.max" && echo "$d"
+    else
+        d=/sys/fs/cgroup/pids/$n && mkdir "$d" && echo 1024 >"$d/pids.max" && echo "$d"
+        d=/sys/fs/cgroup/memory/$n && mkdir "$d" && echo $((4 << 30)) >"$d/memory.limit_in_bytes" && echo "$d"
+    fi
+}
+# The processes left in cgroup directories $@ (pids, one per line).
+cgroup_procs() { cat "${@/%//cgroup.procs}" 2>/dev/null | sort -u; }
+# Kill what is left in cgroup directories $@ and remove them.
+cgroup_end() {
+    local round
+    for round in $(seq 100); do
+        [ -n "$(cgroup_procs "$@")" ] || break
+        cgroup_procs "$@" | xargs -r kill -KILL 2>/dev/null
+        sleep 0.1
+    done
+    rmdir "$@" 2>/dev/null || true
+}
+
+# Grade submission $1, whose files the commands on stdin put into $c/submission. In the
+# bounded setting it also records, in $c/check/: run_autograder's status (rc), its seconds,
+# how many processes were left in its cgroup after it returned (procs), how many files in its
+# /tmp and /dev/shm (files), and whether root's canary file ($c/canary) changed (canary).
+# With MAY_FAIL=1 a failed run_autograder is recorded, not fatal (an attack with the jail off).
 submit() {
-    local name=$1
+    local name=$1 t0 rc cgs
     c=$tmp/$name
     cp -a "$image" "$c"
-    mkdir -p "$c/submission" "$c/results"
+    mkdir -p "$c/submission" "$c/results" "$c/check"
+    printf 'the canary: root'"'"'s file, which no grade may change\n' >"$c/canary"
+    chmod 644 "$c/canary"
     . /dev/stdin
-    local t0
     t0=$(date +%s)
-    (cd "$c" && AUTOGRADER_ROOT=$c ./run_autograder) >"$c/results/stdout" 2>&1 ||
-        { tail -20 "$c/results/stdout"; fail "$name: run_autograder failed"; }
-    [ -s "$c/results/results.json" ] || { tail -20 "$c/results/stdout"; fail "$name: no results.json"; }
-    echo "autograder-check: $name: graded in $(($(date +%s) - t0)) s"
+    if [ $bounded != 0 ]; then
+        mapfile -t cgs < <(cgroup_make "$name")
+        C=$c unshare --mount --propagation private bash -c '
+            for d in "$@"; do echo $$ >"$d/cgroup.procs" || exit 99; done
+            mount -t tmpfs -o size=64m,mode=1777 tmpfs /tmp &&
+                mount -t tmpfs -o size=64m,mode=1777 tmpfs /dev/shm || exit 99
+            (cd "$C" && AUTOGRADER_ROOT=$C ./run_autograder) >"$C/results/stdout" 2>&1
+            rc=$?
+            find /tmp /dev/shm -mindepth 1 -maxdepth 1 | wc -l >"$C/check/files"
+            exit $rc' bash "${cgs[@]}"
+        rc=$?
+        sleep 0.2
+        cgroup_procs "${cgs[@]}" | wc -l >"$c/check/procs"
+        cgroup_end "${cgs[@]}"
+        [ $rc != 99 ] || fail "$name: the bounded setting could not be made (cgroup, mount)"
+    else
+        (cd "$c" && AUTOGRADER_ROOT=$c ./run_autograder) >"$c/results/stdout" 2>&1
+        rc=$?
+        echo 0 >"$c/check/procs"
+        echo 0 >"$c/check/files"
+    fi
+    echo $rc >"$c/check/rc"
+    echo $(($(date +%s) - t0)) >"$c/check/seconds"
+    printf 'the canary: root'"'"'s file, which no grade may change\n' | cmp -s - "$c/canary" &&
+        echo same >"$c/check/canary" || echo changed >"$c/check/canary"
+    if [ "${MAY_FAIL:-0}" != 1 ]; then
+        [ $rc = 0 ] || { tail -20 "$c/results/stdout"; fail "$name: run_autograder failed"; }
+        [ -s "$c/results/results.json" ] || { tail -20 "$c/results/stdout"; fail "$name: no results.json"; }
+    fi
+    echo "autograder-check: $name: graded in $(cat "$c/check/seconds") s"
 }
 
 # What the zip grades, as its env.sh says: the chapters (empty: all) and the hidden tests'
@@ -70,24 +146,72 @@ for e in $exercises; do
 done
 EOF
 
-# Three attacks on the grade (solutions/attacks/, each a relu_bias_backward.c of chapter 1):
-# each must succeed with the jail off and fail with it on. Only root can switch users, as
-# Gradescope's run_autograder does; as anyone else the attacks are not run.
-attacks=
+# The attacks on the grader (solutions/attacks/, each a relu_bias_backward.c of chapter 1,
+# beside the reference solutions of the chapter's other exercises): each must succeed with
+# the jail off and fail with it on. Only root can switch users, as Gradescope's
+# run_autograder does; as anyone else the attacks are not run. They run in chapter 1's
+# autograder; without the bounded setting, the fork bomb, which only a cgroup contains, does
+# not.
+attacks= loops=
 if [ "$(id -u)" != 0 ]; then
     echo "autograder-check: not root: the jail's isolation was not exercised (run as root, as Gradescope and CI do)"
-elif [ -z "$chapters" ] || [[ " $chapters " == *" 1 "* ]]; then
-    attacks="forge_verdict read_hidden write_results"
+elif [ "$chapters" = 1 ]; then
+    attacks="forge_verdict read_hidden write_results plant_links proc_peek daemon spinners fill_disk memory_hog"
+    if [ $bounded != 0 ]; then attacks+=" fork_bomb"
+    else echo "autograder-check: no cgroup to bound them: the fork bomb not run, the others not bounded"; fi
+elif [ -z "$chapters" ]; then
+    loops=1
 fi
+# The exercise attack $1 takes the place of: the first three attack the verdict of 1.4; the
+# others, built on solutions/attacks/common.h, are 1.1 (gemm_blocked), the chapter's first,
+# so that every later exercise shows what they did to the grading.
+attack_target() { grep -q '#include "common.h"' "$repo/solutions/attacks/$1.c" && echo ch1/gemm_blocked || echo ch1/relu_bias_backward; }
+# The submission's file of attack $1: the attack, with solutions/attacks/common.h pasted in.
+attack_file() {
+    local f=$repo/solutions/attacks/$1.c
+    if grep -q '#include "common.h"' "$f"; then
+        { cat "$repo/solutions/attacks/common.h"; grep -v '#include "common.h"' "$f"; }
+    else cat "$f"; fi
+}
 for a in $attacks; do
     for jail in 0 1; do
-        A=$a J=$jail submit "attack-$a-$jail" <<'EOF2'
+        A=$a J=$jail T=$(attack_target "$a") MAY_FAIL=$((1 - jail)) submit "attack-$a-$jail" <<'EOF2'
 sed -i "s/GRADE_JAIL=1/GRADE_JAIL=$J/" "$c/source/instructors/autograder/env.sh"
-cp "$repo/solutions/attacks/$A.c" "$c/submission/relu_bias_backward.c"
+for e in $exercises; do [ "$e" = "$T" ] || cp "$repo/solutions/$e.c" "$c/submission/"; done
+attack_file "$A" >"$c/submission/${T#*/}.c"
 EOF2
     done
 done
-export CHECK_ATTACKS=$attacks
+# Submission paths (with the jail on only: the defence is the reading of the submission,
+# which comes before any jail): a folder whose name holds newlines and a line that names a
+# hidden test, and a symbolic link of an exercise's name to another hidden test, beside the
+# reference solutions.
+if [ -n "$attacks" ]; then
+    attacks+=" read_placed"
+    MAY_FAIL=0 submit "attack-read_placed-1" <<'EOF2'
+for e in $exercises; do [ "$e" = ch1/gemm_blocked ] || cp "$repo/solutions/$e.c" "$c/submission/"; done
+attack_file read_placed >"$c/submission/gemm_blocked.c"
+odd=$c/submission/$'x\n../source/tests/hidden/ch1/ex_sgd_nesterov.c\n'
+mkdir -p "$odd" "$c/submission/mine/ch1"
+cp "$repo/solutions/ch1/sgd_nesterov.c" "$odd/sgd_nesterov.c"
+ln -s ../../../source/tests/hidden/ch1/ex_relu_bias_backward.c "$c/submission/mine/ch1/relu_bias_backward.c"
+EOF2
+fi
+# Time: every exercise of the book loops for ever, in its constructor (the solution with a
+# spinning constructor added), and the first in its compiler (#include "/dev/zero").
+if [ -n "$loops" ]; then
+    MAY_FAIL=0 submit "loop-forever" <<'EOF2'
+for e in $exercises; do
+    { cat "$repo/solutions/$e.c"; echo '__attribute__((constructor)) static void spin_for_ever(void) { for (;;) ; }'; } \
+        >"$c/submission/${e#*/}.c"
+done
+first=$(echo $exercises | cut -d' ' -f1)
+echo '#include "/dev/zero"' >"$c/submission/${first#*/}.c"
+EOF2
+fi
+export CHECK_ATTACKS=$attacks CHECK_LOOPS=$loops
+export CHECK_TARGETS=$(for a in $attacks; do echo "$a=$(attack_target "$a")"; done)
+export CHECK_BOUND=$(. "$image/source/instructors/autograder/env.sh" && echo "$GRADE_BOUND")
 
 # The guide's counts are the tree's, and its tests are the ones that ran.
 python3 "$repo/instructors/guide.py" --check --results "$tmp/solutions/results/results.json" |
@@ -165,23 +289,86 @@ for ex, ts in by.items():
 if "my-dps/exercises/" not in r.get("output", ""):
     problems.append("mistakes: results.json's output does not list the files taken from the tree")
 
-# The attacks: with the jail off each succeeds, with it on each scores 0 and reaches nothing.
+# The attacks: with the jail off each succeeds, with it on each fails, scores 0 on its
+# exercise, leaves every other exercise its full score, nothing running, no file in /tmp or
+# /dev/shm, and root's canary as it was.
+def facts(d):
+    return {k: open(os.path.join(d, "check", k)).read().strip() for k in
+            ("rc", "procs", "files", "canary", "seconds")}
+
+def scores(r):
+    got = {}
+    for t in r.get("tests", []):
+        ex = t["name"].split(" ", 1)[0]
+        got[ex] = got.get(ex, 0) + t["score"]
+    return got
+
 attacks = os.environ.get("CHECK_ATTACKS", "").split()
+targets = dict(l.split("=", 1) for l in os.environ.get("CHECK_TARGETS", "").split())
+report = []
 for a in attacks:
-    for jail in (0, 1):
+    target = targets[a]
+    for jail in ((1,) if a == "read_placed" else (0, 1)):
         d = os.path.join(tmp, f"attack-{a}-{jail}")
-        r = json.load(open(os.path.join(d, "results/results.json")))
-        ts = [t for t in r["tests"] if t["name"].startswith("ch1/relu_bias_backward ")]
-        got = sum(t["score"] for t in ts)
+        f = facts(d)
+        try:
+            r = json.load(open(os.path.join(d, "results/results.json")))
+        except (OSError, ValueError):
+            r = {}
         text = json.dumps(r)
-        done = {"forge_verdict": abs(got - points.get("ch1/relu_bias_backward", 10)) < 0.01,
+        got = scores(r)
+        others_full = bool(r) and all(abs(got.get(ex, 0) - p) < 0.01
+                                      for ex, p in points.items() if ex != target)
+        done = {"forge_verdict": abs(got.get(target, 0) - points.get(target, 10)) < 0.01,
                 "read_hidden": "Hidden tests of exercise 1.4" in text,
-                "write_results": os.path.exists(os.path.join(d, "results/forged.json"))}[a]
+                "write_results": os.path.exists(os.path.join(d, "results/forged.json")),
+                "plant_links": f["canary"] != "same",
+                "proc_peek": "LEAKED-JUDGE" in text,
+                "daemon": f["procs"] != "0", "spinners": f["procs"] != "0",
+                "memory_hog": f["procs"] != "0", "fill_disk": f["files"] != "0",
+                "fork_bomb": f["procs"] != "0" or not others_full or f["rc"] != "0" or
+                             "Resource temporarily unavailable" in
+                             open(os.path.join(d, "results/stdout"), errors="replace").read(),
+                "read_placed": "LEAKED-PLACE" in text}[a]
+        line = (f"{a}, jail {'on' if jail else 'off'}: {'succeeded' if done else 'failed'}; "
+                f"{got.get(target, 0):g} on {target}, others {'full' if others_full else 'NOT full'}, "
+                f"{f['procs']} processes and {f['files']} files left, canary {f['canary']}, "
+                f"{f['seconds']} s")
+        report.append(line)
         if jail == 0 and not done:
-            problems.append(f"attack {a}: it failed with the jail off, so it tests nothing")
-        if jail == 1 and (done or got != 0):
-            problems.append(f"attack {a}: with the jail on it {'succeeded' if done else 'scored'}"
-                            f" ({got:.1f} points)")
+            problems.append(f"attack {a}: it failed with the jail off, so it tests nothing ({line})")
+        if jail == 1:
+            bad = []
+            if done:
+                bad.append("it succeeded")
+            if got.get(target, 0) != 0:
+                bad.append(f"{got.get(target, 0):g} points on its exercise")
+            if not others_full:
+                bad.append("another exercise lost points")
+            if f["procs"] != "0":
+                bad.append(f"{f['procs']} processes left running")
+            if f["files"] != "0":
+                bad.append(f"{f['files']} files left in /tmp and /dev/shm")
+            if f["canary"] != "same":
+                bad.append("root's canary changed")
+            if f["rc"] != "0":
+                bad.append(f"run_autograder's status {f['rc']}")
+            if a == "read_placed" and text.count("refused: ") < 2:
+                bad.append("the two odd names were not both refused in the output")
+            if bad:
+                problems.append(f"attack {a}, jail on: " + "; ".join(bad))
+
+if os.environ.get("CHECK_LOOPS"):
+    d = os.path.join(tmp, "loop-forever")
+    f = facts(d)
+    r = json.load(open(os.path.join(d, "results/results.json")))
+    bound = int(os.environ.get("CHECK_BOUND") or 600)
+    got = scores(r)
+    line = (f"every exercise looping for ever: graded in {f['seconds']} s (the bound: {bound} s), "
+            f"{sum(got.values()):g} points, {f['procs']} processes and {f['files']} files left")
+    report.append(line)
+    if int(f["seconds"]) > bound or sum(got.values()) != 0 or f["procs"] != "0" or f["files"] != "0":
+        problems.append("loop-forever: " + line)
 
 for p in problems:
     print("autograder-check: " + p, file=sys.stderr)
@@ -191,7 +378,9 @@ exercises = "exercise" if len(wrong) == 1 else "exercises"
 print(f"autograder-check: solutions {total:g}/{total:g} ({n_tests} tests, {n_hidden} hidden), "
       f"skeletons 0/{total:g}, mistakes partial on exactly {len(wrong)} {exercises} "
       f"({', '.join(sorted(wrong))}), each failing the tests it names")
+for line in report:
+    print("autograder-check: " + line)
 if attacks:
     print(f"autograder-check: {len(attacks)} attacks ({', '.join(attacks)}) succeed with the "
-          f"jail off and score 0, reading and writing nothing, with it on")
+          f"jail off and fail with it on: 0 on their exercise, the others intact, nothing left")
 EOF
