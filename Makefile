@@ -368,10 +368,16 @@ $(TWIN): tests/twin_backend.c tangled/device/device.h $(BUILD)/config
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -fPIC -shared $< -o $@
 
+# The autograder's warden (tests/jail/warden.c), which tests/ch1/test_warden.c runs.
+WARDEN := $(BUILD)/tests/warden
+$(WARDEN): tests/jail/warden.c tests/jail/wire.c tests/jail/jail.h $(BUILD)/config
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) tests/jail/warden.c tests/jail/wire.c -o $@
+
 # $(call tests_rule,NAME,SOURCES): the test binary build/tests/NAME. "book" holds every
 # directory's tests; each directory also has a binary of its own for CHAPTER=N.
 define tests_rule
-$(BUILD)/tests/$(1): $(2) $(TEST_HDRS) $(LIB) $(BUILD)/config | $(BACKENDS) $(TWIN)
+$(BUILD)/tests/$(1): $(2) $(TEST_HDRS) $(LIB) $(BUILD)/config | $(BACKENDS) $(TWIN) $(WARDEN)
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS) -Itests $(2) $(LIB) -o $$@ -lcriterion $$(LDLIBS)
 endef

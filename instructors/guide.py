@@ -67,7 +67,10 @@ def load():
             ch = line.split()[0]
             per_chapter[ch] = per_chapter.get(ch, 0) + 1
             exercises.append(Exercise(line, f"{ch[2:]}.{per_chapter[ch]}"))
-    timeout = int(re.search(r"GRADE_TIMEOUT=(\d+)", read("instructors/autograder/env.sh"))[1])
+    env = read("instructors/autograder/env.sh")
+    timeout = int(re.search(r"GRADE_TIMEOUT=(\d+)", env)[1])
+    Guide.budget = int(re.search(r"GRADE_BUDGET=(\d+)", env)[1])
+    Guide.bound = int(re.search(r"GRADE_BOUND=(\d+)", env)[1])
     grade = read("tests/grade.sh")
     local = int(re.search(r"GRADE_TIMEOUT:=(\d+)", grade)[1])
     strikes = int(re.search(r'"\$TIMEOUTS" -ge (\d+)', grade)[1])
@@ -237,19 +240,23 @@ class Guide:
                 (r"Once (\w+) tests of an exercise have run out of time", "the tests that may "
                  "run out of time (tests/grade.sh)", lambda w: word(self.strikes, w)),
                 (r"After (\w+) tests\s+of one exercise have run out", "the tests that may run "
-                 "out of time, on the autograder", lambda w: word(self.strikes, w)),
-                (r"at most (\w+) tests per exercise", "the tests of a hanging exercise",
-                 lambda w: word(self.strikes, w))):
+                 "out of time, on the autograder", lambda w: word(self.strikes, w))):
             self.rule(what, pattern, put(value))
 
-        hang = len(ex) * self.strikes * self.timeout
+        hang = len(ex) * self.budget
         minutes = (f"{hang // 60} minutes" if hang % 60 == 0 else
                    f"under {math.ceil(hang / 60)} minutes")
         self.rule("the bound on a submission that hangs",
-                  r"\d+(\s+)exercises that all hang cost at most \d+ × \d+ × \d+ s, "
+                  r"\d+(\s+)exercises that all hang spend at most(\s+)\d+ × \d+ s, "
                   r"(?:under )?\d+ minutes",
-                  lambda m: f"{len(ex)}{m[1]}exercises that all hang cost at most {len(ex)} × "
-                            f"{self.strikes} × {self.timeout} s, {minutes}")
+                  lambda m: f"{len(ex)}{m[1]}exercises that all hang spend at most{m[2]}"
+                            f"{len(ex)} × {self.budget} s, {minutes}")
+        for pattern, what, value in (
+                (r"`GRADE_BUDGET`\s+\((\d+) s\)", "an exercise's budget (env.sh)",
+                 lambda _: str(self.budget)),
+                (r"`GRADE_BOUND`\s+\((\d+) s\)", "the bound (env.sh)",
+                 lambda _: str(self.bound))):
+            self.rule(what, pattern, put(value))
 
         self.rule("the table of wrong solutions",
                   r"(?P<head>^\| file \| fails \| score \|\n^\|[- |]+\n)(?:^\|[^\n]*\|$\n?)+",

@@ -23,6 +23,8 @@ extern char **environ;
 
 /* The tests' CPU twin of the CUDA backend (tests/twin_backend.c), built by the Makefile. */
 #define TWIN_BACKEND "build/tests/libdps_twin.so"
+/* The autograder's warden (tests/jail/warden.c), built beside the tests. */
+#define WARDEN "build/tests/warden"
 #define TWIN_ENTRY "dps_twin_backend_open"
 #define TWIN_WHAT "CUDA's CPU twin (DPS_TEST_DEVICE=twin)"
 

@@ -65,7 +65,7 @@ cgroup_make() {
     fi
 }
 # The processes left in cgroup directories $@ (pids, one per line).
-cgroup_procs() { cat "${@/%//cgroup.procs}" 2>/dev/null | sort -u; }
+cgroup_procs() { local d; for d; do cat "$d/cgroup.procs"; done 2>/dev/null | sort -u; }
 # Kill what is left in cgroup directories $@ and remove them.
 cgroup_end() {
     local round

@@ -1,0 +1,137 @@
+/* The autograder's warden (tests/jail/warden.c): what root does around the jail user's code.
+ * `take` copies the student's object out of the user's directory only when it is what it
+ * claims (never through a link); `run` bounds a command's time and leaves nothing of it
+ * running. (Its `sweep` kills every process of the jail's user on the machine, so it is not
+ * run here, beside other tests: make autograder-check's attacks run it.) */
+#include <signal.h>
+#include <sys/stat.h>
+
+#include "helpers.h"
+
+/* A fresh directory for one test, and a path in it. */
+static void scratch(char *dir, size_t cap)
+{
+    snprintf(dir, cap, "/tmp/dps-warden-XXXXXX");
+    cr_assert(mkdtemp(dir), "mkdtemp failed");
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    cr_assert(f, "cannot write %s", path);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* warden take on name @p name of @p dir into @p dest (limit @p max bytes), into @p r. */
+static void take(const char *dir, const char *name, const char *dest, const char *max, Run *r)
+{
+    char uid[32];
+    snprintf(uid, sizeof uid, "%u", (unsigned)getuid());
+    run_program((char *[]){WARDEN, "take", uid, (char *)dir, (char *)name, (char *)dest,
+                           (char *)max, NULL},
+                r);
+}
+
+Test(warden, take_copies_a_regular_file_and_refuses_links_fifos_and_large_ones, .timeout = 30)
+{
+    static Run r;
+    char dir[64], path[128], dest[128], secret[128], got[64] = "";
+    scratch(dir, sizeof dir);
+    snprintf(secret, sizeof secret, "%s/secret", dir);
+    write_file(secret, "root's\n");
+    snprintf(path, sizeof path, "%s/a.so", dir);
+    write_file(path, "the object\n");
+    snprintf(dest, sizeof dest, "%s/taken.so", dir);
+
+    take(dir, "a.so", dest, "100", &r);
+    cr_assert(r.status == 0, "a regular file was refused: %s", r.err);
+    FILE *f = fopen(dest, "r");
+    cr_assert(f && fgets(got, sizeof got, f), "nothing at %s", dest);
+    fclose(f);
+    cr_expect_str_eq(got, "the object\n");
+    struct stat st;
+    cr_expect(stat(dest, &st) == 0 && (st.st_mode & 0777) == 0644, "the copy's mode is %o",
+              st.st_mode & 0777);
+
+    /* A link to the secret, a second name of it, a fifo, a file over the limit, no file. */
+    snprintf(path, sizeof path, "%s/link.so", dir);
+    cr_assert(symlink(secret, path) == 0);
+    snprintf(path, sizeof path, "%s/hard.so", dir);
+    cr_assert(link(secret, path) == 0);
+    snprintf(path, sizeof path, "%s/fifo.so", dir);
+    cr_assert(mkfifo(path, 0600) == 0);
+    snprintf(path, sizeof path, "%s/big.so", dir);
+    write_file(path, "more than ten bytes\n");
+    const char *name[] = {"link.so", "hard.so", "fifo.so", "big.so", "none.so", "../x"};
+    const char *why[] = {"a symbolic link", "a hard link", "not a regular file",
+                         "larger than the limit", "missing", "is not a name"};
+    for (int i = 0; i < 6; i++) {
+        unlink(dest);
+        take(dir, name[i], dest, "10", &r);
+        cr_expect(r.status != 0, "%s was taken", name[i]);
+        cr_expect(strstr(r.err, why[i]), "%s: expected '%s' in: %s", name[i], why[i], r.err);
+        cr_expect(access(dest, F_OK) != 0, "%s: something was written to %s", name[i], dest);
+    }
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert(system(cmd) == 0);
+}
+
+Test(warden, run_ends_a_command_out_of_time_and_leaves_nothing_of_it_running, .timeout = 60)
+{
+    static Run r;
+    char dir[64], pidfile[128], script[512];
+    scratch(dir, sizeof dir);
+    snprintf(pidfile, sizeof pidfile, "%s/daemon", dir);
+    /* A daemon (double fork, a session of its own, deaf to TERM), then a command that never
+     * ends: the warden's time runs out; the daemon must be gone when it returns. */
+    snprintf(script, sizeof script,
+             "(setsid sh -c 'trap \"\" TERM; echo $$ > %s; exec sleep 300' </dev/null "
+             ">/dev/null 2>&1 &); while [ ! -s %s ]; do sleep 0.05; done; exec sleep 300",
+             pidfile, pidfile);
+    run_program((char *[]){WARDEN, "run", "--timeout", "1.5", "--", "sh", "-c", script, NULL},
+                &r);
+    cr_expect(r.status == 124, "a command out of time: status %d, expected 124 (%s)", r.status,
+              r.err);
+    long pid = 0;
+    FILE *f = fopen(pidfile, "r");
+    cr_assert(f && fscanf(f, "%ld", &pid) == 1, "the daemon never started");
+    fclose(f);
+    cr_expect(kill((pid_t)pid, 0) != 0, "the daemon %ld still runs after the warden returned",
+              pid);
+    if (kill((pid_t)pid, 0) == 0)
+        kill((pid_t)pid, SIGKILL);
+
+    /* A command that ends by itself: its status, and again nothing left. */
+    snprintf(script, sizeof script,
+             "(setsid sh -c 'echo $$ > %s; exec sleep 300' </dev/null >/dev/null 2>&1 &); "
+             "while [ ! -s %s ]; do sleep 0.05; done; exit 7",
+             pidfile, pidfile);
+    unlink(pidfile);
+    run_program((char *[]){WARDEN, "run", "--timeout", "30", "--", "sh", "-c", script, NULL},
+                &r);
+    cr_expect(r.status == 7, "the command's status 7 came back as %d (%s)", r.status, r.err);
+    f = fopen(pidfile, "r");
+    cr_assert(f && fscanf(f, "%ld", &pid) == 1, "the second daemon never started");
+    fclose(f);
+    cr_expect(kill((pid_t)pid, 0) != 0, "the daemon %ld still runs after the warden returned",
+              pid);
+    if (kill((pid_t)pid, 0) == 0)
+        kill((pid_t)pid, SIGKILL);
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert(system(cmd) == 0);
+}
+
+Test(warden, bad_use_is_one_line_and_status_2)
+{
+    static Run r;
+    char *const cases[][4] = {{WARDEN, NULL}, {WARDEN, "run", "--", NULL},
+                              {WARDEN, "take", "0", NULL}, {WARDEN, "run", "--bogus", NULL}};
+    for (int i = 0; i < 4; i++) {
+        run_program(cases[i], &r);
+        cr_expect(r.status == 2, "case %d: status %d, expected 2 (%s)", i, r.status, r.err);
+        cr_expect(count_lines(r.err) == 1, "case %d: expected one line, got: %s", i, r.err);
+    }
+}
