@@ -146,9 +146,8 @@ for e in $exercises; do
 done
 EOF
 
-# The attacks on the grader (solutions/attacks/, each a relu_bias_backward.c of chapter 1,
-# beside the reference solutions of the chapter's other exercises): each must succeed with
-# the jail off and fail with it on. Only root can switch users, as Gradescope's
+# The attacks on the grader (solutions/attacks/, each a file of one of chapter 1's
+# exercises): each must succeed with the jail off and fail with it on. Only root can switch users, as Gradescope's
 # run_autograder does; as anyone else the attacks are not run. They run in chapter 1's
 # autograder; without the bounded setting, the fork bomb, which only a cgroup contains, does
 # not.
@@ -177,7 +176,10 @@ for a in $attacks; do
     for jail in 0 1; do
         A=$a J=$jail T=$(attack_target "$a") MAY_FAIL=$((1 - jail)) submit "attack-$a-$jail" <<'EOF2'
 sed -i "s/GRADE_JAIL=1/GRADE_JAIL=$J/" "$c/source/instructors/autograder/env.sh"
-for e in $exercises; do [ "$e" = "$T" ] || cp "$repo/solutions/$e.c" "$c/submission/"; done
+# With the jail off the attack alone (it only has to show that it works, and a grade that it
+# slows down is long); with it on the chapter's other solutions beside it, whose scores must
+# not change.
+[ "$J" = 0 ] || for e in $exercises; do [ "$e" = "$T" ] || cp "$repo/solutions/$e.c" "$c/submission/"; done
 attack_file "$A" >"$c/submission/${T#*/}.c"
 EOF2
     done
@@ -319,6 +321,7 @@ for a in attacks:
         got = scores(r)
         others_full = bool(r) and all(abs(got.get(ex, 0) - p) < 0.01
                                       for ex, p in points.items() if ex != target)
+        stdout = open(os.path.join(d, "results/stdout"), errors="replace").read()
         done = {"forge_verdict": abs(got.get(target, 0) - points.get(target, 10)) < 0.01,
                 "read_hidden": "Hidden tests of exercise 1.4" in text,
                 "write_results": os.path.exists(os.path.join(d, "results/forged.json")),
@@ -326,12 +329,12 @@ for a in attacks:
                 "proc_peek": "LEAKED-JUDGE" in text,
                 "daemon": f["procs"] != "0", "spinners": f["procs"] != "0",
                 "memory_hog": f["procs"] != "0", "fill_disk": f["files"] != "0",
-                "fork_bomb": f["procs"] != "0" or not others_full or f["rc"] != "0" or
-                             "Resource temporarily unavailable" in
-                             open(os.path.join(d, "results/stdout"), errors="replace").read(),
+                "fork_bomb": f["procs"] != "0" or f["rc"] != "0" or
+                             "Resource temporarily unavailable" in stdout,
                 "read_placed": "LEAKED-PLACE" in text}[a]
         line = (f"{a}, jail {'on' if jail else 'off'}: {'succeeded' if done else 'failed'}; "
-                f"{got.get(target, 0):g} on {target}, others {'full' if others_full else 'NOT full'}, "
+                f"{got.get(target, 0):g} on {target}, "
+                f"{'others full, ' if jail and others_full else 'others NOT full, ' if jail else ''}"
                 f"{f['procs']} processes and {f['files']} files left, canary {f['canary']}, "
                 f"{f['seconds']} s")
         report.append(line)
