@@ -238,7 +238,8 @@ run_one() {
     fi
     t0=$(ms)
     if [ -n "$WARDEN" ]; then
-        JAIL_STUDENT=$(student_so "$bin") JAIL_CPU=$GRADE_TIMEOUT "$WARDEN" run --timeout "$limit" -- \
+        JAIL_STUDENT=$(student_so "$bin") JAIL_CPU=$GRADE_TIMEOUT "$WARDEN" run --timeout "$limit" \
+            --leftover /tmp/criterion_%d.sock -- \
             "$bin" --filter "${t/::/\/}" --tap="$tap" -j1 >"$bin.one.out" 2>&1
         rc=$?
         sweep

@@ -99,7 +99,8 @@ submit() {
                 mount -t tmpfs -o size=64m,mode=1777 tmpfs /dev/shm || exit 99
             (cd "$C" && AUTOGRADER_ROOT=$C ./run_autograder) >"$C/results/stdout" 2>&1
             rc=$?
-            find /tmp /dev/shm -mindepth 1 -maxdepth 1 | wc -l >"$C/check/files"
+            find /tmp /dev/shm -mindepth 1 -maxdepth 1 >"$C/check/files.list"
+            wc -l <"$C/check/files.list" >"$C/check/files"
             exit $rc' bash "${cgs[@]}"
         rc=$?
         sleep 0.2
@@ -351,7 +352,8 @@ for a in attacks:
             if f["procs"] != "0":
                 bad.append(f"{f['procs']} processes left running")
             if f["files"] != "0":
-                bad.append(f"{f['files']} files left in /tmp and /dev/shm")
+                names = open(os.path.join(d, "check", "files.list")).read().split()[:5]
+                bad.append(f"{f['files']} files left in /tmp and /dev/shm ({' '.join(names)} ...)")
             if f["canary"] != "same":
                 bad.append("root's canary changed")
             if f["rc"] != "0":
@@ -371,7 +373,8 @@ if os.environ.get("CHECK_LOOPS"):
             f"{sum(got.values()):g} points, {f['procs']} processes and {f['files']} files left")
     report.append(line)
     if int(f["seconds"]) > bound or sum(got.values()) != 0 or f["procs"] != "0" or f["files"] != "0":
-        problems.append("loop-forever: " + line)
+        names = open(os.path.join(d, "check", "files.list")).read().split()[:5]
+        problems.append("loop-forever: " + line + (f" ({' '.join(names)} ...)" if names else ""))
 
 for p in problems:
     print("autograder-check: " + p, file=sys.stderr)

@@ -81,7 +81,7 @@ Test(warden, take_copies_a_regular_file_and_refuses_links_fifos_and_large_ones, 
 Test(warden, run_ends_a_command_out_of_time_and_leaves_nothing_of_it_running, .timeout = 60)
 {
     static Run r;
-    char dir[64], pidfile[128], script[512];
+    char dir[64], pidfile[128], script[1024];
     scratch(dir, sizeof dir);
     snprintf(pidfile, sizeof pidfile, "%s/daemon", dir);
     /* A daemon (double fork, a session of its own, deaf to TERM), then a command that never
@@ -103,15 +103,43 @@ Test(warden, run_ends_a_command_out_of_time_and_leaves_nothing_of_it_running, .t
     if (kill((pid_t)pid, 0) == 0)
         kill((pid_t)pid, SIGKILL);
 
-    /* A command that ends by itself: its status, and again nothing left. */
+    /* A command that ends by itself, leaving a file named with its process id (removed) and
+     * a link named so (left, and its target untouched): its status, and again nothing left. */
+    char leftover[128], kept[128], target[128];
+    snprintf(leftover, sizeof leftover, "%s/left-%%d", dir);
+    snprintf(target, sizeof target, "%s/target", dir);
+    write_file(target, "mine\n");
     snprintf(script, sizeof script,
              "(setsid sh -c 'echo $$ > %s; exec sleep 300' </dev/null >/dev/null 2>&1 &); "
-             "while [ ! -s %s ]; do sleep 0.05; done; exit 7",
-             pidfile, pidfile);
+             "while [ ! -s %s ]; do sleep 0.05; done; echo x > %s/left-$$; "
+             "ln -s %s %s/link-$$; echo $$ > %s/command; exit 7",
+             pidfile, pidfile, dir, target, dir, dir);
     unlink(pidfile);
-    run_program((char *[]){WARDEN, "run", "--timeout", "30", "--", "sh", "-c", script, NULL},
+    run_program((char *[]){WARDEN, "run", "--timeout", "30", "--leftover", leftover, "--", "sh",
+                           "-c", script, NULL},
                 &r);
     cr_expect(r.status == 7, "the command's status 7 came back as %d (%s)", r.status, r.err);
+    long cmd_pid = 0;
+    snprintf(kept, sizeof kept, "%s/command", dir);
+    f = fopen(kept, "r");
+    cr_assert(f && fscanf(f, "%ld", &cmd_pid) == 1, "the command did not say its pid");
+    fclose(f);
+    snprintf(kept, sizeof kept, "%s/left-%ld", dir, cmd_pid);
+    cr_expect(access(kept, F_OK) != 0, "the leftover %s was not removed", kept);
+    /* With the link as the leftover: the link stays, and so does what it points at. */
+    snprintf(leftover, sizeof leftover, "%s/link-%%d", dir);
+    snprintf(script, sizeof script, "ln -s %s %s/link-$$; echo $$ > %s/command", target, dir,
+             dir);
+    run_program((char *[]){WARDEN, "run", "--leftover", leftover, "--", "sh", "-c", script, NULL},
+                &r);
+    snprintf(kept, sizeof kept, "%s/command", dir);
+    f = fopen(kept, "r");
+    cr_assert(f && fscanf(f, "%ld", &cmd_pid) == 1, "the command did not say its pid");
+    fclose(f);
+    snprintf(kept, sizeof kept, "%s/link-%ld", dir, cmd_pid);
+    struct stat st;
+    cr_expect(lstat(kept, &st) == 0 && S_ISLNK(st.st_mode), "the link %s was removed", kept);
+    cr_expect(access(target, F_OK) == 0, "the link's target %s was removed", target);
     f = fopen(pidfile, "r");
     cr_assert(f && fscanf(f, "%ld", &pid) == 1, "the second daemon never started");
     fclose(f);

@@ -1,12 +1,15 @@
 /* The jail's warden (tests/grade.sh, as root in the autograder): what the grader does around
  * the jail user's code, done by system calls instead of a shell that follows paths.
  *
- *   warden run [--timeout S] [--drop UID:GID] [--cpu S] -- CMD ARG...
+ *   warden run [--timeout S] [--drop UID:GID] [--cpu S] [--leftover PATH] -- CMD ARG...
  *       Run CMD (as the jail user, with jail_drop's limits, when --drop is given), in a
  *       process group of its own, and wait for it, S seconds at most (a decimal): then TERM
  *       to the group, KILL 2 s later. The warden is the subreaper of everything CMD starts:
  *       whatever is left when CMD ends, daemons included, is killed and reaped before it
- *       returns. Exit status: CMD's (128 + signal when killed), 124 when it ran out of time.
+ *       returns. Then PATH, with CMD's process id for its one %d, is removed if it is there
+ *       and the warden's own (not a link): the socket a test runner that was killed leaves
+ *       (Criterion's /tmp/criterion_%d.sock). Exit status: CMD's (128 + signal when
+ *       killed), 124 when it ran out of time.
  *   warden sweep UID:GID DIRS
  *       Kill every process of user UID, as that user (kill(-1), again until none is left),
  *       then, as that user, remove what it owns at the top of each directory named in the
@@ -97,6 +100,23 @@ static int processes_of(uid_t uid, char *list, size_t room)
 
 /* ---- run */
 
+/* Remove fmt (an absolute path, its %d the process id pid) if it is this user's and not a
+ * link: opened through its directory, which may be one the jail's user can write too. */
+static void remove_leftover(const char *fmt, pid_t pid)
+{
+    char path[4096], *slash;
+    struct stat st;
+    snprintf(path, sizeof path, fmt, (int)pid);
+    slash = strrchr(path, '/');
+    *slash = 0;
+    int dir = open(*path ? path : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir >= 0 && !fstatat(dir, slash + 1, &st, AT_SYMLINK_NOFOLLOW) &&
+        st.st_uid == geteuid() && !S_ISDIR(st.st_mode) && !S_ISLNK(st.st_mode))
+        unlinkat(dir, slash + 1, 0);
+    if (dir >= 0)
+        close(dir);
+}
+
 static int run(int argc, char **argv)
 {
     double limit = 0;
@@ -104,8 +124,16 @@ static int run(int argc, char **argv)
     uid_t uid = 0;
     gid_t gid = 0;
     int drop = 0, i = 0;
+    const char *leftover = NULL;
     for (; i < argc && strcmp(argv[i], "--"); i++)
-        if (!strcmp(argv[i], "--timeout") && i + 1 < argc)
+        if (!strcmp(argv[i], "--leftover") && i + 1 < argc) {
+            leftover = argv[++i];
+            const char *pc = strchr(leftover, '%');
+            if (!pc || pc[1] != 'd' || strchr(pc + 1, '%') || leftover[0] != '/') {
+                fprintf(stderr, "warden: --leftover wants an absolute path with one %%d\n");
+                return 2;
+            }
+        } else if (!strcmp(argv[i], "--timeout") && i + 1 < argc)
             limit = atof(argv[++i]);
         else if (!strcmp(argv[i], "--cpu") && i + 1 < argc)
             cpu = atol(argv[++i]);
@@ -186,6 +214,8 @@ static int run(int argc, char **argv)
         if (p < 0 && errno == ECHILD)
             break;
     }
+    if (leftover)
+        remove_leftover(leftover, child);
     if (timed_out)
         return 124;
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
