@@ -23,6 +23,32 @@ static void write_file(const char *path, const char *text)
     fclose(f);
 }
 
+/* The process id a command wrote into @p path (@p what: who wrote it, for the message). */
+static long pid_in(const char *path, const char *what)
+{
+    long pid = 0;
+    FILE *f = fopen(path, "r");
+    cr_assert(f && fscanf(f, "%ld", &pid) == 1, "%s did not write its process id", what);
+    fclose(f);
+    return pid;
+}
+
+/* Process @p pid, a daemon the warden's command started, must be gone (killed if not). */
+static void expect_gone(long pid)
+{
+    cr_expect(kill((pid_t)pid, 0) != 0, "the daemon %ld still runs after the warden returned",
+              pid);
+    if (kill((pid_t)pid, 0) == 0)
+        kill((pid_t)pid, SIGKILL);
+}
+
+static void remove_scratch(const char *dir)
+{
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert(system(cmd) == 0);
+}
+
 /* warden take on name @p name of @p dir into @p dest (limit @p max bytes), into @p r. */
 static void take(const char *dir, const char *name, const char *dest, const char *max, Run *r)
 {
@@ -73,9 +99,7 @@ Test(warden, take_copies_a_regular_file_and_refuses_links_fifos_and_large_ones, 
         cr_expect(strstr(r.err, why[i]), "%s: expected '%s' in: %s", name[i], why[i], r.err);
         cr_expect(access(dest, F_OK) != 0, "%s: something was written to %s", name[i], dest);
     }
-    char cmd[200];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    cr_assert(system(cmd) == 0);
+    remove_scratch(dir);
 }
 
 Test(warden, run_ends_a_command_out_of_time_and_leaves_nothing_of_it_running, .timeout = 60)
@@ -94,14 +118,7 @@ Test(warden, run_ends_a_command_out_of_time_and_leaves_nothing_of_it_running, .t
                 &r);
     cr_expect(r.status == 124, "a command out of time: status %d, expected 124 (%s)", r.status,
               r.err);
-    long pid = 0;
-    FILE *f = fopen(pidfile, "r");
-    cr_assert(f && fscanf(f, "%ld", &pid) == 1, "the daemon never started");
-    fclose(f);
-    cr_expect(kill((pid_t)pid, 0) != 0, "the daemon %ld still runs after the warden returned",
-              pid);
-    if (kill((pid_t)pid, 0) == 0)
-        kill((pid_t)pid, SIGKILL);
+    expect_gone(pid_in(pidfile, "the daemon"));
 
     /* A command that ends by itself, leaving a file named with its process id (removed) and
      * a link named so (left, and its target untouched): its status, and again nothing left. */
@@ -119,11 +136,8 @@ Test(warden, run_ends_a_command_out_of_time_and_leaves_nothing_of_it_running, .t
                            "-c", script, NULL},
                 &r);
     cr_expect(r.status == 7, "the command's status 7 came back as %d (%s)", r.status, r.err);
-    long cmd_pid = 0;
     snprintf(kept, sizeof kept, "%s/command", dir);
-    f = fopen(kept, "r");
-    cr_assert(f && fscanf(f, "%ld", &cmd_pid) == 1, "the command did not say its pid");
-    fclose(f);
+    long cmd_pid = pid_in(kept, "the command");
     snprintf(kept, sizeof kept, "%s/left-%ld", dir, cmd_pid);
     cr_expect(access(kept, F_OK) != 0, "the leftover %s was not removed", kept);
     /* With the link as the leftover: the link stays, and so does what it points at. */
@@ -133,23 +147,13 @@ Test(warden, run_ends_a_command_out_of_time_and_leaves_nothing_of_it_running, .t
     run_program((char *[]){WARDEN, "run", "--leftover", leftover, "--", "sh", "-c", script, NULL},
                 &r);
     snprintf(kept, sizeof kept, "%s/command", dir);
-    f = fopen(kept, "r");
-    cr_assert(f && fscanf(f, "%ld", &cmd_pid) == 1, "the command did not say its pid");
-    fclose(f);
+    cmd_pid = pid_in(kept, "the command");
     snprintf(kept, sizeof kept, "%s/link-%ld", dir, cmd_pid);
     struct stat st;
     cr_expect(lstat(kept, &st) == 0 && S_ISLNK(st.st_mode), "the link %s was removed", kept);
     cr_expect(access(target, F_OK) == 0, "the link's target %s was removed", target);
-    f = fopen(pidfile, "r");
-    cr_assert(f && fscanf(f, "%ld", &pid) == 1, "the second daemon never started");
-    fclose(f);
-    cr_expect(kill((pid_t)pid, 0) != 0, "the daemon %ld still runs after the warden returned",
-              pid);
-    if (kill((pid_t)pid, 0) == 0)
-        kill((pid_t)pid, SIGKILL);
-    char cmd[200];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    cr_assert(system(cmd) == 0);
+    expect_gone(pid_in(pidfile, "the second daemon"));
+    remove_scratch(dir);
 }
 
 Test(warden, bad_use_is_one_line_and_status_2)
