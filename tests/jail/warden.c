@@ -58,22 +58,37 @@ static void pause_ms(int ms)
     nanosleep(&t, NULL);
 }
 
-/* Whether process pid (a /proc entry's name) belongs to real user uid and is not a zombie. */
-static int alive_of(const char *pid, uid_t uid)
+/* What /proc/PID/status says of process pid (a /proc entry's name): its state letter ('?'
+ * when it is gone), real user and parent. */
+typedef struct Status {
+    char state;
+    unsigned long uid;
+    long ppid;
+} Status;
+
+static Status status_of(const char *pid)
 {
     char path[300], line[256];
+    Status st = {'?', (unsigned long)-1, -1};
     snprintf(path, sizeof path, "/proc/%s/status", pid);
     FILE *f = fopen(path, "r");
-    unsigned long u = (unsigned long)-1;
-    char state = '?';
     while (f && fgets(line, sizeof line, f))
         if (strncmp(line, "State:", 6) == 0)
-            sscanf(line + 6, " %c", &state);
+            sscanf(line + 6, " %c", &st.state);
         else if (strncmp(line, "Uid:", 4) == 0)
-            sscanf(line + 4, "%lu", &u);
+            sscanf(line + 4, "%lu", &st.uid);
+        else if (strncmp(line, "PPid:", 5) == 0)
+            st.ppid = atol(line + 5);
     if (f)
         fclose(f);
-    return u == (unsigned long)uid && state != 'Z' && state != 'X' && state != '?';
+    return st;
+}
+
+/* Whether process pid belongs to real user uid and is not a zombie. */
+static int alive_of(const char *pid, uid_t uid)
+{
+    Status st = status_of(pid);
+    return st.uid == (unsigned long)uid && st.state != 'Z' && st.state != 'X' && st.state != '?';
 }
 
 /* How many live processes user uid has, other than this one; the first few in *list. */
@@ -192,21 +207,10 @@ static int run(int argc, char **argv)
     for (;;) {
         DIR *d = opendir("/proc");
         struct dirent *e;
-        char path[300], line[256];
-        while (d && (e = readdir(d))) {
-            if (e->d_name[0] < '1' || e->d_name[0] > '9')
-                continue;
-            snprintf(path, sizeof path, "/proc/%s/status", e->d_name);
-            FILE *f = fopen(path, "r");
-            long ppid = -1;
-            while (f && fgets(line, sizeof line, f))
-                if (strncmp(line, "PPid:", 5) == 0)
-                    ppid = atol(line + 5);
-            if (f)
-                fclose(f);
-            if (ppid == (long)getpid())
+        while (d && (e = readdir(d)))
+            if (e->d_name[0] >= '1' && e->d_name[0] <= '9' &&
+                status_of(e->d_name).ppid == (long)getpid())
                 kill((pid_t)atol(e->d_name), SIGKILL);
-        }
         if (d)
             closedir(d);
         int st;
