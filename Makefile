@@ -4,7 +4,8 @@
 #   make chapterN        the stage program of chapter N (chapter1: ./mlp, chapter2: ./pingpong,
 #                        chapter3: ./ps, chapter4: ./collectives, chapter5: ./ring,
 #                        chapter6: ./train, chapter7: ./train with --strategy zero1, zero2, fsdp,
-#                        chapter8: ./train --strategy direct, ./allreduce_bench)
+#                        chapter8: ./train --strategy direct, ./allreduce_bench,
+#                        chapter9: ./train --strategy hierarchical; make hosts for real hosts)
 #   make tangle          chapters/*.nw -> tangled/ and kernels/ (needs noweb)
 #   make test            drift and layer checks + Criterion tests (DEVICE=cpu|cuda|twin; CHAPTER=N)
 #   make soak            the whole suite RUNS=20 times beside LOAD=2 busy processes
@@ -15,6 +16,9 @@
 #   make book            book/book.pdf (INSTRUCTOR=1: book/book-instructor.pdf, with answers)
 #   make docs            Doxygen HTML into build/docs, warnings are errors
 #   make faults          50 kill -9s of a random rank of ./ring and ./ps (FAULT_TRIALS=50)
+#   make hosts           chapter 9's test hosts on this machine (HOSTS=2 LINK=1gbit; LINK=none:
+#                        unshaped; needs root); then scripts/hosts.sh run K ./train --transport mpi
+#   make hosts-down      remove them, and everything that runs on them
 #   make memcheck        valgrind on short ./mlp and ./ring runs
 #   make fuzz            libFuzzer on the IDX, checkpoint and option parsers (FUZZ_SECONDS=30)
 #   make test SANITIZE=address,undefined    the tests with the sanitizers
@@ -43,7 +47,7 @@ CC       ?= gcc
 # first build installs one (scripts/deps.sh: as root or through sudo, waiting for the
 # package lock), or says in one line what to install and stops. Only a compiler named
 # without a path (cc, gcc, clang, clang-14...) is installed; a path is the user's to provide.
-NO_CC_GOALS := clean help deps deps-test deps-book deps-docs tangle manifest guide autograder fresh-check \
+NO_CC_GOALS := clean help hosts hosts-down deps deps-test deps-book deps-docs tangle manifest guide autograder fresh-check \
                docs check-tangle check-layers chapter0
 CC_NAME     := $(firstword $(CC))
 ifeq ($(shell command -v $(CC_NAME) 2>/dev/null),)
@@ -163,7 +167,7 @@ BACKENDS += $(BACKEND_DIR)/libdps_nccl.so
 endif
 
 ifeq ($(MAKELEVEL),0)
-ifeq ($(filter clean deps deps-test deps-book deps-docs deps-book-check tangle book docs help manifest guide handout handout-check autograder autograder-check matrix fresh-check,$(MAKECMDGOALS)),)
+ifeq ($(filter clean hosts hosts-down deps deps-test deps-book deps-docs deps-book-check tangle book docs help manifest guide handout handout-check autograder autograder-check matrix fresh-check,$(MAKECMDGOALS)),)
 $(info build: nvcc $(CUDA_WHY))
 $(info build: OpenBLAS $(BLAS_WHY))
 $(info build: mpicc $(if $(HAVE_MPI),found (--transport mpi),$(if $(filter 1,$(NO_MPI)),off (NO_MPI=1),not found)))
@@ -186,9 +190,9 @@ LIB_SRCS   := $(filter-out $(PROG_SRCS) $(BACKEND_SRCS),$(wildcard $(addsuffix /
 LIB_OBJS   := $(patsubst tangled/%.c,$(OBJ)/%.o,$(LIB_SRCS))
 LIB        := $(BUILD)/libdps.a
 
-.PHONY: all chapter0 chapter1 chapter2 chapter3 chapter4 chapter5 chapter6 chapter7 chapter8 tangle check-tangle check-variants check-layers test test-run deps deps-test deps-book deps-docs deps-check deps-book-check \
+.PHONY: all chapter0 chapter1 chapter2 chapter3 chapter4 chapter5 chapter6 chapter7 chapter8 chapter9 tangle check-tangle check-variants check-layers test test-run deps deps-test deps-book deps-docs deps-check deps-book-check \
         book docs clean help grade grade-build grade-submission manifest guide handout handout-check autograder autograder-check \
-        bench faults memcheck fuzz soak matrix fresh-check
+        bench faults memcheck fuzz soak matrix fresh-check hosts hosts-down
 .DEFAULT_GOAL := all
 
 all: $(PROGRAMS)
@@ -202,6 +206,7 @@ chapter5: ring collectives
 chapter6: train collectives allreduce_bench
 chapter7: train collectives
 chapter8: train collectives allreduce_bench
+chapter9: train collectives
 
 $(OBJ)/%.o: tangled/%.c $(BUILD)/config
 	@mkdir -p $(@D)
@@ -413,6 +418,14 @@ soak: $(PROGRAMS) $(BUILD)/tests/book
 	@$(GRADE_ENV) tests/grade.sh prove
 	@RUNS=$(RUNS) LOAD=$(LOAD) TEST_JOBS=$(TEST_JOBS) DPS_TEST_DEVICE=$(DEVICE) $(SAN_ENV) \
 	  tests/soak.sh $(BUILD)/tests/book
+
+# Chapter 9's hosts: network namespaces on a bridge, links shaped by tc (scripts/hosts.sh).
+HOSTS ?= 2
+LINK  ?= 1gbit
+hosts:
+	@scripts/hosts.sh up $(HOSTS) $(LINK)
+hosts-down:
+	@scripts/hosts.sh down && echo "hosts: none left"
 
 # Appendix B's fault trials at full size: kill -9 of a random rank of a 4-rank ./ring or ./ps,
 # FAULT_TRIALS times (make test runs 6), with the slowest abort time and the leftovers.

@@ -214,7 +214,7 @@ static void gather_rows(void *dst, const void *src, const int *rows, int n, size
     CUDA_CHECK(cudaGetLastError());
 }
 
-#line 620 "chapters/08-direct.nw"
+#line 622 "chapters/08-direct.nw"
 /** The sources of one reduce(), by value. */
 typedef struct ReduceSources {
     const float *p[DEVICE_MAX_SOURCES]; /**< the sources, in order */
@@ -297,7 +297,7 @@ static void ipc_close(void *p)
     __atomic_sub_fetch(&mapped, 1, __ATOMIC_RELAXED);
     CUDA_CHECK(cudaIpcCloseMemHandle(p));
 }
-#line 1276 "chapters/06-production.nw"
+#line 1280 "chapters/06-production.nw"
 static void bind_thread(void)
 {
     CUDA_CHECK(cudaSetDevice(ordinal));

@@ -223,6 +223,14 @@ static inline void run_program(char *const argv[], Run *r)
     r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+/* The hash on a program's replicas line: the bits of the weights every rank ended with. */
+static inline void replicas_hash(const Run *a, char *hash, size_t cap)
+{
+    const char *h = strstr(a->out, "are identical (hash ");
+    cr_assert(h, "no replicas line: %.300s %.600s", a->out, a->err);
+    snprintf(hash, cap, "%.16s", h + 20);
+}
+
 /* The loss on a program's "final: loss X ..." line (--quiet). */
 static inline double final_loss(const char *out)
 {

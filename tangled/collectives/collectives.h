@@ -74,6 +74,10 @@ int direct_one_shot(Comm *c, float *buf, size_t count, float *scratch, float sca
 int direct_two_shot(Comm *c, float *buf, size_t count, float *scratch, float scale, char *err);
 /** The ring of chapters 4 and 5, reading the neighbour's chunk instead of receiving it. */
 int direct_ring(Comm *c, float *buf, size_t count, float *scratch, float scale, char *err);
+/** Every rank's copy of @p buf, in rank order, into @p v. 0, or -1 with @p err. */
+int direct_copies(Comm *c, float *buf, float **v, char *err);
+/** Wait until every peer's progress reaches @p value. 0, or -1 with @p err. */
+int direct_wait_all(Comm *c, uint32_t value, char *err);
 /** The all-reduces that all_reduce() chooses among (chapter 8). */
 typedef enum AllReduceAlgo {
     ALGO_CHANNEL_RING,

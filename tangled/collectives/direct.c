@@ -2,7 +2,7 @@
  * @file direct.c
  * @brief All-reduces that read the peers' buffers where they lie (chapter 8).
  */
-#line 676 "chapters/08-direct.nw"
+#line 682 "chapters/08-direct.nw"
 #include "collectives.h"
 
 #include <stdint.h>
@@ -10,16 +10,15 @@
 #include "launch.h"
 #include "util.h"
 
-#line 698 "chapters/08-direct.nw"
-/** Every rank's copy of @p buf, in rank order, into @p v. 0, or -1 with @p err. */
-static int copies(Comm *c, float *buf, float **v, char *err)
+#line 704 "chapters/08-direct.nw"
+int direct_copies(Comm *c, float *buf, float **v, char *err)
 {
     if (!c->peer_buffer || c->size > DEVICE_MAX_SOURCES)
         return error_set(err,
                          "a direct all-reduce needs memory the peers can read (the "
                          "shm transport on the CPU, at most %d ranks)",
                          DEVICE_MAX_SOURCES);
-#line 704 "chapters/08-direct.nw"
+#line 709 "chapters/08-direct.nw"
     for (int q = 0; q < c->size; q++)
         if (!(v[q] = q == c->rank ? buf : c->peer_buffer(c, q, buf)))
             return error_set(err, "a direct all-reduce on a buffer the peers cannot read "
@@ -27,8 +26,7 @@ static int copies(Comm *c, float *buf, float **v, char *err)
     return 0;
 }
 
-/** Wait until every peer's progress reaches @p value. */
-static int wait_all(Comm *c, uint32_t value, char *err)
+int direct_wait_all(Comm *c, uint32_t value, char *err)
 {
     for (int q = 0; q < c->size; q++)
         if (q != c->rank && c->wait_for(c, q, value, err))
@@ -36,50 +34,50 @@ static int wait_all(Comm *c, uint32_t value, char *err)
     return 0;
 }
 
-#line 731 "chapters/08-direct.nw"
+#line 735 "chapters/08-direct.nw"
 int direct_one_shot(Comm *c, float *buf, size_t count, float *scratch, float scale, char *err)
 {
     float *v[DEVICE_MAX_SOURCES];
     const float *src[DEVICE_MAX_SOURCES];
-    if (copies(c, buf, v, err))
+    if (direct_copies(c, buf, v, err))
         return -1;
     for (int q = 0; q < c->size; q++)
         src[q] = v[q];
     uint32_t base = c->progress(c);
     launch_phase("one-shot all-reduce of %zu floats", count);
     c->advance(c, base + 1); /* my buffer is ready */
-    if (wait_all(c, base + 1, err))
+    if (direct_wait_all(c, base + 1, err))
         return -1;
     c->dev->reduce(count, src, c->size, scale, scratch);
     c->advance(c, base + 2); /* I have read every buffer */
-    if (wait_all(c, base + 2, err))
+    if (direct_wait_all(c, base + 2, err))
         return -1;
     c->dev->copy(buf, scratch, count * sizeof(float));
     return 0;
 }
 
-#line 802 "chapters/08-direct.nw"
+#line 806 "chapters/08-direct.nw"
 int direct_two_shot(Comm *c, float *buf, size_t count, float *scratch, float scale, char *err)
 {
     (void)scratch;
     float *v[DEVICE_MAX_SOURCES];
     const float *part[DEVICE_MAX_SOURCES];
-    if (copies(c, buf, v, err))
+    if (direct_copies(c, buf, v, err))
         return -1;
     int n = c->size, r = c->rank;
     uint32_t base = c->progress(c);
     size_t lo = chunk_start(count, n, r), hi = chunk_start(count, n, r + 1);
     launch_phase("two-shot all-reduce of %zu floats", count);
     c->advance(c, base + 1);
-    if (wait_all(c, base + 1, err))
+    if (direct_wait_all(c, base + 1, err))
         return -1;
     for (int q = 0; q < n; q++)
         part[q] = v[q] + lo;
     c->dev->reduce(hi - lo, part, n, scale, buf + lo); /* my chunk, from everyone's */
 #ifdef DPS_TWO_SHOT_PULL
-#line 843 "chapters/08-direct.nw"
+#line 847 "chapters/08-direct.nw"
     c->advance(c, base + 2); /* my chunk is reduced */
-    if (wait_all(c, base + 2, err))
+    if (direct_wait_all(c, base + 2, err))
         return -1;
     for (int k = 1; k < n; k++) { /* every other chunk, read from its owner */
         int q = (r + k) % n;
@@ -87,26 +85,26 @@ int direct_two_shot(Comm *c, float *buf, size_t count, float *scratch, float sca
         c->dev->copy(buf + qlo, v[q] + qlo, (qhi - qlo) * sizeof(float));
     }
     c->advance(c, base + 3); /* I have read every owner's chunk */
-    return wait_all(c, base + 3, err);
-#line 821 "chapters/08-direct.nw"
+    return direct_wait_all(c, base + 3, err);
+#line 825 "chapters/08-direct.nw"
 #endif
     for (int k = 1; k < n; k++) /* pushed to every other rank, the next one first */
         c->dev->copy(v[(r + k) % n] + lo, buf + lo, (hi - lo) * sizeof(float));
     c->advance(c, base + 2);
-    return wait_all(c, base + 2, err);
+    return direct_wait_all(c, base + 2, err);
 }
 
-#line 875 "chapters/08-direct.nw"
+#line 879 "chapters/08-direct.nw"
 int direct_ring(Comm *c, float *buf, size_t count, float *scratch, float scale, char *err)
 {
     (void)scratch;
     float *v[DEVICE_MAX_SOURCES];
-    if (copies(c, buf, v, err))
+    if (direct_copies(c, buf, v, err))
         return -1;
     int n = c->size, r = c->rank, prev = (r + n - 1) % n, next = (r + 1) % n;
     uint32_t base = c->progress(c), steps = 2 * (uint32_t)n - 1;
     c->advance(c, base + 1); /* my buffer is ready: step t ends at base + 2 + t */
-#line 891 "chapters/08-direct.nw"
+#line 895 "chapters/08-direct.nw"
     for (int t = 0; t < n - 1; t++) {
         int in = (r - t - 2 + 2 * n) % n;
         size_t lo = chunk_start(count, n, in), hi = chunk_start(count, n, in + 1);
@@ -122,7 +120,7 @@ int direct_ring(Comm *c, float *buf, size_t count, float *scratch, float scale, 
         c->dev->scale(chunk_start(count, n, r + 1) - lo, scale, buf + lo);
     }
     c->advance(c, base + (uint32_t)n);
-#line 909 "chapters/08-direct.nw"
+#line 913 "chapters/08-direct.nw"
     for (int t = 0; t < n - 1; t++) {
         int in = (r - t - 1 + 2 * n) % n;
         size_t lo = chunk_start(count, n, in), hi = chunk_start(count, n, in + 1);
@@ -131,15 +129,15 @@ int direct_ring(Comm *c, float *buf, size_t count, float *scratch, float scale, 
         if (c->wait_for(c, prev, done, err) ||
             c->wait_for(c, next, base + 2 + (uint32_t)t, err))
             return -1;
-#line 916 "chapters/08-direct.nw"
+#line 920 "chapters/08-direct.nw"
         c->dev->copy(buf + lo, v[prev] + lo, (hi - lo) * sizeof(float));
         c->advance(c, done + 1);
     }
-#line 886 "chapters/08-direct.nw"
+#line 890 "chapters/08-direct.nw"
     return c->wait_for(c, next, base + steps, err);
 }
 
-#line 1075 "chapters/08-direct.nw"
+#line 1081 "chapters/08-direct.nw"
 /** The largest messages (bytes) for one-shot and for two-shot; the direct ring beyond. */
 typedef struct Crossover {
     size_t one_shot_max; /**< one-shot up to this many bytes */
@@ -153,19 +151,21 @@ static const Crossover crossovers[] = {
     [4] = {.one_shot_max = 0, .two_shot_max = 1 << 20},
 };
 
-#line 1067 "chapters/08-direct.nw"
+#line 1073 "chapters/08-direct.nw"
 /** The crossovers of @p size ranks: the row of 2, 3 or 4; four's for more. */
 static const Crossover *crossover_of(int size)
 {
     return &crossovers[size <= 2 ? 2 : size >= 4 ? 4 : size];
 }
 
-#line 1015 "chapters/08-direct.nw"
+#line 1019 "chapters/08-direct.nw"
 AllReduceAlgo all_reduce_choice(Comm *c, const float *buf, size_t count)
 {
-    if (c->size == 1 || !c->peer_buffer || c->size > DEVICE_MAX_SOURCES ||
-        (count && !c->peer_buffer(c, (c->rank + 1) % c->size, buf)))
+    if (c->size == 1 || !c->peer_buffer || c->size > DEVICE_MAX_SOURCES)
         return ALGO_CHANNEL_RING;
+    for (int q = 0; q < c->size && count; q++) /* every peer, or ranks would choose apart */
+        if (q != c->rank && !c->peer_buffer(c, q, buf))
+            return ALGO_CHANNEL_RING;
     const Crossover *x = crossover_of(c->size);
     size_t bytes = count * sizeof(float);
     return bytes <= x->one_shot_max   ? ALGO_ONE_SHOT
@@ -173,7 +173,7 @@ AllReduceAlgo all_reduce_choice(Comm *c, const float *buf, size_t count)
                                       : ALGO_DIRECT_RING;
 }
 
-#line 1052 "chapters/08-direct.nw"
+#line 1058 "chapters/08-direct.nw"
 const char *all_reduce_algo_name(AllReduceAlgo a)
 {
     static const char *names[] = {"channel ring", "one-shot", "two-shot", "direct ring"};
@@ -187,7 +187,7 @@ size_t all_reduce_scratch(size_t count, int size)
     return most > chunk ? most : chunk;
 }
 
-#line 1033 "chapters/08-direct.nw"
+#line 1039 "chapters/08-direct.nw"
 int all_reduce(Comm *c, float *buf, size_t count, float *scratch, float scale, char *err)
 {
     switch (all_reduce_choice(c, buf, count)) {
@@ -195,6 +195,6 @@ int all_reduce(Comm *c, float *buf, size_t count, float *scratch, float scale, c
     case ALGO_TWO_SHOT: return direct_two_shot(c, buf, count, scratch, scale, err);
     case ALGO_DIRECT_RING: return direct_ring(c, buf, count, scratch, scale, err);
     default: return ring_all_reduce(c, buf, count, scratch, scale, err);
-#line 1041 "chapters/08-direct.nw"
+#line 1047 "chapters/08-direct.nw"
     }
 }

@@ -2,7 +2,7 @@
  * @file measure.c
  * @brief The ping-pong of one size (chapter 2) and the collectives under test (chapter 4).
  */
-#line 3151 "chapters/02-shm.nw"
+#line 3152 "chapters/02-shm.nw"
 #include "measure.h"
 
 #include <math.h>
@@ -10,12 +10,13 @@
 #include <string.h>
 
 #include "collectives.h"
+#include "hierarchy.h"
 #include "launch.h"
 #include "report.h"
 #include "star.h"
 #include "util.h"
 
-#line 3172 "chapters/02-shm.nw"
+#line 3174 "chapters/02-shm.nw"
 static unsigned char pattern(size_t i, size_t size)
 {
     return (unsigned char)((i * 2654435761u + size * 40503u) >> 7);
@@ -30,21 +31,21 @@ static void fill(const Device *dev, unsigned char *host, void *buf, size_t size)
 
 static long count_wrong(const Device *dev, unsigned char *host, const void *buf, size_t size)
 {
-#line 3187 "chapters/02-shm.nw"
+#line 3189 "chapters/02-shm.nw"
     dev->download(host, buf, size);
     long wrong = 0;
     for (size_t i = 0; i < size; i++)
         wrong += host[i] != pattern(i, size);
     return wrong;
 }
-#line 3234 "chapters/02-shm.nw"
+#line 3236 "chapters/02-shm.nw"
 int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, void *sbuf,
                   void *rbuf, double *times, PingRow *row, char *err)
 {
     const Device *dev = c->dev;
     int me = c->rank, peer = 1 - me;
     row->wrong = 0;
-#line 3253 "chapters/02-shm.nw"
+#line 3255 "chapters/02-shm.nw"
     if (tm->check) {
         launch_phase("checking %zu B", size);
         if (me == 0) {
@@ -56,7 +57,7 @@ int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, v
             return -1;
         }
     }
-#line 3276 "chapters/02-shm.nw"
+#line 3278 "chapters/02-shm.nw"
     launch_phase("pingpong %zu B", size);
     for (int i = -tm->warmup; i < tm->iters; i++) {
         double t0 = now_seconds();
@@ -67,7 +68,7 @@ int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, v
             times[i] = (now_seconds() - t0) / 2;
     }
     row->oneway = median(times, tm->iters);
-#line 3300 "chapters/02-shm.nw"
+#line 3302 "chapters/02-shm.nw"
     launch_phase("sendrecv %zu B", size);
     for (int i = -tm->warmup; i < tm->iters; i++) {
         double t0 = now_seconds();
@@ -77,7 +78,7 @@ int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, v
             times[i] = now_seconds() - t0;
     }
     row->both = median(times, tm->iters);
-#line 3243 "chapters/02-shm.nw"
+#line 3245 "chapters/02-shm.nw"
     return 0;
 }
 #line 374 "chapters/05-ag.nw"
@@ -120,20 +121,20 @@ static int run_all_reduce(Comm *c, float *buf, size_t count, float *scratch, cha
 {
     return ring_all_reduce(c, buf, count, scratch, 1.0f, err);
 }
-#line 716 "chapters/06-production.nw"
+#line 720 "chapters/06-production.nw"
 static int run_native_all_reduce(Comm *c, float *buf, size_t count, float *scratch, char *err)
 {
-#line 719 "chapters/06-production.nw"
+#line 723 "chapters/06-production.nw"
     (void)scratch;
     if (!c->allreduce)
         return error_set(err,
                          "the %s transport has no all-reduce of its own: use "
                          "--transport mpi under mpirun",
                          c->name);
-#line 723 "chapters/06-production.nw"
+#line 727 "chapters/06-production.nw"
     return c->allreduce(c, buf, count, err);
 }
-#line 785 "chapters/06-production.nw"
+#line 789 "chapters/06-production.nw"
 static int run_ps_all_reduce(Comm *c, float *buf, size_t count, float *scratch, char *err)
 {
     size_t bytes = count * sizeof *buf;
@@ -144,7 +145,7 @@ static int run_ps_all_reduce(Comm *c, float *buf, size_t count, float *scratch, 
     return star_send_all(c, buf, count, err);
 }
 
-#line 808 "chapters/06-production.nw"
+#line 812 "chapters/06-production.nw"
 static int run_memcpy(Comm *c, float *buf, size_t count, float *scratch, char *err)
 {
     (void)err;
@@ -161,7 +162,7 @@ static long wrong_memcpy(int r, int size, const float *x, size_t count)
     return wrong;
 }
 
-#line 1104 "chapters/08-direct.nw"
+#line 1110 "chapters/08-direct.nw"
 static int run_one_shot(Comm *c, float *buf, size_t count, float *scratch, char *err)
 {
     return direct_one_shot(c, buf, count, scratch, 1.0f, err); /* scratch: a whole vector */
@@ -180,6 +181,17 @@ static int run_direct_ring(Comm *c, float *buf, size_t count, float *scratch, ch
 static int run_all_reduce_auto(Comm *c, float *buf, size_t count, float *scratch, char *err)
 {
     return all_reduce(c, buf, count, scratch, 1.0f, err);
+}
+#line 1043 "chapters/09-hosts.nw"
+static int run_hierarchical(Comm *c, float *buf, size_t count, float *scratch, char *err)
+{
+    static Hierarchy h; /* this process's: its program measures on one communicator */
+    if (!h.local && c->dev->kind != DEVICE_CPU)
+        return error_set(err, "all_reduce_hierarchical: host names travel in host memory "
+                              "(use --device cpu)");
+    if (!h.local && hierarchy_open(&h, c, c, 0, err))
+        return -1;
+    return hierarchical_all_reduce(&h, buf, count, scratch, 1.0f, err);
 }
 #line 523 "chapters/A3-programs.nw"
 static void fill_own(int r, int size, float *x, size_t count)
@@ -252,6 +264,11 @@ static const Op ops[] = {
      .bus = 2,
      .fill = fill_own,
      .run = run_all_reduce_auto,
+     .wrong = wrong_all_reduce},
+    {.name = "all_reduce_hierarchical",
+     .bus = 2,
+     .fill = fill_own,
+     .run = run_hierarchical,
      .wrong = wrong_all_reduce},
 };
 

@@ -8,13 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "mpi_window.h"
 #include "transport.h"
 #include "util.h"
 
 #ifdef HAVE_MPI
 #include <mpi.h>
 
-#line 245 "chapters/06-production.nw"
+#line 246 "chapters/06-production.nw"
 /** Largest piece of a message, in bytes: an MPI count is an int. */
 #define MPI_PIECE ((size_t)1 << 30)
 /** The tag of our messages. */
@@ -22,7 +23,7 @@
 
 static int pieces(size_t bytes)
 {
-#line 250 "chapters/06-production.nw"
+#line 251 "chapters/06-production.nw"
     return bytes ? (int)((bytes + MPI_PIECE - 1) / MPI_PIECE) : 1;
 }
 
@@ -32,7 +33,7 @@ static size_t piece_len(size_t bytes, int k)
     return bytes - lo < MPI_PIECE ? bytes - lo : MPI_PIECE;
 }
 
-#line 273 "chapters/06-production.nw"
+#line 274 "chapters/06-production.nw"
 static int mpi_error(int rc, const char *what, int peer, char *err)
 {
     char msg[MPI_MAX_ERROR_STRING];
@@ -49,25 +50,25 @@ static int check_count(const MPI_Status *st, size_t bytes, int k, int from, char
     if ((size_t)got != piece_len(bytes, k))
         return error_set(err, "recv from rank %d: %d bytes arrived, this rank expected %zu",
                          from, got, piece_len(bytes, k));
-#line 290 "chapters/06-production.nw"
+#line 291 "chapters/06-production.nw"
     return 0;
 }
 
-#line 304 "chapters/06-production.nw"
+#line 305 "chapters/06-production.nw"
 static int mpi_send(Comm *c, int to, const void *buf, size_t bytes, char *err)
 {
     (void)c;
     for (int k = 0; k < pieces(bytes); k++) {
         int rc = MPI_Send((const char *)buf + (size_t)k * MPI_PIECE, (int)piece_len(bytes, k),
                           MPI_BYTE, to, MPI_TAG_DPS, MPI_COMM_WORLD);
-#line 311 "chapters/06-production.nw"
+#line 312 "chapters/06-production.nw"
         if (rc != MPI_SUCCESS)
             return mpi_error(rc, "send to", to, err);
     }
     return 0;
 }
 
-#line 329 "chapters/06-production.nw"
+#line 330 "chapters/06-production.nw"
 static int mpi_recv(Comm *c, int from, void *buf, size_t bytes, char *err)
 {
     (void)c;
@@ -83,7 +84,7 @@ static int mpi_recv(Comm *c, int from, void *buf, size_t bytes, char *err)
     return 0;
 }
 
-#line 355 "chapters/06-production.nw"
+#line 356 "chapters/06-production.nw"
 /** The @p n exchanges of @p x at once: every piece of every one posted, then one wait. */
 static int mpi_exchange(const Exchange *x, int n, char *err)
 {
@@ -93,7 +94,7 @@ static int mpi_exchange(const Exchange *x, int n, char *err)
     MPI_Request *req = xcalloc((size_t)total, sizeof *req);
     MPI_Status *st = xcalloc((size_t)total, sizeof *st);
     int rc = MPI_SUCCESS, k = 0;
-#line 418 "chapters/06-production.nw"
+#line 419 "chapters/06-production.nw"
     for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
         for (int j = 0; j < pieces(x[i].rbytes) && rc == MPI_SUCCESS; j++, k++)
             rc = MPI_Irecv((char *)x[i].rbuf + (size_t)j * MPI_PIECE,
@@ -104,7 +105,7 @@ static int mpi_exchange(const Exchange *x, int n, char *err)
             rc = MPI_Isend((const char *)x[i].sbuf + (size_t)j * MPI_PIECE,
                            (int)piece_len(x[i].sbytes, j), MPI_BYTE, x[i].to, MPI_TAG_DPS,
                            MPI_COMM_WORLD, &req[k]);
-#line 365 "chapters/06-production.nw"
+#line 366 "chapters/06-production.nw"
     if (rc == MPI_SUCCESS)
         rc = MPI_Waitall(k, req, st);
     int bad = rc != MPI_SUCCESS ? mpi_error(rc, "sendrecv with", x[0].from, err) : 0;
@@ -116,16 +117,16 @@ static int mpi_exchange(const Exchange *x, int n, char *err)
     return bad ? -1 : 0;
 }
 
-#line 390 "chapters/06-production.nw"
+#line 391 "chapters/06-production.nw"
 static int mpi_sendrecv(Comm *c, int to, const void *sbuf, size_t sbytes, int from, void *rbuf,
                         size_t rbytes, char *err)
 {
-#line 394 "chapters/06-production.nw"
+#line 395 "chapters/06-production.nw"
     (void)c;
     Exchange x = {
-#line 395 "chapters/06-production.nw"
+#line 396 "chapters/06-production.nw"
         .to = to, .sbuf = sbuf, .sbytes = sbytes, .from = from, .rbuf = rbuf, .rbytes = rbytes};
-#line 397 "chapters/06-production.nw"
+#line 398 "chapters/06-production.nw"
     return mpi_exchange(&x, 1, err);
 }
 
@@ -135,7 +136,7 @@ static int mpi_sendrecv2(Comm *c, const Exchange x[2], char *err)
     return mpi_exchange(x, 2, err);
 }
 
-#line 440 "chapters/06-production.nw"
+#line 441 "chapters/06-production.nw"
 /** MPI's own all-reduce: the sum, in place, in pieces of at most 2^28 floats. */
 static int mpi_allreduce(Comm *c, float *buf, size_t count, char *err)
 {
@@ -153,7 +154,7 @@ static int mpi_allreduce(Comm *c, float *buf, size_t count, char *err)
     return 0;
 }
 
-#line 470 "chapters/06-production.nw"
+#line 471 "chapters/06-production.nw"
 static int mpi_barrier(Comm *c, char *err)
 {
     (void)c;
@@ -163,11 +164,14 @@ static int mpi_barrier(Comm *c, char *err)
 
 static void mpi_close(Comm *c)
 {
+#line 607 "chapters/09-hosts.nw"
+    mpi_windows_close(c);
+#line 481 "chapters/06-production.nw"
     free(c);
     MPI_Finalize();
 }
 
-#line 498 "chapters/06-production.nw"
+#line 500 "chapters/06-production.nw"
 bool comm_mpi_available(void)
 {
     return true;
@@ -184,14 +188,14 @@ int comm_mpi_init(int *rank, int *size, char *err)
                          "MPI offers threads at level %d, and the communication thread "
                          "needs MPI_THREAD_SERIALIZED",
                          level);
-#line 512 "chapters/06-production.nw"
+#line 514 "chapters/06-production.nw"
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_rank(MPI_COMM_WORLD, rank);
     MPI_Comm_size(MPI_COMM_WORLD, size);
     return 0;
 }
 
-#line 530 "chapters/06-production.nw"
+#line 532 "chapters/06-production.nw"
 Comm *comm_mpi_open(const Device *dev, char *err)
 {
     if (dev->kind != DEVICE_CPU) {
@@ -214,11 +218,16 @@ Comm *comm_mpi_open(const Device *dev, char *err)
                 .barrier = mpi_barrier,
                 .close = mpi_close,
                 .allreduce = mpi_allreduce};
-#line 544 "chapters/06-production.nw"
+#line 600 "chapters/09-hosts.nw"
+    if (mpi_windows_open(c, err)) {
+        free(c);
+        return NULL;
+    }
+#line 547 "chapters/06-production.nw"
     return c;
 }
 
-#line 559 "chapters/06-production.nw"
+#line 562 "chapters/06-production.nw"
 void comm_mpi_abort(int status)
 {
     MPI_Abort(MPI_COMM_WORLD, status);
@@ -229,9 +238,9 @@ void comm_mpi_finalize(void)
 {
     MPI_Finalize();
 }
-#line 168 "chapters/06-production.nw"
+#line 169 "chapters/06-production.nw"
 #else
-#line 582 "chapters/06-production.nw"
+#line 585 "chapters/06-production.nw"
 bool comm_mpi_available(void)
 {
     return false;
@@ -243,10 +252,10 @@ int comm_mpi_init(int *rank, int *size, char *err)
     *size = 1;
     return error_set(err, "--transport mpi: this build has no MPI (install libopenmpi-dev "
                           "openmpi-bin and rebuild, without NO_MPI=1)");
-#line 594 "chapters/06-production.nw"
+#line 597 "chapters/06-production.nw"
 }
 
-#line 603 "chapters/06-production.nw"
+#line 606 "chapters/06-production.nw"
 Comm *comm_mpi_open(const Device *dev, char *err)
 {
     (void)dev;
@@ -261,12 +270,12 @@ void comm_mpi_abort(int status)
 
 void comm_mpi_finalize(void)
 {
-#line 615 "chapters/06-production.nw"
+#line 618 "chapters/06-production.nw"
 }
-#line 170 "chapters/06-production.nw"
+#line 171 "chapters/06-production.nw"
 #endif
 
-#line 182 "chapters/06-production.nw"
+#line 183 "chapters/06-production.nw"
 /** The row's open: MPI's world needs no shared world, and knows the rank. */
 static Comm *mpi_open(ShmWorld *w, int rank, const Device *dev, char *err)
 {

@@ -278,7 +278,7 @@ static int wait_change(_Atomic uint32_t *word, uint32_t seen, _Atomic uint32_t *
         if (atomic_load_explicit(word, memory_order_acquire) != seen)
             return 0;
         cpu_relax();
-#line 531 "chapters/08-direct.nw"
+#line 533 "chapters/08-direct.nw"
 #ifndef DPS_NO_BIND
         if ((i & 255) == 255) {
             sched_yield();
@@ -287,7 +287,7 @@ static int wait_change(_Atomic uint32_t *word, uint32_t seen, _Atomic uint32_t *
 #endif
 #line 1598 "chapters/02-shm.nw"
     }
-#line 435 "chapters/08-direct.nw"
+#line 437 "chapters/08-direct.nw"
     for (int i = 0; spin == 0 && i < DPS_YIELD_POLLS; i++) {
         if (atomic_load_explicit(word, memory_order_acquire) != seen)
             return 0;
@@ -618,7 +618,7 @@ static unsigned char *window_of(const ShmComm *c, int rank)
     return c->w->window ? c->w->window + (size_t)rank * c->w->window_bytes : NULL;
 }
 
-#line 219 "chapters/08-direct.nw"
+#line 221 "chapters/08-direct.nw"
 /** Allocate this rank's window on its device, export it, and open every peer's. */
 static int open_device_windows(ShmComm *c, char *err)
 {
@@ -640,7 +640,7 @@ static int open_device_windows(ShmComm *c, char *err)
 static void *shm_alloc_shared(Comm *comm, size_t bytes)
 {
     ShmComm *c = (ShmComm *)comm;
-#line 209 "chapters/08-direct.nw"
+#line 211 "chapters/08-direct.nw"
     if (on_device(c) && !c->dev_window[comm->rank]) {
         char err[ERR_LEN];
         size_t first = round_up(bytes, 4096);
@@ -670,7 +670,7 @@ static void *shm_peer_buffer(Comm *comm, int peer, const void *mine)
     return window_of(c, peer) + (p - base);
 }
 
-#line 325 "chapters/08-direct.nw"
+#line 327 "chapters/08-direct.nw"
 static uint32_t shm_progress(Comm *comm)
 {
     ShmComm *c = (ShmComm *)comm;
@@ -688,7 +688,7 @@ static void shm_advance(Comm *comm, uint32_t value)
             ring_bell(c->w, q);
 }
 
-#line 353 "chapters/08-direct.nw"
+#line 355 "chapters/08-direct.nw"
 static int shm_wait_for(Comm *comm, int peer, uint32_t value, char *err)
 {
     ShmComm *c = (ShmComm *)comm;
@@ -707,7 +707,7 @@ static int shm_wait_for(Comm *comm, int peer, uint32_t value, char *err)
                              "waiting for rank %d timed out after %g s (rank %d is in "
                              "'%s')",
                              peer, c->w->timeout, peer, phase);
-#line 369 "chapters/08-direct.nw"
+#line 371 "chapters/08-direct.nw"
         }
     }
 }
@@ -743,7 +743,7 @@ static void shm_close(Comm *comm)
         for (int r = 0; r < c->w->size; r++)
             if (c->dev_out[r])
                 comm->dev->ipc_close(c->dev_out[r]);
-#line 277 "chapters/08-direct.nw"
+#line 279 "chapters/08-direct.nw"
         for (int r = 0; r < c->w->size; r++)
             if (c->dev_window[r] && r != c->comm.rank)
                 comm->dev->ipc_close(c->dev_window[r]);
@@ -752,7 +752,7 @@ static void shm_close(Comm *comm)
         for (int r = 0; r < c->w->size; r++)
             if (c->dev_in[r])
                 comm->dev->release(c->dev_in[r]);
-#line 283 "chapters/08-direct.nw"
+#line 285 "chapters/08-direct.nw"
         if (c->dev_window[c->comm.rank])
             comm->dev->release(c->dev_window[c->comm.rank]);
 #line 2299 "chapters/02-shm.nw"
@@ -783,7 +783,7 @@ Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
     c->w = w;
     long cores = cores_available();
     c->spin = w->size <= cores ? 20000 : 0;
-#line 388 "chapters/08-direct.nw"
+#line 390 "chapters/08-direct.nw"
     if ((dev->kind == DEVICE_CPU && w->window) ||
         (dev->kind != DEVICE_CPU && dev->ipc_export && dev->ipc_open && dev->ipc_close)) {
         c->comm.alloc_shared = shm_alloc_shared;

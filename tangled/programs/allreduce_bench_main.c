@@ -2,7 +2,7 @@
  * @file allreduce_bench_main.c
  * @brief The program allreduce_bench: every all-reduce of the book, side by side (chapter 6).
  */
-#line 1034 "chapters/A3-programs.nw"
+#line 1035 "chapters/A3-programs.nw"
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -17,7 +17,7 @@
 #include "run.h"
 #include "util.h"
 
-#line 1061 "chapters/A3-programs.nw"
+#line 1062 "chapters/A3-programs.nw"
 static const char *summary =
     "Run every all-reduce of the book on the same ranks and sizes, in three rounds, and\n"
     "print their times and bus bandwidths side by side: ours (the best of chapter 8), the\n"
@@ -29,13 +29,13 @@ static const char *examples =
     "  ./allreduce_bench --n_gpus 4 -b 4K -e 64M -f 4     fewer sizes\n"
     "  ./allreduce_bench --n_gpus 2 --csv ar.csv          the table as CSV too\n";
 
-#line 1383 "chapters/08-direct.nw"
+#line 1393 "chapters/08-direct.nw"
 /** Rounds of every contender: the median of three decides (chapter 8). */
 #define BENCH_ROUNDS 3
 /** Debian's python3-torch belongs to Debian's Python, which a pyenv may shadow. */
 #define TORCH_PYTHON "/usr/bin/python3"
 
-#line 1086 "chapters/A3-programs.nw"
+#line 1087 "chapters/A3-programs.nw"
 /** Append the common arguments of every contender to @p argv from index @p k. */
 static int common_args(char **argv, int k, const Options *o, char bufs[][32])
 {
@@ -55,7 +55,7 @@ static int common_args(char **argv, int k, const Options *o, char bufs[][32])
     argv[k] = NULL;
     return k;
 }
-#line 1126 "chapters/A3-programs.nw"
+#line 1127 "chapters/A3-programs.nw"
 /** Parse, run every contender, print the table (and the CSV). */
 int main(int argc, char **argv)
 {
@@ -71,7 +71,7 @@ int main(int argc, char **argv)
                 strerror(errno));
         return EXIT_USAGE;
     }
-#line 1191 "chapters/A3-programs.nw"
+#line 1192 "chapters/A3-programs.nw"
     char self[PATH_MAX], coll[PATH_MAX + 16], bufs[8][32];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     self[n > 0 ? n : 0] = '\0';
@@ -79,7 +79,7 @@ int main(int argc, char **argv)
     if (slash)
         *slash = '\0';
     snprintf(coll, sizeof coll, "%s/collectives", slash ? self : ".");
-#line 1161 "chapters/A3-programs.nw"
+#line 1162 "chapters/A3-programs.nw"
     enum { OURS, RING, MPI, PS, NCCL, GLOO, COPY, N_COLUMNS };
     static Contender col[N_COLUMNS] = {
         {.title = "ours (best, shm)", .key = "ours", .bus = true},
@@ -93,7 +93,7 @@ int main(int argc, char **argv)
     const char *ops[N_COLUMNS] = {"all_reduce_auto", "all_reduce",      "native_all_reduce",
                                   "ps_all_reduce",   "nccl_all_reduce", NULL,
                                   "memcpy"};
-#line 1215 "chapters/A3-programs.nw"
+#line 1216 "chapters/A3-programs.nw"
     for (int k = 0; k < N_COLUMNS; k++) {
         int i = 0;
         if (!ops[k])
@@ -116,13 +116,13 @@ int main(int argc, char **argv)
         col[k].argv[i++] = k == NCCL ? "cuda" : k == MPI ? "cpu" : (char *)o.device;
         common_args(col[k].argv, i, &o, bufs);
     }
-#line 1375 "chapters/08-direct.nw"
+#line 1385 "chapters/08-direct.nw"
     char gloo[PATH_MAX + 32];
     snprintf(gloo, sizeof gloo, "%s/bench/gloo_allreduce.py", slash ? self : ".");
     col[GLOO].argv[0] = TORCH_PYTHON;
     col[GLOO].argv[1] = gloo;
     common_args(col[GLOO].argv, 2, &o, bufs);
-#line 1252 "chapters/A3-programs.nw"
+#line 1253 "chapters/A3-programs.nw"
     int gpus = gpu_count();
     if (!comm_mpi_available() || system("command -v mpirun >/dev/null 2>&1") != 0)
         snprintf(col[MPI].why, sizeof col[MPI].why,
@@ -136,7 +136,7 @@ int main(int argc, char **argv)
         snprintf(col[GLOO].why, sizeof col[GLOO].why,
                  "not run: no python3-torch (apt-get install python3-torch) or no %s",
                  "bench/gloo_allreduce.py");
-#line 1283 "chapters/A3-programs.nw"
+#line 1284 "chapters/A3-programs.nw"
     for (int round = 0; round < BENCH_ROUNDS; round++) /* forwards, then backwards */
         for (int j = 0; j < N_COLUMNS; j++) {
             int k = round % 2 ? N_COLUMNS - 1 - j : j;
@@ -150,11 +150,11 @@ int main(int argc, char **argv)
            o.n_gpus, format_bytes(lo, o.min_bytes), format_bytes(hi, o.max_bytes),
            o.step_factor, BENCH_ROUNDS, o.iters, o.warmup,
            o.check ? ", every element checked" : "", where);
-#line 1295 "chapters/A3-programs.nw"
+#line 1296 "chapters/A3-programs.nw"
     exercises_banner("# exercise ");
     printf(
         "# time in us, busbw in GB/s (all-reduce: algbw x 2(N-1)/N; memcpy: bytes/time)\n#\n");
-#line 1297 "chapters/A3-programs.nw"
+#line 1298 "chapters/A3-programs.nw"
     if (csv)
         fprintf(csv, "# machine: %s; %d ranks\n", where, o.n_gpus);
     const int vs[] = {MPI, COPY, GLOO};
@@ -162,6 +162,6 @@ int main(int argc, char **argv)
     if (csv && fclose(csv) != 0)
         fatal("--csv %s: %s", o.csv, strerror(errno));
     fflush(stdout);
-#line 1143 "chapters/A3-programs.nw"
+#line 1144 "chapters/A3-programs.nw"
     return status;
 }

@@ -29,7 +29,8 @@ int main(int argc, char **argv)
     static char names[256];
     strategy_names(names, sizeof names, 0, "|");
     options_set_choices(OPT_STRATEGY, names);
-    unsigned accepted = OPTS_TRAIN | OPTS_RANKS | OPT_TRANSPORT | OPT_STRATEGY | OPT_BUCKET;
+    unsigned accepted = OPTS_TRAIN | OPTS_RANKS | OPT_TRANSPORT | OPT_STRATEGY | OPT_BUCKET |
+                        OPT_RANKS_PER_HOST;
     int status = run_parse(&run, argc, argv, accepted, summary, examples);
     if (status != RUN_GO)
         return status;

@@ -2,7 +2,7 @@
  * @file finish.c
  * @brief The run layer: compare the replicas, report, release the run (chapters 2, 3).
  */
-#line 3082 "chapters/02-shm.nw"
+#line 3083 "chapters/02-shm.nw"
 #include "run.h"
 
 #include <errno.h>
@@ -12,7 +12,7 @@
 #include "launch.h"
 #include "trace.h"
 
-#line 1025 "chapters/03-ps.nw"
+#line 1028 "chapters/03-ps.nw"
 /** After training: compare the replicas, print the final figures (@p res: this rank's). */
 int run_report(const Rank *r, const Strategy *s, const Model *m, const TrainResult *res,
                char *err)
@@ -44,7 +44,7 @@ int run_finish(Run *run)
         run_fail(run, err);
     }
     run->log = NULL;
-#line 2639 "chapters/A1-support.nw"
+#line 2644 "chapters/A1-support.nw"
     if (run->o.trace && (trace_write(run->o.trace, err) ||
                          (run->trace_owner && trace_close(run->o.trace, err))))
         run_fail(run, err);

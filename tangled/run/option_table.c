@@ -2,16 +2,16 @@
  * @file option_table.c
  * @brief The rows of the book's command line, one per option (appendix A).
  */
-#line 1064 "chapters/A1-support.nw"
+#line 1066 "chapters/A1-support.nw"
 #include "option_table.h"
 
 #include "device.h"
 
-#line 1117 "chapters/A1-support.nw"
+#line 1119 "chapters/A1-support.nw"
 /** The offset of a field of Options, as the table's .offset. */
 #define AT(field) .offset = offsetof(Options, field)
 const OptionSpec option_specs[] = {
-#line 1153 "chapters/A1-support.nw"
+#line 1155 "chapters/A1-support.nw"
     {.name = "batch_size",
      .bit = OPT_BATCH_SIZE,
      .kind = ARG_INT,
@@ -217,6 +217,14 @@ const OptionSpec option_specs[] = {
      .metavar = "MB",
      .help =
          "ring_bucketed: largest bucket in MiB; the first holds at most 1 MiB (default 25)"},
+    {.name = "ranks_per_host",
+     .bit = OPT_RANKS_PER_HOST,
+     .kind = ARG_INT,
+     AT(ranks_per_host),
+     .min = 1,
+     .max = MAX_RANKS,
+     .metavar = "K",
+     .help = "hierarchical: pretend the ranks are hosts of K each (default: the real hosts)"},
     {.name = "checkpoint",
      .bit = OPT_CHECKPOINT,
      .kind = ARG_STRING,
@@ -230,6 +238,6 @@ const OptionSpec option_specs[] = {
      AT(resume),
      .help = "go on from the --checkpoint FILE, after the last epoch it holds"},
 };
-#line 1122 "chapters/A1-support.nw"
+#line 1124 "chapters/A1-support.nw"
 /** Rows in the option table. */
 const size_t option_count = sizeof option_specs / sizeof option_specs[0];

@@ -40,6 +40,7 @@ enum OptionBit {
     OPT_WEIGHT_DECAY = 1u << 22, /**< --weight_decay: AdamW's lambda (chapter 7) */
     OPT_ACCUM = 1u << 23,        /**< --accum: micro-batches per step (chapter 7) */
     OPT_TRACE = 1u << 24,        /**< --trace: Chrome trace events of every rank (appendix A) */
+    OPT_RANKS_PER_HOST = 1u << 25, /**< --ranks_per_host: pretend hosts of K ranks (ch. 9) */
 };
 
 /** The options of one-device training (chapter 1). */
@@ -83,6 +84,7 @@ typedef struct Options {
     const char *transport;  /**< --transport: "shm" (fork N ranks) or "mpi" (under mpirun) */
     const char *strategy;   /**< --strategy: single, param_server, ring, ... */
     float bucket_mb;        /**< --bucket_mb: largest bucket of ring_bucketed, in MiB */
+    int ranks_per_host;     /**< --ranks_per_host: pretend hosts of that many ranks; 0: real */
     const char *csv;        /**< --csv: a benchmark's table as CSV, or NULL */
     const char *checkpoint; /**< --checkpoint: where to save after every epoch, or NULL */
     bool resume;            /**< --resume: continue from --checkpoint */

@@ -2,7 +2,7 @@
  * @file prepare.c
  * @brief The run layer: a training run's data, log, checkpoint, model and loop (chapter 1).
  */
-#line 3031 "chapters/02-shm.nw"
+#line 3032 "chapters/02-shm.nw"
 #include "run.h"
 
 #include <errno.h>
@@ -15,7 +15,7 @@
 #include "trace.h"
 #include "util.h"
 
-#line 2614 "chapters/A1-support.nw"
+#line 2619 "chapters/A1-support.nw"
 /** --trace: create the file (one process of the run does) and start recording. */
 static int trace_begin(Run *run)
 {

@@ -12,6 +12,7 @@
 
 #include "comm_shm.h"
 #include "launch.h"
+#include "mpi_window.h"
 #include "optimizer.h"
 #include "trace.h"
 #include "util.h"
@@ -47,7 +48,7 @@ int run_start(Run *run, bool mpi)
     run->mpi = run->transport->join != NULL;
     run->mpi_rank = 0;
     if (run->mpi) {
-#line 639 "chapters/06-production.nw"
+#line 642 "chapters/06-production.nw"
         char err[ERR_LEN];
         int size;
         if (run->transport->join(&run->mpi_rank, &size, err)) {
@@ -60,16 +61,17 @@ int run_start(Run *run, bool mpi)
                         "%s: --n_gpus %d, but mpirun started %d process(es): give mpirun "
                         "-np %d, or leave --n_gpus out\n",
                         program_name(), run->o.n_gpus, size, run->o.n_gpus);
-#line 652 "chapters/06-production.nw"
+#line 655 "chapters/06-production.nw"
             run->transport->leave();
             return EXIT_USAGE;
         }
         run->ranks = size;
+        mpi_windows_timeout(run->o.timeout); /* chapter 9: a host's ranks wait this long */
     }
 #line 2624 "chapters/02-shm.nw"
     return RUN_GO;
 }
-#line 503 "chapters/08-direct.nw"
+#line 505 "chapters/08-direct.nw"
 /** Bind this process to the @p rank-th block of (allowed cores / @p size) allowed cores,
  *  when @p size ranks each can have one at least. */
 static void bind_to_core(int rank, int size)
@@ -123,7 +125,7 @@ int run_ranks(Run *run, int (*body)(Rank *r, char *err))
     char err[ERR_LEN];
     run->body = body;
     if (run->mpi) {
-#line 675 "chapters/06-production.nw"
+#line 679 "chapters/06-production.nw"
         if (rank_main(run->mpi_rank, run->ranks, run, err)) {
             fprintf(stderr, "%s: rank %d: %s\n", program_name(), run->mpi_rank, err);
             run->transport->abort(EXIT_FAILURE);
@@ -145,7 +147,7 @@ int run_fail(Run *run, const char *line)
     run->status = EXIT_FAILURE;
     return EXIT_FAILURE;
 }
-#line 908 "chapters/03-ps.nw"
+#line 910 "chapters/03-ps.nw"
 int run_one(Run *run, int (*body)(Rank *r, char *err))
 {
     char err[ERR_LEN];

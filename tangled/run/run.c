@@ -2,7 +2,7 @@
  * @file run.c
  * @brief The run layer: training over the ranks with a strategy (chapters 3, 6).
  */
-#line 3051 "chapters/02-shm.nw"
+#line 3052 "chapters/02-shm.nw"
 #include "run.h"
 
 #include <string.h>
@@ -11,12 +11,12 @@
 #include "trace.h"
 #include "util.h"
 
-#line 857 "chapters/03-ps.nw"
+#line 859 "chapters/03-ps.nw"
 static int check_strategy(const Run *run);
 static int train_rank(Rank *r, char *err);
 static int run_threads(Run *run);
 
-#line 872 "chapters/03-ps.nw"
+#line 874 "chapters/03-ps.nw"
 int run_training(Run *run)
 {
     const StrategyDef *def = run->strategy;
@@ -39,14 +39,14 @@ int run_training(Run *run)
         run_ranks(run, train_rank);
     return run_finish(run);
 }
-#line 1139 "chapters/03-ps.nw"
+#line 1142 "chapters/03-ps.nw"
 /** RUN_GO when run->strategy can run as asked; else EXIT_USAGE after one line. */
 static int check_strategy(const Run *run)
 {
     const StrategyDef *def = run->strategy;
     const Options *o = &run->o;
     char why[ERR_LEN] = "";
-#line 3211 "chapters/06-production.nw"
+#line 3215 "chapters/06-production.nw"
     bool given = o->given & OPT_TRANSPORT;
     bool over_mpi = transport_find(o->transport) == &transport_mpi;
     char names[ERR_LEN / 4];
@@ -55,14 +55,14 @@ static int check_strategy(const Run *run)
                  "--strategy %s: %s needs the MPI transport (drop --transport "
                  "shm, run under mpirun)",
                  def->name, def->title);
-#line 3218 "chapters/06-production.nw"
+#line 3222 "chapters/06-production.nw"
     } else if (given && over_mpi && !(def->needs & RUNS_OVER_MPI)) {
         strategy_names(names, sizeof names, RUNS_OVER_MPI, ", ");
         snprintf(why, sizeof why,
                  "--strategy %s runs on this machine's shared memory; over "
                  "--transport mpi use %s",
                  def->name, names);
-#line 3222 "chapters/06-production.nw"
+#line 3226 "chapters/06-production.nw"
     } else if (def->shape == SHAPE_ONE && (o->given & OPT_N_GPUS) && o->n_gpus != 1) {
         snprintf(why, sizeof why, "--strategy %s trains on one device: drop --n_gpus or give 1",
                  def->name);
@@ -74,15 +74,25 @@ static int check_strategy(const Run *run)
                  "--strategy %s drives CPU replicas from one process; this "
                  "book's CUDA backend holds one GPU per process (use nccl or ring on GPUs)",
                  def->name);
-#line 3232 "chapters/06-production.nw"
+#line 3236 "chapters/06-production.nw"
     } else if (def->check) {
         def->check(o->n_gpus, strcmp(o->device, "cpu") == 0, why, sizeof why);
     }
-#line 3249 "chapters/06-production.nw"
+#line 3253 "chapters/06-production.nw"
     if (!why[0] && (o->given & OPT_BUCKET) && !(def->needs & USES_BUCKETS)) {
         strategy_names(names, sizeof names, USES_BUCKETS, ", ");
         snprintf(why, sizeof why, "--bucket_mb sets the buckets of --strategy %s only", names);
-#line 3253 "chapters/06-production.nw"
+#line 3257 "chapters/06-production.nw"
+    }
+#line 1064 "chapters/09-hosts.nw"
+    if (!why[0] && (o->given & OPT_RANKS_PER_HOST) && !(def->needs & USES_HOSTS)) {
+        strategy_names(names, sizeof names, USES_HOSTS, ", ");
+        snprintf(why, sizeof why, "--ranks_per_host groups the ranks of --strategy %s only",
+                 names);
+    } else if (!why[0] && (o->given & OPT_RANKS_PER_HOST) && !over_mpi &&
+               o->n_gpus % o->ranks_per_host) {
+        snprintf(why, sizeof why, "--ranks_per_host %d does not divide --n_gpus %d",
+                 o->ranks_per_host, o->n_gpus);
     }
 #line 440 "chapters/07-zero.nw"
     if (!why[0] && (def->needs & SGD_ONLY) && strcmp(o->optimizer, "sgd") != 0)
@@ -98,16 +108,16 @@ static int check_strategy(const Run *run)
     if (!why[0] && (def->needs & NO_ACCUM) && o->accum > 1)
         snprintf(why, sizeof why, "--accum %d: %s steps once per push (use --accum 1)",
                  o->accum, def->title);
-#line 1147 "chapters/03-ps.nw"
+#line 1151 "chapters/03-ps.nw"
     if (!why[0] && o->n_gpus < def->min_ranks)
         snprintf(why, sizeof why, "--n_gpus %d: %s needs %s (--n_gpus %d or more)", o->n_gpus,
                  def->title, def->why_min, def->min_ranks);
-#line 1151 "chapters/03-ps.nw"
+#line 1155 "chapters/03-ps.nw"
     if (why[0])
         fprintf(stderr, "%s: %s\n", program_name(), why);
     return why[0] ? EXIT_USAGE : RUN_GO;
 }
-#line 986 "chapters/03-ps.nw"
+#line 988 "chapters/03-ps.nw"
 static int open_strategy(const Rank *r, Model *m, Strategy *s, char *err)
 {
     const StrategyDef *def = r->run->strategy;
@@ -115,8 +125,9 @@ static int open_strategy(const Rank *r, Model *m, Strategy *s, char *err)
                        .host = r->host,
                        .m = m,
                        .bucket_bytes = (size_t)(r->run->o.bucket_mb * (1 << 20)),
-                       .accum = r->run->o.accum};
-#line 992 "chapters/03-ps.nw"
+                       .accum = r->run->o.accum,
+                       .ranks_per_host = r->run->o.ranks_per_host};
+#line 995 "chapters/03-ps.nw"
     return def->open ? def->open(s, &env, err) : 0;
 }
 
@@ -130,7 +141,7 @@ static int serve(const Rank *r, Model *m, Strategy *s, const TrainConfig *cfg, c
     return run->strategy->serve(s, m, cfg, steps, err);
 }
 
-#line 933 "chapters/03-ps.nw"
+#line 935 "chapters/03-ps.nw"
 static int train_rank(Rank *r, char *err)
 {
     Run *run = r->run;
@@ -142,18 +153,18 @@ static int train_rank(Rank *r, char *err)
         return -1;
     if (speaks && !run->o.quiet)
         run_banner(r, &m, &s);
-#line 969 "chapters/03-ps.nw"
+#line 971 "chapters/03-ps.nw"
     TrainConfig cfg = run_train_config(run, speaks);
     TrainResult res;
     int rc = r->rank < def->servers ? serve(r, &m, &s, &cfg, err)
                                     : train_run(&cfg, &m, &run->train, &run->test,
                                                 def->open ? &s : NULL, &res, err);
-#line 975 "chapters/03-ps.nw"
+#line 977 "chapters/03-ps.nw"
     if (rc == 0 && run->o.trace) /* appendix A: before the report's barrier */
         rc = trace_write(run->o.trace, err);
     if (rc == 0)
         rc = run_report(r, &s, &m, speaks ? &res : NULL, err);
-#line 945 "chapters/03-ps.nw"
+#line 947 "chapters/03-ps.nw"
     if (rc)
         return -1; /* closing may wait for peers (a thread inside an all-reduce): don't */
     if (def->close)
@@ -161,14 +172,14 @@ static int train_rank(Rank *r, char *err)
     model_free(&m);
     return 0;
 }
-#line 3171 "chapters/06-production.nw"
+#line 3175 "chapters/06-production.nw"
 /** Build one replica on the CPU, for a strategy that drives them all. */
 static int build_replica(Model *m, void *arg, char *err)
 {
     return run_model(arg, device_cpu(), m, err);
 }
 
-#line 3147 "chapters/06-production.nw"
+#line 3151 "chapters/06-production.nw"
 /** SHAPE_THREADS: every replica in this process. */
 static int run_threads(Run *run)
 {
@@ -176,7 +187,7 @@ static int run_threads(Run *run)
     long cores = cores_available();
     device_cpu_threads((int)(cores / run->ranks > 0 ? cores / run->ranks : 1));
     const Device *cpu = device_open("cpu", 0, note, err);
-#line 3188 "chapters/06-production.nw"
+#line 3192 "chapters/06-production.nw"
     if (!run->o.quiet) {
         Rank r = {.size = run->ranks, .dev = device_cpu(), .run = run};
         Model probe;
@@ -186,14 +197,14 @@ static int run_threads(Run *run)
         run_banner(&r, &probe, NULL);
         model_free(&probe);
     }
-#line 3155 "chapters/06-production.nw"
+#line 3159 "chapters/06-production.nw"
     TrainConfig cfg = run_train_config(run, true);
     Model master;
     TrainResult res;
     if (run->strategy->threads(&cfg, run->ranks, &run->train, &run->test, build_replica, run,
                                &master, &res, err))
         return run_fail(run, err);
-#line 3162 "chapters/06-production.nw"
+#line 3166 "chapters/06-production.nw"
     train_report_end(stdout, &res, run->o.quiet);
     model_free(&master);
     return device_close(cpu, err) ? run_fail(run, err) : 0;

@@ -2,12 +2,12 @@
  * @file strategies.c
  * @brief The strategy table: every row, in order (chapter 6).
  */
-#line 2822 "chapters/06-production.nw"
+#line 2826 "chapters/06-production.nw"
 #include "strategy.h"
 
 #include <string.h>
 
-#line 2840 "chapters/06-production.nw"
+#line 2844 "chapters/06-production.nw"
 const StrategyDef strategy_single = {
     .name = "single",
     .title = "one device",
@@ -17,12 +17,22 @@ const StrategyDef strategy_single = {
 };
 
 const StrategyDef *const strategy_table[] = {
-    &strategy_single, &strategy_ps,   &strategy_ring,          &strategy_ring_bucketed,
-    &strategy_mpi,    &strategy_nccl, &strategy_data_parallel, &strategy_zero1,
-    &strategy_zero2,  &strategy_fsdp, &strategy_direct,        NULL,
+    &strategy_single,
+    &strategy_ps,
+    &strategy_ring,
+    &strategy_ring_bucketed,
+    &strategy_mpi,
+    &strategy_nccl,
+    &strategy_data_parallel,
+    &strategy_zero1,
+    &strategy_zero2,
+    &strategy_fsdp,
+    &strategy_direct,
+    &strategy_hierarchical,
+    NULL,
 };
 
-#line 2869 "chapters/06-production.nw"
+#line 2873 "chapters/06-production.nw"
 const StrategyDef *strategy_find(const char *name)
 {
     for (const StrategyDef *const *d = strategy_table; *d; d++)

@@ -27,6 +27,7 @@ enum StrategyNeeds {
     SGD_ONLY = 1u << 7,      /**< plain SGD only: a server's update (chapter 7) */
     NO_ACCUM = 1u << 8,      /**< one push per step: no --accum (chapter 7) */
     NO_CHECKPOINT = 1u << 9, /**< no whole weights between steps, no --checkpoint (ch. 7) */
+    USES_HOSTS = 1u << 10,   /**< groups ranks by host, --ranks_per_host applies (ch. 9) */
 };
 
 /** How a strategy's ranks are processes. */
@@ -42,6 +43,7 @@ typedef struct StrategyEnv {
     Model *m;            /**< the rank's replica (its device is m->dev) */
     size_t bucket_bytes; /**< the bucket cap of ring_bucketed (chapter 6) */
     int accum;           /**< the run's micro-batches per step (chapter 7) */
+    int ranks_per_host;  /**< pretend hosts of that many ranks; 0: real (chapter 9) */
 } StrategyEnv;
 
 /** Builds one replica for a strategy that drives them all (SHAPE_THREADS). */
@@ -102,5 +104,7 @@ extern const StrategyDef strategy_zero2;
 extern const StrategyDef strategy_fsdp;
 /** The all-reduce that reads the peers' memory, chosen by size (chapter 8). */
 extern const StrategyDef strategy_direct;
+/** Within each host, then a ring across hosts (chapter 9). */
+extern const StrategyDef strategy_hierarchical;
 
 #endif

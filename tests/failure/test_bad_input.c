@@ -47,6 +47,7 @@ static const struct {
     {"--strategy", {MISSING, "", "horovod", NULL}},
     {"--csv", {MISSING, "", NULL}},
     {"--bucket_mb", {MISSING, "abc", "-1", "0", "1e9", "1e999", NULL}},
+    {"--ranks_per_host", {INTEGER, "0", "65", NULL}},
 };
 #define N_FLAGS (sizeof table / sizeof table[0])
 

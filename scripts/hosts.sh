@@ -1,0 +1,149 @@
+#!/bin/bash
+# Test hosts on one machine (chapter 9): each host is a network namespace with a UTS
+# namespace of its own (its own hostname and address), joined by a veth pair to a bridge in
+# the root namespace, where mpirun and its daemons reach every host. Each host's link is
+# shaped by tbf, both ways, to LINK. Open MPI starts ranks on them through scripts/hosts-rsh
+# (ip netns exec plus unshare --uts; no ssh). Traffic stays between these hosts.
+#
+#   scripts/hosts.sh up N [LINK]     N hosts PREFIX-host1..N, links of LINK (1gbit, 5gbit,
+#                                    500mbit...; none: unshaped); replaces hosts of PREFIX
+#   scripts/hosts.sh down            every host of PREFIX, its processes, links and bridge
+#   scripts/hosts.sh list            the hosts' names, one a line (nothing: none up)
+#   scripts/hosts.sh subnet          the bridge's subnet (10.77.0.0/24)
+#   scripts/hosts.sh link HOST up|down   take a host's link down, or bring it back
+#   scripts/hosts.sh left            what of PREFIX is still there (nothing: all gone)
+#   scripts/hosts.sh run K PROGRAM ARGS...   mpirun K ranks on every host: PROGRAM ARGS
+#                                    (K1,K2,...: K1 ranks on host1, K2 on host2...)
+#
+# PREFIX is $DPS_HOSTS (default dps), at most 8 letters and digits: a test makes hosts of
+# its own under a prefix of its own, so that two runs never share them. Nothing is written
+# anywhere: the hosts, their subnet and links are read back from the kernel.
+# Needs root (or CAP_NET_ADMIN and CAP_SYS_ADMIN); without it, says so and exits 77.
+set -u
+PREFIX=${DPS_HOSTS:-dps}
+BR=${PREFIX}br
+HERE=$(cd "$(dirname "$0")" && pwd)
+
+die() { echo "hosts: $*" >&2; exit 1; }
+[[ $PREFIX =~ ^[a-z][a-z0-9]{0,7}$ ]] || die "DPS_HOSTS=$PREFIX: 1 to 8 lower-case letters and digits, a letter first"
+
+need_root() {
+    [ "$(id -u)" = 0 ] || { echo "hosts: test hosts need root (network namespaces, a bridge, tc): run as root" >&2; exit 77; }
+    command -v ip >/dev/null && command -v tc >/dev/null ||
+        { echo "hosts: ip and tc not found: apt-get install iproute2" >&2; exit 77; }
+}
+
+hosts() { ip netns list 2>/dev/null | awk -v p="$PREFIX-host" 'index($1, p) == 1 && $1 ~ /host[0-9]+$/ {print $1}' | sort -V; }
+subnet() { ip -4 -o addr show dev "$BR" 2>/dev/null | awk '{split($4, a, "[./]"); print a[1] "." a[2] "." a[3] ".0/24"; exit}'; }
+
+# A /24 no interface of this machine uses yet: 10.77.0.0/24 first, then 10.77.1.0/24...
+free_subnet() {
+    local used i
+    used=$(ip -4 -o addr show | awk '{print $4}')
+    for i in $(seq 0 255); do
+        grep -q "^10\.77\.$i\." <<<"$used" || { echo "10.77.$i"; return; }
+    done
+    die "no free subnet in 10.77.0.0/16"
+}
+
+# tbf on one device: RATE (tc's units), a burst of 1/100 s of it (at least 64 KiB), 50 ms queue.
+shape() {
+    local dev=$1 rate=$2 ns=${3:-}
+    local run=() bits burst
+    [ -n "$ns" ] && run=(ip netns exec "$ns")
+    "${run[@]}" tc qdisc del dev "$dev" root 2>/dev/null
+    [ "$rate" = none ] && return 0
+    bits=$(rate_bits "$rate") || die "LINK=$rate: a rate such as 1gbit, 500mbit or 5gbit, or none"
+    burst=$((bits / 8 / 100)); [ $burst -ge 65536 ] || burst=65536
+    "${run[@]}" tc qdisc add dev "$dev" root tbf rate "$rate" burst "$burst" latency 50ms ||
+        die "tc could not shape $dev to $rate"
+}
+rate_bits() {
+    [[ $1 =~ ^([0-9]+)(kbit|mbit|gbit)$ ]] || return 1
+    case ${BASH_REMATCH[2]} in kbit) echo $((BASH_REMATCH[1] * 1000)) ;;
+        mbit) echo $((BASH_REMATCH[1] * 1000000)) ;; gbit) echo $((BASH_REMATCH[1] * 1000000000)) ;; esac
+}
+
+down() {
+    local h
+    for h in $(hosts); do
+        ip netns pids "$h" 2>/dev/null | xargs -r kill -9 2>/dev/null
+        ip netns del "$h" 2>/dev/null
+    done
+    ip link del "$BR" 2>/dev/null
+    for h in $(ip -o link show | awk -F': ' -v p="${PREFIX}v" 'index($2, p) == 1 {sub(/@.*/, "", $2); print $2}'); do
+        ip link del "$h" 2>/dev/null
+    done
+    [ -z "$(left)" ] || die "could not remove: $(left | paste -sd' ')"
+}
+
+left() {
+    hosts
+    ip -o link show | awk -F': ' -v b="$BR" -v p="${PREFIX}v" '{sub(/@.*/, "", $2)} $2 == b || index($2, p) == 1 {print $2}'
+}
+
+up() {
+    local n=$1 link=${2:-none} net i h
+    [[ $n =~ ^[1-9][0-9]?$ ]] && [ "$n" -le 32 ] || die "HOSTS=$n: 1 to 32 hosts"
+    [ "$link" = none ] || rate_bits "$link" >/dev/null || die "LINK=$link: a rate such as 1gbit, 500mbit or 5gbit, or none"
+    down
+    exec 9>/run/lock/dps-hosts.lock 2>/dev/null || exec 9>/tmp/dps-hosts.lock
+    flock 9 # two hosts.sh up at once pick two subnets
+    net=$(free_subnet)
+    ip link add "$BR" type bridge || die "cannot make the bridge $BR"
+    ip addr add "$net.1/24" dev "$BR" && ip link set "$BR" up || die "cannot address $BR"
+    for i in $(seq 1 "$n"); do
+        h=$PREFIX-host$i
+        ip netns add "$h" || die "cannot make the namespace $h"
+        ip link add "${PREFIX}v$i" type veth peer name eth0 netns "$h" || die "cannot make the link of $h"
+        ip link set "${PREFIX}v$i" master "$BR" up
+        ip -n "$h" addr add "$net.$((10 + i))/24" dev eth0
+        ip -n "$h" link set eth0 up
+        ip -n "$h" link set lo up
+        shape "${PREFIX}v$i" "$link"     # towards the host
+        shape eth0 "$link" "$h"          # from the host
+    done
+    flock -u 9
+    echo "hosts: $n up ($(hosts | paste -sd' ')), $net.0/24 on bridge $BR, links $link"
+}
+
+link() {
+    local h=$1 state=$2 i
+    [[ $h =~ ^$PREFIX-host([0-9]+)$ ]] && hosts | grep -qx "$h" || die "no host $h (scripts/hosts.sh list)"
+    [[ $state =~ ^(up|down)$ ]] || die "link $h $state: up or down"
+    i=${BASH_REMATCH[1]}
+    ip link set "${PREFIX}v$i" "$state"
+}
+
+# mpirun over the hosts: K ranks on each, over TCP between hosts and shared memory within
+# one, pinned to the bridge's subnet. mpi_yield_when_idle: on a machine with fewer cores
+# than processes, a rank that waits gives its core away (chapter 9 measures why).
+run() {
+    local k=${1:-}; shift
+    local list net counts
+    [[ $k =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || die "run K PROGRAM: K ranks on each host (or K1,K2,... host by host)"
+    [ -n "$(hosts)" ] || die "no hosts of $PREFIX are up: make hosts HOSTS=2"
+    if [[ $k == *,* ]]; then
+        counts=$(tr , '\n' <<<"$k")
+        [ "$(wc -l <<<"$counts")" = "$(hosts | wc -l)" ] || die "run $k: one count per host ($(hosts | wc -l) hosts)"
+        list=$(paste -d: <(hosts) <(echo "$counts") | paste -sd,)
+    else
+        list=$(hosts | sed "s/\$/:$k/" | paste -sd,)
+    fi
+    net=$(subnet)
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 exec mpirun -H "$list" \
+        --mca plm_rsh_agent "$HERE/hosts-rsh" \
+        --mca oob_tcp_if_include "$net" --mca btl_tcp_if_include "$net" \
+        --mca btl tcp,self,vader --mca mpi_yield_when_idle 1 "$@"
+}
+
+case ${1:-} in
+    up) need_root; up "${2:-2}" "${3:-none}" ;;
+    down) need_root; down ;;
+    list) hosts ;;
+    subnet) subnet ;;
+    left) left ;;
+    link) need_root; link "${2:-}" "${3:-}" ;;
+    run) shift; run "$@" ;;
+    *) sed -n '2,20s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+esac
