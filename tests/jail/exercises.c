@@ -447,24 +447,43 @@ static void call_sense_barrier_wait(void *v, void *fn)
 /* Chapter 8: buf lies in the communicator's window, which the host maps. */
 typedef struct {
     Comm *c;
-    int root, node_size;
+    int root;
     float *buf, *scratch;
     size_t count;
     char *err;
     int ret;
 } A_direct;
-typedef A_direct A_direct_broadcast, A_direct_reduce, A_hierarchical_all_reduce;
+typedef A_direct A_direct_broadcast, A_direct_reduce;
 static void visit_direct(Wire *w, A_direct *a)
 {
     wire_comm(w, &a->c);
-    IN(root), IN(node_size), IN(count);
+    IN(root), IN(count);
     wire_shared(w, &a->buf, a->count * 4);
     BUF(scratch, a->count * 4, WIRE_IN);
     ERR(), RESULT();
 }
-#define visit_direct_broadcast        visit_direct
-#define visit_direct_reduce           visit_direct
-#define visit_hierarchical_all_reduce visit_direct
+#define visit_direct_broadcast visit_direct
+#define visit_direct_reduce    visit_direct
+
+/* node_sizes[n_nodes], in the test's memory. */
+typedef struct {
+    Comm *c;
+    const int *node_sizes;
+    int n_nodes;
+    float *buf, *scratch;
+    size_t count;
+    char *err;
+    int ret;
+} A_hierarchical_all_reduce;
+static void visit_hierarchical_all_reduce(Wire *w, A_hierarchical_all_reduce *a)
+{
+    wire_comm(w, &a->c);
+    IN(n_nodes), IN(count);
+    BUF(node_sizes, jail_n(a->n_nodes) * sizeof(int), WIRE_HOST);
+    wire_shared(w, &a->buf, a->count * 4);
+    BUF(scratch, a->count * 4, WIRE_IN);
+    ERR(), RESULT();
+}
 static void call_direct_broadcast(void *v, void *fn)
 {
     A_direct *a = v;
@@ -477,9 +496,9 @@ static void call_direct_reduce(void *v, void *fn)
 }
 static void call_hierarchical_all_reduce(void *v, void *fn)
 {
-    A_direct *a = v;
-    a->ret =
-        FN(hierarchical_all_reduce)(a->c, a->node_size, a->buf, a->count, a->scratch, a->err);
+    A_hierarchical_all_reduce *a = v;
+    a->ret = FN(hierarchical_all_reduce)(a->c, a->node_sizes, a->n_nodes, a->buf, a->count,
+                                         a->scratch, a->err);
 }
 
 /* The table, in the order of the IDs. */
@@ -710,10 +729,10 @@ int direct_reduce(Comm *c, float *buf, size_t count, int root, char *err)
     return a.ret;
 }
 
-int hierarchical_all_reduce(Comm *c, int node_size, float *buf, size_t count, float *scratch,
-                            char *err)
+int hierarchical_all_reduce(Comm *c, const int *node_sizes, int n_nodes, float *buf,
+                            size_t count, float *scratch, char *err)
 {
-    A_direct a = {c, 0, node_size, buf, scratch, count, err, -1};
+    A_hierarchical_all_reduce a = {c, node_sizes, n_nodes, buf, scratch, count, err, -1};
     jail_call(ID_hierarchical_all_reduce, &a);
     return a.ret;
 }

@@ -1,18 +1,18 @@
-/* Hidden tests of exercise 8.3, hierarchical_all_reduce: eight ranks in nodes of four and of
- * two, a large buffer, and back-to-back calls with random delays (not in the students'
+/* Hidden tests of exercise 8.3, hierarchical_all_reduce: eight ranks as 5+3 and 1+2+5, a
+ * large buffer, and back-to-back calls with random delays on 2+1+3 (not in the students'
  * handout). */
 #include "ch8.h"
 #include "ch8/windows.h"
 #include "helpers.h"
 
-enum { N = 100003 };
+enum { N = 100003, MAX_NODES = 8 };
 
-static int node_size_of_run, calls_of_run, delay_of_run;
+static int sizes_of_run[MAX_NODES], nodes_of_run, calls_of_run, delay_of_run;
 
 static int run(Comm *c, const Watched *w, float *buf, char *err)
 {
     (void)w;
-    int rank = c->rank, size = c->size, node = node_size_of_run;
+    int rank = c->rank, size = c->size;
     float *scratch = xcalloc(N, 4);
     Rng g;
     rng_seed(&g, 9, (uint64_t)rank);
@@ -22,13 +22,15 @@ static int run(Comm *c, const Watched *w, float *buf, char *err)
         win_fill(buf, n, rank, call);
         if (delay_of_run)
             win_delay(&g, delay_of_run);
-        if (hierarchical_all_reduce(c, node, buf, n, scratch, err))
+        if (hierarchical_all_reduce(c, sizes_of_run, nodes_of_run, buf, n, scratch, err))
             return -1;
         for (size_t i = 0; i < n; i++) {
             float want = win_sum(win_value, call, size, i);
             if (buf[i] != want)
-                return error_set(err, "N = %d, nodes of %d, call %d, %zu floats: rank %d has %g "
-                                 "at %zu, expected %g", size, node, call, n, rank, buf[i], i,
+                return error_set(err,
+                                 "N = %d, %d nodes (the first of %d ranks), call %d, %zu "
+                                 "floats: rank %d has %g at %zu, expected %g",
+                                 size, nodes_of_run, sizes_of_run[0], call, n, rank, buf[i], i,
                                  want);
         }
     }
@@ -36,17 +38,25 @@ static int run(Comm *c, const Watched *w, float *buf, char *err)
     return 0;
 }
 
-Test(hidden_hierarchical_all_reduce, eight_ranks_in_nodes_of_four_and_of_two)
+/* Run on the layout {sizes[1], ..., sizes[sizes[0]]}. */
+static void run_layout(const int *sizes, int calls, int delay)
 {
-    const int nodes[] = {4, 2};
-    for (int k = 0; k < 2; k++) {
-        node_size_of_run = nodes[k], calls_of_run = 5, delay_of_run = 0;
-        win_run(8, run, N, 60);
-    }
+    int n = 0;
+    nodes_of_run = sizes[0], calls_of_run = calls, delay_of_run = delay;
+    for (int j = 0; j < nodes_of_run; j++)
+        n += sizes_of_run[j] = sizes[j + 1];
+    win_run(n, run, N, 60);
+}
+
+Test(hidden_hierarchical_all_reduce, eight_ranks_as_five_three_and_one_two_five)
+{
+    const int a[] = {2, 5, 3}, b[] = {3, 1, 2, 5};
+    run_layout(a, 5, 0);
+    run_layout(b, 5, 0);
 }
 
 Test(hidden_hierarchical_all_reduce, back_to_back_calls_with_delays)
 {
-    node_size_of_run = 2, calls_of_run = 30, delay_of_run = 50;
-    win_run(4, run, N, 60);
+    const int a[] = {3, 2, 1, 3};
+    run_layout(a, 30, 50);
 }
