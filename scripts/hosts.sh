@@ -1,9 +1,10 @@
 #!/bin/bash
 # Test hosts on one machine (chapter 9): each host is a network namespace with a UTS
 # namespace of its own (its own hostname and address), joined by a veth pair to a bridge in
-# the root namespace, where mpirun and its daemons reach every host. Each host's link is
-# shaped by tbf, both ways, to LINK. Open MPI starts ranks on them through scripts/hosts-rsh
-# (ip netns exec plus unshare --uts; no ssh). Traffic stays between these hosts.
+# the root namespace. mpirun runs in one more namespace on the bridge, the head, so that the
+# TCP settings of every machine of the job are the job's own. Each host's link is shaped by
+# tbf, both ways, to LINK. Open MPI starts ranks on them through scripts/hosts-rsh (ip netns
+# exec plus unshare --uts; no ssh). Traffic stays between these hosts.
 #
 #   scripts/hosts.sh up N [LINK]     N hosts PREFIX-host1..N, links of LINK (1gbit, 5gbit,
 #                                    500mbit...; none: unshaped); replaces hosts of PREFIX
@@ -32,6 +33,12 @@ need_root() {
     command -v ip >/dev/null && command -v tc >/dev/null ||
         { echo "hosts: ip and tc not found: apt-get install iproute2" >&2; exit 77; }
 }
+
+# A TCP connection whose peer is gone gives up after 1 retransmission (well under a second)
+# instead of 15 (about 15 minutes): a host whose link is down is then found lost in seconds
+# (chapter 9). A live link loses a segment and its retransmission a fifth of a second later
+# only when its queue stays full that long, which tbf's 50 ms queue does not allow.
+RETRIES=1
 
 hosts() { ip netns list 2>/dev/null | awk -v p="$PREFIX-host" 'index($1, p) == 1 && $1 ~ /host[0-9]+$/ {print $1}' | sort -V; }
 subnet() { ip -4 -o addr show dev "$BR" 2>/dev/null | awk '{split($4, a, "[./]"); print a[1] "." a[2] "." a[3] ".0/24"; exit}'; }
@@ -66,7 +73,7 @@ rate_bits() {
 
 down() {
     local h
-    for h in $(hosts); do
+    for h in $(hosts) $(ip netns list 2>/dev/null | awk -v h="$PREFIX-head" '$1 == h {print $1}'); do
         ip netns pids "$h" 2>/dev/null | xargs -r kill -9 2>/dev/null
         ip netns del "$h" 2>/dev/null
     done
@@ -79,7 +86,20 @@ down() {
 
 left() {
     hosts
+    ip netns list 2>/dev/null | awk -v h="$PREFIX-head" '$1 == h {print $1}'
     ip -o link show | awk -F': ' -v b="$BR" -v p="${PREFIX}v" '{sub(/@.*/, "", $2)} $2 == b || index($2, p) == 1 {print $2}'
+}
+
+# Namespace NAME on the bridge through veth PREFIXvI, its end eth0 at ADDRESS.
+join() {
+    local ns=$1 i=$2 addr=$3
+    ip netns add "$ns" || die "cannot make the namespace $ns"
+    ip link add "${PREFIX}v$i" type veth peer name eth0 netns "$ns" || die "cannot make the link of $ns"
+    ip link set "${PREFIX}v$i" master "$BR" up
+    ip -n "$ns" addr add "$addr/24" dev eth0
+    ip -n "$ns" link set eth0 up
+    ip -n "$ns" link set lo up
+    ip netns exec "$ns" sysctl -qw net.ipv4.tcp_retries2=$RETRIES || die "cannot set tcp_retries2 in $ns"
 }
 
 up() {
@@ -92,14 +112,10 @@ up() {
     net=$(free_subnet)
     ip link add "$BR" type bridge || die "cannot make the bridge $BR"
     ip addr add "$net.1/24" dev "$BR" && ip link set "$BR" up || die "cannot address $BR"
+    join "$PREFIX-head" 0 "$net.10"
     for i in $(seq 1 "$n"); do
         h=$PREFIX-host$i
-        ip netns add "$h" || die "cannot make the namespace $h"
-        ip link add "${PREFIX}v$i" type veth peer name eth0 netns "$h" || die "cannot make the link of $h"
-        ip link set "${PREFIX}v$i" master "$BR" up
-        ip -n "$h" addr add "$net.$((10 + i))/24" dev eth0
-        ip -n "$h" link set eth0 up
-        ip -n "$h" link set lo up
+        join "$h" "$i" "$net.$((10 + i))"
         shape "${PREFIX}v$i" "$link"     # towards the host
         shape eth0 "$link" "$h"          # from the host
     done
@@ -110,8 +126,8 @@ up() {
 link() {
     local h=$1 state=$2 i
     [[ $h =~ ^$PREFIX-host([0-9]+)$ ]] && hosts | grep -qx "$h" || die "no host $h (scripts/hosts.sh list)"
-    [[ $state =~ ^(up|down)$ ]] || die "link $h $state: up or down"
     i=${BASH_REMATCH[1]}
+    [[ $state =~ ^(up|down)$ ]] || die "link $h $state: up or down"
     ip link set "${PREFIX}v$i" "$state"
 }
 
@@ -131,9 +147,10 @@ run() {
         list=$(hosts | sed "s/\$/:$k/" | paste -sd,)
     fi
     net=$(subnet)
-    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 exec mpirun -H "$list" \
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 exec ip netns exec "$PREFIX-head" mpirun -H "$list" \
         --mca plm_rsh_agent "$HERE/hosts-rsh" \
         --mca oob_tcp_if_include "$net" --mca btl_tcp_if_include "$net" \
+        --mca oob_tcp_keepalive_time 1 --mca oob_tcp_keepalive_intvl 1 --mca oob_tcp_keepalive_probes 2 \
         --mca btl tcp,self,vader --mca mpi_yield_when_idle 1 "$@"
 }
 

@@ -2,7 +2,7 @@
  * @file comm_shm.c
  * @brief The shared-memory transport: channels, doorbells, barrier, CUDA IPC.
  */
-#line 2410 "chapters/02-shm.nw"
+#line 2419 "chapters/02-shm.nw"
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
@@ -18,13 +18,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#line 2386 "chapters/02-shm.nw"
+#line 2395 "chapters/02-shm.nw"
 #include "comm_shm.h"
 #include "launch.h"
 #include "transport.h"
 #include "util.h"
 
-#line 2431 "chapters/02-shm.nw"
+#line 2440 "chapters/02-shm.nw"
 #if defined(__x86_64__) || defined(__i386__)
 /** Tell the core we are spinning (x86 PAUSE). */
 #define cpu_relax() __builtin_ia32_pause()
@@ -33,13 +33,13 @@
 #define cpu_relax() atomic_signal_fence(memory_order_seq_cst)
 #endif
 
-#line 1239 "chapters/02-shm.nw"
+#line 1248 "chapters/02-shm.nw"
 /** Align to a cache line, so that counters written by different ranks do not share one. */
 #define LINE 64
 /** Copy @p n bytes; memcpy on the CPU, the device's peer_copy on a GPU. */
 typedef void (*CopyFn)(void *dst, const void *src, size_t n);
 
-#line 1266 "chapters/02-shm.nw"
+#line 1275 "chapters/02-shm.nw"
 /** The two counters of a ring; the bytes live elsewhere. */
 typedef struct RingCtl {
     _Alignas(LINE) _Atomic uint32_t tail; /**< bytes ever written; moved by the sender */
@@ -52,14 +52,14 @@ typedef struct ChannelCtl {
     RingCtl dev;  /**< payloads of device messages (CUDA) */
 } ChannelCtl;
 
-#line 1288 "chapters/02-shm.nw"
+#line 1297 "chapters/02-shm.nw"
 /** A rank's doorbell: rung by whoever changes a channel the rank waits on. */
 typedef struct Bell {
     _Alignas(LINE) _Atomic uint32_t seq; /**< bumped at every ring */
     _Atomic uint32_t sleeping;           /**< nonzero while the owner sleeps on seq */
 } Bell;
 
-#line 1305 "chapters/02-shm.nw"
+#line 1314 "chapters/02-shm.nw"
 /** Everything the ranks share. Followed in the mapping by channels, handles and rings. */
 struct ShmWorld {
     int size;          /**< ranks */
@@ -82,10 +82,10 @@ struct ShmWorld {
     struct {
         _Alignas(LINE) _Atomic uint32_t value; /**< steps the rank has announced */
     } progress[LAUNCH_MAX_RANKS];              /**< each rank's progress counter (chapter 8) */
-#line 1321 "chapters/02-shm.nw"
+#line 1330 "chapters/02-shm.nw"
 };
 
-#line 1335 "chapters/02-shm.nw"
+#line 1344 "chapters/02-shm.nw"
 /** What one rank keeps: the Comm it hands out, and where its rings are. */
 typedef struct ShmComm {
     Comm comm;                      /**< the interface; first, so a Comm * is a ShmComm * */
@@ -102,9 +102,9 @@ typedef struct ShmComm {
     unsigned char *dev_window[LAUNCH_MAX_RANKS];
     /** On a GPU, the bytes of each window (set by the first request). */
     size_t dev_window_bytes;
-#line 1345 "chapters/02-shm.nw"
+#line 1354 "chapters/02-shm.nw"
 } ShmComm;
-#line 847 "chapters/02-shm.nw"
+#line 856 "chapters/02-shm.nw"
 static void futex_wait(_Atomic uint32_t *word, uint32_t expected, double seconds)
 {
     struct timespec ts = {.tv_sec = (time_t)seconds,
@@ -116,28 +116,28 @@ static void futex_wake(_Atomic uint32_t *word, int count)
 {
     syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, count, NULL, NULL, 0);
 }
-#line 1150 "chapters/02-shm.nw"
+#line 1159 "chapters/02-shm.nw"
 /** Bytes published at once: a quarter of the ring, so both sides copy at the same time. */
 static size_t piece(size_t cap)
 {
     return cap / 4;
 }
 
-#line 1168 "chapters/02-shm.nw"
+#line 1177 "chapters/02-shm.nw"
 /** Copy up to @p n bytes from @p src into the ring; returns how many went in. */
 static size_t ring_push(RingCtl *r, unsigned char *base, size_t cap, const unsigned char *src,
                         size_t n, CopyFn copy)
 {
-#line 1173 "chapters/02-shm.nw"
+#line 1182 "chapters/02-shm.nw"
     uint32_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
     uint32_t head = atomic_load_explicit(&r->head, memory_order_acquire);
     size_t room = cap - (uint32_t)(tail - head);
     if (n > room)
         n = room;
-#line 1177 "chapters/02-shm.nw"
+#line 1186 "chapters/02-shm.nw"
     if (n > piece(cap))
         n = piece(cap);
-#line 1178 "chapters/02-shm.nw"
+#line 1187 "chapters/02-shm.nw"
     if (n == 0)
         return 0;
     size_t at = tail & (cap - 1), first = n < cap - at ? n : cap - at;
@@ -148,18 +148,18 @@ static size_t ring_push(RingCtl *r, unsigned char *base, size_t cap, const unsig
     return n;
 }
 
-#line 1203 "chapters/02-shm.nw"
+#line 1212 "chapters/02-shm.nw"
 /** Copy up to @p n bytes out of the ring into @p dst; returns how many came out. */
 static size_t ring_pop(RingCtl *r, const unsigned char *base, size_t cap, unsigned char *dst,
                        size_t n, CopyFn copy)
 {
-#line 1208 "chapters/02-shm.nw"
+#line 1217 "chapters/02-shm.nw"
     uint32_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
     uint32_t tail = atomic_load_explicit(&r->tail, memory_order_acquire);
     size_t ready = (uint32_t)(tail - head);
     if (n > ready)
         n = ready;
-#line 1212 "chapters/02-shm.nw"
+#line 1221 "chapters/02-shm.nw"
     if (n == 0)
         return 0;
     size_t at = head & (cap - 1), first = n < cap - at ? n : cap - at;
@@ -169,7 +169,7 @@ static size_t ring_pop(RingCtl *r, const unsigned char *base, size_t cap, unsign
     atomic_store_explicit(&r->head, head + (uint32_t)n, memory_order_release);
     return n;
 }
-#line 1395 "chapters/02-shm.nw"
+#line 1404 "chapters/02-shm.nw"
 static ChannelCtl *channel(ShmWorld *w, int src, int dst)
 {
     return (ChannelCtl *)((char *)w + w->ctl_at) + (size_t)src * w->size + dst;
@@ -190,25 +190,25 @@ static size_t round_up(size_t n, size_t to)
     return (n + to - 1) / to * to;
 }
 
-#line 1361 "chapters/02-shm.nw"
+#line 1370 "chapters/02-shm.nw"
 ShmWorld *shm_world_create(int size, size_t channel_bytes, double timeout_s, char *err)
 {
-#line 1425 "chapters/02-shm.nw"
+#line 1434 "chapters/02-shm.nw"
     if (channel_bytes == 0)
         channel_bytes = SHM_CHANNEL_BYTES;
     if (size < 1 || size > LAUNCH_MAX_RANKS) {
         error_set(err, "shm: %d ranks asked for; 1 to %d are possible", size, LAUNCH_MAX_RANKS);
-#line 1430 "chapters/02-shm.nw"
+#line 1439 "chapters/02-shm.nw"
         return NULL;
     }
     bool power_of_two = (channel_bytes & (channel_bytes - 1)) == 0;
     if (channel_bytes < 64 || channel_bytes > (1u << 31) || !power_of_two) {
         error_set(err, "shm: a channel of %zu bytes: it must be a power of two, 64 B to 2 GiB",
                   channel_bytes);
-#line 1437 "chapters/02-shm.nw"
+#line 1446 "chapters/02-shm.nw"
         return NULL;
     }
-#line 1450 "chapters/02-shm.nw"
+#line 1459 "chapters/02-shm.nw"
     size_t pairs = (size_t)size * size;
     size_t ctl_at = round_up(sizeof(ShmWorld), LINE);
     size_t ipc_at = round_up(ctl_at + pairs * sizeof(ChannelCtl), LINE);
@@ -221,7 +221,7 @@ ShmWorld *shm_world_create(int size, size_t channel_bytes, double timeout_s, cha
                   strerror(errno));
         return NULL;
     }
-#line 1365 "chapters/02-shm.nw"
+#line 1374 "chapters/02-shm.nw"
     w->size = size;
     w->host_bytes = channel_bytes;
     w->dev_bytes = SHM_DEVICE_CHANNEL_BYTES;
@@ -241,7 +241,7 @@ ShmWorld *shm_world_create(int size, size_t channel_bytes, double timeout_s, cha
     w->window = win == MAP_FAILED ? NULL : win;
     w->window_bytes = win == MAP_FAILED ? 0 : SHM_WINDOW_BYTES;
     w->window_fd = win == MAP_FAILED && fd >= 0 ? (close(fd), -1) : fd;
-#line 1374 "chapters/02-shm.nw"
+#line 1383 "chapters/02-shm.nw"
     return w; /* the mapping comes zeroed: every counter starts at 0 */
 }
 
@@ -252,11 +252,11 @@ void shm_world_destroy(ShmWorld *w)
         munmap(w->window, (size_t)w->size * w->window_bytes);
     if (w && w->window_fd >= 0)
         close(w->window_fd);
-#line 1380 "chapters/02-shm.nw"
+#line 1389 "chapters/02-shm.nw"
     if (w)
         munmap(w, w->map_bytes);
 }
-#line 1561 "chapters/02-shm.nw"
+#line 1570 "chapters/02-shm.nw"
 static void ring_bell(ShmWorld *w, int rank)
 {
     Bell *b = &w->bell[rank];
@@ -265,7 +265,7 @@ static void ring_bell(ShmWorld *w, int rank)
         futex_wake(&b->seq, 1);
 }
 
-#line 1585 "chapters/02-shm.nw"
+#line 1594 "chapters/02-shm.nw"
 /**
  * Wait until @p word moves from @p seen: spin @p spin polls, then sleep, counted in
  * @p sleepers so that whoever moves the word knows to wake us. Returns 0, or -1 at the
@@ -285,7 +285,7 @@ static int wait_change(_Atomic uint32_t *word, uint32_t seen, _Atomic uint32_t *
             launch_alive(); /* a sign of life, as a wait that yields shows */
         }
 #endif
-#line 1598 "chapters/02-shm.nw"
+#line 1607 "chapters/02-shm.nw"
     }
 #line 437 "chapters/08-direct.nw"
     for (int i = 0; spin == 0 && i < DPS_YIELD_POLLS; i++) {
@@ -295,7 +295,7 @@ static int wait_change(_Atomic uint32_t *word, uint32_t seen, _Atomic uint32_t *
         if ((i & 31) == 31)
             launch_alive(); /* waiting, not stopped, however long the yields take */
     }
-#line 1610 "chapters/02-shm.nw"
+#line 1619 "chapters/02-shm.nw"
     while (atomic_load(word) == seen) {
         double left = deadline - now_seconds();
         if (left <= 0)
@@ -305,18 +305,18 @@ static int wait_change(_Atomic uint32_t *word, uint32_t seen, _Atomic uint32_t *
         futex_wait(word, seen, left < 0.25 ? left : 0.25);
         atomic_fetch_sub(sleepers, 1);
     }
-#line 1601 "chapters/02-shm.nw"
+#line 1610 "chapters/02-shm.nw"
     return 0;
 }
 
-#line 1548 "chapters/02-shm.nw"
+#line 1557 "chapters/02-shm.nw"
 /** Wait until my doorbell moves from @p seen; returns 0, or -1 at the deadline. */
 static int wait_bell(ShmComm *c, uint32_t seen, double deadline)
 {
     Bell *b = &c->w->bell[c->comm.rank];
     return wait_change(&b->seq, seen, &b->sleeping, c->spin, deadline);
 }
-#line 1495 "chapters/02-shm.nw"
+#line 1504 "chapters/02-shm.nw"
 #ifndef MADV_POPULATE_WRITE
 /** madvise(): fault the pages in as a write would (Linux 5.14; older headers lack it). */
 #define MADV_POPULATE_WRITE 23
@@ -329,7 +329,7 @@ static void map_in(const ShmWorld *w, uint64_t *done, int peer, void *ring)
     *done |= (uint64_t)1 << peer;
     madvise(ring, w->host_bytes, MADV_POPULATE_WRITE);
 }
-#line 1685 "chapters/02-shm.nw"
+#line 1694 "chapters/02-shm.nw"
 /** The device-payload bit of a message header. */
 #define ON_DEVICE (1ull << 63)
 
@@ -343,7 +343,7 @@ typedef struct Transfer {
     size_t header_done;      /**< header bytes moved */
 } Transfer;
 
-#line 1650 "chapters/02-shm.nw"
+#line 1659 "chapters/02-shm.nw"
 static bool on_device(const ShmComm *c)
 {
     return c->comm.dev->kind != DEVICE_CPU;
@@ -365,7 +365,7 @@ static Transfer transfer(const ShmComm *c, int peer, const void *buf, size_t byt
         t.header[i] = (unsigned char)(h >> (8 * i));
     return t;
 }
-#line 1709 "chapters/02-shm.nw"
+#line 1718 "chapters/02-shm.nw"
 static size_t progress_send(ShmComm *c, Transfer *t)
 {
     ShmWorld *w = c->w;
@@ -380,14 +380,14 @@ static size_t progress_send(ShmComm *c, Transfer *t)
         moved += k;
     }
     if (t->header_done == 8 && t->done < t->bytes) {
-#line 1744 "chapters/02-shm.nw"
+#line 1753 "chapters/02-shm.nw"
         if (on_device(c))
             k = ring_push(&ch->dev, c->dev_out[t->peer], w->dev_bytes, t->buf + t->done,
                           t->bytes - t->done, c->comm.dev->peer_copy);
         else
             k = ring_push(&ch->host, ring, w->host_bytes, t->buf + t->done, t->bytes - t->done,
                           host_copy);
-#line 1724 "chapters/02-shm.nw"
+#line 1733 "chapters/02-shm.nw"
         t->done += k;
         moved += k;
     }
@@ -395,7 +395,7 @@ static size_t progress_send(ShmComm *c, Transfer *t)
         ring_bell(w, t->peer);
     return moved;
 }
-#line 1761 "chapters/02-shm.nw"
+#line 1770 "chapters/02-shm.nw"
 static long progress_recv(ShmComm *c, Transfer *t, char *err)
 {
     ShmWorld *w = c->w;
@@ -406,7 +406,7 @@ static long progress_recv(ShmComm *c, Transfer *t, char *err)
     if (t->header_done < 8) {
         unsigned char got[8];
         k = ring_pop(&ch->host, ring, w->host_bytes, got, 8 - t->header_done, host_copy);
-#line 1808 "chapters/02-shm.nw"
+#line 1817 "chapters/02-shm.nw"
         if (memcmp(got, t->header + t->header_done, k) != 0) {
             memcpy(t->header + t->header_done, got, k);
             uint64_t h = 0;
@@ -422,19 +422,19 @@ static long progress_recv(ShmComm *c, Transfer *t, char *err)
                              (unsigned long long)(h & ~ON_DEVICE),
                              on_device(c) ? "device" : "host", t->bytes);
         }
-#line 1772 "chapters/02-shm.nw"
+#line 1781 "chapters/02-shm.nw"
         t->header_done += k;
         moved += k;
     }
     if (t->header_done == 8 && t->done < t->bytes) {
-#line 1796 "chapters/02-shm.nw"
+#line 1805 "chapters/02-shm.nw"
         if (on_device(c))
             k = ring_pop(&ch->dev, c->dev_in[t->peer], w->dev_bytes, t->buf + t->done,
                          t->bytes - t->done, c->comm.dev->peer_copy);
         else
             k = ring_pop(&ch->host, ring, w->host_bytes, t->buf + t->done, t->bytes - t->done,
                          host_copy);
-#line 1777 "chapters/02-shm.nw"
+#line 1786 "chapters/02-shm.nw"
         t->done += k;
         moved += k;
     }
@@ -442,7 +442,7 @@ static long progress_recv(ShmComm *c, Transfer *t, char *err)
         ring_bell(w, t->peer);
     return (long)moved;
 }
-#line 1884 "chapters/02-shm.nw"
+#line 1893 "chapters/02-shm.nw"
 /** The transfer a wait is for: a receive first, since a send waits on its peer only when
  * the ring is full. */
 static const Transfer *pending(Transfer *const out[2], Transfer *const in[2])
@@ -451,7 +451,7 @@ static const Transfer *pending(Transfer *const out[2], Transfer *const in[2])
            : !finished(in[1])  ? in[1]
            : !finished(out[0]) ? out[0]
                                : out[1];
-#line 1890 "chapters/02-shm.nw"
+#line 1899 "chapters/02-shm.nw"
 }
 
 static int timed_out(ShmComm *c, Transfer *const out[2], Transfer *const in[2], char *err)
@@ -465,36 +465,36 @@ static int timed_out(ShmComm *c, Transfer *const out[2], Transfer *const in[2], 
                      "rank %d is in '%s')",
                      is_in ? "recv from" : "send to", t->peer, c->w->timeout, t->done, t->bytes,
                      t->peer, phase);
-#line 1901 "chapters/02-shm.nw"
+#line 1910 "chapters/02-shm.nw"
 }
 
-#line 1848 "chapters/02-shm.nw"
+#line 1857 "chapters/02-shm.nw"
 static int exchange(ShmComm *c, Transfer *out[2], Transfer *in[2], char *err)
 {
     Bell *b = &c->w->bell[c->comm.rank];
     double deadline = 0; /* set when we first have to wait after a move */
-#line 1486 "chapters/02-shm.nw"
+#line 1495 "chapters/02-shm.nw"
     for (int i = 0; i < 2; i++) {
         if (out[i])
             map_in(c->w, &c->mapped_out, out[i]->peer,
                    host_ring(c->w, c->comm.rank, out[i]->peer));
-#line 1489 "chapters/02-shm.nw"
+#line 1498 "chapters/02-shm.nw"
         if (in[i])
             map_in(c->w, &c->mapped_in, in[i]->peer,
                    host_ring(c->w, in[i]->peer, c->comm.rank));
-#line 1491 "chapters/02-shm.nw"
+#line 1500 "chapters/02-shm.nw"
     }
-#line 1853 "chapters/02-shm.nw"
+#line 1862 "chapters/02-shm.nw"
     while (!finished(out[0]) || !finished(out[1]) || !finished(in[0]) || !finished(in[1])) {
-#line 1855 "chapters/02-shm.nw"
+#line 1864 "chapters/02-shm.nw"
         uint32_t seen = atomic_load(&b->seq);
-#line 1918 "chapters/02-shm.nw"
+#line 1927 "chapters/02-shm.nw"
         size_t moved = 0;
         for (int i = 0; i < 2; i++) {
             if (!finished(out[i]) &&
                 (i == 0 || finished(out[0]) || out[0]->peer != out[1]->peer))
                 moved += progress_send(c, out[i]);
-#line 1922 "chapters/02-shm.nw"
+#line 1931 "chapters/02-shm.nw"
             if (!finished(in[i]) && (i == 0 || finished(in[0]) || in[0]->peer != in[1]->peer)) {
                 long k = progress_recv(c, in[i], err);
                 if (k < 0)
@@ -502,7 +502,7 @@ static int exchange(ShmComm *c, Transfer *out[2], Transfer *in[2], char *err)
                 moved += (size_t)k;
             }
         }
-#line 1857 "chapters/02-shm.nw"
+#line 1866 "chapters/02-shm.nw"
         if (moved) {
             deadline = 0;
             continue;
@@ -516,17 +516,17 @@ static int exchange(ShmComm *c, Transfer *out[2], Transfer *in[2], char *err)
     launch_waiting(-1);
     return 0;
 }
-#line 1990 "chapters/02-shm.nw"
+#line 1999 "chapters/02-shm.nw"
 static int check_peer(const Comm *c, int peer, const char *what, char *err)
 {
     if (peer < 0 || peer >= c->size || peer == c->rank)
         return error_set(err, "%s rank %d: no such peer (rank %d of %d)", what, peer, c->rank,
                          c->size);
-#line 1996 "chapters/02-shm.nw"
+#line 2005 "chapters/02-shm.nw"
     return 0;
 }
 
-#line 2009 "chapters/02-shm.nw"
+#line 2018 "chapters/02-shm.nw"
 static int shm_send(Comm *comm, int to, const void *buf, size_t bytes, char *err)
 {
     ShmComm *c = (ShmComm *)comm;
@@ -545,7 +545,7 @@ static int shm_recv(Comm *comm, int from, void *buf, size_t bytes, char *err)
     return exchange(c, (Transfer *[2]){NULL, NULL}, (Transfer *[2]){&t, NULL}, err);
 }
 
-#line 1946 "chapters/02-shm.nw"
+#line 1955 "chapters/02-shm.nw"
 static int shm_sendrecv(Comm *comm, int to, const void *sbuf, size_t sbytes, int from,
                         void *rbuf, size_t rbytes, char *err)
 {
@@ -556,7 +556,7 @@ static int shm_sendrecv(Comm *comm, int to, const void *sbuf, size_t sbytes, int
     return exchange(c, (Transfer *[2]){&out, NULL}, (Transfer *[2]){&in, NULL}, err);
 }
 
-#line 1966 "chapters/02-shm.nw"
+#line 1975 "chapters/02-shm.nw"
 static int shm_sendrecv2(Comm *comm, const Exchange x[2], char *err)
 {
     ShmComm *c = (ShmComm *)comm;
@@ -570,7 +570,7 @@ static int shm_sendrecv2(Comm *comm, const Exchange x[2], char *err)
     Transfer i1 = transfer(c, x[1].from, x[1].rbuf, x[1].rbytes);
     return exchange(c, (Transfer *[2]){&o0, &o1}, (Transfer *[2]){&i0, &i1}, err);
 }
-#line 2086 "chapters/02-shm.nw"
+#line 2095 "chapters/02-shm.nw"
 static int barrier_timed_out(ShmComm *c, uint32_t mine, char *err)
 {
     ShmWorld *w = c->w;
@@ -582,15 +582,15 @@ static int barrier_timed_out(ShmComm *c, uint32_t mine, char *err)
             launch_phase_of(r, phase, sizeof phase);
             int n = snprintf(names + used, sizeof names - used, "%s%d ('%s')", used ? ", " : "",
                              r, phase);
-#line 2098 "chapters/02-shm.nw"
+#line 2107 "chapters/02-shm.nw"
             used = n > 0 ? used + (size_t)n : used;
         }
     return error_set(err, "barrier timed out after %g s waiting for rank(s) %s", w->timeout,
                      names);
-#line 2103 "chapters/02-shm.nw"
+#line 2112 "chapters/02-shm.nw"
 }
 
-#line 2048 "chapters/02-shm.nw"
+#line 2057 "chapters/02-shm.nw"
 static int shm_barrier(Comm *comm, char *err)
 {
     ShmComm *c = (ShmComm *)comm;
@@ -606,7 +606,7 @@ static int shm_barrier(Comm *comm, char *err)
     }
     if (wait_change(&w->bar_gen, gen, &w->bar_sleepers, c->spin, now_seconds() + w->timeout))
         return barrier_timed_out(c, mine, err);
-#line 2064 "chapters/02-shm.nw"
+#line 2073 "chapters/02-shm.nw"
     return 0;
 }
 #line 141 "chapters/08-direct.nw"
@@ -711,7 +711,7 @@ static int shm_wait_for(Comm *comm, int peer, uint32_t value, char *err)
         }
     }
 }
-#line 2246 "chapters/02-shm.nw"
+#line 2255 "chapters/02-shm.nw"
 static int open_device_rings(ShmComm *c, char *err)
 {
     ShmWorld *w = c->w;
@@ -733,7 +733,7 @@ static int open_device_rings(ShmComm *c, char *err)
             return -1;
     return 0;
 }
-#line 2284 "chapters/02-shm.nw"
+#line 2293 "chapters/02-shm.nw"
 static void shm_close(Comm *comm)
 {
     ShmComm *c = (ShmComm *)comm;
@@ -747,7 +747,7 @@ static void shm_close(Comm *comm)
         for (int r = 0; r < c->w->size; r++)
             if (c->dev_window[r] && r != c->comm.rank)
                 comm->dev->ipc_close(c->dev_window[r]);
-#line 2294 "chapters/02-shm.nw"
+#line 2303 "chapters/02-shm.nw"
         shm_barrier(comm, err); /* no peer maps this rank's memory any more */
         for (int r = 0; r < c->w->size; r++)
             if (c->dev_in[r])
@@ -755,12 +755,12 @@ static void shm_close(Comm *comm)
 #line 285 "chapters/08-direct.nw"
         if (c->dev_window[c->comm.rank])
             comm->dev->release(c->dev_window[c->comm.rank]);
-#line 2299 "chapters/02-shm.nw"
+#line 2308 "chapters/02-shm.nw"
     }
     free(c);
 }
 
-#line 2321 "chapters/02-shm.nw"
+#line 2330 "chapters/02-shm.nw"
 Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
 {
     if (rank < 0 || rank >= w->size) {
@@ -779,7 +779,7 @@ Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
                      .barrier = shm_barrier,
                      .close = shm_close,
                      .state = c};
-#line 2333 "chapters/02-shm.nw"
+#line 2342 "chapters/02-shm.nw"
     c->w = w;
     long cores = cores_available();
     c->spin = w->size <= cores ? 20000 : 0;
@@ -792,7 +792,7 @@ Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
         c->comm.advance = shm_advance;
         c->comm.wait_for = shm_wait_for;
     }
-#line 2337 "chapters/02-shm.nw"
+#line 2346 "chapters/02-shm.nw"
     if (dev->kind != DEVICE_CPU && open_device_rings(c, err)) {
         free(c);
         return NULL;
@@ -800,7 +800,7 @@ Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
     return &c->comm;
 }
 
-#line 2360 "chapters/02-shm.nw"
+#line 2369 "chapters/02-shm.nw"
 Comm *comm_shm_host(Comm *c, char *err)
 {
     if (c->dev->kind == DEVICE_CPU)
@@ -808,7 +808,7 @@ Comm *comm_shm_host(Comm *c, char *err)
     return comm_shm_open(((ShmComm *)c)->w, c->rank, device_cpu(), err);
 }
 
-#line 2876 "chapters/02-shm.nw"
+#line 2885 "chapters/02-shm.nw"
 const TransportDef transport_shm = {
     .name = "shm",
     .title = "fork --n_gpus ranks on this machine, over shared memory",

@@ -42,5 +42,11 @@ void launch_waiting(int peer);
 int launch_rank(void);
 /** Whether process @p pid is stopped by a signal (the launcher names such a rank first). */
 bool launch_stopped(pid_t pid);
+/**
+ * In a rank that another program started (mpirun; chapter 9): record this process's phases
+ * and progress as a launched rank's, and end it, naming @p who and its phase, once it makes
+ * no progress for @p timeout_s seconds.
+ */
+void launch_watch(int rank, double timeout_s, const char *who);
 
 #endif

@@ -2,7 +2,7 @@
  * @file ranks.c
  * @brief The run layer: parse, decide how the ranks run, start them (chapters 2, 6, 8).
  */
-#line 3008 "chapters/02-shm.nw"
+#line 3017 "chapters/02-shm.nw"
 #include "run.h"
 
 #include <sched.h>
@@ -17,7 +17,7 @@
 #include "trace.h"
 #include "util.h"
 
-#line 2637 "chapters/02-shm.nw"
+#line 2646 "chapters/02-shm.nw"
 int run_parse(Run *run, int argc, char **argv, unsigned accepted, const char *summary,
               const char *examples)
 {
@@ -40,7 +40,7 @@ int run_parse(Run *run, int argc, char **argv, unsigned accepted, const char *su
     return RUN_GO;
 }
 
-#line 2616 "chapters/02-shm.nw"
+#line 2625 "chapters/02-shm.nw"
 int run_start(Run *run, bool mpi)
 {
     run->ranks = run->o.n_gpus;
@@ -68,7 +68,7 @@ int run_start(Run *run, bool mpi)
         run->ranks = size;
         mpi_windows_timeout(run->o.timeout); /* chapter 9: a host's ranks wait this long */
     }
-#line 2624 "chapters/02-shm.nw"
+#line 2633 "chapters/02-shm.nw"
     return RUN_GO;
 }
 #line 505 "chapters/08-direct.nw"
@@ -94,7 +94,7 @@ static void bind_to_core(int rank, int size)
     sched_setaffinity(0, sizeof mine, &mine);
 }
 
-#line 2678 "chapters/02-shm.nw"
+#line 2687 "chapters/02-shm.nw"
 /** The prelude of every rank, then the program's body. */
 static int rank_main(int rank, int size, void *arg, char *err)
 {
@@ -119,20 +119,25 @@ static int rank_main(int rank, int size, void *arg, char *err)
     launch_phase("closing the device");
     return device_close(r.dev, err);
 }
-#line 2754 "chapters/02-shm.nw"
+#line 2763 "chapters/02-shm.nw"
 int run_ranks(Run *run, int (*body)(Rank *r, char *err))
 {
     char err[ERR_LEN];
     run->body = body;
     if (run->mpi) {
-#line 679 "chapters/06-production.nw"
+#line 1159 "chapters/09-hosts.nw"
+        char host[64] = "?", who[128];
+        gethostname(host, sizeof host - 1);
+        snprintf(who, sizeof who, "rank %d on %s", run->mpi_rank, host);
+        launch_watch(run->mpi_rank, run->o.timeout, who);
+#line 680 "chapters/06-production.nw"
         if (rank_main(run->mpi_rank, run->ranks, run, err)) {
-            fprintf(stderr, "%s: rank %d: %s\n", program_name(), run->mpi_rank, err);
+            fprintf(stderr, "%s: %s: %s\n", program_name(), who, err);
             run->transport->abort(EXIT_FAILURE);
         }
         return 0;
     }
-#line 2760 "chapters/02-shm.nw"
+#line 2769 "chapters/02-shm.nw"
     if (!(run->w = shm_world_create(run->ranks, 0, run->o.timeout, err)))
         return run_fail(run, err);
     int rc = launch(run->ranks, rank_main, run, 0, err);

@@ -115,3 +115,118 @@ Test(hosts, down_kills_what_runs_on_the_hosts_and_leaves_nothing, .timeout = 60)
     cr_assert(waitpid(pid, &st, 0) == pid && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL,
               "the process on %s was not killed by hosts.sh down", host);
 }
+
+/* ---------------------------------------------------------------- failure across hosts */
+
+/* Processes running in any of this test's namespaces. */
+static int processes_on_hosts(void)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd,
+             "for n in $(ip netns list | awk '$1 ~ /^%s-/ {print $1}'); do ip netns pids $n; done "
+             "| wc -l",
+             prefix);
+    FILE *p = popen(cmd, "r");
+    int n = -1;
+    if (p && fscanf(p, "%d", &n) != 1)
+        n = -1;
+    if (p)
+        pclose(p);
+    return n;
+}
+
+/* The pid of a ./train running on host @p host, waiting for one (a bounded wait). */
+static pid_t train_on(const char *host)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd,
+             "for p in $(ip netns pids %s); do [ \"$(cat /proc/$p/comm 2>/dev/null)\" = train ] "
+             "&& echo $p; done | head -1",
+             host);
+    for (int tries = 0; tries < 300; tries++) {
+        FILE *p = popen(cmd, "r");
+        int pid = 0;
+        if (p && fscanf(p, "%d", &pid) != 1)
+            pid = 0;
+        if (p)
+            pclose(p);
+        if (pid > 0)
+            return pid;
+        usleep(100 * 1000);
+    }
+    cr_assert_fail("no ./train started on %s", host);
+    return -1;
+}
+
+/* Start a long training on 2 hosts x 2 ranks with --timeout 2, its output in files. */
+static pid_t start_long_run(char *out_path, char *err_path)
+{
+    int out = mkstemp(out_path), err = mkstemp(err_path);
+    cr_assert(out >= 0 && err >= 0, "mkstemp failed");
+    char *argv[] = {"scripts/hosts.sh", "run", "2", "./train", "--transport", "mpi", "--strategy",
+                    "hierarchical", "--epochs", "100000", "--train_size", "4096", "--timeout",
+                    "2", "--device", "cpu", NULL};
+    setenv("DPS_HOSTS", prefix, 1);
+    return spawn_dying_with_test(argv, out, err);
+}
+
+/* Wait for the run, read what it said on stderr into @p said, remove its files; then wait
+ * (bounded) for every process on the hosts to end. Returns the run's status. */
+static int end_of_run(pid_t pid, char *out_path, char *err_path, char *said, size_t cap)
+{
+    int st;
+    cr_assert(waitpid(pid, &st, 0) == pid);
+    FILE *f = fopen(err_path, "r");
+    size_t n = f ? fread(said, 1, cap - 1, f) : 0;
+    said[n] = '\0';
+    if (f)
+        fclose(f);
+    unlink(out_path), unlink(err_path);
+    int left = processes_on_hosts();
+    for (int tries = 0; left != 0 && tries < 100; tries++) { /* a lost daemon's own give-up */
+        usleep(100 * 1000);
+        left = processes_on_hosts();
+    }
+    cr_assert(left == 0, "%d process(es) still run on the hosts after the run ended", left);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* A rank killed on one host: mpirun ends the job, naming the rank and its host. */
+Test(hosts, a_rank_killed_on_one_host_ends_the_run_naming_it, .timeout = 120)
+{
+    hosts_up(2);
+    char out_path[] = "/tmp/dps-hosts-out-XXXXXX", err_path[] = "/tmp/dps-hosts-err-XXXXXX";
+    char host[32], said[8192];
+    snprintf(host, sizeof host, "%s-host2", prefix);
+    pid_t run = start_long_run(out_path, err_path);
+    pid_t victim = train_on(host);
+    usleep(500 * 1000); /* training, not starting */
+    kill(victim, SIGKILL);
+    int status = end_of_run(run, out_path, err_path, said, sizeof said);
+    hosts_down();
+    cr_assert(status != 0, "the run ended with status 0 after a rank was killed");
+    cr_assert(strstr(said, "rank 2") || strstr(said, "rank 3"), "no rank named: %s", said);
+    cr_assert(strstr(said, host), "%s not named: %s", host, said);
+}
+
+/* A host's link taken down: the ranks' watchdogs (--timeout) or the daemons' keepalives end
+ * the job, naming the ranks and their hosts, or the lost host. */
+Test(hosts, a_host_whose_link_goes_down_ends_the_run_naming_it, .timeout = 120)
+{
+    hosts_up(2);
+    char out_path[] = "/tmp/dps-hosts-out-XXXXXX", err_path[] = "/tmp/dps-hosts-err-XXXXXX";
+    char host[32], said[8192];
+    snprintf(host, sizeof host, "%s-host2", prefix);
+    pid_t run = start_long_run(out_path, err_path);
+    train_on(host);
+    usleep(500 * 1000);
+    static Run r;
+    hosts_sh(&r, "link", host, "down");
+    cr_assert(r.status == 0, "hosts.sh link %s down: %s", host, r.err);
+    int status = end_of_run(run, out_path, err_path, said, sizeof said);
+    hosts_down();
+    cr_assert(status != 0, "the run ended with status 0 after a link went down");
+    cr_assert(strstr(said, "made no progress") || strstr(said, "lost communication"),
+              "no reason given: %s", said);
+    cr_assert(strstr(said, " on ") && strstr(said, prefix), "no rank or host named: %s", said);
+}
