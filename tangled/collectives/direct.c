@@ -2,7 +2,7 @@
  * @file direct.c
  * @brief All-reduces that read the peers' buffers where they lie (chapter 8).
  */
-#line 676 "chapters/08-direct.nw"
+#line 711 "chapters/08-direct.nw"
 #include "collectives.h"
 
 #include <stdint.h>
@@ -10,7 +10,7 @@
 #include "launch.h"
 #include "util.h"
 
-#line 698 "chapters/08-direct.nw"
+#line 733 "chapters/08-direct.nw"
 /** Every rank's copy of @p buf, in rank order, into @p v. 0, or -1 with @p err. */
 static int copies(Comm *c, float *buf, float **v, char *err)
 {
@@ -19,7 +19,7 @@ static int copies(Comm *c, float *buf, float **v, char *err)
                          "a direct all-reduce needs memory the peers can read (the "
                          "shm transport on the CPU, at most %d ranks)",
                          DEVICE_MAX_SOURCES);
-#line 704 "chapters/08-direct.nw"
+#line 739 "chapters/08-direct.nw"
     for (int q = 0; q < c->size; q++)
         if (!(v[q] = q == c->rank ? buf : c->peer_buffer(c, q, buf)))
             return error_set(err, "a direct all-reduce on a buffer the peers cannot read "
@@ -36,7 +36,7 @@ static int wait_all(Comm *c, uint32_t value, char *err)
     return 0;
 }
 
-#line 731 "chapters/08-direct.nw"
+#line 766 "chapters/08-direct.nw"
 int direct_one_shot(Comm *c, float *buf, size_t count, float *scratch, float scale, char *err)
 {
     float *v[DEVICE_MAX_SOURCES];
@@ -58,7 +58,7 @@ int direct_one_shot(Comm *c, float *buf, size_t count, float *scratch, float sca
     return 0;
 }
 
-#line 802 "chapters/08-direct.nw"
+#line 837 "chapters/08-direct.nw"
 int direct_two_shot(Comm *c, float *buf, size_t count, float *scratch, float scale, char *err)
 {
     (void)scratch;
@@ -77,7 +77,7 @@ int direct_two_shot(Comm *c, float *buf, size_t count, float *scratch, float sca
         part[q] = v[q] + lo;
     c->dev->reduce(hi - lo, part, n, scale, buf + lo); /* my chunk, from everyone's */
 #ifdef DPS_TWO_SHOT_PULL
-#line 843 "chapters/08-direct.nw"
+#line 878 "chapters/08-direct.nw"
     c->advance(c, base + 2); /* my chunk is reduced */
     if (wait_all(c, base + 2, err))
         return -1;
@@ -88,7 +88,7 @@ int direct_two_shot(Comm *c, float *buf, size_t count, float *scratch, float sca
     }
     c->advance(c, base + 3); /* I have read every owner's chunk */
     return wait_all(c, base + 3, err);
-#line 821 "chapters/08-direct.nw"
+#line 856 "chapters/08-direct.nw"
 #endif
     for (int k = 1; k < n; k++) /* pushed to every other rank, the next one first */
         c->dev->copy(v[(r + k) % n] + lo, buf + lo, (hi - lo) * sizeof(float));
@@ -96,7 +96,7 @@ int direct_two_shot(Comm *c, float *buf, size_t count, float *scratch, float sca
     return wait_all(c, base + 2, err);
 }
 
-#line 875 "chapters/08-direct.nw"
+#line 910 "chapters/08-direct.nw"
 int direct_ring(Comm *c, float *buf, size_t count, float *scratch, float scale, char *err)
 {
     (void)scratch;
@@ -106,7 +106,7 @@ int direct_ring(Comm *c, float *buf, size_t count, float *scratch, float scale, 
     int n = c->size, r = c->rank, prev = (r + n - 1) % n, next = (r + 1) % n;
     uint32_t base = c->progress(c), steps = 2 * (uint32_t)n - 1;
     c->advance(c, base + 1); /* my buffer is ready: step t ends at base + 2 + t */
-#line 891 "chapters/08-direct.nw"
+#line 926 "chapters/08-direct.nw"
     for (int t = 0; t < n - 1; t++) {
         int in = (r - t - 2 + 2 * n) % n;
         size_t lo = chunk_start(count, n, in), hi = chunk_start(count, n, in + 1);
@@ -122,7 +122,7 @@ int direct_ring(Comm *c, float *buf, size_t count, float *scratch, float scale, 
         c->dev->scale(chunk_start(count, n, r + 1) - lo, scale, buf + lo);
     }
     c->advance(c, base + (uint32_t)n);
-#line 909 "chapters/08-direct.nw"
+#line 944 "chapters/08-direct.nw"
     for (int t = 0; t < n - 1; t++) {
         int in = (r - t - 1 + 2 * n) % n;
         size_t lo = chunk_start(count, n, in), hi = chunk_start(count, n, in + 1);
@@ -131,15 +131,15 @@ int direct_ring(Comm *c, float *buf, size_t count, float *scratch, float scale, 
         if (c->wait_for(c, prev, done, err) ||
             c->wait_for(c, next, base + 2 + (uint32_t)t, err))
             return -1;
-#line 916 "chapters/08-direct.nw"
+#line 951 "chapters/08-direct.nw"
         c->dev->copy(buf + lo, v[prev] + lo, (hi - lo) * sizeof(float));
         c->advance(c, done + 1);
     }
-#line 886 "chapters/08-direct.nw"
+#line 921 "chapters/08-direct.nw"
     return c->wait_for(c, next, base + steps, err);
 }
 
-#line 1075 "chapters/08-direct.nw"
+#line 1110 "chapters/08-direct.nw"
 /** The largest messages (bytes) for one-shot and for two-shot; the direct ring beyond. */
 typedef struct Crossover {
     size_t one_shot_max; /**< one-shot up to this many bytes */
@@ -153,14 +153,14 @@ static const Crossover crossovers[] = {
     [4] = {.one_shot_max = 0, .two_shot_max = 1 << 20},
 };
 
-#line 1067 "chapters/08-direct.nw"
+#line 1102 "chapters/08-direct.nw"
 /** The crossovers of @p size ranks: the row of 2, 3 or 4; four's for more. */
 static const Crossover *crossover_of(int size)
 {
     return &crossovers[size <= 2 ? 2 : size >= 4 ? 4 : size];
 }
 
-#line 1015 "chapters/08-direct.nw"
+#line 1050 "chapters/08-direct.nw"
 AllReduceAlgo all_reduce_choice(Comm *c, const float *buf, size_t count)
 {
     if (c->size == 1 || !c->peer_buffer || c->size > DEVICE_MAX_SOURCES ||
@@ -173,7 +173,7 @@ AllReduceAlgo all_reduce_choice(Comm *c, const float *buf, size_t count)
                                       : ALGO_DIRECT_RING;
 }
 
-#line 1052 "chapters/08-direct.nw"
+#line 1087 "chapters/08-direct.nw"
 const char *all_reduce_algo_name(AllReduceAlgo a)
 {
     static const char *names[] = {"channel ring", "one-shot", "two-shot", "direct ring"};
@@ -187,7 +187,7 @@ size_t all_reduce_scratch(size_t count, int size)
     return most > chunk ? most : chunk;
 }
 
-#line 1033 "chapters/08-direct.nw"
+#line 1068 "chapters/08-direct.nw"
 int all_reduce(Comm *c, float *buf, size_t count, float *scratch, float scale, char *err)
 {
     switch (all_reduce_choice(c, buf, count)) {
@@ -195,6 +195,6 @@ int all_reduce(Comm *c, float *buf, size_t count, float *scratch, float scale, c
     case ALGO_TWO_SHOT: return direct_two_shot(c, buf, count, scratch, scale, err);
     case ALGO_DIRECT_RING: return direct_ring(c, buf, count, scratch, scale, err);
     default: return ring_all_reduce(c, buf, count, scratch, scale, err);
-#line 1041 "chapters/08-direct.nw"
+#line 1076 "chapters/08-direct.nw"
     }
 }

@@ -2,7 +2,7 @@
  * @file ranks.c
  * @brief The run layer: parse, decide how the ranks run, start them (chapters 2, 6, 8).
  */
-#line 3008 "chapters/02-shm.nw"
+#line 3207 "chapters/02-shm.nw"
 #include "run.h"
 
 #include <sched.h>
@@ -16,7 +16,7 @@
 #include "trace.h"
 #include "util.h"
 
-#line 2637 "chapters/02-shm.nw"
+#line 2836 "chapters/02-shm.nw"
 int run_parse(Run *run, int argc, char **argv, unsigned accepted, const char *summary,
               const char *examples)
 {
@@ -39,7 +39,7 @@ int run_parse(Run *run, int argc, char **argv, unsigned accepted, const char *su
     return RUN_GO;
 }
 
-#line 2616 "chapters/02-shm.nw"
+#line 2815 "chapters/02-shm.nw"
 int run_start(Run *run, bool mpi)
 {
     run->ranks = run->o.n_gpus;
@@ -66,10 +66,10 @@ int run_start(Run *run, bool mpi)
         }
         run->ranks = size;
     }
-#line 2624 "chapters/02-shm.nw"
+#line 2823 "chapters/02-shm.nw"
     return RUN_GO;
 }
-#line 503 "chapters/08-direct.nw"
+#line 538 "chapters/08-direct.nw"
 /** Bind this process to the @p rank-th block of (allowed cores / @p size) allowed cores,
  *  when @p size ranks each can have one at least. */
 static void bind_to_core(int rank, int size)
@@ -92,7 +92,7 @@ static void bind_to_core(int rank, int size)
     sched_setaffinity(0, sizeof mine, &mine);
 }
 
-#line 2678 "chapters/02-shm.nw"
+#line 2877 "chapters/02-shm.nw"
 /** The prelude of every rank, then the program's body. */
 static int rank_main(int rank, int size, void *arg, char *err)
 {
@@ -117,7 +117,7 @@ static int rank_main(int rank, int size, void *arg, char *err)
     launch_phase("closing the device");
     return device_close(r.dev, err);
 }
-#line 2754 "chapters/02-shm.nw"
+#line 2953 "chapters/02-shm.nw"
 int run_ranks(Run *run, int (*body)(Rank *r, char *err))
 {
     char err[ERR_LEN];
@@ -130,7 +130,7 @@ int run_ranks(Run *run, int (*body)(Rank *r, char *err))
         }
         return 0;
     }
-#line 2760 "chapters/02-shm.nw"
+#line 2959 "chapters/02-shm.nw"
     if (!(run->w = shm_world_create(run->ranks, 0, run->o.timeout, err)))
         return run_fail(run, err);
     int rc = launch(run->ranks, rank_main, run, 0, err);
