@@ -310,8 +310,8 @@ tangle:
 
 # The code that only make bench's copies compile (chapter 8's measurements of a yield, a push
 # and a binding, each against the code without it): each macro's files compile warning-free.
-VARIANTS := DPS_YIELD_POLLS=0:tangled/comm/comm_shm.c DPS_TWO_SHOT_PULL:tangled/collectives/direct.c \
-            DPS_NO_BIND:tangled/run/ranks.c DPS_NO_BIND:tangled/comm/comm_shm.c
+VARIANTS := DPS_YIELD_POLLS=0:tangled/comm/shm_channel.c DPS_TWO_SHOT_PULL:tangled/collectives/direct.c \
+            DPS_NO_BIND:tangled/run/ranks.c DPS_NO_BIND:tangled/comm/shm_channel.c
 check-variants:
 	@for v in $(VARIANTS); do \
 	  $(CC) $(CFLAGS) -D$${v%%:*} -fsyntax-only $${v#*:} || { echo "variants: $${v#*:} does not compile with -D$${v%%:*}" >&2; exit 1; }; \

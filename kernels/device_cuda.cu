@@ -214,7 +214,7 @@ static void gather_rows(void *dst, const void *src, const int *rows, int n, size
     CUDA_CHECK(cudaGetLastError());
 }
 
-#line 622 "chapters/08-direct.nw"
+#line 657 "chapters/08-direct.nw"
 /** The sources of one reduce(), by value. */
 typedef struct ReduceSources {
     const float *p[DEVICE_MAX_SOURCES]; /**< the sources, in order */
@@ -255,14 +255,14 @@ static void adamw(size_t n, const AdamStep *a, const float *g, float *m, float *
     adamw_kernel<<<stride_blocks(n), KERNEL_THREADS>>>(n, *a, g, m, u, p);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2179 "chapters/02-shm.nw"
+#line 2187 "chapters/02-shm.nw"
 static void peer_copy(void *dst, const void *src, size_t bytes)
 {
     CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, 0));
     CUDA_CHECK(cudaStreamSynchronize(0));
 }
 
-#line 2206 "chapters/02-shm.nw"
+#line 2214 "chapters/02-shm.nw"
 static int ipc_export(void *p, void *handle, char *err)
 {
     static_assert(sizeof(cudaIpcMemHandle_t) == DEVICE_IPC_BYTES, "IPC handle size");
@@ -274,7 +274,7 @@ static int ipc_export(void *p, void *handle, char *err)
     return 0;
 }
 
-#line 2224 "chapters/02-shm.nw"
+#line 2232 "chapters/02-shm.nw"
 static long mapped; /* mappings from ipc_open() not yet closed; closing counts them */
 
 static void *ipc_open(const void *handle, char *err)
@@ -291,7 +291,7 @@ static void *ipc_open(const void *handle, char *err)
     return p;
 }
 
-#line 2189 "chapters/02-shm.nw"
+#line 2197 "chapters/02-shm.nw"
 static void ipc_close(void *p)
 {
     __atomic_sub_fetch(&mapped, 1, __ATOMIC_RELAXED);

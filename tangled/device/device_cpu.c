@@ -75,7 +75,7 @@ static int cpu_close(char *err)
         return error_set(err, "cpu: %ld buffer(s) from alloc() never released", held);
     return 0;
 }
-#line 2169 "chapters/02-shm.nw"
+#line 2177 "chapters/02-shm.nw"
 static void peer_copy(void *dst, const void *src, size_t bytes)
 {
     memcpy(dst, src, bytes);
@@ -187,7 +187,7 @@ static void gather_rows(void *dst, const void *src, const int *rows, int n, size
                words * sizeof *d);
 }
 
-#line 586 "chapters/08-direct.nw"
+#line 621 "chapters/08-direct.nw"
 static void reduce(size_t n, const float *const *src, int k, float scale, float *dst)
 {
     enum { BLOCK = 1024 };

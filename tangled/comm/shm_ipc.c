@@ -1,0 +1,50 @@
+/**
+ * @file shm_ipc.c
+ * @brief The shared-memory transport on a GPU: its rings and windows in GPU memory, opened
+ *        through CUDA IPC handles (chapters 2, 8).
+ */
+#line 2619 "chapters/02-shm.nw"
+#include "shm_internal.h"
+
+#include "util.h"
+
+#line 2263 "chapters/02-shm.nw"
+int shm_open_device_rings(ShmComm *c, char *err)
+{
+    ShmWorld *w = c->w;
+    const Device *dev = c->comm.dev;
+    int me = c->comm.rank;
+    if (!dev->ipc_export || !dev->ipc_open)
+        return error_set(err, "shm: device %s cannot share memory between processes",
+                         dev->name);
+    for (int src = 0; src < w->size; src++)
+        if (src != me) {
+            c->dev_in[src] = dev->alloc(w->dev_bytes);
+            if (dev->ipc_export(c->dev_in[src], shm_ipc_slot(w, src, me), err))
+                return -1;
+        }
+    if (shm_barrier(&c->comm, err))
+        return -1;
+    for (int dst = 0; dst < w->size; dst++)
+        if (dst != me && !(c->dev_out[dst] = dev->ipc_open(shm_ipc_slot(w, me, dst), err)))
+            return -1;
+    return 0;
+}
+
+#line 221 "chapters/08-direct.nw"
+/** Allocate this rank's window on its device, export it, and open every peer's. */
+int shm_open_device_windows(ShmComm *c, char *err)
+{
+    const Device *dev = c->comm.dev;
+    int me = c->comm.rank;
+    if (!(c->dev_window[me] = dev->alloc(c->dev_window_bytes)))
+        return error_set(err, "shm: rank %d: no device memory for its window", me);
+    if (dev->ipc_export(c->dev_window[me], shm_ipc_slot(c->w, me, me), err))
+        return dev->release(c->dev_window[me]), c->dev_window[me] = NULL, -1;
+    if (shm_barrier(&c->comm, err))
+        return -1;
+    for (int q = 0; q < c->w->size; q++)
+        if (q != me && !(c->dev_window[q] = dev->ipc_open(shm_ipc_slot(c->w, q, q), err)))
+            return -1;
+    return 0;
+}
