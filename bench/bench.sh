@@ -21,7 +21,7 @@ ITERS=${BENCH_ITERS:-20}
 # Debian's python3-torch belongs to Debian's python, which a pyenv or venv may shadow
 PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
 MAX=${BENCH_MAX:-256M}
-ALL_PARTS="accuracy spread single startup pingpong ps allreduce collectives programs overlap zero stages ablations crossovers train mlp ddp timelines faults gpu"
+ALL_PARTS="accuracy spread single startup pingpong ps allreduce collectives programs overlap zero stages ablations crossovers train mlp ddp timelines faults hosts gpu"
 PARTS=${BENCH_PARTS:-$ALL_PARTS}
 
 # Chapter 1's spread: ./mlp's and ./ring's last epoch in every build variant of
@@ -624,6 +624,95 @@ part_ddp() {
     done
   done
   rm -rf "$dir"
+  sed 1d "$csv" | show
+}
+
+# Chapter 9's hosts (as root; skipped, saying why, without): test hosts of their own
+# (DPS_HOSTS=bench), first unshaped, to measure the fastest rate the virtual links sustain
+# (2 hosts x 1 rank, MPI_Allreduce of 64 MiB: its bus bandwidth is the link's rate), then
+# shaped to 1 Gbit/s and to a rate below that fastest one. On each: our ring over MPI,
+# MPI_Allreduce and the hierarchical all-reduce, 2 hosts x 2 ranks and 4 hosts x 1, 4 KiB
+# to 64 MiB; three rounds, the algorithms' order alternating, medians; and the link's bound
+# (each host sends 2(H-1)/H of the bytes over its link). One file per layout and link.
+# Then a training step: --strategy hierarchical and ring on 2 hosts x 2 at 1 Gbit/s against
+# the same ranks forked on one host.
+hosts_sh() { DPS_HOSTS=bench scripts/hosts.sh "$@"; }
+hosts_run() { # K LINK OP: "size us" lines
+  hosts_sh run "$1" ./collectives --transport mpi --op "$3" -b 4K -e 64M -f 4 -n 10 -w 2 2>&1 |
+    awk '!/^#/ && NF && $1 ~ /^[0-9]+$/ && $7 == 0 { print $1, $4 }'
+}
+part_hosts() {
+  if [ "$(id -u)" != 0 ] || ! hosts_sh up 2 none >/dev/null 2>&1; then
+    echo "bench: hosts: skipped (test hosts need root and network namespaces)"; hosts_sh down >/dev/null 2>&1; return
+  fi
+  local dir fast_gbs fast link layout h k round i op ops=(all_reduce native_all_reduce all_reduce_hierarchical)
+  dir=$(mktemp -d)
+  fast_gbs=$(hosts_sh run 1 ./collectives --transport mpi --op native_all_reduce -b 64M -e 64M -n 5 -w 1 2>&1 |
+    awk '!/^#/ && $1 == 67108864 { print $6 }')
+  hosts_sh down >/dev/null
+  [ -n "$fast_gbs" ] || { echo "bench: hosts: the unshaped link could not be measured"; status=1; rm -rf "$dir"; return; }
+  # the shaped fast link: whole Gbit/s, at most 80% of what the unshaped link carried
+  fast=$(awk -v g="$fast_gbs" 'BEGIN { r = int(g * 8 * 0.8); print (r < 2 ? 2 : r) "gbit" }')
+  echo "bench: hosts: unshaped, 2 hosts x 1 rank carried $fast_gbs GB/s; the fast link is $fast"
+  for link in 1gbit "$fast"; do
+    for layout in 2x2 4x1; do
+      h=${layout%x*}; k=${layout#*x}
+      hosts_sh up "$h" "$link" >/dev/null || { echo "bench: hosts: hosts.sh up $h $link failed"; status=1; continue; }
+      for round in 1 2 3; do
+        for i in $( ((round % 2)) && echo 0 1 2 || echo 2 1 0); do
+          op=${ops[$i]}
+          hosts_run "$k" "$link" "$op" >> "$dir/$link.$layout.$op"
+        done
+      done
+      hosts_sh down >/dev/null
+      hosts_csv "$dir" "$link" "$h" "$k" "$fast_gbs" > "$out/hosts_${layout}_${link}.csv"
+      echo "bench: $h hosts x $k ranks, links $link"; sed 1d "$out/hosts_${layout}_${link}.csv" | show
+    done
+  done
+  hosts_train "$dir"
+  rm -rf "$dir"
+}
+# The CSV of one layout and link: per size, each algorithm's median time and bus bandwidth
+# (nccl-tests': algbw x 2(N-1)/N, N = H x K ranks), and the link's bound in the same units.
+hosts_csv() {
+  local dir=$1 link=$2 h=$3 k=$4 fast_gbs=$5 n=$(( $3 * $4 )) rate
+  rate=$(awk -v l="$link" 'BEGIN { sub(/gbit$/, "", l); print l * 1e9 / 8 }')
+  printf '# machine: %s; links %s (tbf), %s hosts x %s ranks (network namespaces; unshaped 2 x 1 carried %s GB/s); ./collectives --transport mpi -b 4K -e 64M -f 4 -n 10 -w 2, medians of 3 alternating rounds\n' \
+    "$machine" "$link" "$h" "$k" "$fast_gbs"
+  echo "size,ring_us,ring_busbw,mpi_us,mpi_busbw,hier_us,hier_busbw,bound_us,bound_busbw"
+  for sz in $(awk '{ print $1 }' "$dir/$link.${h}x$k.all_reduce_hierarchical" | sort -nu); do
+    printf '%s' "$sz"
+    for op in all_reduce native_all_reduce all_reduce_hierarchical; do
+      awk -v s="$sz" '$1 == s { print $2 }' "$dir/$link.${h}x$k.$op" | median |
+        awk -v s="$sz" -v n="$n" '{ if ($1 == "") printf ",nan,nan"; else printf ",%.2f,%.4f", $1, s / $1 / 1e3 * 2 * (n - 1) / n }'
+    done
+    awk -v s="$sz" -v n="$n" -v h="$h" -v r="$rate" 'BEGIN { t = 2 * (h - 1) / h * s / r * 1e6;
+      printf ",%.2f,%.4f\n", t, s / t / 1e3 * 2 * (n - 1) / n }'
+  done
+}
+# A training step on 2 hosts x 2 ranks at 1 Gbit/s against the same 4 ranks forked on one
+# host (--ranks_per_host 2 for the hierarchy): ms per step of the median epoch after the first.
+hosts_train() {
+  local dir=$1 csv="$out/hosts_train.csv" round s
+  local args=(--epochs 4 --train_size 8192 --device cpu --quiet)
+  hosts_sh up 2 1gbit >/dev/null || { echo "bench: hosts: no hosts for the training step"; status=1; return; }
+  for round in 1 2 3; do
+    for s in hierarchical ring; do
+      hosts_sh run 2 ./train --transport mpi --strategy "$s" "${args[@]}" --log "$dir/log" >/dev/null 2>&1 &&
+        epoch_median "$dir/log" >> "$dir/train.hosts.$s"
+      if [ "$s" = hierarchical ]; then
+        ./train --strategy "$s" --n_gpus 4 --ranks_per_host 2 "${args[@]}" --log "$dir/log" >/dev/null 2>&1
+      else
+        ./train --strategy "$s" --n_gpus 4 "${args[@]}" --log "$dir/log" >/dev/null 2>&1
+      fi && epoch_median "$dir/log" >> "$dir/train.one.$s"
+    done
+  done
+  hosts_sh down >/dev/null
+  { printf '# machine: %s; ./train %s, 4 ranks: 2 hosts x 2 at 1gbit (tbf) or forked on one host; medians of 3 rounds\n' "$machine" "${args[*]}"
+    echo "placement,strategy,samples_per_s,step_ms"
+    for p in hosts one; do for s in hierarchical ring; do
+      [ -s "$dir/train.$p.$s" ] && echo "$p,$s,$(awk '{ print $1 }' "$dir/train.$p.$s" | median),$(awk '{ print $2 }' "$dir/train.$p.$s" | median)"
+    done; done; } > "$csv"
   sed 1d "$csv" | show
 }
 
