@@ -180,7 +180,7 @@ CONFIG := $(CC) $(CFLAGS) | $(LDLIBS) | $(NVCC) $(NVCCFLAGS) | $(HAVE_CUDA) | $(
 $(shell mkdir -p $(OBJ) && { echo '$(CONFIG)' | cmp -s - $(BUILD)/config || echo '$(CONFIG)' > $(BUILD)/config; })
 
 # ---------------------------------------------------------------- sources
-PROGRAMS   := mlp pingpong ps collectives ring train allreduce_bench ckpt
+PROGRAMS   := mlp pingpong ps collectives ring train allreduce_bench ckpt scale
 # A program's main is tangled/programs/NAME_main.c.
 main_of    = tangled/programs/$(1)_main.c
 PROG_SRCS  := $(foreach p,$(PROGRAMS),$(call main_of,$(p)))
@@ -206,7 +206,7 @@ chapter5: ring collectives
 chapter6: train collectives allreduce_bench
 chapter7: train collectives
 chapter8: train collectives allreduce_bench
-chapter9: train collectives
+chapter9: train collectives scale
 
 $(OBJ)/%.o: tangled/%.c $(BUILD)/config
 	@mkdir -p $(@D)

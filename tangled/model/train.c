@@ -31,7 +31,7 @@ static int around_layer(Strategy *s, Model *m, int l, Pass pass, bool before, ch
     return hook ? hook(s, m, l, pass, err) : 0;
 }
 
-#line 2656 "chapters/A1-support.nw"
+#line 2668 "chapters/A1-support.nw"
 static void layer_pass(Model *m, int B, int l, Pass pass)
 {
     double t0 = trace_on() ? now_seconds() : 0;

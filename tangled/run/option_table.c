@@ -2,16 +2,16 @@
  * @file option_table.c
  * @brief The rows of the book's command line, one per option (appendix A).
  */
-#line 1066 "chapters/A1-support.nw"
+#line 1077 "chapters/A1-support.nw"
 #include "option_table.h"
 
 #include "device.h"
 
-#line 1119 "chapters/A1-support.nw"
+#line 1130 "chapters/A1-support.nw"
 /** The offset of a field of Options, as the table's .offset. */
 #define AT(field) .offset = offsetof(Options, field)
 const OptionSpec option_specs[] = {
-#line 1155 "chapters/A1-support.nw"
+#line 1167 "chapters/A1-support.nw"
     {.name = "batch_size",
      .bit = OPT_BATCH_SIZE,
      .kind = ARG_INT,
@@ -118,6 +118,43 @@ const OptionSpec option_specs[] = {
      .max = 4096,
      .metavar = "K",
      .help = "micro-batches per step, gradients synced once (default 1)"},
+    {.name = "hosts",
+     .bit = OPT_HOSTS,
+     .kind = ARG_INT,
+     AT(hosts),
+     .min = 1,
+     .max = 1 << 20,
+     .metavar = "H",
+     .help = "hosts of the cluster modelled (default 8)"},
+    {.name = "params",
+     .bit = OPT_PARAMS,
+     .kind = ARG_FLOAT,
+     AT(params),
+     .min = 1,
+     .max = 1e15,
+     .metavar = "P",
+     .help = "parameters of the model whose step is predicted (default 7e9)"},
+    {.name = "tokens",
+     .bit = OPT_TOKENS,
+     .kind = ARG_LONG,
+     AT(tokens),
+     .min = 1,
+     .max = 1e9,
+     .metavar = "T",
+     .help = "tokens a GPU computes per step (default 4096)"},
+    {.name = "machine",
+     .bit = OPT_MACHINE,
+     .kind = ARG_CHOICE,
+     AT(machine),
+     .choices = "h100|here",
+     .metavar = "M",
+     .help = "an H100 cluster's links, or this machine's fitted to --from (default h100)"},
+    {.name = "from",
+     .bit = OPT_FROM,
+     .kind = ARG_STRING,
+     AT(from),
+     .metavar = "DIR",
+     .help = "where make bench wrote this machine's CSV files (default book/data)"},
     {.name = "n_gpus",
      .bit = OPT_N_GPUS,
      .kind = ARG_INT,
@@ -238,6 +275,6 @@ const OptionSpec option_specs[] = {
      AT(resume),
      .help = "go on from the --checkpoint FILE, after the last epoch it holds"},
 };
-#line 1124 "chapters/A1-support.nw"
+#line 1135 "chapters/A1-support.nw"
 /** Rows in the option table. */
 const size_t option_count = sizeof option_specs / sizeof option_specs[0];

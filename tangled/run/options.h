@@ -41,6 +41,11 @@ enum OptionBit {
     OPT_ACCUM = 1u << 23,        /**< --accum: micro-batches per step (chapter 7) */
     OPT_TRACE = 1u << 24,        /**< --trace: Chrome trace events of every rank (appendix A) */
     OPT_RANKS_PER_HOST = 1u << 25, /**< --ranks_per_host: pretend hosts of K ranks (ch. 9) */
+    OPT_HOSTS = 1u << 26,          /**< --hosts: ./scale's hosts (chapter 9) */
+    OPT_PARAMS = 1u << 27,         /**< --params: ./scale's model, in parameters */
+    OPT_TOKENS = 1u << 28,         /**< --tokens: ./scale's tokens per GPU per step */
+    OPT_MACHINE = 1u << 29,        /**< --machine: ./scale's links, h100 or here */
+    OPT_FROM = 1u << 30,           /**< --from: the directory of this machine's measurements */
 };
 
 /** The options of one-device training (chapter 1). */
@@ -85,6 +90,11 @@ typedef struct Options {
     const char *strategy;   /**< --strategy: single, param_server, ring, ... */
     float bucket_mb;        /**< --bucket_mb: largest bucket of ring_bucketed, in MiB */
     int ranks_per_host;     /**< --ranks_per_host: pretend hosts of that many ranks; 0: real */
+    int hosts;              /**< --hosts: ./scale's hosts (chapter 9) */
+    float params;           /**< --params: ./scale's model, in parameters */
+    long tokens;            /**< --tokens: ./scale's tokens per GPU per step */
+    const char *machine;    /**< --machine: ./scale's links, h100 or here */
+    const char *from;       /**< --from: where ./scale finds this machine's measurements */
     const char *csv;        /**< --csv: a benchmark's table as CSV, or NULL */
     const char *checkpoint; /**< --checkpoint: where to save after every epoch, or NULL */
     bool resume;            /**< --resume: continue from --checkpoint */

@@ -15,7 +15,7 @@
 #include "trace.h"
 #include "util.h"
 
-#line 2619 "chapters/A1-support.nw"
+#line 2631 "chapters/A1-support.nw"
 /** --trace: create the file (one process of the run does) and start recording. */
 static int trace_begin(Run *run)
 {

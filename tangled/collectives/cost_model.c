@@ -1,0 +1,71 @@
+/**
+ * @file cost_model.c
+ * @brief The alpha-beta model of the all-reduces of chapters 5, 8 and 9 (chapter 9).
+ */
+#line 1284 "chapters/09-hosts.nw"
+#include "cost_model.h"
+
+#include <math.h>
+#include <string.h>
+
+#line 1297 "chapters/09-hosts.nw"
+int cost_terms(CostAlgo a, const Machine *m, CostTerms *t)
+{
+    double H = m->hosts, L = m->per_host, N = H * L, halves = L > 1 ? 2 : 0;
+    double per_card = ceil(L / (m->cards > 0 ? m->cards : 1)) / L; /* a chunk is n/L */
+    memset(t, 0, sizeof *t);
+    switch (a) {
+    case COST_FLAT_RING:
+        if (H > 1)
+            t->between_steps = 2 * (N - 1), t->between_bytes = 2 * (N - 1) / N;
+        else
+            t->within_steps = 2 * (N - 1), t->within_bytes = 2 * (N - 1) / N;
+        return 1;
+    case COST_HIERARCHICAL:
+    case COST_TREE:
+        t->within_steps = halves, t->within_bytes = halves * (L - 1) / L;
+        if (H > 1 && a == COST_HIERARCHICAL)
+            t->between_steps = 2 * (H - 1), t->between_bytes = 2 * (H - 1) / H * per_card;
+        else if (H > 1)
+            t->between_steps = 2 * ceil(log2(H)),
+            t->between_bytes = 2 * ceil(log2(H)) * per_card;
+#line 1316 "chapters/09-hosts.nw"
+        return 1;
+    case COST_ONE_SHOT:
+    case COST_TWO_SHOT:
+        t->within_steps = 2;
+        t->within_bytes = a == COST_ONE_SHOT ? L - 1 : 2 * (L - 1) / L;
+        return H == 1;
+    default: return 0;
+    }
+}
+#line 1328 "chapters/09-hosts.nw"
+double cost_predict(CostAlgo a, const Machine *m, double bytes)
+{
+    CostTerms t;
+    if (!cost_terms(a, m, &t))
+        return -1;
+    return t.within_steps * m->within.alpha + t.within_bytes * bytes * m->within.beta +
+           t.between_steps * m->between.alpha + t.between_bytes * bytes * m->between.beta;
+}
+
+const char *cost_name(CostAlgo a)
+{
+    static const char *names[] = {"flat ring", "hierarchical", "tree", "one-shot", "two-shot"};
+    return a < N_COST_ALGOS ? names[a] : "?";
+}
+#line 1352 "chapters/09-hosts.nw"
+int cost_fit(const double *steps, const double *bytes, const double *t, int n, Link *out)
+{
+    double ss = 0, sb = 0, bb = 0, st = 0, bt = 0;
+    for (int i = 0; i < n; i++) {
+        double s = steps[i] / t[i], b = bytes[i] / t[i]; /* row i, divided by t[i] */
+        ss += s * s, sb += s * b, bb += b * b, st += s, bt += b;
+    }
+    double det = ss * bb - sb * sb;
+    if (n < 2 || fabs(det) < 1e-300)
+        return -1;
+    out->alpha = (st * bb - bt * sb) / det;
+    out->beta = (ss * bt - sb * st) / det;
+    return out->alpha >= 0 && out->beta > 0 ? 0 : -1;
+}

@@ -1,0 +1,52 @@
+/**
+ * @file cost_model.h
+ * @brief The alpha-beta model of the all-reduces of chapters 5, 8 and 9 (chapter 9).
+ */
+#ifndef DPS_COST_MODEL_H
+#define DPS_COST_MODEL_H
+
+/** A kind of link: seconds per step, and per byte in one direction. */
+typedef struct Link {
+    double alpha; /**< seconds a step costs, whatever its size */
+    double beta;  /**< seconds a byte costs: the inverse of the bandwidth */
+} Link;
+
+/** Hosts of ranks, and the links within a host and between hosts. */
+typedef struct Machine {
+    int hosts;    /**< H */
+    int per_host; /**< L */
+    int cards;    /**< C, a host's network cards, which its ranks share */
+    Link within;  /**< between two ranks of one host */
+    Link between; /**< one network card: a flow between hosts crosses one */
+} Machine;
+
+/** The all-reduces the model knows. */
+typedef enum CostAlgo {
+    COST_FLAT_RING,
+    COST_HIERARCHICAL,
+    COST_TREE,
+    COST_ONE_SHOT,
+    COST_TWO_SHOT,
+    N_COST_ALGOS
+} CostAlgo;
+
+/** What an all-reduce costs, as multiples of each link's alpha and of n times its beta. */
+typedef struct CostTerms {
+    double within_steps, within_bytes;   /**< x alpha, x n beta within a host */
+    double between_steps, between_bytes; /**< x alpha, x n beta on a host's link */
+} CostTerms;
+
+/** The terms of @p a on @p m (its links aside); 0 when it cannot run there. */
+int cost_terms(CostAlgo a, const Machine *m, CostTerms *t);
+/** Predicted seconds of an all-reduce of @p bytes with @p a on @p m; -1: it cannot run. */
+double cost_predict(CostAlgo a, const Machine *m, double bytes);
+/** Its name: "flat ring", "hierarchical", "tree", "one-shot", "two-shot". */
+const char *cost_name(CostAlgo a);
+/**
+ * The alpha and beta that fit @p n measured times @p t best, where time i is
+ * @p steps[i] x alpha + @p bytes[i] x beta (the bytes already times their coefficient), in
+ * the least squares of the relative errors. 0, or -1 when they cannot be fitted.
+ */
+int cost_fit(const double *steps, const double *bytes, const double *t, int n, Link *out);
+
+#endif

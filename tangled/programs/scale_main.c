@@ -1,0 +1,254 @@
+/**
+ * @file scale_main.c
+ * @brief The program scale: the alpha-beta model of chapter 9, fitted to this machine or
+ *        given an H100 cluster's links.
+ */
+#line 1323 "chapters/A3-programs.nw"
+#include <glob.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cost_model.h"
+#include "options.h"
+#include "run.h"
+#include "util.h"
+
+#line 1346 "chapters/A3-programs.nw"
+static const char *summary =
+    "Predict all-reduces with chapter 9's alpha-beta model: the flat ring, the hierarchy\n"
+    "and a tree, on an H100 cluster or on this machine's links fitted to make bench.";
+static const char *examples =
+    "  ./scale                                  8 hosts x 8 H100s, 8 B to 256 MiB\n"
+    "  ./scale --hosts 128 --params 70e9        a 70B model on 1,024 GPUs\n"
+    "  ./scale --machine here                   this machine's links, checked\n";
+#line 1490 "chapters/09-hosts.nw"
+/** Column @p name of CSV @p path: sizes (first column) into @p size, values into @p v, at
+ *  most @p most rows; rows read (0 when the file or the column is missing). */
+static int csv_column(const char *path, const char *name, double *size, double *v, int most)
+{
+    FILE *f = fopen(path, "r");
+    char line[1024];
+    int col = -1, rows = 0;
+    while (f && rows < most && fgets(line, sizeof line, f)) {
+        if (line[0] == '#')
+            continue;
+        char *save, *tok = strtok_r(line, ",\n", &save);
+        if (col < 0) { /* the header */
+            for (int k = 0; tok && col < 0; k++, tok = strtok_r(NULL, ",\n", &save))
+                if (strcmp(tok, name) == 0)
+                    col = k;
+            if (col < 0)
+                break;
+            continue;
+        }
+        double x = strtod(tok, NULL), y = NAN;
+        for (int k = 1; k <= col && (tok = strtok_r(NULL, ",\n", &save)); k++)
+            if (k == col)
+                y = strtod(tok, NULL);
+        if (isfinite(y) && y > 0)
+            size[rows] = x, v[rows++] = y;
+    }
+    if (f)
+        fclose(f);
+    return rows;
+}
+#line 1378 "chapters/09-hosts.nw"
+/** This machine's within-host link, from chapter 8's two-shot at 2 and 4 ranks. */
+static int fit_within(const char *dir, Link *within, char *err)
+{
+    double steps[64], bytes[64], t[64], size[32], us[32];
+    int n = 0;
+    for (int L = 2; L <= 4; L += 2) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/crossovers_n%d.csv", dir, L);
+        int rows = csv_column(path, "two_shot_us", size, us, 32);
+        Machine m = {.hosts = 1, .per_host = L, .cards = 1};
+        CostTerms k;
+        cost_terms(COST_TWO_SHOT, &m, &k);
+        for (int i = 0; i < rows && n < 64; i++, n++)
+            steps[n] = k.within_steps, bytes[n] = k.within_bytes * size[i], t[n] = us[i] * 1e-6;
+    }
+    if (n < 2 || cost_fit(steps, bytes, t, n, within))
+        return error_set(err,
+                         "no fit of the link within a host from %s/crossovers_n2.csv "
+                         "and crossovers_n4.csv (make bench)",
+                         dir);
+#line 1396 "chapters/09-hosts.nw"
+    return 0;
+}
+
+/** A link between hosts, from the flat ring of 4 hosts x 1 rank on it. */
+static int fit_between(const char *dir, const char *link, Link *between, char *err)
+{
+    double steps[32], bytes[32], t[32], size[32], us[32];
+    char path[512];
+    snprintf(path, sizeof path, "%s/hosts_4x1_%s.csv", dir, link);
+    int rows = csv_column(path, "ring_us", size, us, 32);
+    Machine m = {.hosts = 4, .per_host = 1, .cards = 1};
+    CostTerms k;
+    cost_terms(COST_FLAT_RING, &m, &k);
+    for (int i = 0; i < rows; i++)
+        steps[i] = k.between_steps, bytes[i] = k.between_bytes * size[i], t[i] = us[i] * 1e-6;
+    if (rows < 2 || cost_fit(steps, bytes, t, rows, between))
+        return error_set(err, "no fit of the %s link from %s (make bench)", link, path);
+    return 0;
+}
+#line 1422 "chapters/09-hosts.nw"
+/** The model against hosts_LAYOUT_LINK.csv's ring and hierarchy; the worst error. */
+static double validate(const char *dir, const char *layout, const char *link, Machine *m,
+                       FILE *csv)
+{
+    static const struct {
+        const char *column;
+        CostAlgo algo;
+    } cases[] = {{"ring_us", COST_FLAT_RING}, {"hier_us", COST_HIERARCHICAL}};
+    char path[512];
+    double size[32], us[32], worst = 0;
+    snprintf(path, sizeof path, "%s/hosts_%s_%s.csv", dir, layout, link);
+    sscanf(layout, "%dx%d", &m->hosts, &m->per_host);
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        int rows = csv_column(path, cases[c].column, size, us, 32);
+        for (int i = 0; i < rows; i++) {
+            double model = cost_predict(cases[c].algo, m, size[i]) * 1e6;
+            double error = (model - us[i]) / us[i];
+            worst = fmax(worst, fabs(error));
+            if (csv)
+                fprintf(csv, "%s/%s/%s/%.0f,nan,nan,%.2f,%.2f,%.4f\n", link, layout,
+                        cases[c].column, size[i], us[i], model, error);
+        }
+    }
+    return worst;
+}
+#line 1527 "chapters/09-hosts.nw"
+/** Fit the links of the machine measured in @p dir, check the model on every case. */
+static int scale_here(const char *dir, FILE *csv, char *err)
+{
+    Machine m = {.cards = 1};
+    if (fit_within(dir, &m.within, err))
+        return -1;
+    printf("# within a host: alpha %.2f us, beta %.3f ns/B (%.2f GB/s), from two-shot\n",
+           m.within.alpha * 1e6, m.within.beta * 1e9, 1e-9 / m.within.beta);
+    if (csv)
+        fprintf(csv,
+                "case,alpha_us,beta_ns,measured_us,model_us,error\nfit/within,%.4f,%.6f,"
+                "nan,nan,nan\n",
+                m.within.alpha * 1e6, m.within.beta * 1e9);
+#line 1538 "chapters/09-hosts.nw"
+    char pattern[512];
+    glob_t g;
+    snprintf(pattern, sizeof pattern, "%s/hosts_4x1_*.csv", dir);
+    if (glob(pattern, 0, NULL, &g) != 0)
+        return error_set(err, "no %s (make bench, as root)", pattern);
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+#line 1552 "chapters/09-hosts.nw"
+        char link[64];
+        if (sscanf(strrchr(g.gl_pathv[i], '/') + 1, "hosts_4x1_%63[^.].csv", link) != 1 ||
+            fit_between(dir, link, &m.between, err))
+            return globfree(&g), -1;
+        printf(
+            "# links %s: alpha %.2f us, beta %.3f ns/B (%.3f GB/s), from the flat ring 4 x 1\n",
+            link, m.between.alpha * 1e6, m.between.beta * 1e9, 1e-9 / m.between.beta);
+#line 1558 "chapters/09-hosts.nw"
+        if (csv)
+            fprintf(csv, "fit/%s,%.4f,%.6f,nan,nan,nan\n", link, m.between.alpha * 1e6,
+                    m.between.beta * 1e9);
+        for (int k = 0; k < 2; k++) {
+            const char *layout = k ? "4x1" : "2x2";
+            double worst = validate(dir, layout, link, &m, csv);
+            printf("# %s, %s: the model within %.0f%% of every size measured\n", link, layout,
+                   worst * 100);
+        }
+#line 1545 "chapters/09-hosts.nw"
+    }
+    globfree(&g);
+    return 0;
+}
+#line 1460 "chapters/09-hosts.nw"
+/** H100 SXM GPUs, @p per_host a host on NVLink, one InfiniBand card each between hosts. */
+static Machine h100_cluster(int hosts, int per_host)
+{
+    return (Machine){.hosts = hosts,
+                     .per_host = per_host,
+                     .cards = per_host,
+                     .within = {.alpha = 0.47e-6, .beta = 1 / 450e9},
+                     .between = {.alpha = 2.7e-6, .beta = 1 / 50e9}};
+#line 1466 "chapters/09-hosts.nw"
+}
+
+/** An H100's dense bf16 rate, and the share of it a training step is assumed to reach. */
+#define H100_FLOPS  989e12
+#define ASSUMED_MFU 0.4
+#line 1479 "chapters/09-hosts.nw"
+/** Seconds of compute of a step of @p params parameters on @p tokens tokens a GPU. */
+static double step_compute(double params, double tokens)
+{
+    return 6 * params * tokens / (H100_FLOPS * ASSUMED_MFU);
+}
+#line 1360 "chapters/A3-programs.nw"
+static void scale_cluster(const Options *o, const Machine *m, FILE *csv)
+{
+    printf("# %12s %12s %12s %12s %8s\n# %12s %12s %12s %12s %8s\n", "size", "flat ring",
+           "hierarchical", "tree", "gain", "(B)", "(us)", "(us)", "(us)", "(x)");
+    if (csv)
+        fprintf(csv, "size,flat_us,hier_us,tree_us,gain,compute_us\n");
+    for (size_t sz = o->min_bytes; sz <= o->max_bytes; sz = sz ? sz * o->step_factor : 1) {
+        double t[3];
+        for (int a = 0; a < 3; a++)
+            t[a] = cost_predict((CostAlgo)a, m, (double)sz) * 1e6;
+        printf("%14zu %12.2f %12.2f %12.2f %8.2f\n", sz, t[0], t[1], t[2], t[0] / t[1]);
+        if (csv)
+            fprintf(csv, "%zu,%.3f,%.3f,%.3f,%.4f,nan\n", sz, t[0], t[1], t[2], t[0] / t[1]);
+        if (sz > o->max_bytes / (size_t)o->step_factor)
+            break;
+    }
+#line 1381 "chapters/A3-programs.nw"
+    double bytes = 2.0 * o->params, compute = step_compute(o->params, (double)o->tokens);
+    double flat = cost_predict(COST_FLAT_RING, m, bytes),
+           hier = cost_predict(COST_HIERARCHICAL, m, bytes);
+    printf(
+        "# a step of %.3g parameters on %ld tokens a GPU: compute %.1f ms; the all-reduce of "
+        "its %.3g GB of bf16 gradients: flat ring %.1f ms (%.0f%% of the step), hierarchical "
+        "%.1f ms (%.0f%%), nothing overlapped\n",
+        o->params, o->tokens, compute * 1e3, bytes / 1e9, flat * 1e3,
+        100 * flat / (flat + compute), hier * 1e3, 100 * hier / (hier + compute));
+#line 1389 "chapters/A3-programs.nw"
+    if (csv)
+        fprintf(csv, "step,%.3f,%.3f,%.3f,%.4f,%.3f\n", flat * 1e6, hier * 1e6,
+                cost_predict(COST_TREE, m, bytes) * 1e6, flat / hier, compute * 1e6);
+#line 1377 "chapters/A3-programs.nw"
+}
+#line 1395 "chapters/A3-programs.nw"
+int main(int argc, char **argv)
+{
+    static Run run;
+    unsigned accepted = OPT_BENCH | OPT_CSV | OPT_RANKS_PER_HOST | OPT_HOSTS | OPT_PARAMS |
+                        OPT_TOKENS | OPT_MACHINE | OPT_FROM;
+    int status = run_parse(&run, argc, argv, accepted, summary, examples);
+    if (status != RUN_GO)
+        return status;
+    const Options *o = &run.o;
+    FILE *csv = o->csv ? fopen(o->csv, "w") : NULL;
+    char err[ERR_LEN] = "";
+    if (o->csv && !csv) {
+        fprintf(stderr, "%s: --csv %s: cannot write it\n", program_name(), o->csv);
+        return EXIT_FAILURE;
+    }
+    int per_host = o->ranks_per_host > 0 ? o->ranks_per_host : 8, rc = 0;
+    if (strcmp(o->machine, "here") == 0) {
+        rc = scale_here(o->from, csv, err);
+    } else {
+        Machine m = h100_cluster(o->hosts, per_host);
+        printf("# scale: %d hosts x %d H100 SXM (NVLink 450 GB/s a way, a 400 Gb/s card "
+               "per GPU; NCCL's step latencies)\n",
+               o->hosts, per_host);
+#line 1417 "chapters/A3-programs.nw"
+        scale_cluster(o, &m, csv);
+    }
+    if (csv)
+        fclose(csv);
+    if (rc)
+        fprintf(stderr, "%s: %s\n", program_name(), err);
+    return rc ? EXIT_FAILURE : 0;
+}
