@@ -48,11 +48,16 @@ static const struct {
     {"--csv", {MISSING, "", NULL}},
     {"--bucket_mb", {MISSING, "abc", "-1", "0", "1e9", "1e999", NULL}},
     {"--ranks_per_host", {INTEGER, "0", "65", NULL}},
+    {"--hosts", {INTEGER, "0", "2000000", NULL}},
+    {"--params", {MISSING, "abc", "0", "1e99", NULL}},
+    {"--tokens", {INTEGER, "0", "2000000000", NULL}},
+    {"--machine", {MISSING, "", "tpu", NULL}},
+    {"--from", {MISSING, "", NULL}},
 };
 #define N_FLAGS (sizeof table / sizeof table[0])
 
-static const char *programs[] = {"./mlp", "./pingpong", "./ps", "./collectives", "./ring",
-                                 "./train", "./allreduce_bench"};
+static const char *programs[] = {"./mlp",   "./pingpong",        "./ps",   "./collectives",
+                                 "./ring",  "./train", "./allreduce_bench", "./scale"};
 
 /* The flags a program's --help lists (one per line of its options section), as "--name". */
 static int flags_of(const char *program, char flags[][32])
