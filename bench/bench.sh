@@ -631,21 +631,27 @@ part_ddp() {
 # (DPS_HOSTS=bench), first unshaped, to measure the fastest rate the virtual links sustain
 # (2 hosts x 1 rank, MPI_Allreduce of 64 MiB: its bus bandwidth is the link's rate), then
 # shaped to 1 Gbit/s and to a rate below that fastest one. On each: our ring over MPI,
-# MPI_Allreduce and the hierarchical all-reduce, 2 hosts x 2 ranks and 4 hosts x 1, 4 KiB
-# to 64 MiB; three rounds, the algorithms' order alternating, medians; and the link's bound
-# (each host sends 2(H-1)/H of the bytes over its link). One file per layout and link.
+# MPI_Allreduce and the hierarchical all-reduce, 2 hosts x 2 ranks, 4 x 1 and 2 x 1 (what
+# MPI's TCP carries both ways at once), 4 KiB to 64 MiB; three rounds, the algorithms' order
+# alternating, medians; and the link's bound (each host sends 2(H-1)/H of the bytes over its
+# link). One file per layout and link: hosts_2x2_1gbit.csv, ..., hosts_2x2_fast.csv (the
+# fast link's rate in its link_gbps column).
 # Then a training step: --strategy hierarchical and ring on 2 hosts x 2 at 1 Gbit/s against
 # the same ranks forked on one host.
 hosts_sh() { DPS_HOSTS=bench scripts/hosts.sh "$@"; }
-hosts_run() { # K LINK OP: "size us" lines
-  hosts_sh run "$1" ./collectives --transport mpi --op "$3" -b 4K -e 64M -f 4 -n 10 -w 2 2>&1 |
+# K LINK OP: "size us" lines. The small sizes warm up long enough to empty the token
+# bucket (a run that starts with a full bucket sends its first burst at the wire's speed),
+# so that every size is measured as the link sustains it.
+hosts_run() {
+  { hosts_sh run "$1" ./collectives --transport mpi --op "$3" -b 4K -e 256K -f 4 -n 20 -w 100
+    hosts_sh run "$1" ./collectives --transport mpi --op "$3" -b 1M -e 64M -f 4 -n 10 -w 2; } 2>&1 |
     awk '!/^#/ && NF && $1 ~ /^[0-9]+$/ && $7 == 0 { print $1, $4 }'
 }
 part_hosts() {
   if [ "$(id -u)" != 0 ] || ! hosts_sh up 2 none >/dev/null 2>&1; then
     echo "bench: hosts: skipped (test hosts need root and network namespaces)"; hosts_sh down >/dev/null 2>&1; return
   fi
-  local dir fast_gbs fast link layout h k round i op ops=(all_reduce native_all_reduce all_reduce_hierarchical)
+  local dir fast_gbs fast link layout name h k round i op ops=(all_reduce native_all_reduce all_reduce_hierarchical)
   dir=$(mktemp -d)
   fast_gbs=$(hosts_sh run 1 ./collectives --transport mpi --op native_all_reduce -b 64M -e 64M -n 5 -w 1 2>&1 |
     awk '!/^#/ && $1 == 67108864 { print $6 }')
@@ -655,7 +661,7 @@ part_hosts() {
   fast=$(awk -v g="$fast_gbs" 'BEGIN { r = int(g * 8 * 0.8); print (r < 2 ? 2 : r) "gbit" }')
   echo "bench: hosts: unshaped, 2 hosts x 1 rank carried $fast_gbs GB/s; the fast link is $fast"
   for link in 1gbit "$fast"; do
-    for layout in 2x2 4x1; do
+    for layout in 2x2 4x1 2x1; do
       h=${layout%x*}; k=${layout#*x}
       hosts_sh up "$h" "$link" >/dev/null || { echo "bench: hosts: hosts.sh up $h $link failed"; status=1; continue; }
       for round in 1 2 3; do
@@ -665,8 +671,9 @@ part_hosts() {
         done
       done
       hosts_sh down >/dev/null
-      hosts_csv "$dir" "$link" "$h" "$k" "$fast_gbs" > "$out/hosts_${layout}_${link}.csv"
-      echo "bench: $h hosts x $k ranks, links $link"; sed 1d "$out/hosts_${layout}_${link}.csv" | show
+      name=$([ "$link" = 1gbit ] && echo 1gbit || echo fast)
+      hosts_csv "$dir" "$link" "$h" "$k" "$fast_gbs" > "$out/hosts_${layout}_$name.csv"
+      echo "bench: $h hosts x $k ranks, links $link"; sed 1d "$out/hosts_${layout}_$name.csv" | show
     done
   done
   hosts_train "$dir"
@@ -683,20 +690,22 @@ part_hosts() {
 hosts_csv() {
   local dir=$1 link=$2 h=$3 k=$4 fast_gbs=$5 n=$(( $3 * $4 )) rate
   rate=$(awk -v l="$link" 'BEGIN { sub(/gbit$/, "", l); print l * 1e9 / 8 }')
-  printf '# machine: %s; links %s (tbf, burst rate/100), %s hosts x %s ranks (network namespaces; unshaped 2 x 1 carried %s GB/s); ./collectives --transport mpi -b 4K -e 64M -f 4 -n 10 -w 2, medians of 3 alternating rounds\n' \
+  printf '# machine: %s; links %s (tbf), %s hosts x %s ranks (network namespaces; unshaped 2 x 1 carried %s GB/s); ./collectives --transport mpi -f 4, 4K-256K -n 20 -w 100, 1M-64M -n 10 -w 2, medians of 3 alternating rounds\n' \
     "$machine" "$link" "$h" "$k" "$fast_gbs"
-  echo "size,ring_us,ring_busbw,mpi_us,mpi_busbw,hier_us,hier_busbw,bound_us,bound_busbw"
+  echo "size,ring_us,ring_busbw,mpi_us,mpi_busbw,hier_us,hier_busbw,bound_us,bound_busbw,link_gbps,unshaped_gbs"
   for sz in $(awk '{ print $1 }' "$dir/$link.${h}x$k.all_reduce_hierarchical" | sort -nu); do
     printf '%s' "$sz"
     for op in all_reduce native_all_reduce all_reduce_hierarchical; do
       awk -v s="$sz" '$1 == s { print $2 }' "$dir/$link.${h}x$k.$op" | median |
         awk -v s="$sz" -v n="$n" '{ if ($1 == "") printf ",nan,nan"; else printf ",%.2f,%.4f", $1, s / $1 / 1e3 * 2 * (n - 1) / n }'
     done
-    # a token bucket passes at most its burst (rate/100, scripts/hosts.sh) plus rate x t bytes
-    # in t: each host's 2(H-1)/H x size bytes take at least (those - burst) / rate
-    awk -v s="$sz" -v n="$n" -v h="$h" -v r="$rate" 'BEGIN { b = r / 100; if (b < 65536) b = 65536;
+    # a token bucket passes at most its burst (1 ms of the rate, at least 256 KiB, as
+    # scripts/hosts.sh shapes) plus rate x t bytes in t: each host's 2(H-1)/H x size bytes
+    # take at least (those - burst) / rate
+    awk -v s="$sz" -v n="$n" -v h="$h" -v r="$rate" -v u="$fast_gbs" 'BEGIN { b = r / 1000; if (b < 262144) b = 262144;
       t = (2 * (h - 1) / h * s - b) / r * 1e6;
-      if (t <= 0) printf ",nan,nan\n"; else printf ",%.2f,%.4f\n", t, s / t / 1e3 * 2 * (n - 1) / n }'
+      if (t <= 0) printf ",nan,nan"; else printf ",%.2f,%.4f", t, s / t / 1e3 * 2 * (n - 1) / n
+      printf ",%g,%s\n", r * 8 / 1e9, u }'
   done
 }
 # A training step on 2 hosts x 2 ranks at 1 Gbit/s against the same 4 ranks forked on one

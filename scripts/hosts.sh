@@ -53,7 +53,9 @@ free_subnet() {
     die "no free subnet in 10.77.0.0/16"
 }
 
-# tbf on one device: RATE (tc's units), a burst of 1/100 s of it (at least 64 KiB), 50 ms queue.
+# tbf on one device: RATE (tc's units), a burst of 1 ms of it but at least 256 KiB (less
+# starves TCP's 64 KiB segments), a queue of 50 ms. The burst is what an idle link lets
+# through at the wire's speed; chapter 9's bound allows for it.
 shape() {
     local dev=$1 rate=$2 ns=${3:-}
     local run=() bits burst
@@ -61,7 +63,7 @@ shape() {
     "${run[@]}" tc qdisc del dev "$dev" root 2>/dev/null
     [ "$rate" = none ] && return 0
     bits=$(rate_bits "$rate") || die "LINK=$rate: a rate such as 1gbit, 500mbit or 5gbit, or none"
-    burst=$((bits / 8 / 100)); [ $burst -ge 65536 ] || burst=65536
+    burst=$((bits / 8 / 1000)); [ $burst -ge 262144 ] || burst=262144
     "${run[@]}" tc qdisc add dev "$dev" root tbf rate "$rate" burst "$burst" latency 50ms ||
         die "tc could not shape $dev to $rate"
 }

@@ -9,6 +9,7 @@
 typedef struct Link {
     double alpha; /**< seconds a step costs, whatever its size */
     double beta;  /**< seconds a byte costs: the inverse of the bandwidth */
+    double rate;  /**< a token bucket's bytes a second behind the wire, or 0: none */
 } Link;
 
 /** Hosts of ranks, and the links within a host and between hosts. */
@@ -48,5 +49,10 @@ const char *cost_name(CostAlgo a);
  * the least squares of the relative errors. 0, or -1 when they cannot be fitted.
  */
 int cost_fit(const double *steps, const double *bytes, const double *t, int n, Link *out);
+/**
+ * The rate that fits @p n times @p t best, where time i is @p over[i] / rate (the bytes
+ * beyond the bucket's burst), in the least squares of the relative errors; 0 if none.
+ */
+double cost_fit_rate(const double *over, const double *t, int n);
 
 #endif

@@ -23,7 +23,7 @@ static const char *examples =
     "  ./scale                                  8 hosts x 8 H100s, 8 B to 256 MiB\n"
     "  ./scale --hosts 128 --params 70e9        a 70B model on 1,024 GPUs\n"
     "  ./scale --machine here                   this machine's links, checked\n";
-#line 1490 "chapters/09-hosts.nw"
+#line 1641 "chapters/09-hosts.nw"
 /** Column @p name of CSV @p path: sizes (first column) into @p size, values into @p v, at
  *  most @p most rows; rows read (0 when the file or the column is missing). */
 static int csv_column(const char *path, const char *name, double *size, double *v, int most)
@@ -54,7 +54,7 @@ static int csv_column(const char *path, const char *name, double *size, double *
         fclose(f);
     return rows;
 }
-#line 1378 "chapters/09-hosts.nw"
+#line 1513 "chapters/09-hosts.nw"
 /** This machine's within-host link, from chapter 8's two-shot at 2 and 4 ranks. */
 static int fit_within(const char *dir, Link *within, char *err)
 {
@@ -75,28 +75,38 @@ static int fit_within(const char *dir, Link *within, char *err)
                          "no fit of the link within a host from %s/crossovers_n2.csv "
                          "and crossovers_n4.csv (make bench)",
                          dir);
-#line 1396 "chapters/09-hosts.nw"
+#line 1531 "chapters/09-hosts.nw"
     return 0;
 }
 
-/** A link between hosts, from the flat ring of 4 hosts x 1 rank on it. */
+/** A link between hosts, from the flat ring of 4 hosts x 1 rank on it: the bucket's rate
+ *  from the three largest messages, the wire's alpha and beta from the messages that take
+ *  clearly longer than the rate alone would (beta 0 when only one does). */
 static int fit_between(const char *dir, const char *link, Link *between, char *err)
 {
-    double steps[32], bytes[32], t[32], size[32], us[32];
+    double size[32], us[32], steps[32], bytes[32], t[32], v[32], secs[32];
     char path[512];
     snprintf(path, sizeof path, "%s/hosts_4x1_%s.csv", dir, link);
-    int rows = csv_column(path, "ring_us", size, us, 32);
+    int rows = csv_column(path, "ring_us", size, us, 32), wire = 0;
     Machine m = {.hosts = 4, .per_host = 1, .cards = 1};
     CostTerms k;
     cost_terms(COST_FLAT_RING, &m, &k);
     for (int i = 0; i < rows; i++)
-        steps[i] = k.between_steps, bytes[i] = k.between_bytes * size[i], t[i] = us[i] * 1e-6;
-    if (rows < 2 || cost_fit(steps, bytes, t, rows, between))
+        v[i] = k.between_bytes * size[i], secs[i] = us[i] * 1e-6;
+    if (rows < 4 || !(between->rate = cost_fit_rate(v + rows - 3, secs + rows - 3, 3)))
         return error_set(err, "no fit of the %s link from %s (make bench)", link, path);
+    for (int i = 0; i < rows; i++)
+        if (secs[i] > 1.5 * v[i] / between->rate)
+            steps[wire] = k.between_steps, bytes[wire] = v[i], t[wire++] = secs[i];
+    if (wire == 1)
+        *between = (Link){.alpha = t[0] / steps[0], .rate = between->rate};
+    else if (wire < 1 || cost_fit(steps, bytes, t, wire, between))
+        return error_set(err, "no fit of the %s link's steps from %s", link, path);
     return 0;
 }
-#line 1422 "chapters/09-hosts.nw"
-/** The model against hosts_LAYOUT_LINK.csv's ring and hierarchy; the worst error. */
+#line 1566 "chapters/09-hosts.nw"
+/** The model against hosts_LAYOUT_LINK.csv's ring and hierarchy: the worst error, or -1
+ *  when nothing was measured. */
 static double validate(const char *dir, const char *layout, const char *link, Machine *m,
                        FILE *csv)
 {
@@ -105,23 +115,29 @@ static double validate(const char *dir, const char *layout, const char *link, Ma
         CostAlgo algo;
     } cases[] = {{"ring_us", COST_FLAT_RING}, {"hier_us", COST_HIERARCHICAL}};
     char path[512];
-    double size[32], us[32], worst = 0;
+    double size[32], us[32], worst = -1;
     snprintf(path, sizeof path, "%s/hosts_%s_%s.csv", dir, layout, link);
     sscanf(layout, "%dx%d", &m->hosts, &m->per_host);
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         int rows = csv_column(path, cases[c].column, size, us, 32);
+        double case_worst = 0;
         for (int i = 0; i < rows; i++) {
             double model = cost_predict(cases[c].algo, m, size[i]) * 1e6;
             double error = (model - us[i]) / us[i];
-            worst = fmax(worst, fabs(error));
+            case_worst = fmax(case_worst, fabs(error));
             if (csv)
-                fprintf(csv, "%s/%s/%s/%.0f,nan,nan,%.2f,%.2f,%.4f\n", link, layout,
+                fprintf(csv, "%s/%s/%s/%.0f,nan,nan,%.2f,%.2f,%.4f,nan\n", link, layout,
                         cases[c].column, size[i], us[i], model, error);
         }
+        if (rows && csv)
+            fprintf(csv, "%s/%s/%s/worst,nan,nan,nan,nan,%.4f,nan\n", link, layout,
+                    cases[c].column, case_worst);
+        if (rows)
+            worst = fmax(worst, case_worst);
     }
     return worst;
 }
-#line 1527 "chapters/09-hosts.nw"
+#line 1678 "chapters/09-hosts.nw"
 /** Fit the links of the machine measured in @p dir, check the model on every case. */
 static int scale_here(const char *dir, FILE *csv, char *err)
 {
@@ -132,40 +148,42 @@ static int scale_here(const char *dir, FILE *csv, char *err)
            m.within.alpha * 1e6, m.within.beta * 1e9, 1e-9 / m.within.beta);
     if (csv)
         fprintf(csv,
-                "case,alpha_us,beta_ns,measured_us,model_us,error\nfit/within,%.4f,%.6f,"
-                "nan,nan,nan\n",
+                "case,alpha_us,beta_ns,measured_us,model_us,error,rate_gbs\nfit/within,"
+                "%.4f,%.6f,nan,nan,nan,nan\n",
                 m.within.alpha * 1e6, m.within.beta * 1e9);
-#line 1538 "chapters/09-hosts.nw"
+#line 1689 "chapters/09-hosts.nw"
     char pattern[512];
     glob_t g;
     snprintf(pattern, sizeof pattern, "%s/hosts_4x1_*.csv", dir);
     if (glob(pattern, 0, NULL, &g) != 0)
         return error_set(err, "no %s (make bench, as root)", pattern);
     for (size_t i = 0; i < g.gl_pathc; i++) {
-#line 1552 "chapters/09-hosts.nw"
+#line 1703 "chapters/09-hosts.nw"
         char link[64];
         if (sscanf(strrchr(g.gl_pathv[i], '/') + 1, "hosts_4x1_%63[^.].csv", link) != 1 ||
             fit_between(dir, link, &m.between, err))
             return globfree(&g), -1;
         printf(
-            "# links %s: alpha %.2f us, beta %.3f ns/B (%.3f GB/s), from the flat ring 4 x 1\n",
-            link, m.between.alpha * 1e6, m.between.beta * 1e9, 1e-9 / m.between.beta);
-#line 1558 "chapters/09-hosts.nw"
+            "# links %s: alpha %.2f us, beta %.3f ns/B, a rate of %.3f GB/s; from the flat ring "
+            "4 x 1\n",
+            link, m.between.alpha * 1e6, m.between.beta * 1e9, m.between.rate / 1e9);
+#line 1709 "chapters/09-hosts.nw"
         if (csv)
-            fprintf(csv, "fit/%s,%.4f,%.6f,nan,nan,nan\n", link, m.between.alpha * 1e6,
-                    m.between.beta * 1e9);
-        for (int k = 0; k < 2; k++) {
-            const char *layout = k ? "4x1" : "2x2";
+            fprintf(csv, "fit/%s,%.4f,%.6f,nan,nan,nan,%.6f\n", link, m.between.alpha * 1e6,
+                    m.between.beta * 1e9, m.between.rate / 1e9);
+        for (int k = 0; k < 3; k++) {
+            const char *layout = k == 0 ? "2x2" : k == 1 ? "4x1" : "2x1";
             double worst = validate(dir, layout, link, &m, csv);
-            printf("# %s, %s: the model within %.0f%% of every size measured\n", link, layout,
-                   worst * 100);
+            if (worst >= 0)
+                printf("# %s, %s: the model within %.0f%% of every size measured\n", link,
+                       layout, worst * 100);
         }
-#line 1545 "chapters/09-hosts.nw"
+#line 1696 "chapters/09-hosts.nw"
     }
     globfree(&g);
     return 0;
 }
-#line 1460 "chapters/09-hosts.nw"
+#line 1611 "chapters/09-hosts.nw"
 /** H100 SXM GPUs, @p per_host a host on NVLink, one InfiniBand card each between hosts. */
 static Machine h100_cluster(int hosts, int per_host)
 {
@@ -174,13 +192,13 @@ static Machine h100_cluster(int hosts, int per_host)
                      .cards = per_host,
                      .within = {.alpha = 0.47e-6, .beta = 1 / 450e9},
                      .between = {.alpha = 2.7e-6, .beta = 1 / 50e9}};
-#line 1466 "chapters/09-hosts.nw"
+#line 1617 "chapters/09-hosts.nw"
 }
 
 /** An H100's dense bf16 rate, and the share of it a training step is assumed to reach. */
 #define H100_FLOPS  989e12
 #define ASSUMED_MFU 0.4
-#line 1479 "chapters/09-hosts.nw"
+#line 1630 "chapters/09-hosts.nw"
 /** Seconds of compute of a step of @p params parameters on @p tokens tokens a GPU. */
 static double step_compute(double params, double tokens)
 {

@@ -44,12 +44,16 @@ Test(cost_model, each_algorithm_counts_the_steps_and_bytes_worked_by_hand)
 
 Test(cost_model, a_prediction_is_the_terms_times_the_links)
 {
-    Machine m = {.hosts = 2, .per_host = 2, .cards = 1, .within = {1e-6, 1e-10},
-                 .between = {5e-6, 8e-9}};
+    Machine m = {.hosts = 2, .per_host = 2, .cards = 1, .within = {1e-6, 1e-10, 0},
+                 .between = {5e-6, 8e-9, 0}};
     double n = 1 << 20; /* by hand: 2 x 1us + n x 1e-10 + 2 x 5us + n x 8e-9 */
     double hand = 2e-6 + n * 1e-10 + 10e-6 + n * 8e-9;
     cr_assert(fabs(cost_predict(COST_HIERARCHICAL, &m, n) - hand) < 1e-15 * n,
               "hierarchical %g s, by hand %g s", cost_predict(COST_HIERARCHICAL, &m, n), hand);
+    m.between.rate = 1e8; /* a bucket of 100 MB/s: n bytes across take n / 1e8 s, more */
+    hand = 2e-6 + n * 1e-10 + n / 1e8;
+    cr_assert(fabs(cost_predict(COST_HIERARCHICAL, &m, n) - hand) < 1e-15 * n,
+              "behind a bucket: %g s, by hand %g s", cost_predict(COST_HIERARCHICAL, &m, n), hand);
 }
 
 /* Times made by alpha = 3 us and beta = 1 ns/B, exactly, then with +-5% of noise: the fit
@@ -94,7 +98,9 @@ static void write_csv(const char *dir, const char *name, const char *columns,
     fclose(f);
 }
 
-static const Link within = {2e-6, 0.05e-9}, between = {40e-6, 8e-9};
+/* within: 2 us a step, 20 GB/s; between: a wire of 100 us a step and 5 GB/s behind a bucket
+ * of 125 MB/s (a gigabit), so that 4 and 16 KiB are the wire's, the rest the bucket's */
+static const Link within = {2e-6, 0.05e-9, 0}, between = {100e-6, 0.2e-9, 125e6};
 static int layout_h, layout_l;
 
 static double model_us(CostAlgo a, double size)
@@ -131,7 +137,8 @@ Test(scale, finds_the_model_that_made_the_measurements_and_checks_it, .timeout =
     run_program((char *[]){"./scale", "--machine", "here", "--from", dir, NULL}, &r);
     cr_assert(r.status == 0, "./scale --machine here: exit %d: %s", r.status, r.err);
     cr_assert(strstr(r.out, "within a host: alpha 2.00 us, beta 0.050 ns/B"), "%s", r.out);
-    cr_assert(strstr(r.out, "links 1gbit: alpha 40.00 us, beta 8.000 ns/B"), "%s", r.out);
+    cr_assert(strstr(r.out, "links 1gbit: alpha 100.00 us, beta 0.200 ns/B, a rate of 0.125 GB/s"),
+              "%s", r.out);
     cr_assert(strstr(r.out, "1gbit, 2x2: the model within 0% of every size measured"), "%s",
               r.out);
     static Run none;
