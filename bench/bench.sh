@@ -202,7 +202,7 @@ part_crossovers() {
 
 # Issue 29's figures, on a machine with a GPU (skipped without one): ./allreduce_bench
 # --device cuda at 2 and 4 ranks, back to back (ours reads the peers' windows through CUDA
-# IPC; the channel ring; a memcpy of the same bytes, the bound), and ./mlp --device cuda
+# IPC; the channel ring; a memcpy of the same bytes, the reference), and ./mlp --device cuda
 # beside PyTorch eager on the same GPU at four shapes, each side's median epoch after the
 # first, three alternating rounds. Files named for the GPU (allreduce_n2_h100.csv, ...);
 # each run prints the targets' ratios. On the lent machine:
@@ -219,10 +219,10 @@ part_gpu() {
     if ./allreduce_bench --n_gpus "$n" --device cuda -b 4K -e 256M -f 4 -n 20 -w 5 --csv "$csv.tmp"; then
       { printf '# machine: %s; %s ranks on one GPU, ./allreduce_bench --device cuda -n 20 -w 5\n' "$line" "$n"
         sed 1d "$csv.tmp"; } > "$csv"
-      echo "bench: $n ranks: ours against the bound (memcpy in busbw units) and the channel ring"
-      awk -F, -v n="$n" 'NR > 2 { bound = $15 * 2 * (n - 1) / n
-          printf "%10s  ours %9.2f us  %6.1f%% of the bound  %5.2fx the channel ring\n", $1, $2,
-                 100 * $3 / bound, $4 / $2 }' "$csv"
+      echo "bench: $n ranks: ours against the reference (memcpy in busbw units) and the channel ring"
+      awk -F, -v n="$n" 'NR > 2 { ref = $15 * 2 * (n - 1) / n
+          printf "%10s  ours %9.2f us  %6.1f%% of the reference  %5.2fx the channel ring\n", $1, $2,
+                 100 * $3 / ref, $4 / $2 }' "$csv"
     else
       echo "bench: ./allreduce_bench --n_gpus $n --device cuda failed"; status=1
     fi

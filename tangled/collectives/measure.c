@@ -134,7 +134,7 @@ static int run_native_all_reduce(Comm *c, float *buf, size_t count, float *scrat
 #line 728 "chapters/06-production.nw"
     return c->allreduce(c, buf, count, err);
 }
-#line 790 "chapters/06-production.nw"
+#line 791 "chapters/06-production.nw"
 static int run_ps_all_reduce(Comm *c, float *buf, size_t count, float *scratch, char *err)
 {
     size_t bytes = count * sizeof *buf;
@@ -145,7 +145,7 @@ static int run_ps_all_reduce(Comm *c, float *buf, size_t count, float *scratch, 
     return star_send_all(c, buf, count, err);
 }
 
-#line 813 "chapters/06-production.nw"
+#line 814 "chapters/06-production.nw"
 static int run_memcpy(Comm *c, float *buf, size_t count, float *scratch, char *err)
 {
     (void)err;

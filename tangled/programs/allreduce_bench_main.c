@@ -17,13 +17,13 @@
 #include "run.h"
 #include "util.h"
 
-#line 1062 "chapters/A3-programs.nw"
+#line 1064 "chapters/A3-programs.nw"
 static const char *summary =
     "Run every all-reduce of the book on the same ranks and sizes, in three rounds, and\n"
     "print their times and bus bandwidths side by side: ours (the best of chapter 8), the\n"
     "channel ring, MPI_Allreduce (under mpirun), the parameter server's push/pull, NCCL (one\n"
     "GPU per rank), PyTorch's gloo (with python3-torch) and a memcpy of the same bytes on\n"
-    "every rank, the memory's bound.";
+    "every rank, the memory's reference.";
 static const char *examples =
     "  ./allreduce_bench --n_gpus 2                       8 B to 256 MiB\n"
     "  ./allreduce_bench --n_gpus 4 -b 4K -e 64M -f 4     fewer sizes\n"
@@ -35,7 +35,7 @@ static const char *examples =
 /** Debian's python3-torch belongs to Debian's Python, which a pyenv may shadow. */
 #define TORCH_PYTHON "/usr/bin/python3"
 
-#line 1087 "chapters/A3-programs.nw"
+#line 1089 "chapters/A3-programs.nw"
 /** Append the common arguments of every contender to @p argv from index @p k. */
 static int common_args(char **argv, int k, const Options *o, char bufs[][32])
 {
@@ -55,7 +55,7 @@ static int common_args(char **argv, int k, const Options *o, char bufs[][32])
     argv[k] = NULL;
     return k;
 }
-#line 1127 "chapters/A3-programs.nw"
+#line 1129 "chapters/A3-programs.nw"
 /** Parse, run every contender, print the table (and the CSV). */
 int main(int argc, char **argv)
 {
@@ -71,7 +71,7 @@ int main(int argc, char **argv)
                 strerror(errno));
         return EXIT_USAGE;
     }
-#line 1192 "chapters/A3-programs.nw"
+#line 1194 "chapters/A3-programs.nw"
     char self[PATH_MAX], coll[PATH_MAX + 16], bufs[8][32];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     self[n > 0 ? n : 0] = '\0';
@@ -79,7 +79,7 @@ int main(int argc, char **argv)
     if (slash)
         *slash = '\0';
     snprintf(coll, sizeof coll, "%s/collectives", slash ? self : ".");
-#line 1162 "chapters/A3-programs.nw"
+#line 1164 "chapters/A3-programs.nw"
     enum { OURS, RING, MPI, PS, NCCL, GLOO, COPY, N_COLUMNS };
     static Contender col[N_COLUMNS] = {
         {.title = "ours (best, shm)", .key = "ours", .bus = true},
@@ -88,12 +88,12 @@ int main(int argc, char **argv)
         {.title = "param server", .key = "ps", .bus = true},
         {.title = "NCCL", .key = "nccl", .bus = true},
         {.title = "gloo (PyTorch)", .key = "gloo", .bus = true},
-        {.title = "memcpy (bound)", .key = "memcpy"},
+        {.title = "memcpy (reference)", .key = "memcpy"},
     };
     const char *ops[N_COLUMNS] = {"all_reduce_auto", "all_reduce",      "native_all_reduce",
                                   "ps_all_reduce",   "nccl_all_reduce", NULL,
                                   "memcpy"};
-#line 1216 "chapters/A3-programs.nw"
+#line 1218 "chapters/A3-programs.nw"
     for (int k = 0; k < N_COLUMNS; k++) {
         int i = 0;
         if (!ops[k])
@@ -122,7 +122,7 @@ int main(int argc, char **argv)
     col[GLOO].argv[0] = TORCH_PYTHON;
     col[GLOO].argv[1] = gloo;
     common_args(col[GLOO].argv, 2, &o, bufs);
-#line 1253 "chapters/A3-programs.nw"
+#line 1255 "chapters/A3-programs.nw"
     int gpus = gpu_count();
     if (!comm_mpi_available() || system("command -v mpirun >/dev/null 2>&1") != 0)
         snprintf(col[MPI].why, sizeof col[MPI].why,
@@ -136,7 +136,7 @@ int main(int argc, char **argv)
         snprintf(col[GLOO].why, sizeof col[GLOO].why,
                  "not run: no python3-torch (apt-get install python3-torch) or no %s",
                  "bench/gloo_allreduce.py");
-#line 1284 "chapters/A3-programs.nw"
+#line 1286 "chapters/A3-programs.nw"
     for (int round = 0; round < BENCH_ROUNDS; round++) /* forwards, then backwards */
         for (int j = 0; j < N_COLUMNS; j++) {
             int k = round % 2 ? N_COLUMNS - 1 - j : j;
@@ -150,11 +150,11 @@ int main(int argc, char **argv)
            o.n_gpus, format_bytes(lo, o.min_bytes), format_bytes(hi, o.max_bytes),
            o.step_factor, BENCH_ROUNDS, o.iters, o.warmup,
            o.check ? ", every element checked" : "", where);
-#line 1296 "chapters/A3-programs.nw"
+#line 1298 "chapters/A3-programs.nw"
     exercises_banner("# exercise ");
     printf(
         "# time in us, busbw in GB/s (all-reduce: algbw x 2(N-1)/N; memcpy: bytes/time)\n#\n");
-#line 1298 "chapters/A3-programs.nw"
+#line 1300 "chapters/A3-programs.nw"
     if (csv)
         fprintf(csv, "# machine: %s; %d ranks\n", where, o.n_gpus);
     const int vs[] = {MPI, COPY, GLOO};
@@ -162,6 +162,6 @@ int main(int argc, char **argv)
     if (csv && fclose(csv) != 0)
         fatal("--csv %s: %s", o.csv, strerror(errno));
     fflush(stdout);
-#line 1144 "chapters/A3-programs.nw"
+#line 1146 "chapters/A3-programs.nw"
     return status;
 }

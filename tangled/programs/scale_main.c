@@ -3,7 +3,7 @@
  * @brief The program scale: the alpha-beta model of chapter 9, fitted to this machine or
  *        given an H100 cluster's links.
  */
-#line 1323 "chapters/A3-programs.nw"
+#line 1325 "chapters/A3-programs.nw"
 #include <glob.h>
 #include <math.h>
 #include <stdio.h>
@@ -15,7 +15,7 @@
 #include "run.h"
 #include "util.h"
 
-#line 1346 "chapters/A3-programs.nw"
+#line 1348 "chapters/A3-programs.nw"
 static const char *summary =
     "Predict all-reduces with chapter 9's alpha-beta model: the flat ring, the hierarchy\n"
     "and a tree, on an H100 cluster or on this machine's links fitted to make bench.";
@@ -204,7 +204,7 @@ static double step_compute(double params, double tokens)
 {
     return 6 * params * tokens / (H100_FLOPS * ASSUMED_MFU);
 }
-#line 1360 "chapters/A3-programs.nw"
+#line 1362 "chapters/A3-programs.nw"
 static void scale_cluster(const Options *o, const Machine *m, FILE *csv)
 {
     printf("# %12s %12s %12s %12s %8s\n# %12s %12s %12s %12s %8s\n", "size", "flat ring",
@@ -221,7 +221,7 @@ static void scale_cluster(const Options *o, const Machine *m, FILE *csv)
         if (sz > o->max_bytes / (size_t)o->step_factor)
             break;
     }
-#line 1381 "chapters/A3-programs.nw"
+#line 1383 "chapters/A3-programs.nw"
     double bytes = 2.0 * o->params, compute = step_compute(o->params, (double)o->tokens);
     double flat = cost_predict(COST_FLAT_RING, m, bytes),
            hier = cost_predict(COST_HIERARCHICAL, m, bytes);
@@ -231,13 +231,13 @@ static void scale_cluster(const Options *o, const Machine *m, FILE *csv)
         "%.1f ms (%.0f%%), nothing overlapped\n",
         o->params, o->tokens, compute * 1e3, bytes / 1e9, flat * 1e3,
         100 * flat / (flat + compute), hier * 1e3, 100 * hier / (hier + compute));
-#line 1389 "chapters/A3-programs.nw"
+#line 1391 "chapters/A3-programs.nw"
     if (csv)
         fprintf(csv, "step,%.3f,%.3f,%.3f,%.4f,%.3f\n", flat * 1e6, hier * 1e6,
                 cost_predict(COST_TREE, m, bytes) * 1e6, flat / hier, compute * 1e6);
-#line 1377 "chapters/A3-programs.nw"
+#line 1379 "chapters/A3-programs.nw"
 }
-#line 1395 "chapters/A3-programs.nw"
+#line 1397 "chapters/A3-programs.nw"
 int main(int argc, char **argv)
 {
     static Run run;
@@ -261,7 +261,7 @@ int main(int argc, char **argv)
         printf("# scale: %d hosts x %d H100 SXM (NVLink 450 GB/s a way, a 400 Gb/s card "
                "per GPU; NCCL's step latencies)\n",
                o->hosts, per_host);
-#line 1417 "chapters/A3-programs.nw"
+#line 1419 "chapters/A3-programs.nw"
         scale_cluster(o, &m, csv);
     }
     if (csv)
