@@ -15,6 +15,7 @@
 #include "../../exercises/ch7/ch7.h"
 #include "../../exercises/ch2/ch2.h"
 #include "../../exercises/ch8/ch8.h"
+#include "../../exercises/ch9/ch9.h"
 #include "jail.h"
 
 #define IN(x)              wire_in(w, &a->x, sizeof a->x)
@@ -242,7 +243,7 @@ typedef struct {
 } A_collective;
 typedef A_collective A_ring_reduce_scatter_v, A_ring_all_gather_v;
 typedef A_collective A_ring_reduce_scatter_bidir, A_direct_reduce_scatter;
-typedef A_collective A_rabenseifner_all_reduce, A_naive_all_reduce;
+typedef A_collective A_rabenseifner_all_reduce, A_naive_all_reduce, A_tree_all_reduce;
 
 /* counts[] of every rank; buf the sum of them; scratch (when has_scratch) the largest. */
 static void visit_counts(Wire *w, A_collective *a, int has_scratch)
@@ -300,6 +301,11 @@ static size_t everyone(size_t count, size_t N)
 {
     return count * N;
 }
+static size_t as_much(size_t count, size_t N)
+{
+    (void)N;
+    return count;
+}
 #define COLLECTIVE(name, sizing)                                                               \
     static void visit_##name(Wire *w, A_collective *a)                                         \
     {                                                                                          \
@@ -314,6 +320,7 @@ COLLECTIVE(ring_reduce_scatter_bidir, largest_chunk)
 COLLECTIVE(direct_reduce_scatter, largest_chunk)
 COLLECTIVE(rabenseifner_all_reduce, half)
 COLLECTIVE(naive_all_reduce, everyone)
+COLLECTIVE(tree_all_reduce, as_much)
 
 typedef struct {
     const size_t *layer_floats;
@@ -501,6 +508,29 @@ static void call_hierarchical_all_reduce(void *v, void *fn)
                                          a->scratch, a->err);
 }
 
+/* Chapter 9's grid: buf and scratch of count floats, in the rank's own memory. */
+typedef struct {
+    Comm *c;
+    int rows;
+    float *buf, *scratch;
+    size_t count;
+    char *err;
+    int ret;
+} A_torus_all_reduce;
+static void visit_torus_all_reduce(Wire *w, A_torus_all_reduce *a)
+{
+    wire_comm(w, &a->c);
+    IN(rows), IN(count);
+    BUF(buf, a->count * 4, WIRE_BACK);
+    BUF(scratch, a->count * 4, WIRE_IN);
+    ERR(), RESULT();
+}
+static void call_torus_all_reduce(void *v, void *fn)
+{
+    A_torus_all_reduce *a = v;
+    a->ret = FN(torus_all_reduce)(a->c, a->rows, a->buf, a->count, a->scratch, a->err);
+}
+
 /* The table, in the order of the IDs. */
 enum {
     ID_gemm_blocked,
@@ -527,6 +557,8 @@ enum {
     ID_direct_broadcast,
     ID_direct_reduce,
     ID_hierarchical_all_reduce,
+    ID_tree_all_reduce,
+    ID_torus_all_reduce,
     ID_gradient_check,
     N_ENTRIES
 };
@@ -555,6 +587,8 @@ const JailEntry jail_entries[] = {
     ENTRY(direct_broadcast),
     ENTRY(direct_reduce),
     ENTRY(hierarchical_all_reduce),
+    ENTRY(tree_all_reduce),
+    ENTRY(torus_all_reduce),
     ENTRY_AS(grad_check, gradient_check),
 };
 const int jail_n_entries = N_ENTRIES;
@@ -657,6 +691,7 @@ COLLECTIVE_PROXY(ring_reduce_scatter_bidir)
 COLLECTIVE_PROXY(direct_reduce_scatter)
 COLLECTIVE_PROXY(rabenseifner_all_reduce)
 COLLECTIVE_PROXY(naive_all_reduce)
+COLLECTIVE_PROXY(tree_all_reduce)
 
 int ddp_buckets(const size_t *layer_floats, int n_layers, size_t cap, size_t first_cap,
                 int *bucket_of)
@@ -734,6 +769,13 @@ int hierarchical_all_reduce(Comm *c, const int *node_sizes, int n_nodes, float *
 {
     A_hierarchical_all_reduce a = {c, node_sizes, n_nodes, buf, scratch, count, err, -1};
     jail_call(ID_hierarchical_all_reduce, &a);
+    return a.ret;
+}
+
+int torus_all_reduce(Comm *c, int rows, float *buf, size_t count, float *scratch, char *err)
+{
+    A_torus_all_reduce a = {c, rows, buf, scratch, count, err, -1};
+    jail_call(ID_torus_all_reduce, &a);
     return a.ret;
 }
 #endif

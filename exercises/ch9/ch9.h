@@ -1,0 +1,39 @@
+/* Chapter 9's exercises: the functions you write. See the end of chapter 9 in the book
+ * (make book) for what each must do and how it is tested. */
+#ifndef DPS_EX_CH9_H
+#define DPS_EX_CH9_H
+
+#include <stddef.h>
+
+#include "collectives.h"
+#include "comm.h"
+#include "comm_view.h"
+#include "util.h"
+
+/* 9.1: the all-reduce of a binomial tree, for the small buffers where a ring's 2(N-1)
+ * latency-bound steps lose. First a reduce to rank 0: in round k = 0, 1, ... (while
+ * 2^k < N), a rank r whose bits below k are all zero either has bit k set, and then sends
+ * its buf (its partial sum) to rank r - 2^k and leaves the reduce, or receives from rank
+ * r + 2^k, if that is a rank, into scratch and adds it to its buf. Then a broadcast back
+ * down the same tree: every rank but 0 receives the sum into buf from the rank it sent to,
+ * and every rank sends buf to each rank it received from. Every message is count floats;
+ * a rank sends only to those ranks, once each. Afterwards every rank holds the bits of
+ * rank 0's sum. buf and scratch hold count floats on c's device. Returns 0, or -1 with the
+ * comm's error in err. */
+int tree_all_reduce(Comm *c, float *buf, size_t count, float *scratch, char *err);
+
+/* 9.2: the 2-D all-reduce of a grid of ranks, over messages only: `rows` rows of
+ * C = c->size / rows ranks, rank = row * C + col. 1. Each row reduce-scatters buf by a ring
+ * of its C ranks in column order: the rank in column col ends with the row's sum of chunk
+ * col, [chunk_start(count, C, col), chunk_start(count, C, col + 1)). 2. Each column
+ * all-reduces that chunk by a ring of its rows' ranks in row order. 3. Each row all-gathers
+ * the chunks. A rank sends only to the ranks next to it in its row (columns col +- 1 mod C)
+ * and in its column (rows row +- 1 mod rows), and at most 2 (C - 1) chunk_max(count, C)
+ * floats along its row and 2 (rows - 1) chunk_max(chunk_max(count, C), rows) floats down
+ * its column. Afterwards every rank's buf holds the sum over all ranks. comm_view() and the
+ * book's ring collectives (collectives.h) may serve. buf and scratch hold count floats.
+ * Returns 0, or -1 with err: the comm's error, or rows below 1 or not dividing c->size,
+ * refused before anything is sent, with "rows" in err. */
+int torus_all_reduce(Comm *c, int rows, float *buf, size_t count, float *scratch, char *err);
+
+#endif
