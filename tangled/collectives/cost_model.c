@@ -2,13 +2,13 @@
  * @file cost_model.c
  * @brief The alpha-beta model of the all-reduces of chapters 5, 8 and 9 (chapter 9).
  */
-#line 1391 "chapters/09-hosts.nw"
+#line 1393 "chapters/09-hosts.nw"
 #include "cost_model.h"
 
 #include <math.h>
 #include <string.h>
 
-#line 1405 "chapters/09-hosts.nw"
+#line 1407 "chapters/09-hosts.nw"
 int cost_terms(CostAlgo a, const Machine *m, CostTerms *t)
 {
     double H = m->hosts, L = m->per_host, N = H * L, halves = L > 1 ? 2 : 0;
@@ -26,10 +26,10 @@ int cost_terms(CostAlgo a, const Machine *m, CostTerms *t)
         t->within_steps = halves, t->within_bytes = halves * (L - 1) / L;
         if (H > 1 && a == COST_HIERARCHICAL)
             t->between_steps = 2 * (H - 1), t->between_bytes = 2 * (H - 1) / H * per_card;
-        else if (H > 1) /* a binomial tree: ceil(log2 H) levels up, as many down */
-            t->between_steps = t->between_bytes = 2 * ceil(log2(H)),
-            t->between_bytes *= per_card;
-#line 1424 "chapters/09-hosts.nw"
+        else if (H > 1) { /* a binomial tree: ceil(log2 H) levels up, as many down */
+            t->between_steps = 2 * ceil(log2(H));
+            t->between_bytes = t->between_steps * per_card;
+        }
         return 1;
     case COST_ONE_SHOT:
     case COST_TWO_SHOT:
@@ -39,7 +39,7 @@ int cost_terms(CostAlgo a, const Machine *m, CostTerms *t)
     default: return 0;
     }
 }
-#line 1446 "chapters/09-hosts.nw"
+#line 1450 "chapters/09-hosts.nw"
 double cost_predict(CostAlgo a, const Machine *m, double bytes)
 {
     CostTerms t;
@@ -58,7 +58,7 @@ const char *cost_name(CostAlgo a)
     static const char *names[] = {"flat ring", "hierarchical", "tree", "one-shot", "two-shot"};
     return a < N_COST_ALGOS ? names[a] : "?";
 }
-#line 1484 "chapters/09-hosts.nw"
+#line 1488 "chapters/09-hosts.nw"
 int cost_fit(const double *steps, const double *bytes, const double *t, int n, Link *out)
 {
     double ss = 0, sb = 0, bb = 0, st = 0, bt = 0;
@@ -73,7 +73,7 @@ int cost_fit(const double *steps, const double *bytes, const double *t, int n, L
     out->beta = (ss * bt - sb * st) / det;
     return out->alpha >= 0 && out->beta > 0 ? 0 : -1;
 }
-#line 1474 "chapters/09-hosts.nw"
+#line 1478 "chapters/09-hosts.nw"
 double cost_fit_rate(const double *over, const double *t, int n)
 {
     double sx = 0, sxx = 0; /* minimise the sum of (over[i] u / t[i] - 1)^2, u = 1 / rate */

@@ -23,7 +23,7 @@ static const char *examples =
     "  ./scale                                  8 hosts x 8 H100s, 8 B to 256 MiB\n"
     "  ./scale --hosts 128 --params 70e9        a 70B model on 1,024 GPUs\n"
     "  ./scale --machine here                   this machine's links, checked\n";
-#line 1641 "chapters/09-hosts.nw"
+#line 1651 "chapters/09-hosts.nw"
 /** Column @p name of CSV @p path: sizes (first column) into @p size, values into @p v, at
  *  most @p most rows; rows read (0 when the file or the column is missing). */
 static int csv_column(const char *path, const char *name, double *size, double *v, int most)
@@ -54,7 +54,7 @@ static int csv_column(const char *path, const char *name, double *size, double *
         fclose(f);
     return rows;
 }
-#line 1513 "chapters/09-hosts.nw"
+#line 1517 "chapters/09-hosts.nw"
 /** This machine's within-host link, from chapter 8's two-shot at 2 and 4 ranks. */
 static int fit_within(const char *dir, Link *within, char *err)
 {
@@ -75,36 +75,41 @@ static int fit_within(const char *dir, Link *within, char *err)
                          "no fit of the link within a host from %s/crossovers_n2.csv "
                          "and crossovers_n4.csv (make bench)",
                          dir);
-#line 1531 "chapters/09-hosts.nw"
+#line 1535 "chapters/09-hosts.nw"
     return 0;
 }
 
+/** Messages from this size up measure a link's rate; smaller ones, its steps. */
+#define RATE_FROM 65536
+
 /** A link between hosts, from the flat ring of 4 hosts x 1 rank on it: the bucket's rate
- *  from the three largest messages, the wire's alpha and beta from the messages that take
- *  clearly longer than the rate alone would (beta 0 when only one does). */
+ *  from the messages of RATE_FROM bytes and more; the wire's beta from what the unshaped
+ *  link carried, and its alpha from the smaller messages. */
 static int fit_between(const char *dir, const char *link, Link *between, char *err)
 {
-    double size[32], us[32], steps[32], bytes[32], t[32], v[32], secs[32];
+    double size[32], us[32], wire[32], sa = 0, saa = 0, v[32], secs[32];
     char path[512];
     snprintf(path, sizeof path, "%s/hosts_4x1_%s.csv", dir, link);
-    int rows = csv_column(path, "ring_us", size, us, 32), wire = 0;
+    int rows = csv_column(path, "ring_us", size, us, 32), large = 0;
+    if (csv_column(path, "unshaped_gbs", size, wire, 32) != rows || rows == 0)
+        return error_set(err, "no flat ring, or no unshaped_gbs, in %s (make bench)", path);
     Machine m = {.hosts = 4, .per_host = 1, .cards = 1};
     CostTerms k;
     cost_terms(COST_FLAT_RING, &m, &k);
-    for (int i = 0; i < rows; i++)
-        v[i] = k.between_bytes * size[i], secs[i] = us[i] * 1e-6;
-    if (rows < 4 || !(between->rate = cost_fit_rate(v + rows - 3, secs + rows - 3, 3)))
+    between->beta = 1 / (wire[0] * 1e9);
+    for (int i = 0; i < rows; i++) {
+        double b = k.between_bytes * size[i], t = us[i] * 1e-6, a = k.between_steps / t;
+        if (size[i] < RATE_FROM) /* alpha, by the relative least squares, beta known */
+            sa += a * (1 - b * between->beta / t), saa += a * a;
+        else
+            v[large] = b, secs[large++] = t;
+    }
+    between->alpha = saa > 0 ? sa / saa : 0;
+    if (!(between->rate = cost_fit_rate(v, secs, large)) || between->alpha <= 0)
         return error_set(err, "no fit of the %s link from %s (make bench)", link, path);
-    for (int i = 0; i < rows; i++)
-        if (secs[i] > 1.5 * v[i] / between->rate)
-            steps[wire] = k.between_steps, bytes[wire] = v[i], t[wire++] = secs[i];
-    if (wire == 1)
-        *between = (Link){.alpha = t[0] / steps[0], .rate = between->rate};
-    else if (wire < 1 || cost_fit(steps, bytes, t, wire, between))
-        return error_set(err, "no fit of the %s link's steps from %s", link, path);
     return 0;
 }
-#line 1566 "chapters/09-hosts.nw"
+#line 1575 "chapters/09-hosts.nw"
 /** The model against hosts_LAYOUT_LINK.csv's ring and hierarchy: the worst error, or -1
  *  when nothing was measured. */
 static double validate(const char *dir, const char *layout, const char *link, Machine *m,
@@ -124,7 +129,8 @@ static double validate(const char *dir, const char *layout, const char *link, Ma
         for (int i = 0; i < rows; i++) {
             double model = cost_predict(cases[c].algo, m, size[i]) * 1e6;
             double error = (model - us[i]) / us[i];
-            case_worst = fmax(case_worst, fabs(error));
+            if (size[i] >= RATE_FROM) /* the worst where the link, not the scheduler, decides */
+                case_worst = fmax(case_worst, fabs(error));
             if (csv)
                 fprintf(csv, "%s/%s/%s/%.0f,nan,nan,%.2f,%.2f,%.4f,nan\n", link, layout,
                         cases[c].column, size[i], us[i], model, error);
@@ -137,7 +143,7 @@ static double validate(const char *dir, const char *layout, const char *link, Ma
     }
     return worst;
 }
-#line 1678 "chapters/09-hosts.nw"
+#line 1688 "chapters/09-hosts.nw"
 /** Fit the links of the machine measured in @p dir, check the model on every case. */
 static int scale_here(const char *dir, FILE *csv, char *err)
 {
@@ -151,14 +157,14 @@ static int scale_here(const char *dir, FILE *csv, char *err)
                 "case,alpha_us,beta_ns,measured_us,model_us,error,rate_gbs\nfit/within,"
                 "%.4f,%.6f,nan,nan,nan,nan\n",
                 m.within.alpha * 1e6, m.within.beta * 1e9);
-#line 1689 "chapters/09-hosts.nw"
+#line 1699 "chapters/09-hosts.nw"
     char pattern[512];
     glob_t g;
     snprintf(pattern, sizeof pattern, "%s/hosts_4x1_*.csv", dir);
     if (glob(pattern, 0, NULL, &g) != 0)
         return error_set(err, "no %s (make bench, as root)", pattern);
     for (size_t i = 0; i < g.gl_pathc; i++) {
-#line 1703 "chapters/09-hosts.nw"
+#line 1713 "chapters/09-hosts.nw"
         char link[64];
         if (sscanf(strrchr(g.gl_pathv[i], '/') + 1, "hosts_4x1_%63[^.].csv", link) != 1 ||
             fit_between(dir, link, &m.between, err))
@@ -167,7 +173,7 @@ static int scale_here(const char *dir, FILE *csv, char *err)
             "# links %s: alpha %.2f us, beta %.3f ns/B, a rate of %.3f GB/s; from the flat ring "
             "4 x 1\n",
             link, m.between.alpha * 1e6, m.between.beta * 1e9, m.between.rate / 1e9);
-#line 1709 "chapters/09-hosts.nw"
+#line 1719 "chapters/09-hosts.nw"
         if (csv)
             fprintf(csv, "fit/%s,%.4f,%.6f,nan,nan,nan,%.6f\n", link, m.between.alpha * 1e6,
                     m.between.beta * 1e9, m.between.rate / 1e9);
@@ -175,15 +181,15 @@ static int scale_here(const char *dir, FILE *csv, char *err)
             const char *layout = k == 0 ? "2x2" : k == 1 ? "4x1" : "2x1";
             double worst = validate(dir, layout, link, &m, csv);
             if (worst >= 0)
-                printf("# %s, %s: the model within %.0f%% of every size measured\n", link,
+                printf("# %s, %s: the model within %.0f%% of every size from 64 KiB\n", link,
                        layout, worst * 100);
         }
-#line 1696 "chapters/09-hosts.nw"
+#line 1706 "chapters/09-hosts.nw"
     }
     globfree(&g);
     return 0;
 }
-#line 1611 "chapters/09-hosts.nw"
+#line 1621 "chapters/09-hosts.nw"
 /** H100 SXM GPUs, @p per_host a host on NVLink, one InfiniBand card each between hosts. */
 static Machine h100_cluster(int hosts, int per_host)
 {
@@ -192,13 +198,13 @@ static Machine h100_cluster(int hosts, int per_host)
                      .cards = per_host,
                      .within = {.alpha = 0.47e-6, .beta = 1 / 450e9},
                      .between = {.alpha = 2.7e-6, .beta = 1 / 50e9}};
-#line 1617 "chapters/09-hosts.nw"
+#line 1627 "chapters/09-hosts.nw"
 }
 
 /** An H100's dense bf16 rate, and the share of it a training step is assumed to reach. */
 #define H100_FLOPS  989e12
 #define ASSUMED_MFU 0.4
-#line 1630 "chapters/09-hosts.nw"
+#line 1640 "chapters/09-hosts.nw"
 /** Seconds of compute of a step of @p params parameters on @p tokens tokens a GPU. */
 static double step_compute(double params, double tokens)
 {
