@@ -33,8 +33,10 @@ typedef enum CostAlgo {
 
 /** What an all-reduce costs, as multiples of each link's alpha and of n times its beta. */
 typedef struct CostTerms {
-    double within_steps, within_bytes;   /**< x alpha, x n beta within a host */
-    double between_steps, between_bytes; /**< x alpha, x n beta on a host's link */
+    double within_steps;  /**< x alpha within a host */
+    double within_bytes;  /**< x n beta within a host */
+    double between_steps; /**< x alpha on a host's link */
+    double between_bytes; /**< x n beta on a host's link (or card) */
 } CostTerms;
 
 /** The terms of @p a on @p m (its links aside); 0 when it cannot run there. */
