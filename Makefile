@@ -628,7 +628,7 @@ autograder-check: autograder
 # ---------------------------------------------------------------- dependencies
 # What each target needs from Debian; `make deps` installs all of it (CI does), `make test`
 # only what the tests need, `make book` and `make docs` what they need when first run.
-DEB_TEST  := build-essential noweb libcriterion-dev clang-format-14 libopenblas-dev \
+DEB_TEST  := build-essential noweb libcriterion-dev clang-format-14 libopenblas-dev iproute2 \
              libopenmpi-dev openmpi-bin
 DEB_BOOK  := noweb texlive-latex-base texlive-latex-recommended texlive-pictures lmodern latexmk \
              poppler-utils clang-format-14 gcc

@@ -80,6 +80,8 @@ down() {
         ip netns del "$h" 2>/dev/null
     done
     ip link del "$BR" 2>/dev/null
+    ip netns del "${PREFIX}-probe" 2>/dev/null
+    ip link del "${PREFIX}pr" 2>/dev/null
     for h in $(ip -o link show | awk -F': ' -v p="${PREFIX}v" 'index($2, p) == 1 {sub(/@.*/, "", $2); print $2}'); do
         ip link del "$h" 2>/dev/null
     done
@@ -88,8 +90,21 @@ down() {
 
 left() {
     hosts
-    ip netns list 2>/dev/null | awk -v h="$PREFIX-head" '$1 == h {print $1}'
-    ip -o link show | awk -F': ' -v b="$BR" -v p="${PREFIX}v" '{sub(/@.*/, "", $2)} $2 == b || index($2, p) == 1 {print $2}'
+    ip netns list 2>/dev/null | awk -v h="$PREFIX-head" -v q="$PREFIX-probe" '$1 == h || $1 == q {print $1}'
+    ip -o link show | awk -F': ' -v b="$BR" -v p="${PREFIX}v" -v q="${PREFIX}pr" '{sub(/@.*/, "", $2)} $2 == b || $2 == q || index($2, p) == 1 {print $2}'
+}
+
+# Whether this machine lets us make a network namespace and a bridge at all (a container or
+# a chroot may not): if not, say why and exit 77, the tests' "skipped".
+can_make_namespaces() {
+    local probe=${PREFIX}-probe why
+    if ! why=$(ip netns add "$probe" 2>&1) || ! why=$(ip link add "${PREFIX}pr" type bridge 2>&1); then
+        ip netns del "$probe" 2>/dev/null
+        echo "hosts: this machine makes no network namespace or bridge here: ${why:-refused}" >&2
+        exit 77
+    fi
+    ip link del "${PREFIX}pr"
+    ip netns del "$probe"
 }
 
 # Namespace NAME on the bridge through veth PREFIXvI, its end eth0 at ADDRESS.
@@ -101,7 +116,8 @@ join() {
     ip -n "$ns" addr add "$addr/24" dev eth0
     ip -n "$ns" link set eth0 up
     ip -n "$ns" link set lo up
-    ip netns exec "$ns" sysctl -qw net.ipv4.tcp_retries2=$RETRIES || die "cannot set tcp_retries2 in $ns"
+    ip netns exec "$ns" sh -c "echo $RETRIES > /proc/sys/net/ipv4/tcp_retries2" ||
+        die "cannot set tcp_retries2 in $ns"
 }
 
 up() {
@@ -109,6 +125,7 @@ up() {
     [[ $n =~ ^[1-9][0-9]?$ ]] && [ "$n" -le 32 ] || die "HOSTS=$n: 1 to 32 hosts"
     [ "$link" = none ] || rate_bits "$link" >/dev/null || die "LINK=$link: a rate such as 1gbit, 500mbit or 5gbit, or none"
     down
+    can_make_namespaces
     exec 9>/run/lock/dps-hosts.lock 2>/dev/null || exec 9>/tmp/dps-hosts.lock
     flock 9 # two hosts.sh up at once pick two subnets
     net=$(free_subnet)
