@@ -94,11 +94,13 @@ left() {
     ip -o link show | awk -F': ' -v b="$BR" -v p="${PREFIX}v" -v q="${PREFIX}pr" '{sub(/@.*/, "", $2)} $2 == b || $2 == q || index($2, p) == 1 {print $2}'
 }
 
-# Whether this machine lets us make a network namespace and a bridge at all (a container or
-# a chroot may not): if not, say why and exit 77, the tests' "skipped".
+# Whether this machine lets us make a network namespace, run in it and make a bridge (a
+# container may not; in a chroot ip netns exec cannot remount /): if not, say why and exit
+# 77, the tests' "skipped".
 can_make_namespaces() {
     local probe=${PREFIX}-probe why
-    if ! why=$(ip netns add "$probe" 2>&1) || ! why=$(ip link add "${PREFIX}pr" type bridge 2>&1); then
+    if ! why=$(ip netns add "$probe" 2>&1) || ! why=$(ip netns exec "$probe" true 2>&1) ||
+        ! why=$(ip link add "${PREFIX}pr" type bridge 2>&1); then
         ip netns del "$probe" 2>/dev/null
         echo "hosts: this machine makes no network namespace or bridge here: ${why:-refused}" >&2
         exit 77
@@ -126,7 +128,12 @@ up() {
     [ "$link" = none ] || rate_bits "$link" >/dev/null || die "LINK=$link: a rate such as 1gbit, 500mbit or 5gbit, or none"
     down
     can_make_namespaces
-    exec 9>/run/lock/dps-hosts.lock 2>/dev/null || exec 9>/tmp/dps-hosts.lock
+    trap 'down >/dev/null 2>&1' EXIT # a failure half-way leaves nothing; success clears it
+    # /run/lock, or /tmp where it cannot be written ('command': a failed redirection of exec
+    # would end the script; and exec keeps every redirection it is given, so no 2>)
+    local lock=/run/lock/dps-hosts.lock
+    [ -w /run/lock ] || lock=/tmp/dps-hosts.lock
+    command exec 9>"$lock" || die "cannot open the lock $lock"
     flock 9 # two hosts.sh up at once pick two subnets
     net=$(free_subnet)
     ip link add "$BR" type bridge || die "cannot make the bridge $BR"
@@ -139,6 +146,7 @@ up() {
         shape eth0 "$link" "$h"          # from the host
     done
     flock -u 9
+    trap - EXIT
     echo "hosts: $n up ($(hosts | paste -sd' ')), $net.0/24 on bridge $BR, links $link"
 }
 

@@ -62,7 +62,9 @@ static int bad_view_rank(int rank, int size, void *arg, char *err)
     static const struct {
         int members[3], n;
         const char *says;
-    } bad[] = {{{0, 1, 1}, 3, "twice"}, {{0, 1, 5}, 3, "not a rank"}, {{-1, 0, 1}, 3, "not a rank"}};
+    } bad[] = {{{0, 1, 1}, 3, "twice"},
+               {{0, 1, 5}, 3, "not a rank"},
+               {{-1, 0, 1}, 3, "not a rank"}};
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
         char why[ERR_LEN] = "";
         Comm *v = comm_view(c, bad[k].members, bad[k].n, why);

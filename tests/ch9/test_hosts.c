@@ -35,6 +35,16 @@ static void hosts_up(int n)
     cr_assert(r.status == 0, "hosts.sh up %d: exit %d: %s", n, r.status, r.err);
 }
 
+/* After every test, pass or fail: whatever it made is taken down. */
+static void hosts_cleanup(void)
+{
+    if (prefix[0]) {
+        setenv("DPS_HOSTS", prefix, 1);
+        if (system("scripts/hosts.sh down >/dev/null 2>&1") != 0)
+            fprintf(stderr, "hosts.sh down failed for %s\n", prefix);
+    }
+}
+
 /* Take the hosts down: nothing of them is left (namespaces, links, bridge). */
 static void hosts_down(void)
 {
@@ -51,7 +61,8 @@ static void hosts_down(void)
 /* 2 hosts x 2 ranks under mpirun: the hierarchy's ring crosses TCP between network
  * namespaces, its windows are MPI's within each; the weights are the forked ranks' bit for
  * bit (same algorithm, same order of additions), and the banner names the real hosts. */
-Test(hosts, two_hosts_train_as_forked_ranks_do_bit_for_bit, .timeout = 180)
+Test(hosts, two_hosts_train_as_forked_ranks_do_bit_for_bit, .timeout = 180,
+     .fini = hosts_cleanup)
 {
     hosts_up(2);
     static Run a, b, d, col;
@@ -82,7 +93,8 @@ Test(hosts, two_hosts_train_as_forked_ranks_do_bit_for_bit, .timeout = 180)
 }
 
 /* A host with 3 ranks beside one with 1: the hierarchy refuses, naming both. */
-Test(hosts, hosts_of_unequal_ranks_are_refused_by_name, .timeout = 120)
+Test(hosts, hosts_of_unequal_ranks_are_refused_by_name, .timeout = 120,
+     .fini = hosts_cleanup)
 {
     hosts_up(2);
     static Run a;
@@ -97,7 +109,8 @@ Test(hosts, hosts_of_unequal_ranks_are_refused_by_name, .timeout = 120)
 }
 
 /* Tear-down leaves nothing, even with a process still running on a host. */
-Test(hosts, down_kills_what_runs_on_the_hosts_and_leaves_nothing, .timeout = 60)
+Test(hosts, down_kills_what_runs_on_the_hosts_and_leaves_nothing, .timeout = 60,
+     .fini = hosts_cleanup)
 {
     hosts_up(2);
     char host[32];
@@ -192,7 +205,8 @@ static int end_of_run(pid_t pid, char *out_path, char *err_path, char *said, siz
 }
 
 /* A rank killed on one host: mpirun ends the job, naming the rank and its host. */
-Test(hosts, a_rank_killed_on_one_host_ends_the_run_naming_it, .timeout = 120)
+Test(hosts, a_rank_killed_on_one_host_ends_the_run_naming_it, .timeout = 120,
+     .fini = hosts_cleanup)
 {
     hosts_up(2);
     char out_path[] = "/tmp/dps-hosts-out-XXXXXX", err_path[] = "/tmp/dps-hosts-err-XXXXXX";
@@ -211,7 +225,8 @@ Test(hosts, a_rank_killed_on_one_host_ends_the_run_naming_it, .timeout = 120)
 
 /* A host's link taken down: the ranks' watchdogs (--timeout) or the daemons' keepalives end
  * the job, naming the ranks and their hosts, or the lost host. */
-Test(hosts, a_host_whose_link_goes_down_ends_the_run_naming_it, .timeout = 120)
+Test(hosts, a_host_whose_link_goes_down_ends_the_run_naming_it, .timeout = 120,
+     .fini = hosts_cleanup)
 {
     hosts_up(2);
     char out_path[] = "/tmp/dps-hosts-out-XXXXXX", err_path[] = "/tmp/dps-hosts-err-XXXXXX";
