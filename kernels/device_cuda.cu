@@ -2,7 +2,7 @@
  * @file device_cuda.cu
  * @brief The CUDA device: the same table as the CPU's, on a GPU.
  */
-#line 2236 "chapters/01-mlp.nw"
+#line 2248 "chapters/01-mlp.nw"
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -12,7 +12,7 @@
 #include "mlp_kernels.h"
 #include "util.h"
 
-#line 2270 "chapters/01-mlp.nw"
+#line 2283 "chapters/01-mlp.nw"
 /** Stop with file, line and CUDA's message when @p call fails. */
 #define CUDA_CHECK(call)                                                                       \
     do {                                                                                       \
@@ -33,7 +33,7 @@
 static cublasHandle_t handle; /* one per process, made by device_cuda_backend_open() */
 static int ordinal;           /* the rank's GPU, which each of the rank's threads must use */
 
-#line 2307 "chapters/01-mlp.nw"
+#line 2320 "chapters/01-mlp.nw"
 static long gpu_live; /* buffers from alloc() not yet released, counted atomically */
 
 static void *alloc(size_t bytes)
@@ -51,7 +51,7 @@ static void release(void *p)
         __atomic_sub_fetch(&gpu_live, 1, __ATOMIC_RELAXED);
     CUDA_CHECK(cudaFree(p));
 }
-#line 2330 "chapters/01-mlp.nw"
+#line 2343 "chapters/01-mlp.nw"
 static void upload(void *dst, const void *src, size_t bytes)
 {
     CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
@@ -72,7 +72,7 @@ static void sync(void)
 {
     CUDA_CHECK(cudaDeviceSynchronize());
 }
-#line 1380 "chapters/01-mlp.nw"
+#line 1383 "chapters/01-mlp.nw"
 static const void *resident(const void *host, size_t bytes)
 {
     void *p = NULL;
@@ -85,7 +85,7 @@ static void release_resident(const void *p)
 {
     release((void *)p);
 }
-#line 2375 "chapters/01-mlp.nw"
+#line 2388 "chapters/01-mlp.nw"
 static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
                  const float *B, float beta, float *C)
 {
@@ -94,7 +94,7 @@ static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float
                              g.transb ? CUBLAS_OP_T : CUBLAS_OP_N, g.m, g.n, g.k, &alpha, g.a,
                              g.lda, g.b, g.ldb, &beta, C, g.ldc));
 }
-#line 2522 "chapters/01-mlp.nw"
+#line 2535 "chapters/01-mlp.nw"
 /** One thread per element: add the column's bias, then ReLU. */
 __global__ void bias_act_forward_kernel(float *y, const float *bias, int rows, int cols,
                                         bool relu)
@@ -110,7 +110,7 @@ static void bias_act_forward(float *y, const float *bias, int rows, int cols, bo
                                                                                   cols, relu);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2549 "chapters/01-mlp.nw"
+#line 2562 "chapters/01-mlp.nw"
 /** One thread per element: zero dy where the ReLU's output was not positive. */
 __global__ void relu_backward_kernel(float *dy, const float *y, size_t n)
 {
@@ -124,7 +124,7 @@ static void relu_backward(float *dy, const float *y, size_t n)
     relu_backward_kernel<<<grid_blocks(n), KERNEL_THREADS>>>(dy, y, n);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2571 "chapters/01-mlp.nw"
+#line 2584 "chapters/01-mlp.nw"
 /** One thread per column: sum dy down the column. */
 __global__ void bias_backward_kernel(float *dbias, const float *dy, int rows, int cols)
 {
@@ -142,7 +142,7 @@ static void bias_backward(float *dbias, const float *dy, int rows, int cols)
     bias_backward_kernel<<<grid_blocks(cols), KERNEL_THREADS>>>(dbias, dy, rows, cols);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 1625 "chapters/01-mlp.nw"
+#line 1635 "chapters/01-mlp.nw"
 /** One thread per row: softmax_xent_row(), then add the counts atomically. */
 __global__ void softmax_xent_kernel(const float *logits, const int *labels, int rows, int cols,
                                     float *dlogits, float *stats)
@@ -162,10 +162,10 @@ static void softmax_xent(const float *logits, const int *labels, int rows, int c
 {
     softmax_xent_kernel<<<grid_blocks(rows), KERNEL_THREADS>>>(logits, labels, rows, cols,
                                                                dlogits, stats);
-#line 1645 "chapters/01-mlp.nw"
+#line 1655 "chapters/01-mlp.nw"
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2646 "chapters/01-mlp.nw"
+#line 2659 "chapters/01-mlp.nw"
 /** Grid-stride y += a x. */
 __global__ void axpy_kernel(size_t n, float a, const float *x, float *y)
 {
@@ -182,7 +182,7 @@ __global__ void scale_kernel(size_t n, float a, float *x)
         x[i] *= a;
 }
 
-#line 2667 "chapters/01-mlp.nw"
+#line 2680 "chapters/01-mlp.nw"
 static void axpy(size_t n, float a, const float *x, float *y)
 {
     axpy_kernel<<<stride_blocks(n), KERNEL_THREADS>>>(n, a, x, y);
@@ -195,7 +195,7 @@ static void scale(size_t n, float a, float *x)
     CUDA_CHECK(cudaGetLastError());
 }
 
-#line 2681 "chapters/01-mlp.nw"
+#line 2694 "chapters/01-mlp.nw"
 /** Grid-stride: word k of the batch from its row of the data set. */
 __global__ void gather_kernel(uint32_t *dst, const uint32_t *src, const int *rows, size_t n,
                               size_t words)
@@ -210,7 +210,7 @@ static void gather_rows(void *dst, const void *src, const int *rows, int n, size
     size_t total = (size_t)n * words;
     gather_kernel<<<stride_blocks(total), KERNEL_THREADS>>>(
         (uint32_t *)dst, (const uint32_t *)src, rows, total, words);
-#line 2696 "chapters/01-mlp.nw"
+#line 2709 "chapters/01-mlp.nw"
     CUDA_CHECK(cudaGetLastError());
 }
 
@@ -253,6 +253,194 @@ static void adamw(size_t n, const AdamStep *a, const float *g, float *m, float *
     if (n == 0)
         return;
     adamw_kernel<<<stride_blocks(n), KERNEL_THREADS>>>(n, *a, g, m, u, p);
+    CUDA_CHECK(cudaGetLastError());
+}
+#line 243 "chapters/10-compress.nw"
+/** Grid-stride encode_element(). */
+__global__ void encode_kernel(size_t n, Dtype t, const float *x, void *out)
+{
+    for (size_t i = thread_index(blockIdx.x, blockDim.x, threadIdx.x); i < n;
+         i += grid_stride(gridDim.x, blockDim.x))
+        encode_element(t, x, out, i);
+}
+
+/** Grid-stride decode_element(), added to y or written over it. */
+__global__ void decode_kernel(size_t n, Dtype t, const void *in, float *y, bool add)
+{
+    for (size_t i = thread_index(blockIdx.x, blockDim.x, threadIdx.x); i < n;
+         i += grid_stride(gridDim.x, blockDim.x))
+        y[i] = add ? y[i] + decode_element(t, in, i) : decode_element(t, in, i);
+}
+
+/** Grid-stride count of the entries that are not finite, into *bad. */
+__global__ void nonfinite_kernel(size_t n, const float *x, unsigned long long *bad)
+{
+    unsigned long long mine = 0;
+    for (size_t i = thread_index(blockIdx.x, blockDim.x, threadIdx.x); i < n;
+         i += grid_stride(gridDim.x, blockDim.x))
+        mine += !isfinite(x[i]);
+    if (mine)
+        atomicAdd(bad, mine);
+}
+
+#line 275 "chapters/10-compress.nw"
+static void encode(size_t n, Dtype t, const float *x, void *out)
+{
+    if (n == 0)
+        return;
+    encode_kernel<<<stride_blocks(n), KERNEL_THREADS>>>(n, t, x, out);
+    CUDA_CHECK(cudaGetLastError());
+}
+
+static void decode(size_t n, Dtype t, const void *in, float *y, bool add)
+{
+    if (n == 0)
+        return;
+    decode_kernel<<<stride_blocks(n), KERNEL_THREADS>>>(n, t, in, y, add);
+    CUDA_CHECK(cudaGetLastError());
+}
+
+static size_t count_nonfinite(size_t n, const float *x)
+{
+    unsigned long long *bad = (unsigned long long *)alloc(sizeof *bad), host = 0;
+    if (n)
+        nonfinite_kernel<<<stride_blocks(n), KERNEL_THREADS>>>(n, x, bad);
+    CUDA_CHECK(cudaGetLastError());
+    download(&host, bad, sizeof host);
+    release(bad);
+    return (size_t)host;
+}
+#line 712 "chapters/10-compress.nw"
+/** The sum over the block of @p v, in every thread (blockDim.x a power of two). */
+__device__ float block_sum(float v, float *sh)
+{
+    sh[threadIdx.x] = v;
+    __syncthreads();
+    for (unsigned s = blockDim.x / 2; s > 0; s /= 2) {
+        if (threadIdx.x < s)
+            sh[threadIdx.x] += sh[threadIdx.x + s];
+        __syncthreads();
+    }
+    float sum = sh[0];
+    __syncthreads();
+    return sum;
+}
+
+/** Modified Gram-Schmidt on the columns of a[rows x cols], by one block. */
+__global__ void orthonormalize_kernel(int rows, int cols, float *a)
+{
+    __shared__ float sh[KERNEL_THREADS];
+    for (int j = 0; j < cols; j++) {
+        float part = 0;
+        for (int i = threadIdx.x; i < rows; i += blockDim.x)
+            part += a[i * cols + j] * a[i * cols + j];
+        float inv = 1.0f / (sqrtf(block_sum(part, sh)) + (float)ORTHO_EPS);
+        for (int i = threadIdx.x; i < rows; i += blockDim.x)
+            a[i * cols + j] *= inv;
+        __syncthreads();
+        for (int k = j + 1; k < cols; k++) {
+            part = 0;
+            for (int i = threadIdx.x; i < rows; i += blockDim.x)
+                part += a[i * cols + j] * a[i * cols + k];
+            float dot = block_sum(part, sh);
+            for (int i = threadIdx.x; i < rows; i += blockDim.x)
+                a[i * cols + k] -= dot * a[i * cols + j];
+            __syncthreads();
+        }
+    }
+}
+
+static void orthonormalize(int rows, int cols, float *a)
+{
+    orthonormalize_kernel<<<1, KERNEL_THREADS>>>(rows, cols, a);
+    CUDA_CHECK(cudaGetLastError());
+}
+
+#line 907 "chapters/10-compress.nw"
+/** Count the magnitudes whose bits under @p mask are @p prefix, by their byte at @p shift. */
+__global__ void radix_count_kernel(size_t n, const float *x, uint32_t prefix, uint32_t mask,
+                                   int shift, unsigned long long *count)
+{
+    __shared__ unsigned int local[256];
+    for (int b = threadIdx.x; b < 256; b += blockDim.x)
+        local[b] = 0;
+    __syncthreads();
+    for (size_t i = thread_index(blockIdx.x, blockDim.x, threadIdx.x); i < n;
+         i += grid_stride(gridDim.x, blockDim.x)) {
+        uint32_t u = magnitude_bits(x[i]);
+        if ((u & mask) == prefix)
+            atomicAdd(&local[u >> shift & 255u], 1u);
+    }
+    __syncthreads();
+    for (int b = threadIdx.x; b < 256; b += blockDim.x)
+        if (local[b])
+            atomicAdd(&count[b], (unsigned long long)local[b]);
+}
+
+/** Append every entry above @p t, and up to @p ties entries equal to it. */
+__global__ void radix_take_kernel(size_t n, const float *x, uint32_t t, unsigned long long ties,
+                                  unsigned long long *taken, IndexValue *out)
+{
+    for (size_t i = thread_index(blockIdx.x, blockDim.x, threadIdx.x); i < n;
+         i += grid_stride(gridDim.x, blockDim.x)) {
+        uint32_t u = magnitude_bits(x[i]);
+        if (u == t && atomicAdd(&taken[1], 1ull) >= ties)
+            continue;
+        if (u >= t)
+            out[atomicAdd(&taken[0], 1ull)] = IndexValue{(uint32_t)i, x[i]};
+    }
+}
+
+/** What the GPU's counting pass reads: the vector, and 256 counters in device memory. */
+typedef struct DeviceMagnitudes {
+    size_t n;
+    const float *x;
+    unsigned long long *counters;
+} DeviceMagnitudes;
+
+static void count_bytes(const void *ctx, uint32_t prefix, uint32_t mask, int shift,
+                        size_t count[256])
+{
+    const DeviceMagnitudes *v = (const DeviceMagnitudes *)ctx;
+    unsigned long long host[256];
+    zero(v->counters, sizeof host);
+    radix_count_kernel<<<stride_blocks(v->n), KERNEL_THREADS>>>(v->n, v->x, prefix, mask, shift,
+                                                                v->counters);
+    CUDA_CHECK(cudaGetLastError());
+    download(host, v->counters, sizeof host);
+    for (int b = 0; b < 256; b++)
+        count[b] = (size_t)host[b];
+}
+
+static void top_k(size_t n, const float *x, size_t k, IndexValue *out)
+{
+    if (n == 0 || k == 0)
+        return;
+    DeviceMagnitudes v = {n, x, (unsigned long long *)alloc(256 * sizeof(unsigned long long))};
+    uint32_t t;
+    size_t need;
+    radix_select(n, k, count_bytes, &v, &t, &need);
+    zero(v.counters, 2 * sizeof *v.counters);
+    radix_take_kernel<<<stride_blocks(n), KERNEL_THREADS>>>(n, x, t, need, v.counters, out);
+    CUDA_CHECK(cudaGetLastError());
+    sync();
+    release(v.counters);
+}
+
+#line 759 "chapters/10-compress.nw"
+/** One thread per entry: distinct indices, so no two threads add to one place. */
+__global__ void scatter_add_kernel(size_t k, const IndexValue *v, float a, float *y)
+{
+    for (size_t i = thread_index(blockIdx.x, blockDim.x, threadIdx.x); i < k;
+         i += grid_stride(gridDim.x, blockDim.x))
+        y[v[i].index] += a * v[i].value;
+}
+
+static void scatter_add(size_t k, const IndexValue *v, float a, float *y)
+{
+    if (k == 0)
+        return;
+    scatter_add_kernel<<<stride_blocks(k), KERNEL_THREADS>>>(k, v, a, y);
     CUDA_CHECK(cudaGetLastError());
 }
 #line 2187 "chapters/02-shm.nw"
@@ -302,7 +490,7 @@ static void bind_thread(void)
 {
     CUDA_CHECK(cudaSetDevice(ordinal));
 }
-#line 2866 "chapters/01-mlp.nw"
+#line 2880 "chapters/01-mlp.nw"
 static int gpu_close(char *err)
 {
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -315,11 +503,11 @@ static int gpu_close(char *err)
                          "cuda:%d: %ld buffer(s) from alloc() never released, "
                          "%ld IPC mapping(s) never closed",
                          ordinal, held, maps);
-#line 2876 "chapters/01-mlp.nw"
+#line 2890 "chapters/01-mlp.nw"
     return 0;
 }
 
-#line 2769 "chapters/01-mlp.nw"
+#line 2782 "chapters/01-mlp.nw"
 /* every member, in Device's order, as C++ requires */
 static Device cuda = {
     .kind = DEVICE_CUDA,
@@ -351,16 +539,22 @@ static Device cuda = {
     .bind_thread = bind_thread,
     .reduce = reduce,
     .adamw = adamw,
+    .encode = encode,
+    .decode = decode,
+    .count_nonfinite = count_nonfinite,
+    .orthonormalize = orthonormalize,
+    .top_k = top_k,
+    .scatter_add = scatter_add,
 };
 
-#line 2794 "chapters/01-mlp.nw"
+#line 2808 "chapters/01-mlp.nw"
 /**
  * The backend's entry point (DEVICE_CUDA_ENTRY), found by device_cuda_open() with dlsym():
  * the CUDA device for GPU @p rank % count, or NULL with the reason in @p why.
  */
 extern "C" const Device *device_cuda_backend_open(int rank, char *why)
 {
-#line 2819 "chapters/01-mlp.nw"
+#line 2833 "chapters/01-mlp.nw"
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) {
@@ -369,11 +563,11 @@ extern "C" const Device *device_cuda_backend_open(int rank, char *why)
         cudaGetLastError(); /* clear the error so later calls do not report it */
         return NULL;
     }
-#line 2801 "chapters/01-mlp.nw"
+#line 2815 "chapters/01-mlp.nw"
     ordinal = rank % count;
     cuda.count = count;
     CUDA_CHECK(cudaSetDevice(ordinal));
-#line 2837 "chapters/01-mlp.nw"
+#line 2851 "chapters/01-mlp.nw"
     cublasStatus_t s = cublasCreate(&handle);
     if (s != CUBLAS_STATUS_SUCCESS) {
         snprintf(why, ERR_LEN, "cublasCreate failed: %s", cublasGetStatusString(s));
@@ -384,6 +578,6 @@ extern "C" const Device *device_cuda_backend_open(int rank, char *why)
     snprintf(cuda.description, sizeof cuda.description, "cuda:%d %.100s (sm_%d%d, %.1f GiB)",
              ordinal, prop.name, prop.major, prop.minor,
              (double)prop.totalGlobalMem / (1u << 30));
-#line 2805 "chapters/01-mlp.nw"
+#line 2819 "chapters/01-mlp.nw"
     return &cuda;
 }

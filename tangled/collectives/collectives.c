@@ -77,7 +77,7 @@ int ring_sum_doubles(Comm *host, double *v, int n, char *err)
     free(all);
     return rc;
 }
-#line 774 "chapters/05-ag.nw"
+#line 780 "chapters/05-ag.nw"
 /** FNV-1a: a 64-bit fingerprint of @p bytes bytes. */
 static uint64_t hash_bytes(const void *p, size_t bytes)
 {
@@ -88,7 +88,7 @@ static uint64_t hash_bytes(const void *p, size_t bytes)
     return h;
 }
 
-#line 747 "chapters/05-ag.nw"
+#line 753 "chapters/05-ag.nw"
 int replicas_agree(Comm *host, const Model *m, uint64_t *hash, char *err)
 {
     float *w = xcalloc(m->n_params, sizeof *w);
@@ -102,12 +102,12 @@ int replicas_agree(Comm *host, const Model *m, uint64_t *hash, char *err)
         if (hashes[q] != *hash)
             rc = error_set(err, "the weights of rank %d differ from rank %d's after training",
                            q, host->rank);
-#line 761 "chapters/05-ag.nw"
+#line 767 "chapters/05-ag.nw"
     free(hashes);
     return rc;
 }
 
-#line 1084 "chapters/07-zero.nw"
+#line 1085 "chapters/07-zero.nw"
 /** Chunk @p k of @p count floats over @p size ranks, clipped to [lo, hi), from lo. */
 static void window_chunk(size_t count, int size, int k, size_t lo, size_t hi, size_t *a,
                          size_t *b)
@@ -118,7 +118,7 @@ static void window_chunk(size_t count, int size, int k, size_t lo, size_t hi, si
     *a = s - lo, *b = e - lo;
 }
 
-#line 1096 "chapters/07-zero.nw"
+#line 1097 "chapters/07-zero.nw"
 int ring_reduce_scatter_window(Comm *c, float *win, size_t count, size_t lo, size_t hi,
                                float *scratch, char *err)
 {

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -21,6 +22,13 @@ extern "C" {
 typedef enum DeviceKind { DEVICE_CPU, DEVICE_CUDA } DeviceKind;
 /** The settings of one AdamW step (chapter 7, mlp_kernels.h). */
 typedef struct AdamStep AdamStep;
+/** How a gradient's numbers travel (chapter 10): floats, bfloat16 or IEEE half. */
+typedef enum Dtype { DTYPE_FP32, DTYPE_BF16, DTYPE_FP16 } Dtype;
+/** One entry of a sparse gradient (chapter 10): where it is, and its value. */
+typedef struct IndexValue {
+    uint32_t index; /**< the entry's place in the flat gradient */
+    float value;    /**< its value */
+} IndexValue;
 
 /** A device: memory and the kernels of the MLP. All pointers are device pointers. */
 typedef struct Device {
@@ -95,6 +103,18 @@ typedef struct Device {
     void (*reduce)(size_t n, const float *const *src, int k, float scale, float *dst);
     /** AdamW on n elements (chapter 7): see adamw_element(). */
     void (*adamw)(size_t n, const AdamStep *a, const float *g, float *m, float *u, float *p);
+    /** out[i] = x[i] as a @p t, for i < n: rounded to nearest, ties to even (chapter 10). */
+    void (*encode)(size_t n, Dtype t, const float *x, void *out);
+    /** y[i] = the float of in[i], a @p t; with @p add, y[i] += it (chapter 10). */
+    void (*decode)(size_t n, Dtype t, const void *in, float *y, bool add);
+    /** How many of x[0..n) are infinite or NaN (chapter 10). */
+    size_t (*count_nonfinite)(size_t n, const float *x);
+    /** Make the @p cols columns of row-major a[rows x cols] orthonormal, in order (ch. 10). */
+    void (*orthonormalize)(int rows, int cols, float *a);
+    /** The @p k entries of x[0..n) largest in magnitude, into out[0..k) (chapter 10). */
+    void (*top_k)(size_t n, const float *x, size_t k, IndexValue *out);
+    /** y[v[i].index] += a v[i].value for i < k; the indices are distinct (chapter 10). */
+    void (*scatter_add)(size_t k, const IndexValue *v, float a, float *y);
 } Device;
 
 /** The CPU device (always available). */

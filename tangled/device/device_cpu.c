@@ -2,7 +2,7 @@
  * @file device_cpu.c
  * @brief The CPU device: the readable reference of every kernel.
  */
-#line 1818 "chapters/01-mlp.nw"
+#line 1828 "chapters/01-mlp.nw"
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -16,7 +16,7 @@
 #include "mlp_kernels.h"
 #include "util.h"
 
-#line 1854 "chapters/01-mlp.nw"
+#line 1865 "chapters/01-mlp.nw"
 static long cpu_live; /* buffers from alloc() not yet released, counted atomically */
 
 static void *alloc(size_t bytes)
@@ -36,7 +36,7 @@ static void release(void *p)
         __atomic_sub_fetch(&cpu_live, 1, __ATOMIC_RELAXED);
     free(p);
 }
-#line 1879 "chapters/01-mlp.nw"
+#line 1890 "chapters/01-mlp.nw"
 static void upload(void *dst, const void *src, size_t bytes)
 {
     memcpy(dst, src, bytes);
@@ -55,9 +55,9 @@ static void zero(void *p, size_t bytes)
 }
 static void sync(void)
 {
-#line 1895 "chapters/01-mlp.nw"
+#line 1906 "chapters/01-mlp.nw"
 }
-#line 1365 "chapters/01-mlp.nw"
+#line 1368 "chapters/01-mlp.nw"
 static const void *resident(const void *host, size_t bytes)
 {
     (void)bytes;
@@ -67,7 +67,7 @@ static void release_resident(const void *p)
 {
     (void)p;
 }
-#line 1913 "chapters/01-mlp.nw"
+#line 1924 "chapters/01-mlp.nw"
 static int cpu_close(char *err)
 {
     long held = __atomic_load_n(&cpu_live, __ATOMIC_RELAXED);
@@ -80,7 +80,7 @@ static void peer_copy(void *dst, const void *src, size_t bytes)
 {
     memcpy(dst, src, bytes);
 }
-#line 1938 "chapters/01-mlp.nw"
+#line 1949 "chapters/01-mlp.nw"
 /** op(A)[i][p] of the stored A, inside gemm_plain(). */
 #define A_AT(i, p) (ta ? A[(size_t)(p)*m + (i)] : A[(size_t)(i)*k + (p)])
 
@@ -93,15 +93,15 @@ void gemm_plain(bool ta, bool tb, int m, int n, int k, float alpha, const float 
         for (int j = 0; j < n; j++)
             c[j] = beta == 0.0f ? 0.0f : beta * c[j];
         if (!tb) {
-#line 1964 "chapters/01-mlp.nw"
+#line 1975 "chapters/01-mlp.nw"
             for (int p = 0; p < k; p++) {
                 const float a = alpha * A_AT(i, p), *b = B + (size_t)p * n;
                 for (int j = 0; j < n; j++)
                     c[j] += a * b[j];
             }
-#line 1951 "chapters/01-mlp.nw"
+#line 1962 "chapters/01-mlp.nw"
         } else {
-#line 1984 "chapters/01-mlp.nw"
+#line 1995 "chapters/01-mlp.nw"
             for (int j = 0; j < n; j++) {
                 const float *b = B + (size_t)j * k;
                 float s = 0;
@@ -109,24 +109,24 @@ void gemm_plain(bool ta, bool tb, int m, int n, int k, float alpha, const float 
                     s += A_AT(i, p) * b[p];
                 c[j] += alpha * s;
             }
-#line 1953 "chapters/01-mlp.nw"
+#line 1964 "chapters/01-mlp.nw"
         }
     }
 #undef A_AT
 }
-#line 2003 "chapters/01-mlp.nw"
+#line 2014 "chapters/01-mlp.nw"
 static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
                  const float *B, float beta, float *C)
 {
 #ifdef HAVE_BLAS
     cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
                 m, n, k, alpha, A, ta ? m : k, B, tb ? k : n, beta, C, n);
-#line 2010 "chapters/01-mlp.nw"
+#line 2021 "chapters/01-mlp.nw"
 #else
     gemm_plain(ta, tb, m, n, k, alpha, A, B, beta, C);
 #endif
 }
-#line 2063 "chapters/01-mlp.nw"
+#line 2074 "chapters/01-mlp.nw"
 static void bias_act_forward(float *y, const float *bias, int rows, int cols, bool relu)
 {
     for (int i = 0; i < rows; i++) {
@@ -135,13 +135,13 @@ static void bias_act_forward(float *y, const float *bias, int rows, int cols, bo
             row[j] = bias_act(row[j], bias[j], relu);
     }
 }
-#line 2078 "chapters/01-mlp.nw"
+#line 2089 "chapters/01-mlp.nw"
 static void relu_backward(float *dy, const float *y, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         dy[i] = relu_grad(dy[i], y[i]);
 }
-#line 2090 "chapters/01-mlp.nw"
+#line 2101 "chapters/01-mlp.nw"
 static void bias_backward(float *dbias, const float *dy, int rows, int cols)
 {
     for (int j = 0; j < cols; j++)
@@ -150,7 +150,7 @@ static void bias_backward(float *dbias, const float *dy, int rows, int cols)
         for (int j = 0; j < cols; j++)
             dbias[j] += dy[(size_t)i * cols + j];
 }
-#line 1578 "chapters/01-mlp.nw"
+#line 1588 "chapters/01-mlp.nw"
 static void softmax_xent(const float *logits, const int *labels, int rows, int cols,
                          float *dlogits, float *stats)
 {
@@ -165,7 +165,7 @@ static void softmax_xent(const float *logits, const int *labels, int rows, int c
     stats[0] += (float)loss;
     stats[1] += (float)right;
 }
-#line 2108 "chapters/01-mlp.nw"
+#line 2119 "chapters/01-mlp.nw"
 static void axpy(size_t n, float a, const float *x, float *y)
 {
     for (size_t i = 0; i < n; i++)
@@ -215,7 +215,86 @@ static void adamw(size_t n, const AdamStep *a, const float *g, float *m, float *
     for (size_t i = 0; i < n; i++)
         adamw_element(a, g[i], &m[i], &u[i], &p[i]);
 }
-#line 2137 "chapters/01-mlp.nw"
+#line 209 "chapters/10-compress.nw"
+static void encode(size_t n, Dtype t, const float *x, void *out)
+{
+    for (size_t i = 0; i < n; i++)
+        encode_element(t, x, out, i);
+}
+
+static void decode(size_t n, Dtype t, const void *in, float *y, bool add)
+{
+    for (size_t i = 0; i < n; i++)
+        y[i] = add ? y[i] + decode_element(t, in, i) : decode_element(t, in, i);
+}
+
+static size_t count_nonfinite(size_t n, const float *x)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++)
+        bad += !isfinite(x[i]);
+    return bad;
+}
+
+#line 674 "chapters/10-compress.nw"
+static void orthonormalize(int rows, int cols, float *a)
+{
+    for (int j = 0; j < cols; j++) {
+        double len = 0;
+        for (int i = 0; i < rows; i++)
+            len += (double)a[i * cols + j] * a[i * cols + j];
+        float inv = 1.0f / (float)(sqrt(len) + ORTHO_EPS);
+        for (int i = 0; i < rows; i++)
+            a[i * cols + j] *= inv;
+        for (int k = j + 1; k < cols; k++) {
+            double dot = 0;
+            for (int i = 0; i < rows; i++)
+                dot += (double)a[i * cols + j] * a[i * cols + k];
+            for (int i = 0; i < rows; i++)
+                a[i * cols + k] -= (float)dot * a[i * cols + j];
+        }
+    }
+}
+
+#line 866 "chapters/10-compress.nw"
+/** What the CPU's counting pass reads: the vector. */
+typedef struct Magnitudes {
+    size_t n;
+    const float *x;
+} Magnitudes;
+
+static void count_bytes(const void *ctx, uint32_t prefix, uint32_t mask, int shift,
+                        size_t count[256])
+{
+    const Magnitudes *v = ctx;
+    memset(count, 0, 256 * sizeof *count);
+    for (size_t i = 0; i < v->n; i++) {
+        uint32_t u = magnitude_bits(v->x[i]);
+        if ((u & mask) == prefix)
+            count[u >> shift & 255u]++;
+    }
+}
+
+static void top_k(size_t n, const float *x, size_t k, IndexValue *out)
+{
+    Magnitudes v = {n, x};
+    uint32_t t;
+    size_t need;
+    radix_select(n, k, count_bytes, &v, &t, &need);
+    for (size_t i = 0, j = 0; i < n && j < (k < n ? k : n); i++) {
+        uint32_t u = magnitude_bits(x[i]);
+        if (u > t || (u == t && need > 0 && need--))
+            out[j++] = (IndexValue){(uint32_t)i, x[i]};
+    }
+}
+
+#line 695 "chapters/10-compress.nw"
+static void scatter_add(size_t k, const IndexValue *v, float a, float *y)
+{
+    for (size_t i = 0; i < k; i++)
+        y[v[i].index] += a * v[i].value;
+}
+#line 2148 "chapters/01-mlp.nw"
 static Device cpu = {
     .kind = DEVICE_CPU,
     .name = "cpu",
@@ -241,9 +320,15 @@ static Device cpu = {
     .peer_copy = peer_copy,
     .reduce = reduce,
     .adamw = adamw,
+    .encode = encode,
+    .decode = decode,
+    .count_nonfinite = count_nonfinite,
+    .orthonormalize = orthonormalize,
+    .top_k = top_k,
+    .scatter_add = scatter_add,
 };
 
-#line 2186 "chapters/01-mlp.nw"
+#line 2198 "chapters/01-mlp.nw"
 #ifdef HAVE_BLAS
 /** Whether the person running the program set OPENBLAS_NUM_THREADS. */
 static bool threads_asked(void)
@@ -271,7 +356,7 @@ const Device *device_cpu(void)
     return &cpu;
 }
 
-#line 2166 "chapters/01-mlp.nw"
+#line 2178 "chapters/01-mlp.nw"
 void device_cpu_threads(int threads)
 {
 #ifdef HAVE_BLAS

@@ -9,6 +9,10 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "device.h"
 
 #ifdef __CUDACC__
 /** Compile for the host and for the GPU. */
@@ -83,6 +87,121 @@ static inline HOSTDEV float reduce_element(const float *const *src, int k, size_
         s += src[j][i];
     return s * scale;
 }
+/** The bfloat16 nearest to @p f, ties to even; a NaN stays a NaN (chapter 10). */
+static inline HOSTDEV uint16_t bf16_from_float(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    if ((u & 0x7fffffffu) > 0x7f800000u)
+        return (uint16_t)(u >> 16 | 0x0040u);
+    u += 0x7fffu + (u >> 16 & 1u);
+    return (uint16_t)(u >> 16);
+}
+
+/** The float that bfloat16 @p h stands for: exact. */
+static inline HOSTDEV float float_from_bf16(uint16_t h)
+{
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/** The IEEE half nearest to @p f, ties to even; 65520 and up: infinity (chapter 10). */
+static inline HOSTDEV uint16_t half_from_float(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    uint16_t sign = (uint16_t)(u >> 16 & 0x8000u);
+    uint32_t a = u & 0x7fffffffu;
+    if (a > 0x7f800000u)
+        return sign | 0x7e00u;
+    if (a >= 0x477ff000u) /* 65520 */
+        return sign | 0x7c00u;
+    if (a >= 0x38800000u) { /* 2^-14: a normal half */
+        uint32_t r = a - 0x38000000u;
+        r += 0x0fffu + (r >> 13 & 1u);
+        return sign | (uint16_t)(r >> 13);
+    }
+    if (a <= 0x33000000u) /* 2^-25 */
+        return sign;
+    uint32_t m = (a & 0x007fffffu) | 0x00800000u, s = 126u - (a >> 23);
+    m += (1u << (s - 1)) - 1u + (m >> s & 1u);
+    return sign | (uint16_t)(m >> s);
+}
+
+/** The float that half @p h stands for: exact. */
+static inline HOSTDEV float float_from_half(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = h >> 10 & 0x1fu, m = h & 0x3ffu, u;
+    if (e == 0) { /* zero or subnormal: m units of 2^-24 */
+        float f = (float)m * 0x1p-24f;
+        return sign ? -f : f;
+    }
+    u = sign | (e == 31 ? 0x7f800000u | m << 13 : (e + 112u) << 23 | m << 13);
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/** Write x[i] as a @p t into out[i]. */
+static inline HOSTDEV void encode_element(Dtype t, const float *x, void *out, size_t i)
+{
+    if (t == DTYPE_BF16)
+        ((uint16_t *)out)[i] = bf16_from_float(x[i]);
+    else if (t == DTYPE_FP16)
+        ((uint16_t *)out)[i] = half_from_float(x[i]);
+    else
+        ((float *)out)[i] = x[i];
+}
+
+/** The float that in[i], a @p t, stands for. */
+static inline HOSTDEV float decode_element(Dtype t, const void *in, size_t i)
+{
+    return t == DTYPE_BF16   ? float_from_bf16(((const uint16_t *)in)[i])
+           : t == DTYPE_FP16 ? float_from_half(((const uint16_t *)in)[i])
+                             : ((const float *)in)[i];
+}
+/** |x|'s bits as an unsigned integer: ordered as the magnitudes are (NaN above inf). */
+static inline HOSTDEV uint32_t magnitude_bits(float x)
+{
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return u & 0x7fffffffu;
+}
+
+/** After a pass: the byte whose bucket holds the @p need th largest, from the top; @p need
+ *  becomes how many are still to be found in it. */
+static inline HOSTDEV unsigned radix_pick(const size_t *count, size_t *need)
+{
+    unsigned b = 255;
+    while (b > 0 && count[b] < *need)
+        *need -= count[b--];
+    return b;
+}
+
+/** Counts 256 buckets: of the magnitudes whose bits under @p mask are @p prefix, how many
+ *  have each value of the byte at @p shift. */
+typedef void (*RadixCount)(const void *ctx, uint32_t prefix, uint32_t mask, int shift,
+                           size_t count[256]);
+
+/** The bits of the k-th largest of @p n magnitudes, a byte at a time from the top, into
+ *  *t; *need becomes how many equal to it belong to the k largest. */
+static inline void radix_select(size_t n, size_t k, RadixCount count_bytes, const void *ctx,
+                                uint32_t *t, size_t *need)
+{
+    uint32_t prefix = 0, mask = 0;
+    size_t count[256];
+    *need = k < n ? k : n;
+    for (int shift = 24; shift >= 0 && *need > 0; shift -= 8) {
+        count_bytes(ctx, prefix, mask, shift, count);
+        prefix |= (uint32_t)radix_pick(count, need) << shift;
+        mask |= 255u << shift;
+    }
+    *t = prefix;
+}
+/** Added to a column's length before dividing by it (chapter 10). */
+#define ORTHO_EPS 1e-8
 /** A column-major sgemm, BLAS's or cuBLAS's: C = alpha op(a) op(b) + beta C. */
 typedef struct {
     bool transa;    /**< transpose the first operand */

@@ -2,7 +2,7 @@
  * @file train.c
  * @brief The training loop.
  */
-#line 3518 "chapters/01-mlp.nw"
+#line 3535 "chapters/01-mlp.nw"
 #include "train.h"
 
 #include <stdlib.h>
@@ -13,7 +13,7 @@
 #include "trace.h"
 #include "util.h"
 
-#line 3553 "chapters/01-mlp.nw"
+#line 3572 "chapters/01-mlp.nw"
 enum { STREAM_SHUFFLE = 1000 };
 
 long train_steps_per_epoch(long n_train, int batch_size, int world)
@@ -21,7 +21,7 @@ long train_steps_per_epoch(long n_train, int batch_size, int world)
     return n_train / ((long)batch_size * world);
 }
 
-#line 3950 "chapters/01-mlp.nw"
+#line 3975 "chapters/01-mlp.nw"
 static int around_layer(Strategy *s, Model *m, int l, Pass pass, bool before, char *err)
 {
     if (!s)
@@ -31,7 +31,7 @@ static int around_layer(Strategy *s, Model *m, int l, Pass pass, bool before, ch
     return hook ? hook(s, m, l, pass, err) : 0;
 }
 
-#line 2668 "chapters/A1-support.nw"
+#line 2672 "chapters/A1-support.nw"
 static void layer_pass(Model *m, int B, int l, Pass pass)
 {
     double t0 = trace_on() ? now_seconds() : 0;
@@ -49,7 +49,7 @@ static void layer_pass(Model *m, int B, int l, Pass pass)
     }
 }
 
-#line 3932 "chapters/01-mlp.nw"
+#line 3957 "chapters/01-mlp.nw"
 static int forward_layers(Model *m, Strategy *s, int B, Pass pass, char *err)
 {
     for (int l = 0; l < m->n_layers; l++) {
@@ -63,7 +63,7 @@ static int forward_layers(Model *m, Strategy *s, int B, Pass pass, char *err)
     return 0;
 }
 
-#line 3890 "chapters/01-mlp.nw"
+#line 3915 "chapters/01-mlp.nw"
 int evaluate(Model *m, Strategy *s, const Dataset *d, int world, int rank, double *right,
              char *err)
 {
@@ -121,13 +121,18 @@ static int train_checkpoint(const TrainConfig *cfg, const Model *m, int world, l
     return rc;
 }
 
-#line 3571 "chapters/01-mlp.nw"
+#line 3590 "chapters/01-mlp.nw"
 void train_report_end(FILE *f, const TrainResult *res, bool quiet)
 {
-    if (quiet)
-        fprintf(f, "final: loss %.4f train_acc %.4f test_acc %.4f\n", res->last.loss,
+    if (quiet) {
+        fprintf(f, "final: loss %.4f train_acc %.4f test_acc %.4f", res->last.loss,
                 res->last.train_acc, res->last.test_acc);
-    else {
+#line 1427 "chapters/10-compress.nw"
+        if (res->last_scale > 0)
+            fprintf(f, " skipped %ld", res->skipped);
+#line 3596 "chapters/01-mlp.nw"
+        fprintf(f, "\n");
+    } else {
         report_breakdown(f, &res->timers);
 #line 568 "chapters/07-zero.nw"
         char all[32], p[32], g[32], optimizer[32];
@@ -135,11 +140,41 @@ void train_report_end(FILE *f, const TrainResult *res, bool quiet)
                 format_bytes(all, res->state_bytes), format_bytes(p, res->param_bytes),
                 format_bytes(g, res->grad_bytes),
                 format_bytes(optimizer, res->optimizer_bytes));
-#line 3579 "chapters/01-mlp.nw"
+#line 1432 "chapters/10-compress.nw"
+        if (res->last_scale > 0)
+            fprintf(f, "loss scale: %ld steps skipped (overflow), scale %g at the end\n",
+                    res->skipped, (double)res->last_scale);
+#line 3601 "chapters/01-mlp.nw"
     }
 }
 
-#line 3591 "chapters/01-mlp.nw"
+#line 495 "chapters/10-compress.nw"
+void loss_scale_init(LossScale *ls, float first, int window)
+{
+    *ls = (LossScale){.scale = first > 0 ? first : 1.0f, .window = window, .on = first > 0};
+#line 499 "chapters/10-compress.nw"
+}
+
+bool loss_scale_check(LossScale *ls, const Device *dev, float *grads, size_t n)
+{
+    if (!ls->on)
+        return false;
+    if (dev->count_nonfinite(n, grads) > 0) {
+        ls->skipped++;
+        ls->clean = 0;
+        ls->scale = ls->scale > 1.0f ? ls->scale / 2 : 1.0f;
+        return true;
+    }
+    dev->scale(n, 1.0f / ls->scale, grads);
+    if (++ls->clean >= ls->window) {
+        ls->clean = 0;
+        if (ls->scale < 0x1p100f)
+            ls->scale *= 2;
+    }
+    return false;
+}
+
+#line 3613 "chapters/01-mlp.nw"
 int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Dataset *test,
               Strategy *s, TrainResult *res, char *err)
 {
@@ -148,16 +183,16 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
     const int K = cfg->accum > 1 ? cfg->accum : 1; /* micro-batches per step (chapter 7) */
     const long global = (long)b * world * K,
                steps = train_steps_per_epoch(train->n, b * K, world);
-#line 3635 "chapters/01-mlp.nw"
+#line 3659 "chapters/01-mlp.nw"
     if (steps < 1)
         return error_set(err,
                          "a global batch of %ld samples is larger than the training set "
                          "(%ld samples)",
                          global, train->n);
-#line 3638 "chapters/01-mlp.nw"
+#line 3662 "chapters/01-mlp.nw"
     if (b > m->max_batch)
         return error_set(err, "batch %d exceeds the model's buffers (%d)", b, m->max_batch);
-#line 3652 "chapters/01-mlp.nw"
+#line 3676 "chapters/01-mlp.nw"
     memset(res, 0, sizeof *res);
     res->steps = steps;
     res->dropped = train->n - steps * global;
@@ -174,7 +209,10 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
     res->param_bytes = s && s->param_bytes ? s->param_bytes : m->n_params * sizeof(float);
     res->grad_bytes = s && s->grad_bytes ? s->grad_bytes : m->n_params * sizeof(float);
     res->state_bytes = res->param_bytes + res->grad_bytes + res->optimizer_bytes;
-#line 3602 "chapters/01-mlp.nw"
+#line 545 "chapters/10-compress.nw"
+    LossScale ls;
+    loss_scale_init(&ls, cfg->loss_scale, cfg->scale_window > 0 ? cfg->scale_window : 2000);
+#line 3625 "chapters/01-mlp.nw"
     int rc = 0, first = 1;
 #line 894 "chapters/A2-failure.nw"
     if (cfg->resume) {
@@ -185,15 +223,15 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
             fprintf(cfg->out, "resume: %s holds epoch %d; training epochs %d to %d\n",
                     cfg->checkpoint, cfg->resume->epoch, first, cfg->epochs);
     }
-#line 3604 "chapters/01-mlp.nw"
+#line 3627 "chapters/01-mlp.nw"
     for (int epoch = first; epoch <= cfg->epochs && rc == 0; epoch++) {
-#line 3677 "chapters/01-mlp.nw"
+#line 3701 "chapters/01-mlp.nw"
         for (long i = 0; i < train->n; i++)
             perm[i] = (int32_t)i;
         Rng r;
         train_shuffle_rng(&r, cfg, epoch, first);
         rng_shuffle(&r, perm, train->n);
-#line 3703 "chapters/01-mlp.nw"
+#line 3727 "chapters/01-mlp.nw"
         Progress bar;
         progress_begin(&bar, cfg->out ? cfg->out : stdout, cfg->quiet || !cfg->out || rank != 0,
                        epoch, cfg->epochs, steps);
@@ -203,23 +241,23 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
             if (cfg->phase)
                 cfg->phase("epoch %d, step %ld of %ld", epoch, step + 1, steps);
             for (int micro = 0; micro < K && rc == 0; micro++) { /* K > 1: chapter 7 */
-#line 3735 "chapters/01-mlp.nw"
+#line 3759 "chapters/01-mlp.nw"
                 const int32_t *mine = perm + step * global + ((long)micro * world + rank) * b;
                 dev->upload(rows_dev, mine, (size_t)b * sizeof *mine);
                 model_gather_batch(m, x_dev, y_dev, rows_dev, b);
                 dev->sync();
                 timers_add(&res->timers, "data", (t1 = now_seconds()) - t);
                 t = t1;
-#line 3765 "chapters/01-mlp.nw"
+#line 3789 "chapters/01-mlp.nw"
                 rc = forward_layers(m, s, b, PASS_FORWARD, err);
                 if (rc == 0)
                     model_loss(m, b, true);
-#line 848 "chapters/07-zero.nw"
-                if (K > 1)
-                    dev->scale((size_t)b * (size_t)m->width[m->n_layers], 1.0f / (float)K,
+#line 849 "chapters/07-zero.nw"
+                if (K > 1 || ls.on) /* ls: chapter 10's loss scale, 1 unless it is on */
+                    dev->scale((size_t)b * (size_t)m->width[m->n_layers], ls.scale / (float)K,
                                m->dact[m->n_layers]);
                 m->accumulate = micro > 0;
-#line 3769 "chapters/01-mlp.nw"
+#line 3793 "chapters/01-mlp.nw"
                 for (int l = m->n_layers - 1; l >= 0 && rc == 0; l--) {
                     if (around_layer(s, m, l, PASS_BACKWARD, true, err))
                         rc = -1;
@@ -228,7 +266,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
                     if (rc == 0 && micro == K - 1 && s && s->grads_ready &&
                         s->grads_ready(s, m, l, err))
                         rc = -1;
-#line 3776 "chapters/01-mlp.nw"
+#line 3800 "chapters/01-mlp.nw"
                     if (rc == 0 && around_layer(s, m, l, PASS_BACKWARD, false, err))
                         rc = -1;
                 }
@@ -236,27 +274,30 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
                 dev->sync();
                 timers_add(&res->timers, "compute", (t1 = now_seconds()) - t);
                 t = t1;
-#line 3714 "chapters/01-mlp.nw"
+#line 3738 "chapters/01-mlp.nw"
             }
-#line 3798 "chapters/01-mlp.nw"
+#line 3822 "chapters/01-mlp.nw"
             if (rc == 0 && s && s->sync_gradients && s->sync_gradients(s, m, &res->timers, err))
                 rc = -1;
+#line 550 "chapters/10-compress.nw"
+            bool skip = rc == 0 && loss_scale_check(&ls, dev, m->grads, m->n_params);
+#line 3825 "chapters/01-mlp.nw"
             t = now_seconds();
             if (s && s->update) {
                 if (rc == 0 && s->update(s, m, &opt, &res->timers, err))
                     rc = -1;
-            } else {
+            } else if (!skip) {
                 optimizer_step(&opt, m->params, m->grads);
                 dev->sync();
                 timers_add(&res->timers, "update", now_seconds() - t);
             }
-#line 3716 "chapters/01-mlp.nw"
+#line 3740 "chapters/01-mlp.nw"
             t = now_seconds();
             progress_update(&bar, step + 1, global);
         }
         double train_seconds = now_seconds() - epoch_start;
         progress_end(&bar);
-#line 3836 "chapters/01-mlp.nw"
+#line 3861 "chapters/01-mlp.nw"
         if (rc == 0) {
             float st[2];
             dev->download(st, m->stats, sizeof st);
@@ -291,17 +332,20 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
                 rc = -1;
             timers_add(&res->timers, "checkpoint", now_seconds() - t_ck);
         }
-#line 3609 "chapters/01-mlp.nw"
+#line 3632 "chapters/01-mlp.nw"
     }
-#line 1477 "chapters/07-zero.nw"
+#line 1478 "chapters/07-zero.nw"
     if (rc == 0 && s && s->unshard && s->unshard(s, m, err))
         rc = -1;
-#line 3617 "chapters/01-mlp.nw"
+#line 554 "chapters/10-compress.nw"
+    res->skipped = ls.skipped;
+    res->last_scale = ls.on ? ls.scale : 0;
+#line 3641 "chapters/01-mlp.nw"
     optimizer_free(&opt);
     free(perm);
     dev->release_resident(x_dev);
     dev->release_resident(y_dev);
     dev->release(rows_dev);
-#line 3612 "chapters/01-mlp.nw"
+#line 3636 "chapters/01-mlp.nw"
     return rc;
 }

@@ -60,6 +60,8 @@ typedef struct TrainConfig {
     float lr;                        /**< the learning rate */
     OptimizerConfig optimizer;       /**< the update; zero: plain SGD */
     int accum;                       /**< micro-batches per step; 0 or 1: one */
+    float loss_scale;                /**< fp16's first loss scale; 0: none (chapter 10) */
+    int scale_window;                /**< clean steps before the scale doubles (chapter 10) */
     uint64_t seed;                   /**< seeds the shuffles */
     bool quiet;                      /**< print nothing per epoch */
     FILE *out;                       /**< where rank 0 prints (stdout), or NULL for nothing */
@@ -80,6 +82,8 @@ typedef struct TrainResult {
     size_t param_bytes;     /**< of which the parameters (with any buffers they pass through) */
     size_t grad_bytes;      /**< the gradients, likewise */
     size_t optimizer_bytes; /**< the optimizer's state */
+    long skipped;           /**< steps skipped because the gradient overflowed (chapter 10) */
+    float last_scale;       /**< the loss scale at the end; 0: none (chapter 10) */
 } TrainResult;
 
 /** Steps in one epoch: whole global batches of world * batch_size samples. */
@@ -99,5 +103,20 @@ int evaluate(Model *m, Strategy *s, const Dataset *d, int world, int rank, doubl
              char *err);
 /** A run's last words: with @p quiet the one final line, otherwise the time breakdown. */
 void train_report_end(FILE *f, const TrainResult *res, bool quiet);
+/** Dynamic loss scaling (chapter 10). */
+typedef struct LossScale {
+    bool on;      /**< scaling at all */
+    float scale;  /**< S: the loss's gradient is multiplied by it */
+    int window;   /**< W: clean steps before S doubles */
+    int clean;    /**< clean steps since S last changed */
+    long skipped; /**< steps skipped, over the run */
+} LossScale;
+/** Start at @p first (0: off), doubling after @p window clean steps. */
+void loss_scale_init(LossScale *ls, float first, int window);
+/**
+ * After the all-reduce: true when grads[0..n) holds an infinity or a NaN, and the step
+ * must be skipped (S halves); otherwise divide grads by S and return false.
+ */
+bool loss_scale_check(LossScale *ls, const Device *dev, float *grads, size_t n);
 
 #endif

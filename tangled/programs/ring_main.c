@@ -22,7 +22,7 @@ static const char *examples =
 int main(int argc, char **argv)
 {
     static Run run = {.strategy = &strategy_ring};
-    unsigned accepted = OPTS_TRAIN | OPTS_RANKS | OPT_TRANSPORT;
+    unsigned accepted = OPTS_TRAIN | OPTS_RANKS | OPT_TRANSPORT | OPT_CODEC;
     int status = run_parse(&run, argc, argv, accepted, summary, examples);
     return status != RUN_GO ? status : run_training(&run);
 }

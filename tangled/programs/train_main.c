@@ -30,7 +30,7 @@ int main(int argc, char **argv)
     strategy_names(names, sizeof names, 0, "|");
     options_set_choices(OPT_STRATEGY, names);
     unsigned accepted = OPTS_TRAIN | OPTS_RANKS | OPT_TRANSPORT | OPT_STRATEGY | OPT_BUCKET |
-                        OPT_RANKS_PER_HOST;
+                        OPT_RANKS_PER_HOST | OPT_CODEC;
     int status = run_parse(&run, argc, argv, accepted, summary, examples);
     if (status != RUN_GO)
         return status;

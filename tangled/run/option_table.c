@@ -2,16 +2,16 @@
  * @file option_table.c
  * @brief The rows of the book's command line, one per option (appendix A).
  */
-#line 1077 "chapters/A1-support.nw"
+#line 1080 "chapters/A1-support.nw"
 #include "option_table.h"
 
 #include "device.h"
 
-#line 1130 "chapters/A1-support.nw"
+#line 1133 "chapters/A1-support.nw"
 /** The offset of a field of Options, as the table's .offset. */
 #define AT(field) .offset = offsetof(Options, field)
 const OptionSpec option_specs[] = {
-#line 1167 "chapters/A1-support.nw"
+#line 1171 "chapters/A1-support.nw"
     {.name = "batch_size",
      .bit = OPT_BATCH_SIZE,
      .kind = ARG_INT,
@@ -155,6 +155,36 @@ const OptionSpec option_specs[] = {
      AT(from),
      .metavar = "DIR",
      .help = "where make bench wrote this machine's CSV files (default book/data)"},
+    {.name = "grad_dtype",
+     .bit = OPT_CODEC,
+     .kind = ARG_CHOICE,
+     AT(grad_dtype),
+     .choices = "fp32|bf16|fp16",
+     .metavar = "T",
+     .help = "the gradient's numbers on the wire, summed in fp32 (default fp32)"},
+    {.name = "compress",
+     .bit = OPT_CODEC,
+     .kind = ARG_STRING,
+     AT(compress),
+     .metavar = "C",
+     .help =
+         "none, powersgd:R (rank R) or topk:F (a fraction F), error feedback (default none)"},
+    {.name = "loss_scale",
+     .bit = OPT_CODEC,
+     .kind = ARG_FLOAT,
+     AT(loss_scale),
+     .min = 1,
+     .max = 1e30,
+     .metavar = "S",
+     .help = "fp16: the first loss scale (default 65536)"},
+    {.name = "scale_window",
+     .bit = OPT_CODEC,
+     .kind = ARG_INT,
+     AT(scale_window),
+     .min = 1,
+     .max = 1 << 30,
+     .metavar = "W",
+     .help = "fp16: clean steps before the loss scale doubles (default 2000)"},
     {.name = "n_gpus",
      .bit = OPT_N_GPUS,
      .kind = ARG_INT,
@@ -275,6 +305,6 @@ const OptionSpec option_specs[] = {
      AT(resume),
      .help = "go on from the --checkpoint FILE, after the last epoch it holds"},
 };
-#line 1135 "chapters/A1-support.nw"
+#line 1138 "chapters/A1-support.nw"
 /** Rows in the option table. */
 const size_t option_count = sizeof option_specs / sizeof option_specs[0];

@@ -46,6 +46,7 @@ enum OptionBit {
     OPT_TOKENS = 1u << 28,         /**< --tokens: ./scale's tokens per GPU per step */
     OPT_MACHINE = 1u << 29,        /**< --machine: ./scale's links, h100 or here */
     OPT_FROM = 1u << 30,           /**< --from: the directory of this machine's measurements */
+    OPT_CODEC = 1u << 31, /**< --grad_dtype --compress --loss_scale --scale_window (ch. 10) */
 };
 
 /** The options of one-device training (chapter 1). */
@@ -96,6 +97,10 @@ typedef struct Options {
     const char *machine;    /**< --machine: ./scale's links, h100 or here */
     const char *from;       /**< --from: where ./scale finds this machine's measurements */
     const char *csv;        /**< --csv: a benchmark's table as CSV, or NULL */
+    const char *grad_dtype; /**< --grad_dtype: fp32, bf16 or fp16 (chapter 10) */
+    const char *compress;   /**< --compress: none, powersgd:R or topk:F */
+    float loss_scale;       /**< --loss_scale: fp16's first loss scale */
+    int scale_window;       /**< --scale_window: clean steps before it doubles */
     const char *checkpoint; /**< --checkpoint: where to save after every epoch, or NULL */
     bool resume;            /**< --resume: continue from --checkpoint */
     unsigned given;         /**< the OptionBits of the options on the command line */

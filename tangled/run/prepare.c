@@ -15,7 +15,7 @@
 #include "trace.h"
 #include "util.h"
 
-#line 2631 "chapters/A1-support.nw"
+#line 2635 "chapters/A1-support.nw"
 /** --trace: create the file (one process of the run does) and start recording. */
 static int trace_begin(Run *run)
 {
@@ -33,7 +33,7 @@ static int trace_begin(Run *run)
     return 0;
 }
 
-#line 4030 "chapters/01-mlp.nw"
+#line 4055 "chapters/01-mlp.nw"
 int run_prepare_training(Run *run, int trainers, const char *word)
 {
     Options o = run->o; /* a copy: only rank 0 of an MPI run keeps the log */
@@ -41,7 +41,7 @@ int run_prepare_training(Run *run, int trainers, const char *word)
         o.log = NULL;
     if (train_prepare(&o, trainers, word, &run->train, &run->test, &run->log, &run->resume) ||
         trace_begin(run)) {
-#line 4038 "chapters/01-mlp.nw"
+#line 4063 "chapters/01-mlp.nw"
         if (run->mpi)
             run->transport->leave();
         return EXIT_USAGE;
@@ -49,7 +49,7 @@ int run_prepare_training(Run *run, int trainers, const char *word)
     return RUN_GO;
 }
 
-#line 4055 "chapters/01-mlp.nw"
+#line 4080 "chapters/01-mlp.nw"
 int run_model(const Run *run, const Device *dev, Model *m, char *err)
 {
     const Options *o = &run->o;
@@ -57,7 +57,7 @@ int run_model(const Run *run, const Device *dev, Model *m, char *err)
                       o->batch_size, o->seed, err);
 }
 
-#line 4071 "chapters/01-mlp.nw"
+#line 4096 "chapters/01-mlp.nw"
 TrainConfig run_train_config(const Run *run, bool reports)
 {
     const Options *o = &run->o;
@@ -76,10 +76,13 @@ TrainConfig run_train_config(const Run *run, bool reports)
         .checkpoint = o->checkpoint,
         .resume = o->resume ? &run->resume : NULL,
         .phase = launch_phase,
+        .loss_scale = strcmp(o->grad_dtype, "fp16") == 0 ? o->loss_scale : 0,
+        .scale_window = o->scale_window,
     };
+#line 4116 "chapters/01-mlp.nw"
 }
 
-#line 4107 "chapters/01-mlp.nw"
+#line 4133 "chapters/01-mlp.nw"
 /** Undo what train_prepare() did to the log and the checkpoint before it failed; returns -1. */
 static int prepare_failed(const Options *o, FILE **log, bool created, Checkpoint *resume)
 {
@@ -92,7 +95,7 @@ static int prepare_failed(const Options *o, FILE **log, bool created, Checkpoint
     return -1;
 }
 
-#line 4222 "chapters/01-mlp.nw"
+#line 4248 "chapters/01-mlp.nw"
 /** Open @p path for appending; *created says whether this call made the file. */
 static FILE *log_open(const char *path, bool *created)
 {
@@ -117,7 +120,7 @@ static bool regular_file(FILE *f)
     struct stat st;
     return fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
 }
-#line 4132 "chapters/01-mlp.nw"
+#line 4158 "chapters/01-mlp.nw"
 int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *train,
                   Dataset *test, FILE **log, Checkpoint *resume)
 {
@@ -132,13 +135,13 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
                 program_name(), o->optimizer);
         return -1;
     }
-#line 879 "chapters/07-zero.nw"
+#line 880 "chapters/07-zero.nw"
     if (o->checkpoint && o->accum > 1) {
         fprintf(stderr,
                 "%s: --checkpoint with --accum %d: a checkpoint does not record the "
                 "micro-batches yet (use --accum 1)\n",
                 program_name(), o->accum);
-#line 882 "chapters/07-zero.nw"
+#line 883 "chapters/07-zero.nw"
         return -1;
     }
 #line 931 "chapters/A2-failure.nw"
@@ -156,19 +159,19 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
         fprintf(stderr, "%s: --resume: %s\n", program_name(), err);
         return -1;
     }
-#line 4207 "chapters/01-mlp.nw"
+#line 4233 "chapters/01-mlp.nw"
     bool created = false;
     if (o->log && !(*log = log_open(o->log, &created))) {
         fprintf(stderr, "%s: --log %s: cannot open: %s\n", program_name(), o->log,
                 strerror(errno));
         return prepare_failed(o, log, false, resume);
     }
-#line 4141 "chapters/01-mlp.nw"
+#line 4167 "chapters/01-mlp.nw"
     if (data_load(o->data, o->train_size, o->seed, train, test, err)) {
         fprintf(stderr, "%s: %s\n", program_name(), err);
         return prepare_failed(o, log, created, resume);
     }
-#line 4161 "chapters/01-mlp.nw"
+#line 4187 "chapters/01-mlp.nw"
     long global = (long)o->batch_size * ranks;
     if (global > train->n) {
         if (ranks == 1)
@@ -202,13 +205,23 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
             return prepare_failed(o, log, created, resume);
         }
     }
-#line 4186 "chapters/01-mlp.nw"
+#line 4212 "chapters/01-mlp.nw"
     if (*log && !o->resume && regular_file(*log) && ftruncate(fileno(*log), 0) != 0) {
         fprintf(stderr, "%s: --log %s: %s\n", program_name(), o->log, strerror(errno));
         return prepare_failed(o, log, created, resume);
     }
     if (*log && (!regular_file(*log) || (fseek(*log, 0, SEEK_END) == 0 && ftell(*log) == 0)))
         report_csv_header(*log); /* a resumed run appends to its log */
-#line 4148 "chapters/01-mlp.nw"
+#line 4174 "chapters/01-mlp.nw"
     return 0;
+}
+#line 1371 "chapters/10-compress.nw"
+GradCodec run_codec(const Options *o)
+{
+    GradCodec g = {.dtype = DTYPE_FP32};
+    char why[ERR_LEN];
+    dtype_parse(o->grad_dtype, &g.dtype);
+    if (grad_codec_parse(o->compress, &g, why, sizeof why))
+        g.kind = COMPRESS_NONE;
+    return g;
 }

@@ -128,5 +128,7 @@ int run_report(const Rank *r, const Strategy *s, const Model *m, const TrainResu
  * optimizer state with @p o's optimizer and its opened strategy @p s (NULL: one device).
  */
 void state_banner(const Options *o, const Strategy *s, size_t n_params);
+/** The codec that --grad_dtype and --compress name (checked before the run starts). */
+GradCodec run_codec(const Options *o);
 
 #endif

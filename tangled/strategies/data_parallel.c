@@ -155,7 +155,7 @@ int data_parallel_run(const TrainConfig *cfg, int replicas, const Dataset *train
 #line 2651 "chapters/06-production.nw"
     return rc;
 }
-#line 3118 "chapters/06-production.nw"
+#line 3122 "chapters/06-production.nw"
 static void dp_traffic(char *line, size_t len, int ranks, size_t bytes)
 {
     char b[32];
@@ -170,6 +170,7 @@ const StrategyDef strategy_data_parallel = {
     .shape = SHAPE_THREADS,
     .needs = CPU_ONLY,
     .min_ranks = 1,
+    .no_codec = "its replicas share one process: no gradient travels",
     .traffic = dp_traffic,
     .threads = data_parallel_run,
 };

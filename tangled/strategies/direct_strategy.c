@@ -94,6 +94,7 @@ const StrategyDef strategy_direct = {
     .shape = SHAPE_RANKS,
     .needs = RUNS_OVER_MPI,
     .min_ranks = 1,
+    .no_codec = "it reads its peers' memory, where no bytes cross a wire (use --strategy ring)",
     .open = direct_open,
     .close = direct_close,
     .traffic = allreduce_traffic,

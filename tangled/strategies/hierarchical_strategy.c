@@ -88,6 +88,7 @@ const StrategyDef strategy_hierarchical = {
     .shape = SHAPE_RANKS,
     .needs = RUNS_OVER_MPI | USES_HOSTS,
     .min_ranks = 1,
+    .no_codec = "its cross-host ring is not coded yet (use --strategy ring)",
     .open = hier_open,
     .close = hier_close,
     .traffic = allreduce_traffic,

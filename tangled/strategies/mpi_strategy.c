@@ -49,7 +49,7 @@ int native_strategy(Strategy *s, NativeState *st, Comm *c, Comm *host, char *err
 #line 1880 "chapters/06-production.nw"
     return 0;
 }
-#line 3006 "chapters/06-production.nw"
+#line 3009 "chapters/06-production.nw"
 static int mpi_row_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     NativeState *st = xcalloc(1, sizeof *st);
@@ -65,7 +65,7 @@ static void mpi_row_close(Strategy *s)
     free(s->state);
 }
 
-#line 2989 "chapters/06-production.nw"
+#line 2991 "chapters/06-production.nw"
 const StrategyDef strategy_mpi = {
     .name = "mpi",
     .title = "MPI_Allreduce",
@@ -73,6 +73,7 @@ const StrategyDef strategy_mpi = {
     .shape = SHAPE_RANKS,
     .needs = RUNS_OVER_MPI | NEEDS_MPI,
     .min_ranks = 1,
+    .no_codec = "MPI_Allreduce has no 16-bit float, and adds in the type it sends",
     .open = mpi_row_open,
     .close = mpi_row_close,
     .traffic = allreduce_traffic,

@@ -66,16 +66,21 @@ void ring_strategy_free(RingState *st)
 {
     st->c->dev->release(st->scratch);
 }
-#line 674 "chapters/05-ag.nw"
+#line 675 "chapters/05-ag.nw"
 static int ring_open(Strategy *s, const StrategyEnv *e, char *err)
 {
-    (void)err;
+    if (grad_codec_active(&e->codec)) /* chapter 10 */
+        return grad_codec_open(s, &e->codec, e->c, e->host, e->m, err);
     ring_strategy(s, xcalloc(1, sizeof(RingState)), e->c, e->host, e->m->n_params);
     return 0;
 }
 
 static void ring_close(Strategy *s)
 {
+    if (grad_codec_owns(s)) { /* chapter 10 */
+        grad_codec_close(s);
+        return;
+    }
     ring_strategy_free(s->state);
     free(s->state);
 }
@@ -86,9 +91,10 @@ const StrategyDef strategy_ring = {
     .title = "ring all-reduce",
     .trainer = "rank",
     .shape = SHAPE_RANKS,
-    .needs = RUNS_OVER_MPI,
+    .needs = RUNS_OVER_MPI | CARRIES_CODEC,
     .min_ranks = 1,
     .open = ring_open,
     .close = ring_close,
+    .report = grad_codec_report,
     .traffic = ring_traffic,
 };

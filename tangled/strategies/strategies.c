@@ -14,6 +14,7 @@ const StrategyDef strategy_single = {
     .trainer = "rank",
     .shape = SHAPE_ONE,
     .min_ranks = 1,
+    .no_codec = "one device sends no gradient",
 };
 
 const StrategyDef *const strategy_table[] = {
@@ -32,7 +33,7 @@ const StrategyDef *const strategy_table[] = {
     NULL,
 };
 
-#line 2875 "chapters/06-production.nw"
+#line 2876 "chapters/06-production.nw"
 const StrategyDef *strategy_find(const char *name)
 {
     for (const StrategyDef *const *d = strategy_table; *d; d++)

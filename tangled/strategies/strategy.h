@@ -12,22 +12,24 @@
 
 #include "comm.h"
 #include "data.h"
+#include "grad_codec.h"
 #include "model.h"
 #include "train.h"
 
 /** What a strategy needs or allows, as bits of StrategyDef.needs. */
 enum StrategyNeeds {
-    RUNS_OVER_MPI = 1u << 0, /**< it runs over --transport mpi too */
-    NEEDS_MPI = 1u << 1,     /**< only over MPI (MPI_Allreduce) */
-    NEEDS_GPUS = 1u << 2,    /**< one GPU per rank (NCCL) */
-    CPU_ONLY = 1u << 3,      /**< CPU replicas only (DataParallel) */
-    USES_BUCKETS = 1u << 4,  /**< --bucket_mb applies */
-    SHARDS_STATE = 1u << 5,  /**< keeps the optimizer's state for its chunk (chapter 7) */
-    SHARDS_PARAMS = 1u << 6, /**< keeps only a part of each layer's parameters (chapter 7) */
-    SGD_ONLY = 1u << 7,      /**< plain SGD only: a server's update (chapter 7) */
-    NO_ACCUM = 1u << 8,      /**< one push per step: no --accum (chapter 7) */
-    NO_CHECKPOINT = 1u << 9, /**< no whole weights between steps, no --checkpoint (ch. 7) */
-    USES_HOSTS = 1u << 10,   /**< groups ranks by host, --ranks_per_host applies (ch. 9) */
+    RUNS_OVER_MPI = 1u << 0,  /**< it runs over --transport mpi too */
+    NEEDS_MPI = 1u << 1,      /**< only over MPI (MPI_Allreduce) */
+    NEEDS_GPUS = 1u << 2,     /**< one GPU per rank (NCCL) */
+    CPU_ONLY = 1u << 3,       /**< CPU replicas only (DataParallel) */
+    USES_BUCKETS = 1u << 4,   /**< --bucket_mb applies */
+    SHARDS_STATE = 1u << 5,   /**< keeps the optimizer's state for its chunk (chapter 7) */
+    SHARDS_PARAMS = 1u << 6,  /**< keeps only a part of each layer's parameters (chapter 7) */
+    SGD_ONLY = 1u << 7,       /**< plain SGD only: a server's update (chapter 7) */
+    NO_ACCUM = 1u << 8,       /**< one push per step: no --accum (chapter 7) */
+    NO_CHECKPOINT = 1u << 9,  /**< no whole weights between steps, no --checkpoint (ch. 7) */
+    USES_HOSTS = 1u << 10,    /**< groups ranks by host, --ranks_per_host applies (ch. 9) */
+    CARRIES_CODEC = 1u << 11, /**< --grad_dtype and --compress apply (chapter 10) */
 };
 
 /** How a strategy's ranks are processes. */
@@ -44,20 +46,22 @@ typedef struct StrategyEnv {
     size_t bucket_bytes; /**< the bucket cap of ring_bucketed (chapter 6) */
     int accum;           /**< the run's micro-batches per step (chapter 7) */
     int ranks_per_host;  /**< pretend hosts of that many ranks; 0: real (chapter 9) */
+    GradCodec codec;     /**< how the gradient travels (chapter 10) */
 } StrategyEnv;
 
 /** Builds one replica for a strategy that drives them all (SHAPE_THREADS). */
 typedef int (*ReplicaBuilder)(Model *m, void *arg, char *err);
 /** One row of the strategy table. */
 typedef struct StrategyDef {
-    const char *name;    /**< its --strategy value */
-    const char *title;   /**< what the banner calls it: "ring all-reduce" */
-    const char *trainer; /**< what a training rank is called: "rank", "worker" */
-    Shape shape;         /**< how its ranks are processes */
-    unsigned needs;      /**< StrategyNeeds bits */
-    int servers;         /**< the first ranks serve instead of training */
-    int min_ranks;       /**< fewest ranks it runs with ... */
-    const char *why_min; /**< ... and what they are, for the refusal */
+    const char *name;     /**< its --strategy value */
+    const char *title;    /**< what the banner calls it: "ring all-reduce" */
+    const char *trainer;  /**< what a training rank is called: "rank", "worker" */
+    Shape shape;          /**< how its ranks are processes */
+    unsigned needs;       /**< StrategyNeeds bits */
+    int servers;          /**< the first ranks serve instead of training */
+    int min_ranks;        /**< fewest ranks it runs with ... */
+    const char *why_min;  /**< ... and what they are, for the refusal */
+    const char *no_codec; /**< why --grad_dtype and --compress do not apply (chapter 10) */
     /** Open the strategy on a rank: fill @p s, allocating its state. 0, or -1 with @p err. */
     int (*open)(Strategy *s, const StrategyEnv *e, char *err);
     /** Free what open() allocated. */

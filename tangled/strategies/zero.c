@@ -76,6 +76,8 @@ const StrategyDef strategy_zero1 = {
     .shape = SHAPE_RANKS,
     .needs = RUNS_OVER_MPI | SHARDS_STATE,
     .min_ranks = 1,
+    .no_codec =
+        "it reduce-scatters into shards, and the codec needs each rank's whole gradient",
     .open = zero1_open,
     .close = zero1_close,
     .traffic = ring_traffic,

@@ -53,6 +53,11 @@ static const struct {
     {"--tokens", {INTEGER, "0", "2000000000", NULL}},
     {"--machine", {MISSING, "", "tpu", NULL}},
     {"--from", {MISSING, "", NULL}},
+    {"--grad_dtype", {MISSING, "", "fp8", "FP16", NULL}},
+    {"--compress", {MISSING, "", "zip", "powersgd", "powersgd:0", "powersgd:65", "topk:0",
+                    "topk:1.5", "topk:abc", NULL}},
+    {"--loss_scale", {MISSING, "abc", "0", "0.5", "inf", "1e99", NULL}},
+    {"--scale_window", {INTEGER, "0", "2000000000", NULL}},
 };
 #define N_FLAGS (sizeof table / sizeof table[0])
 
