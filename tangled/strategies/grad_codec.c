@@ -2,7 +2,7 @@
  * @file grad_codec.c
  * @brief The ring's all-reduce with a codec: 16-bit numbers, PowerSGD, top-k (chapter 10).
  */
-#line 1297 "chapters/10-compress.nw"
+#line 1298 "chapters/10-compress.nw"
 #include "grad_codec.h"
 
 #include <math.h>
@@ -284,6 +284,7 @@ void grad_codec_report(const Strategy *s, FILE *f)
     if (!grad_codec_owns(s))
         return;
     const CodecState *st = s->state;
-    char b[32];
-    fprintf(f, "codec: rank 0 sent %s of gradients per step\n", format_bytes(b, st->bytes));
+    char b[32], n[32];
+    fprintf(f, "codec: rank 0 sent %s bytes (%s) of gradients per step\n",
+            format_count(n, (long long)st->bytes), format_bytes(b, st->bytes));
 }
