@@ -179,7 +179,6 @@ static inline HOSTDEV unsigned radix_pick(const size_t *count, size_t *need)
         *need -= count[b--];
     return b;
 }
-
 /** Counts 256 buckets: of the magnitudes whose bits under @p mask are @p prefix, how many
  *  have each value of the byte at @p shift. */
 typedef void (*RadixCount)(const void *ctx, uint32_t prefix, uint32_t mask, int shift,

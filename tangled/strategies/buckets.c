@@ -132,7 +132,7 @@ void bucket_strategy_free(BucketState *st)
     st->c->dev->release(st->scratch);
 }
 
-#line 2940 "chapters/06-production.nw"
+#line 2941 "chapters/06-production.nw"
 static int bucketed_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     BucketState *st = xcalloc(1, sizeof *st);
@@ -149,7 +149,7 @@ static void bucketed_close(Strategy *s)
     free(s->state);
 }
 
-#line 2965 "chapters/06-production.nw"
+#line 2966 "chapters/06-production.nw"
 static void bucketed_report(const Strategy *s, FILE *f)
 {
     const BucketState *bs = s->state;
@@ -169,8 +169,8 @@ const StrategyDef strategy_ring_bucketed = {
     .shape = SHAPE_RANKS,
     .needs = RUNS_OVER_MPI | USES_BUCKETS,
     .min_ranks = 1,
-    .no_codec =
-        "its buckets are all-reduced during backward, and the codec needs the whole gradient (use --strategy ring)",
+    .no_codec = "its buckets are all-reduced during backward, and the codec needs the "
+                "whole gradient (use --strategy ring)",
     .open = bucketed_open,
     .close = bucketed_close,
     .report = bucketed_report,

@@ -155,7 +155,7 @@ int data_parallel_run(const TrainConfig *cfg, int replicas, const Dataset *train
 #line 2651 "chapters/06-production.nw"
     return rc;
 }
-#line 3122 "chapters/06-production.nw"
+#line 3123 "chapters/06-production.nw"
 static void dp_traffic(char *line, size_t len, int ranks, size_t bytes)
 {
     char b[32];

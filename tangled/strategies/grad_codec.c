@@ -2,9 +2,10 @@
  * @file grad_codec.c
  * @brief The ring's all-reduce with a codec: 16-bit numbers, PowerSGD, top-k (chapter 10).
  */
-#line 1298 "chapters/10-compress.nw"
+#line 1462 "chapters/10-compress.nw"
 #include "grad_codec.h"
 
+#line 1443 "chapters/10-compress.nw"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,7 @@
 
 #define MAX3(a, b, c) ((a) > (b) ? ((a) > (c) ? (a) : (c)) : ((b) > (c) ? (b) : (c)))
 
-#line 1051 "chapters/10-compress.nw"
+#line 1178 "chapters/10-compress.nw"
 /** A codec strategy's data. */
 typedef struct CodecState {
     RingState ring;          /**< first: ring_sum_stats() reads it */
@@ -39,7 +40,7 @@ typedef struct CodecState {
     IndexValue *pairs;                                      /**< top-k: every rank's k pairs */
     size_t bytes; /**< this rank's bytes sent per step */
 } CodecState;
-#line 602 "chapters/10-compress.nw"
+#line 657 "chapters/10-compress.nw"
 static int powersgd_sync(CodecState *st, Model *m, char *err)
 {
     const Device *dev = m->dev;
@@ -47,12 +48,12 @@ static int powersgd_sync(CodecState *st, Model *m, char *err)
     const float mean = 1.0f / (float)c->size;
     int r = st->g.rank;
     dev->axpy(m->n_params, 1.0f, m->grads, st->error); /* M = G + e */
-#line 656 "chapters/10-compress.nw"
+#line 711 "chapters/10-compress.nw"
     for (int i = 0, at = 0; i < st->n_runs; at += (int)st->run_len[i], i++) {
         dev->copy(st->plain + at, st->error + st->run_at[i], st->run_len[i] * sizeof(float));
         dev->zero(st->error + st->run_at[i], st->run_len[i] * sizeof(float));
     }
-#line 610 "chapters/10-compress.nw"
+#line 665 "chapters/10-compress.nw"
     for (int i = 0; i < st->n_low; i++) { /* P = M Q */
         const Layer *ly = &m->layer[st->low[i]];
         dev->gemm(false, false, ly->in, r, ly->out, 1.0f, st->error + ly->w,
@@ -60,18 +61,18 @@ static int powersgd_sync(CodecState *st, Model *m, char *err)
     }
     if (ring_all_reduce_coded(c, st->p, st->p_len, st->g.dtype, st->wire, mean, err))
         return -1;
-#line 628 "chapters/10-compress.nw"
+#line 683 "chapters/10-compress.nw"
     for (int i = 0; i < st->n_low; i++) { /* Q = M^T orth(P) */
         const Layer *ly = &m->layer[st->low[i]];
         dev->orthonormalize(ly->in, r, st->p + st->p_at[i]);
         dev->gemm(true, false, ly->out, r, ly->in, 1.0f, st->error + ly->w, st->p + st->p_at[i],
                   0.0f, st->q + st->q_at[i]);
     }
-#line 618 "chapters/10-compress.nw"
+#line 673 "chapters/10-compress.nw"
     if (ring_all_reduce_coded(c, st->q, st->q_len, st->g.dtype, st->wire, mean, err) ||
         ring_all_reduce_coded(c, st->plain, st->plain_len, st->g.dtype, st->wire, mean, err))
         return -1;
-#line 641 "chapters/10-compress.nw"
+#line 696 "chapters/10-compress.nw"
     for (int i = 0; i < st->n_low; i++) {
         const Layer *ly = &m->layer[st->low[i]];
         size_t nm = (size_t)ly->in * (size_t)ly->out;
@@ -79,13 +80,13 @@ static int powersgd_sync(CodecState *st, Model *m, char *err)
                   st->q + st->q_at[i], 0.0f, m->grads + ly->w);
         dev->axpy(nm, -1.0f, m->grads + ly->w, st->error + ly->w);
     }
-#line 663 "chapters/10-compress.nw"
+#line 718 "chapters/10-compress.nw"
     for (int i = 0, at = 0; i < st->n_runs; at += (int)st->run_len[i], i++)
         dev->copy(m->grads + st->run_at[i], st->plain + at, st->run_len[i] * sizeof(float));
-#line 623 "chapters/10-compress.nw"
+#line 678 "chapters/10-compress.nw"
     return 0;
 }
-#line 791 "chapters/10-compress.nw"
+#line 871 "chapters/10-compress.nw"
 static int topk_sync(CodecState *st, Model *m, char *err)
 {
     const Device *dev = m->dev;
@@ -102,27 +103,30 @@ static int topk_sync(CodecState *st, Model *m, char *err)
         dev->scatter_add(k, st->pairs + (size_t)q * k, 1.0f / (float)c->size, m->grads);
     return 0;
 }
-#line 1153 "chapters/10-compress.nw"
+#line 1280 "chapters/10-compress.nw"
 static int codec_sync(Strategy *s, Model *m, Timers *t, char *err)
 {
     CodecState *st = s->state;
+    Comm *c = st->ring.c;
     double t0 = now_seconds();
-    int rc = st->g.kind == COMPRESS_POWERSGD ? powersgd_sync(st, m, err)
-             : st->g.kind == COMPRESS_TOPK
-                 ? topk_sync(st, m, err)
-                 : ring_all_reduce_coded(st->ring.c, m->grads, m->n_params, st->g.dtype,
-                                         st->wire, 1.0f / (float)st->ring.c->size, err);
-#line 1164 "chapters/10-compress.nw"
+    int rc;
+    if (st->g.kind == COMPRESS_POWERSGD)
+        rc = powersgd_sync(st, m, err);
+    else if (st->g.kind == COMPRESS_TOPK)
+        rc = topk_sync(st, m, err);
+    else
+        rc = ring_all_reduce_coded(c, m->grads, m->n_params, st->g.dtype, st->wire,
+                                   1.0f / (float)c->size, err);
     m->dev->sync();
     timers_add(t, "all-reduce", now_seconds() - t0);
     return rc;
 }
-#line 1113 "chapters/10-compress.nw"
+#line 1240 "chapters/10-compress.nw"
 static void powersgd_open(CodecState *st, Model *m)
 {
     const Device *dev = m->dev;
     int r = st->g.rank;
-#line 1080 "chapters/10-compress.nw"
+#line 1207 "chapters/10-compress.nw"
     for (int l = 0; l < m->n_layers; l++) {
         const Layer *ly = &m->layer[l];
         size_t nm = (size_t)ly->in * (size_t)ly->out, low = (size_t)r * (ly->in + ly->out);
@@ -136,10 +140,10 @@ static void powersgd_open(CodecState *st, Model *m)
         st->run_len[st->n_runs] = compress ? (size_t)ly->out : nm + (size_t)ly->out;
         st->plain_len += st->run_len[st->n_runs++];
     }
-#line 1118 "chapters/10-compress.nw"
+#line 1245 "chapters/10-compress.nw"
     st->p = dev->alloc((st->p_len ? st->p_len : 1) * sizeof(float));
     st->plain = dev->alloc((st->plain_len ? st->plain_len : 1) * sizeof(float));
-#line 1100 "chapters/10-compress.nw"
+#line 1227 "chapters/10-compress.nw"
     float *q0 = xcalloc(st->q_len ? st->q_len : 1, sizeof *q0);
     Rng rng;
     rng_seed(&rng, 0x9051d, 0);
@@ -150,9 +154,9 @@ static void powersgd_open(CodecState *st, Model *m)
     free(q0);
     for (int i = 0; i < st->n_low; i++)
         dev->orthonormalize(m->layer[st->low[i]].out, r, st->q + st->q_at[i]);
-#line 1121 "chapters/10-compress.nw"
+#line 1248 "chapters/10-compress.nw"
 }
-#line 1129 "chapters/10-compress.nw"
+#line 1256 "chapters/10-compress.nw"
 static int codec_buffers(CodecState *st, Model *m)
 {
     const Device *dev = m->dev;
@@ -171,10 +175,10 @@ static int codec_buffers(CodecState *st, Model *m)
     st->wire = dev->alloc((longest ? longest : 1) * dtype_bytes(st->g.dtype));
     return 0;
 }
-#line 1171 "chapters/10-compress.nw"
+#line 1305 "chapters/10-compress.nw"
 int grad_codec_open(Strategy *s, const GradCodec *g, Comm *c, Comm *host, Model *m, char *err)
 {
-#line 1174 "chapters/10-compress.nw"
+#line 1308 "chapters/10-compress.nw"
     (void)err;
     CodecState *st = xcalloc(1, sizeof *st);
     st->g = *g;
@@ -188,7 +192,7 @@ int grad_codec_open(Strategy *s, const GradCodec *g, Comm *c, Comm *host, Model 
                     .state = st};
     return 0;
 }
-
+#line 1324 "chapters/10-compress.nw"
 bool grad_codec_owns(const Strategy *s)
 {
     return s->sync_gradients == codec_sync;
@@ -210,7 +214,7 @@ void grad_codec_close(Strategy *s)
     ring_strategy_free(&st->ring);
     free(st);
 }
-#line 1216 "chapters/10-compress.nw"
+#line 1352 "chapters/10-compress.nw"
 size_t grad_codec_bytes(const GradCodec *g, const Model *m, int size, int rank)
 {
     if (g->kind == COMPRESS_TOPK) {
@@ -225,18 +229,17 @@ size_t grad_codec_bytes(const GradCodec *g, const Model *m, int size, int rank)
         const Layer *ly = &m->layer[l];
         size_t nm = (size_t)ly->in * (size_t)ly->out,
                low = (size_t)g->rank * (ly->in + ly->out);
-#line 1229 "chapters/10-compress.nw"
+#line 1365 "chapters/10-compress.nw"
         if (2 * low <= nm)
             p += (size_t)g->rank * ly->in, q += (size_t)g->rank * ly->out, plain += ly->out;
         else
             plain += nm + (size_t)ly->out;
     }
-    return ring_coded_bytes(p, size, rank, g->dtype) +
-           ring_coded_bytes(q, size, rank, g->dtype) +
-           ring_coded_bytes(plain, size, rank, g->dtype);
-#line 1236 "chapters/10-compress.nw"
+    size_t sent = ring_coded_bytes(p, size, rank, g->dtype);
+    sent += ring_coded_bytes(q, size, rank, g->dtype);
+    return sent + ring_coded_bytes(plain, size, rank, g->dtype);
 }
-#line 1240 "chapters/10-compress.nw"
+#line 1387 "chapters/10-compress.nw"
 int grad_codec_parse(const char *spec, GradCodec *g, char *why, size_t len)
 {
     char *end = NULL;
@@ -262,7 +265,7 @@ int grad_codec_parse(const char *spec, GradCodec *g, char *why, size_t len)
              spec);
     return -1;
 }
-
+#line 1415 "chapters/10-compress.nw"
 bool grad_codec_active(const GradCodec *g)
 {
     return g->dtype != DTYPE_FP32 || g->kind != COMPRESS_NONE;

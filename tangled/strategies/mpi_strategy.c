@@ -49,7 +49,7 @@ int native_strategy(Strategy *s, NativeState *st, Comm *c, Comm *host, char *err
 #line 1880 "chapters/06-production.nw"
     return 0;
 }
-#line 3009 "chapters/06-production.nw"
+#line 3010 "chapters/06-production.nw"
 static int mpi_row_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     NativeState *st = xcalloc(1, sizeof *st);
@@ -65,7 +65,7 @@ static void mpi_row_close(Strategy *s)
     free(s->state);
 }
 
-#line 2991 "chapters/06-production.nw"
+#line 2992 "chapters/06-production.nw"
 const StrategyDef strategy_mpi = {
     .name = "mpi",
     .title = "MPI_Allreduce",
