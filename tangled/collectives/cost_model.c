@@ -2,13 +2,13 @@
  * @file cost_model.c
  * @brief The alpha-beta model of the all-reduces of chapters 5, 8 and 9 (chapter 9).
  */
-#line 1404 "chapters/09-hosts.nw"
+#line 1406 "chapters/09-hosts.nw"
 #include "cost_model.h"
 
 #include <math.h>
 #include <string.h>
 
-#line 1418 "chapters/09-hosts.nw"
+#line 1421 "chapters/09-hosts.nw"
 int cost_terms(CostAlgo a, const Machine *m, CostTerms *t)
 {
     double H = m->hosts, L = m->per_host, N = H * L, halves = L > 1 ? 2 : 0;
@@ -39,7 +39,7 @@ int cost_terms(CostAlgo a, const Machine *m, CostTerms *t)
     default: return 0;
     }
 }
-#line 1461 "chapters/09-hosts.nw"
+#line 1464 "chapters/09-hosts.nw"
 double cost_predict(CostAlgo a, const Machine *m, double bytes)
 {
     CostTerms t;
@@ -58,7 +58,7 @@ const char *cost_name(CostAlgo a)
     static const char *names[] = {"flat ring", "hierarchical", "tree", "one-shot", "two-shot"};
     return a < N_COST_ALGOS ? names[a] : "?";
 }
-#line 1499 "chapters/09-hosts.nw"
+#line 1502 "chapters/09-hosts.nw"
 int cost_fit(const double *steps, const double *bytes, const double *t, int n, Link *out)
 {
     double ss = 0, sb = 0, bb = 0, st = 0, bt = 0;
@@ -73,11 +73,43 @@ int cost_fit(const double *steps, const double *bytes, const double *t, int n, L
     out->beta = (ss * bt - sb * st) / det;
     return out->alpha >= 0 && out->beta > 0 ? 0 : -1;
 }
-#line 1489 "chapters/09-hosts.nw"
+#line 1492 "chapters/09-hosts.nw"
 double cost_fit_rate(const double *over, const double *t, int n)
 {
     double sx = 0, sxx = 0; /* minimise the sum of (over[i] u / t[i] - 1)^2, u = 1 / rate */
     for (int i = 0; i < n; i++)
         sx += over[i] / t[i], sxx += (over[i] / t[i]) * (over[i] / t[i]);
     return n > 0 && sx > 0 ? sxx / sx : 0;
+}
+#line 1521 "chapters/10-compress.nw"
+double codec_exchange(const Machine *m, const CodecTraffic *t)
+{
+    double s = t->work;
+    for (int i = 0; i < t->reduces && i < 3; i++)
+        s += cost_predict(COST_FLAT_RING, m, t->reduce[i]);
+    if (t->gathered > 0)
+        s += cost_predict(COST_FLAT_RING, m, t->gathered) / 2;
+    return s;
+}
+
+/** plain's time less t's on @p m with a link of @p rate bytes a second. */
+static double codec_gain(Machine m, const CodecTraffic *t, const CodecTraffic *plain,
+                         double rate)
+{
+    m.between.beta = 1 / rate, m.between.rate = 0;
+    return codec_exchange(&m, plain) - codec_exchange(&m, t);
+}
+
+double codec_break_even(const Machine *m, const CodecTraffic *t, const CodecTraffic *plain)
+{
+    double lo = log(1e3), hi = log(1e13); /* bytes a second */
+    if (codec_gain(*m, t, plain, exp(hi)) > 0)
+        return INFINITY;
+    if (codec_gain(*m, t, plain, exp(lo)) <= 0)
+        return 0;
+    for (int i = 0; i < 60; i++) {
+        double mid = (lo + hi) / 2;
+        *(codec_gain(*m, t, plain, exp(mid)) > 0 ? &lo : &hi) = mid;
+    }
+    return exp(lo);
 }

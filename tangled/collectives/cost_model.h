@@ -57,4 +57,20 @@ int cost_fit(const double *steps, const double *bytes, const double *t, int n, L
  */
 double cost_fit_rate(const double *over, const double *t, int n);
 
+/** One step's exchange of gradients as a codec of chapter 10 makes it. */
+typedef struct CodecTraffic {
+    int reduces;      /**< ring all-reduces a step: 1, or PowerSGD's 3 */
+    double reduce[3]; /**< the bytes of each */
+    double gathered;  /**< the bytes a ring all-gathers (top-k: every rank's pairs), or 0 */
+    double work;      /**< seconds a rank spends coding per step */
+} CodecTraffic;
+/** Predicted seconds of one step's exchange with @p t on the flat ring of @p m. */
+double codec_exchange(const Machine *m, const CodecTraffic *t);
+/**
+ * The bandwidth of the link between hosts, in bytes a second, below which @p t exchanges a
+ * step faster than @p plain on @p m (its alpha kept, no bucket): 0 if at none, INFINITY
+ * if at every one from a kilobyte a second to ten terabytes.
+ */
+double codec_break_even(const Machine *m, const CodecTraffic *t, const CodecTraffic *plain);
+
 #endif
