@@ -11,18 +11,21 @@
 #include <string.h>
 
 #include "cost_model.h"
+#include "grad_codec.h"
 #include "options.h"
 #include "run.h"
 #include "util.h"
 
-#line 1348 "chapters/A3-programs.nw"
+#line 1351 "chapters/A3-programs.nw"
 static const char *summary =
     "Predict all-reduces with chapter 9's alpha-beta model: the flat ring, the hierarchy\n"
     "and a tree, on an H100 cluster or on this machine's links fitted to make bench.";
 static const char *examples =
     "  ./scale                                  8 hosts x 8 H100s, 8 B to 256 MiB\n"
     "  ./scale --hosts 128 --params 70e9        a 70B model on 1,024 GPUs\n"
-    "  ./scale --machine here                   this machine's links, checked\n";
+    "  ./scale --machine here                   this machine's links, checked\n"
+    "  ./scale --machine here --compress powersgd:2 --hidden 1024,1024\n"
+    "                                           where a codec pays (chapter 10)\n";
 #line 1670 "chapters/09-hosts.nw"
 /** Column @p name of CSV @p path: sizes (first column) into @p size, values into @p v, at
  *  most @p most rows; rows read (0 when the file or the column is missing). */
@@ -211,7 +214,7 @@ static double step_compute(double params, double tokens)
 {
     return 6 * params * tokens / (H100_FLOPS * ASSUMED_MFU);
 }
-#line 1362 "chapters/A3-programs.nw"
+#line 1367 "chapters/A3-programs.nw"
 static void scale_cluster(const Options *o, const Machine *m, FILE *csv)
 {
     printf("# %12s %12s %12s %12s %8s\n# %12s %12s %12s %12s %8s\n", "size", "flat ring",
@@ -228,7 +231,7 @@ static void scale_cluster(const Options *o, const Machine *m, FILE *csv)
         if (sz > o->max_bytes / (size_t)o->step_factor)
             break;
     }
-#line 1383 "chapters/A3-programs.nw"
+#line 1388 "chapters/A3-programs.nw"
     double bytes = 2.0 * o->params, compute = step_compute(o->params, (double)o->tokens);
     double flat = cost_predict(COST_FLAT_RING, m, bytes),
            hier = cost_predict(COST_HIERARCHICAL, m, bytes);
@@ -238,19 +241,105 @@ static void scale_cluster(const Options *o, const Machine *m, FILE *csv)
         "%.1f ms (%.0f%%), nothing overlapped\n",
         o->params, o->tokens, compute * 1e3, bytes / 1e9, flat * 1e3,
         100 * flat / (flat + compute), hier * 1e3, 100 * hier / (hier + compute));
-#line 1391 "chapters/A3-programs.nw"
+#line 1396 "chapters/A3-programs.nw"
     if (csv)
         fprintf(csv, "step,%.3f,%.3f,%.3f,%.4f,%.3f\n", flat * 1e6, hier * 1e6,
                 cost_predict(COST_TREE, m, bytes) * 1e6, flat / hier, compute * 1e6);
-#line 1379 "chapters/A3-programs.nw"
+#line 1384 "chapters/A3-programs.nw"
 }
-#line 1397 "chapters/A3-programs.nw"
+#line 1412 "chapters/A3-programs.nw"
+/** The value in column @p name of the row whose first cell is @p key, in CSV @p path;
+ *  NAN when there is none. */
+static double csv_cell(const char *path, const char *key, const char *name)
+{
+    FILE *f = fopen(path, "r");
+    char line[1024];
+    int col = -1;
+    double v = NAN;
+    while (f && isnan(v) && fgets(line, sizeof line, f)) {
+        char *save, *tok = strtok_r(line, ",\n", &save);
+        if (line[0] == '#' || !tok)
+            continue;
+        for (int k = 0; col < 0 && tok; k++, tok = strtok_r(NULL, ",\n", &save))
+            col = strcmp(tok, name) == 0 ? k : -1;
+        for (int k = 1; tok && strcmp(tok, key) == 0 && k <= col; k++)
+            if ((tok = strtok_r(NULL, ",\n", &save)) && k == col)
+                v = strtod(tok, NULL);
+    }
+    if (f)
+        fclose(f);
+    return v;
+}
+#line 1464 "chapters/A3-programs.nw"
+/** "powersgd2/1024x1024": the codec's name and the model's widths, as compress_work.csv
+ *  names them; the widths alone into @p widths. */
+static void codec_key(const GradCodec *g, const Options *o, char *key, size_t len, char *widths,
+                      size_t wlen)
+{
+    size_t used = 0;
+    for (int l = 0; l < o->n_hidden; l++)
+        used +=
+            (size_t)snprintf(widths + used, wlen - used, "%s%d", l ? "x" : "", o->hidden[l]);
+#line 1472 "chapters/A3-programs.nw"
+    if (g->kind == COMPRESS_POWERSGD)
+        snprintf(key, len, "powersgd%d/%s", g->rank, widths);
+    else if (g->kind == COMPRESS_TOPK)
+        snprintf(key, len, "topk%g/%s", g->fraction, widths);
+    else
+        snprintf(key, len, "%s/%s", dtype_name(g->dtype), widths);
+}
+#line 1438 "chapters/A3-programs.nw"
+static int scale_codec(const Options *o, FILE *csv, char *err)
+{
+    GradCodec g = run_codec(o), none = {.dtype = DTYPE_FP32};
+    char key[128], path[600], widths[96];
+    Model model;
+    if (model_init(&model, device_cpu(), 784, o->hidden, o->n_hidden, 10, 1, o->seed, err))
+        return -1;
+    codec_key(&g, o, key, sizeof key, widths, sizeof widths);
+    snprintf(path, sizeof path, "%s/compress_work.csv", o->from);
+    double work = csv_cell(path, key, "work_us");
+    Machine m = {.hosts = o->given & OPT_HOSTS ? o->hosts : 2,
+                 .cards = 1,
+                 .per_host = o->ranks_per_host > 0 ? o->ranks_per_host : 2};
+#line 1450 "chapters/A3-programs.nw"
+    CodecTraffic plain, t;
+    grad_codec_traffic(&none, &model, m.hosts * m.per_host, &plain);
+    grad_codec_traffic(&g, &model, m.hosts * m.per_host, &t);
+    t.work = work * 1e-6;
+    model_free(&model);
+    if (isnan(work) || fit_within(o->from, &m.within, err))
+        return isnan(work)
+                   ? error_set(err, "no coding work for %s in %s (make bench)", key, path)
+                   : -1;
+#line 1482 "chapters/A3-programs.nw"
+    static const char *const links[] = {"1gbit", "fast"};
+    printf("# %s on %d hosts x %d ranks: coding %.0f us a step (measured on one rank)\n", key,
+           m.hosts, m.per_host, work);
+    if (csv)
+        fprintf(csv, "case,fp32_us,codec_us,gain,break_even_gbits\n");
+    for (size_t i = 0; i < sizeof links / sizeof *links; i++) {
+        if (fit_between(o->from, links[i], &m.between, err))
+            return -1;
+        double a = codec_exchange(&m, &plain) * 1e6, b = codec_exchange(&m, &t) * 1e6;
+        double even = codec_break_even(&m, &t, &plain) * 8 / 1e9; /* Gbit/s */
+        printf(
+            "%-6s fp32 ring %10.0f us   %s %10.0f us   gain %5.2f   pays below %.3g Gbit/s\n",
+            links[i], a, key, b, a / b, even);
+#line 1494 "chapters/A3-programs.nw"
+        if (csv)
+            fprintf(csv, "%s/%s,%.1f,%.1f,%.4f,%.4g\n", links[i], key, a, b, a / b, even);
+    }
+#line 1459 "chapters/A3-programs.nw"
+    return 0;
+}
+#line 1500 "chapters/A3-programs.nw"
 /** Parse, then print this machine's fitted model or a cluster's prediction. */
 int main(int argc, char **argv)
 {
     static Run run;
     unsigned accepted = OPT_BENCH | OPT_CSV | OPT_RANKS_PER_HOST | OPT_HOSTS | OPT_PARAMS |
-                        OPT_TOKENS | OPT_MACHINE | OPT_FROM;
+                        OPT_TOKENS | OPT_MACHINE | OPT_FROM | OPT_CODEC | OPT_HIDDEN;
     int status = run_parse(&run, argc, argv, accepted, summary, examples);
     if (status != RUN_GO)
         return status;
@@ -262,14 +351,16 @@ int main(int argc, char **argv)
         return EXIT_FAILURE;
     }
     int per_host = o->ranks_per_host > 0 ? o->ranks_per_host : 8, rc = 0;
-    if (strcmp(o->machine, "here") == 0) {
+    if (o->given & OPT_CODEC) {
+        rc = scale_codec(o, csv, err);
+    } else if (strcmp(o->machine, "here") == 0) {
         rc = scale_here(o->from, csv, err);
     } else {
         Machine m = h100_cluster(o->hosts, per_host);
         printf("# scale: %d hosts x %d H100 SXM (NVLink 450 GB/s a way, a 400 Gb/s card "
                "per GPU; NCCL's step latencies)\n",
                o->hosts, per_host);
-#line 1420 "chapters/A3-programs.nw"
+#line 1525 "chapters/A3-programs.nw"
         scale_cluster(o, &m, csv);
     }
     if (csv)

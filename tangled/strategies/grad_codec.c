@@ -2,10 +2,10 @@
  * @file grad_codec.c
  * @brief The ring's all-reduce with a codec: 16-bit numbers, PowerSGD, top-k (chapter 10).
  */
-#line 1462 "chapters/10-compress.nw"
+#line 1496 "chapters/10-compress.nw"
 #include "grad_codec.h"
 
-#line 1443 "chapters/10-compress.nw"
+#line 1477 "chapters/10-compress.nw"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +19,7 @@
 
 #define MAX3(a, b, c) ((a) > (b) ? ((a) > (c) ? (a) : (c)) : ((b) > (c) ? (b) : (c)))
 
-#line 1178 "chapters/10-compress.nw"
+#line 1181 "chapters/10-compress.nw"
 /** A codec strategy's data. */
 typedef struct CodecState {
     RingState ring;          /**< first: ring_sum_stats() reads it */
@@ -103,7 +103,7 @@ static int topk_sync(CodecState *st, Model *m, char *err)
         dev->scatter_add(k, st->pairs + (size_t)q * k, 1.0f / (float)c->size, m->grads);
     return 0;
 }
-#line 1280 "chapters/10-compress.nw"
+#line 1283 "chapters/10-compress.nw"
 static int codec_sync(Strategy *s, Model *m, Timers *t, char *err)
 {
     CodecState *st = s->state;
@@ -121,12 +121,12 @@ static int codec_sync(Strategy *s, Model *m, Timers *t, char *err)
     timers_add(t, "all-reduce", now_seconds() - t0);
     return rc;
 }
-#line 1240 "chapters/10-compress.nw"
+#line 1243 "chapters/10-compress.nw"
 static void powersgd_open(CodecState *st, Model *m)
 {
     const Device *dev = m->dev;
     int r = st->g.rank;
-#line 1207 "chapters/10-compress.nw"
+#line 1210 "chapters/10-compress.nw"
     for (int l = 0; l < m->n_layers; l++) {
         const Layer *ly = &m->layer[l];
         size_t nm = (size_t)ly->in * (size_t)ly->out, low = (size_t)r * (ly->in + ly->out);
@@ -140,10 +140,10 @@ static void powersgd_open(CodecState *st, Model *m)
         st->run_len[st->n_runs] = compress ? (size_t)ly->out : nm + (size_t)ly->out;
         st->plain_len += st->run_len[st->n_runs++];
     }
-#line 1245 "chapters/10-compress.nw"
+#line 1248 "chapters/10-compress.nw"
     st->p = dev->alloc((st->p_len ? st->p_len : 1) * sizeof(float));
     st->plain = dev->alloc((st->plain_len ? st->plain_len : 1) * sizeof(float));
-#line 1227 "chapters/10-compress.nw"
+#line 1230 "chapters/10-compress.nw"
     float *q0 = xcalloc(st->q_len ? st->q_len : 1, sizeof *q0);
     Rng rng;
     rng_seed(&rng, 0x9051d, 0);
@@ -154,9 +154,9 @@ static void powersgd_open(CodecState *st, Model *m)
     free(q0);
     for (int i = 0; i < st->n_low; i++)
         dev->orthonormalize(m->layer[st->low[i]].out, r, st->q + st->q_at[i]);
-#line 1248 "chapters/10-compress.nw"
+#line 1251 "chapters/10-compress.nw"
 }
-#line 1256 "chapters/10-compress.nw"
+#line 1259 "chapters/10-compress.nw"
 static int codec_buffers(CodecState *st, Model *m)
 {
     const Device *dev = m->dev;
@@ -175,10 +175,10 @@ static int codec_buffers(CodecState *st, Model *m)
     st->wire = dev->alloc((longest ? longest : 1) * dtype_bytes(st->g.dtype));
     return 0;
 }
-#line 1305 "chapters/10-compress.nw"
+#line 1308 "chapters/10-compress.nw"
 int grad_codec_open(Strategy *s, const GradCodec *g, Comm *c, Comm *host, Model *m, char *err)
 {
-#line 1308 "chapters/10-compress.nw"
+#line 1311 "chapters/10-compress.nw"
     (void)err;
     CodecState *st = xcalloc(1, sizeof *st);
     st->g = *g;
@@ -192,7 +192,7 @@ int grad_codec_open(Strategy *s, const GradCodec *g, Comm *c, Comm *host, Model 
                     .state = st};
     return 0;
 }
-#line 1324 "chapters/10-compress.nw"
+#line 1327 "chapters/10-compress.nw"
 bool grad_codec_owns(const Strategy *s)
 {
     return s->sync_gradients == codec_sync;
@@ -214,32 +214,56 @@ void grad_codec_close(Strategy *s)
     ring_strategy_free(&st->ring);
     free(st);
 }
-#line 1352 "chapters/10-compress.nw"
-size_t grad_codec_bytes(const GradCodec *g, const Model *m, int size, int rank)
+#line 1355 "chapters/10-compress.nw"
+/** The numbers of each all-reduce of codec @p g's step for @p m: 1 or 3 of them. */
+static int reduce_sizes(const GradCodec *g, const Model *m, size_t count[3])
 {
-    if (g->kind == COMPRESS_TOPK) {
-        double k = ceil(g->fraction * (double)m->n_params);
-        size_t kk = k < 1 ? 1 : k > (double)m->n_params ? m->n_params : (size_t)k;
-        return (size_t)(size - 1) * kk * sizeof(IndexValue);
+    if (g->kind != COMPRESS_POWERSGD) {
+        count[0] = m->n_params;
+        return 1;
     }
-    if (g->kind == COMPRESS_NONE)
-        return ring_coded_bytes(m->n_params, size, rank, g->dtype);
-    size_t p = 0, q = 0, plain = 0;
+    count[0] = count[1] = count[2] = 0;
     for (int l = 0; l < m->n_layers; l++) {
         const Layer *ly = &m->layer[l];
-        size_t nm = (size_t)ly->in * (size_t)ly->out,
-               low = (size_t)g->rank * (ly->in + ly->out);
-#line 1365 "chapters/10-compress.nw"
-        if (2 * low <= nm)
-            p += (size_t)g->rank * ly->in, q += (size_t)g->rank * ly->out, plain += ly->out;
+        size_t nm = (size_t)ly->in * (size_t)ly->out, r = (size_t)g->rank;
+        if (2 * r * (size_t)(ly->in + ly->out) <= nm)
+            count[0] += r * ly->in, count[1] += r * ly->out, count[2] += ly->out;
         else
-            plain += nm + (size_t)ly->out;
+            count[2] += nm + (size_t)ly->out;
     }
-    size_t sent = ring_coded_bytes(p, size, rank, g->dtype);
-    sent += ring_coded_bytes(q, size, rank, g->dtype);
-    return sent + ring_coded_bytes(plain, size, rank, g->dtype);
+    return 3;
 }
-#line 1387 "chapters/10-compress.nw"
+
+/** Top-k's k for @p m: at least one entry, at most all. */
+static size_t topk_count(const GradCodec *g, const Model *m)
+{
+    double k = ceil(g->fraction * (double)m->n_params);
+    return k < 1 ? 1 : k > (double)m->n_params ? m->n_params : (size_t)k;
+}
+
+size_t grad_codec_bytes(const GradCodec *g, const Model *m, int size, int rank)
+{
+    if (g->kind == COMPRESS_TOPK)
+        return (size_t)(size - 1) * topk_count(g, m) * sizeof(IndexValue);
+    size_t count[3], sent = 0;
+    for (int i = 0, k = reduce_sizes(g, m, count); i < k; i++)
+        sent += ring_coded_bytes(count[i], size, rank, g->dtype);
+    return sent;
+}
+#line 1396 "chapters/10-compress.nw"
+void grad_codec_traffic(const GradCodec *g, const Model *m, int size, CodecTraffic *t)
+{
+    size_t count[3];
+    *t = (CodecTraffic){0};
+    if (g->kind == COMPRESS_TOPK) {
+        t->gathered = (double)size * (double)topk_count(g, m) * sizeof(IndexValue);
+        return;
+    }
+    t->reduces = reduce_sizes(g, m, count);
+    for (int i = 0; i < t->reduces; i++)
+        t->reduce[i] = (double)count[i] * (double)dtype_bytes(g->dtype);
+}
+#line 1421 "chapters/10-compress.nw"
 int grad_codec_parse(const char *spec, GradCodec *g, char *why, size_t len)
 {
     char *end = NULL;
@@ -265,7 +289,7 @@ int grad_codec_parse(const char *spec, GradCodec *g, char *why, size_t len)
              spec);
     return -1;
 }
-#line 1415 "chapters/10-compress.nw"
+#line 1449 "chapters/10-compress.nw"
 bool grad_codec_active(const GradCodec *g)
 {
     return g->dtype != DTYPE_FP32 || g->kind != COMPRESS_NONE;

@@ -11,6 +11,7 @@
 
 #include "coded_ring.h"
 #include "comm.h"
+#include "cost_model.h"
 #include "model.h"
 #include "train.h"
 
@@ -48,5 +49,7 @@ const float *grad_codec_error(const Strategy *s);
 void grad_codec_report(const Strategy *s, FILE *f);
 /** The bytes rank @p rank sends per step with codec @p g over @p size ranks, for @p m. */
 size_t grad_codec_bytes(const GradCodec *g, const Model *m, int size, int rank);
+/** What codec @p g exchanges per step on @p size ranks for @p m (no work), for the model. */
+void grad_codec_traffic(const GradCodec *g, const Model *m, int size, CodecTraffic *t);
 
 #endif

@@ -38,3 +38,31 @@ Test(codec_model, the_break_even_bandwidth_is_where_saved_bytes_buy_the_work)
     CodecTraffic more = {.reduces = 1, .reduce = {2e6}};
     cr_assert(codec_break_even(&m, &more, &plain) == 0, "more bytes never pays");
 }
+
+/* ./scale with a codec: this machine's links fitted to book/data, the coding work from a
+ * compress_work.csv of the test's own (in a directory of its own); without that work, one
+ * line saying what is missing. */
+Test(codec_model, scale_prints_where_a_codec_pays_on_each_fitted_link, .timeout = 60)
+{
+    char dir[] = "/tmp/dps-codec-XXXXXX", cmd[512], from[600];
+    cr_assert(mkdtemp(dir), "mkdtemp failed");
+    snprintf(cmd, sizeof cmd, "cp book/data/hosts_*.csv book/data/crossovers_n*.csv %s/", dir);
+    cr_assert(system(cmd) == 0, "%s failed", cmd);
+    snprintf(from, sizeof from, "%s/compress_work.csv", dir);
+    FILE *f = fopen(from, "w");
+    cr_assert(f);
+    fprintf(f, "# made up\ncase,work_us\nbf16/128,300\n");
+    fclose(f);
+    static Run a;
+    run_program((char *[]){"./scale", "--machine", "here", "--from", dir, "--grad_dtype",
+                           "bf16", NULL}, &a);
+    cr_assert(a.status == 0, "exit %d: %s", a.status, a.err);
+    cr_assert(strstr(a.out, "1gbit  fp32 ring") && strstr(a.out, "pays below"), "%s", a.out);
+    static Run b;
+    run_program((char *[]){"./scale", "--from", dir, "--compress", "powersgd:3", NULL}, &b);
+    cr_assert(b.status == 1 && count_lines(b.err) == 1 &&
+                  strstr(b.err, "no coding work for powersgd3/128"),
+              "a codec never measured: exit %d, %s", b.status, b.err);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_assert(system(cmd) == 0);
+}
