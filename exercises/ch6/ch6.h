@@ -18,10 +18,16 @@
 int ddp_buckets(const size_t *layer_floats, int n_layers, size_t cap, size_t first_cap,
                 int *bucket_of);
 
-/* 6.2: fp16 gradient compression: h[i] = x[i] as an IEEE 754 half (binary16): round to
- * nearest, ties to even; too large for a half -> infinity of the same sign; below the
- * smallest half -> a subnormal half or zero, rounded the same way; NaN -> a NaN. */
-void fp16_encode(const float *x, uint16_t *h, size_t n);
+/* 6.2: fp16 gradient compression, rounded stochastically: h[i] = x[i] as an IEEE 754 half
+ * (binary16), rounded up or down by the 16-bit noise[i]. For finite x, a = |x|; s is the
+ * spacing of halves in a's binade: 2^(e - 10), e = floor(log2 a), for a >= 2^-14, and 2^-24
+ * below (the subnormals); q = floor(a / s) and f = a / s - q (in [0, 1)). The magnitude is
+ * (q + 1) * s when noise[i] < f * 65536 (compared exactly), else q * s; 65536 (2^16) or
+ * more is infinity. The sign is kept (-0 stays -0; a negative value rounded to 0 is -0).
+ * Infinities stay infinities of the same sign; a NaN becomes a NaN (any NaN half). So a
+ * half comes back exactly for any noise, and with uniform noise a value rounds up with
+ * probability f (to within 1/65536). */
+void fp16_encode(const float *x, const uint16_t *noise, uint16_t *h, size_t n);
 
 /* 6.3: local SGD: called after each rank's local SGD step number `step` (1, 2, ...): when
  * step is a multiple of `every`, replace params[0..n) on every rank by their mean over the

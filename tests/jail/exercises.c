@@ -344,6 +344,7 @@ static void call_ddp_buckets(void *v, void *fn)
 
 typedef struct {
     const float *x;
+    const uint16_t *noise;
     uint16_t *h;
     size_t n;
 } A_fp16_encode;
@@ -351,12 +352,13 @@ static void visit_fp16_encode(Wire *w, A_fp16_encode *a)
 {
     IN(n);
     BUF(x, a->n * 4, WIRE_IN);
+    BUF(noise, a->n * 2, WIRE_IN);
     BUF(h, a->n * 2, WIRE_BACK);
 }
 static void call_fp16_encode(void *v, void *fn)
 {
     A_fp16_encode *a = v;
-    FN(fp16_encode)(a->x, a->h, a->n);
+    FN(fp16_encode)(a->x, a->noise, a->h, a->n);
 }
 
 typedef struct {
@@ -701,9 +703,9 @@ int ddp_buckets(const size_t *layer_floats, int n_layers, size_t cap, size_t fir
     return a.ret;
 }
 
-void fp16_encode(const float *x, uint16_t *h, size_t n)
+void fp16_encode(const float *x, const uint16_t *noise, uint16_t *h, size_t n)
 {
-    A_fp16_encode a = {x, h, n};
+    A_fp16_encode a = {x, noise, h, n};
     jail_call(ID_fp16_encode, &a);
 }
 
