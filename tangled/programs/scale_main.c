@@ -344,8 +344,13 @@ int main(int argc, char **argv)
     if (status != RUN_GO)
         return status;
     const Options *o = &run.o;
-    FILE *csv = o->csv ? fopen(o->csv, "w") : NULL;
+    GradCodec g;
     char err[ERR_LEN] = "";
+    if ((o->given & OPT_CODEC) && grad_codec_parse(o->compress, &g, err, sizeof err)) {
+        fprintf(stderr, "%s: %s\n", program_name(), err);
+        return EXIT_USAGE;
+    }
+    FILE *csv = o->csv ? fopen(o->csv, "w") : NULL;
     if (o->csv && !csv) {
         fprintf(stderr, "%s: --csv %s: cannot write it\n", program_name(), o->csv);
         return EXIT_FAILURE;
@@ -360,7 +365,7 @@ int main(int argc, char **argv)
         printf("# scale: %d hosts x %d H100 SXM (NVLink 450 GB/s a way, a 400 Gb/s card "
                "per GPU; NCCL's step latencies)\n",
                o->hosts, per_host);
-#line 1525 "chapters/A3-programs.nw"
+#line 1530 "chapters/A3-programs.nw"
         scale_cluster(o, &m, csv);
     }
     if (csv)
