@@ -16,6 +16,7 @@
 #include "../../exercises/ch2/ch2.h"
 #include "../../exercises/ch8/ch8.h"
 #include "../../exercises/ch9/ch9.h"
+#include "../../exercises/ch10/ch10.h"
 #include "jail.h"
 
 #define IN(x)              wire_in(w, &a->x, sizeof a->x)
@@ -533,6 +534,65 @@ static void call_torus_all_reduce(void *v, void *fn)
     a->ret = FN(torus_all_reduce)(a->c, a->rows, a->buf, a->count, a->scratch, a->err);
 }
 
+/* Chapter 10's 1-bit compressor: g, error and the bits in the test's memory. */
+typedef struct {
+    const float *g;
+    float *error;
+    size_t n;
+    uint8_t *bits;
+    float *pos, *neg;
+} A_onebit_compress;
+static void visit_onebit_compress(Wire *w, A_onebit_compress *a)
+{
+    IN(n);
+    BUF(g, a->n * 4, WIRE_IN);
+    BUF(error, a->n * 4, WIRE_BACK);
+    BUF(bits, (a->n + 7) / 8, WIRE_BACK);
+    BUF(pos, sizeof(float), WIRE_BACK);
+    BUF(neg, sizeof(float), WIRE_BACK);
+}
+static void call_onebit_compress(void *v, void *fn)
+{
+    A_onebit_compress *a = v;
+    FN(onebit_compress)(a->g, a->error, a->n, a->bits, a->pos, a->neg);
+}
+
+/* ... and its all-reduce: grad and error of n floats, scratch of N messages, in the rank's
+ * own memory. */
+typedef struct {
+    Comm *c;
+    float *grad, *error;
+    size_t n;
+    void *scratch;
+    char *err;
+    int ret;
+} A_onebit_all_reduce;
+static void visit_onebit_all_reduce(Wire *w, A_onebit_all_reduce *a)
+{
+    wire_comm(w, &a->c);
+    IN(n);
+    BUF(grad, a->n * 4, WIRE_BACK);
+    BUF(error, a->n * 4, WIRE_BACK);
+    BUF(scratch, N_OF(a->c) * onebit_message_bytes(a->n), WIRE_IN);
+    ERR(), RESULT();
+}
+static void call_onebit_all_reduce(void *v, void *fn)
+{
+    A_onebit_all_reduce *a = v;
+    a->ret = FN(onebit_all_reduce)(a->c, a->grad, a->error, a->n, a->scratch, a->err);
+}
+
+#ifndef JAIL_JUDGE
+/* In the host, the compressor that a student's onebit_all_reduce calls is the book's own
+ * (exported by -rdynamic, as the tests of 10.2 supply it): 10.2 is graded apart from 10.1. */
+#include "../ch10/onebit.h"
+void onebit_compress(const float *g, float *error, size_t n, uint8_t *bits, float *pos,
+                     float *neg)
+{
+    onebit_reference(g, error, n, bits, pos, neg);
+}
+#endif
+
 /* The table, in the order of the IDs. */
 enum {
     ID_gemm_blocked,
@@ -561,6 +621,8 @@ enum {
     ID_hierarchical_all_reduce,
     ID_tree_all_reduce,
     ID_torus_all_reduce,
+    ID_onebit_compress,
+    ID_onebit_all_reduce,
     ID_gradient_check,
     N_ENTRIES
 };
@@ -591,6 +653,8 @@ const JailEntry jail_entries[] = {
     ENTRY(hierarchical_all_reduce),
     ENTRY(tree_all_reduce),
     ENTRY(torus_all_reduce),
+    ENTRY(onebit_compress),
+    ENTRY(onebit_all_reduce),
     ENTRY_AS(grad_check, gradient_check),
 };
 const int jail_n_entries = N_ENTRIES;
@@ -778,6 +842,22 @@ int torus_all_reduce(Comm *c, int rows, float *buf, size_t count, float *scratch
 {
     A_torus_all_reduce a = {c, rows, buf, scratch, count, err, -1};
     jail_call(ID_torus_all_reduce, &a);
+    return a.ret;
+}
+
+/* Weak: the tests of 10.2 define onebit_compress themselves (the book's compressor), and
+ * theirs is the one linked there. */
+__attribute__((weak)) void onebit_compress(const float *g, float *error, size_t n,
+                                           uint8_t *bits, float *pos, float *neg)
+{
+    A_onebit_compress a = {g, error, n, bits, pos, neg};
+    jail_call(ID_onebit_compress, &a);
+}
+
+int onebit_all_reduce(Comm *c, float *grad, float *error, size_t n, void *scratch, char *err)
+{
+    A_onebit_all_reduce a = {c, grad, error, n, scratch, err, -1};
+    jail_call(ID_onebit_all_reduce, &a);
     return a.ret;
 }
 #endif

@@ -1,0 +1,48 @@
+/* Chapter 10's exercises: the functions you write. See the end of chapter 10 in the book
+ * (make book) for what each must do and how it is tested. */
+#ifndef DPS_EX_CH10_H
+#define DPS_EX_CH10_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collectives.h"
+#include "comm.h"
+#include "util.h"
+
+/* The bytes of one rank's message in 10.2: its n bits packed, then its two means. */
+static inline size_t onebit_message_bytes(size_t n)
+{
+    return (n + 7) / 8 + 2 * sizeof(float);
+}
+
+/* 10.1: 1-bit SGD with error feedback (Seide et al. 2014). For i in [0, n), in float:
+ * M[i] = g[i] + error[i]. Bit i (byte i / 8 of bits, bit i % 8 of that byte, the least
+ * significant first) is 1 when M[i] >= 0.0f (so for +0 and -0 alike), else 0; the unused high
+ * bits of the last byte are 0, whatever the buffer held; (n + 7) / 8 bytes are written, none
+ * for n = 0. *pos is the mean of M[i] over the 1 bits and *neg over the 0 bits, each the sum
+ * of those M[i] added in double in the order of i, divided by their count in double, and
+ * rounded to float once (0 when there are none). D[i] = bit i ? *pos : *neg is what the
+ * bits decode to, and error[i] becomes M[i] - D[i], computed in float. g and error hold n
+ * floats, in the host's memory. */
+void onebit_compress(const float *g, float *error, size_t n, uint8_t *bits, float *pos,
+                     float *neg);
+
+/* 10.2: the all-reduce of 1-bit gradients. grad[0..n) holds this rank's gradient on entry.
+ * 1. Compress it, with error feedback, by onebit_compress(grad, error, n, ...) into this
+ *    rank's message: its bits, then its pos and its neg (4 bytes each, unaligned),
+ *    onebit_message_bytes(n) bytes in all, at scratch + rank * onebit_message_bytes(n).
+ * 2. All-gather the messages: afterwards every rank's scratch holds every rank's message,
+ *    rank q's at scratch + q * onebit_message_bytes(n) (ring_all_gather of collectives.h,
+ *    or c->sendrecv). A rank sends at most (N - 1) * onebit_message_bytes(n) bytes.
+ * 3. grad[i] = (float)(s / N), where s is D_0[i] + D_1[i] + ... + D_{N-1}[i], rank q's
+ *    decoded value D_q[i] = its bit i ? its pos : its neg, added in double in rank order:
+ *    every rank ends with the same bits.
+ * error holds this rank's error feedback (n floats), which onebit_compress updates; scratch
+ * holds N * onebit_message_bytes(n) bytes; all are in the host's memory (c->dev is the CPU).
+ * Call onebit_compress, and do not define it in this file: the tests supply the book's own
+ * (so your 10.1 does not count here). Every rank calls with the same n. Returns 0, or -1
+ * with the comm's error in err. */
+int onebit_all_reduce(Comm *c, float *grad, float *error, size_t n, void *scratch, char *err);
+
+#endif

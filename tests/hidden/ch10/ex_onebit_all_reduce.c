@@ -1,0 +1,42 @@
+/* Hidden tests of exercise 10.2, onebit_all_reduce: five and six ranks, uneven sizes, nothing
+ * on three ranks, ten steps of error feedback, a large gradient on small channels (not in the
+ * students' handout). */
+#include "ch10/onebit_ranks.h"
+#include "helpers.h"
+
+/* The book's compressor, as in the public tests. */
+void onebit_compress(const float *g, float *error, size_t n, uint8_t *bits, float *pos,
+                     float *neg)
+{
+    onebit_reference(g, error, n, bits, pos, neg);
+}
+
+Test(hidden_onebit_all_reduce, five_and_six_ranks_uneven_sizes)
+{
+    const size_t sizes[] = {3, 13, 999, 4099};
+    OnebitJob job = {sizes, 4, 2, 0};
+    onebit_run(5, 0, 2.0, &job);
+    onebit_run(6, 0, 2.0, &job);
+}
+
+Test(hidden_onebit_all_reduce, nothing_on_three_ranks_then_one_entry)
+{
+    const size_t sizes[] = {0, 0, 1};
+    OnebitJob job = {sizes, 3, 1, 0};
+    onebit_run(3, 0, 2.0, &job);
+}
+
+Test(hidden_onebit_all_reduce, ten_steps_lose_nothing_across_ranks)
+{
+    const size_t sizes[] = {777};
+    OnebitJob job = {sizes, 1, 10, 1};
+    onebit_run(4, 0, 2.0, &job);
+}
+
+/* 100,003 floats: 400 KB as floats, 12.5 KB as bits, on channels of 4 KiB. */
+Test(hidden_onebit_all_reduce, a_large_gradient_as_bits_on_small_channels)
+{
+    const size_t sizes[] = {100003};
+    OnebitJob job = {sizes, 1, 2, 0};
+    onebit_run(3, 4096, 2.0, &job);
+}

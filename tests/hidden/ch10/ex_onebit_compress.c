@@ -1,0 +1,111 @@
+/* Hidden tests of exercise 10.1, onebit_compress: -0 and subnormals, values near float's
+ * largest, bits over a buffer of garbage, a long vector (not in the students' handout). */
+#include <math.h>
+
+#include "ch10.h"
+#include "ch10/onebit.h"
+#include "helpers.h"
+
+/* onebit_compress and the reference on g and error (n entries), the bits buffer first filled
+ * with `fill`: every output bit for bit. */
+static void against_reference(const char *what, const float *g, const float *error, size_t n,
+                              uint8_t fill)
+{
+    size_t nb = (n + 7) / 8;
+    float *e = xcalloc(n + 1, sizeof *e), *e_ref = xcalloc(n + 1, sizeof *e_ref);
+    uint8_t *bits = xcalloc(nb + 1, 1), *bits_ref = xcalloc(nb + 1, 1);
+    memcpy(e, error, n * sizeof *e);
+    memcpy(e_ref, error, n * sizeof *e);
+    memset(bits, fill, nb + 1);
+    float pos = NAN, neg = NAN, pos_ref, neg_ref;
+    onebit_compress(g, e, n, bits, &pos, &neg);
+    onebit_reference(g, e_ref, n, bits_ref, &pos_ref, &neg_ref);
+    cr_assert(memcmp(&pos, &pos_ref, 4) == 0 && memcmp(&neg, &neg_ref, 4) == 0,
+              "%s (n = %zu): pos %.9g and neg %.9g, expected %.9g and %.9g", what, n, pos, neg,
+              pos_ref, neg_ref);
+    for (size_t b = 0; b < nb; b++)
+        cr_assert(bits[b] == bits_ref[b],
+                  "%s (n = %zu, the buffer filled with 0x%02x before): "
+                  "byte %zu of the bits is 0x%02x, expected 0x%02x",
+                  what, n, fill, b, bits[b], bits_ref[b]);
+    for (size_t i = 0; i < n; i++)
+        cr_assert(memcmp(&e[i], &e_ref[i], 4) == 0,
+                  "%s (n = %zu): error[%zu] is %.9g, "
+                  "expected %.9g",
+                  what, n, i, e[i], e_ref[i]);
+    free(e), free(e_ref), free(bits), free(bits_ref);
+}
+
+Test(hidden_onebit_compress, negative_zero_and_subnormals)
+{
+    const float g[] = {-0.0f, 0x1p-149f, -0x1p-149f,        0x1.8p-130f, -0x1p-126f,
+                       -0.0f, 0x1p-140f, -0x1.fffffcp-127f, 0.0f,        -0x1p-148f};
+    const float e[] = {-0.0f, 0.0f,       0.0f, -0x1p-131f, 0x1p-127f,
+                       0.0f,  -0x1p-140f, 0.0f, -0.0f,      0x1p-149f};
+    size_t n = sizeof g / sizeof *g;
+    against_reference("-0, +0 and subnormals", g, e, n, 0);
+    /* -0 alone: M = -0, which is >= 0. */
+    float z = -0.0f, ze = -0.0f, pos = NAN, neg = NAN;
+    uint8_t bits = 0;
+    onebit_compress(&z, &ze, 1, &bits, &pos, &neg);
+    cr_assert(bits == 1 && pos == 0 && neg == 0,
+              "M = -0: bit 0x%02x, pos %g, neg %g; -0 >= 0, "
+              "so its bit is 1, pos 0 and neg 0 (none)",
+              bits, pos, neg);
+}
+
+Test(hidden_onebit_compress, huge_values_means_in_double)
+{
+    const float g[] = {3e38f, 3e38f, -3e38f, 3e38f, -3e38f, -3.4e38f, 1.0f, -1.0f, 2e38f};
+    const float e[] = {0, 0, 0, 0, 0, 0, 0, 0, 1e38f};
+    size_t n = sizeof g / sizeof *g;
+    against_reference("values near float's largest", g, e, n, 0);
+    float err[9], pos, neg;
+    uint8_t bits[2] = {0};
+    memcpy(err, e, sizeof err);
+    onebit_compress(g, err, n, bits, &pos, &neg);
+    cr_assert(isfinite(pos) && isfinite(neg),
+              "values of 3e38: pos %g and neg %g: sums of "
+              "floats this large overflow in float; in double they do not",
+              pos, neg);
+}
+
+Test(hidden_onebit_compress, one_to_seventeen_entries_over_garbage)
+{
+    float g[17], e[17];
+    for (size_t i = 0; i < 17; i++) {
+        g[i] = onebit_value(1, i, 3);
+        e[i] = i % 3 ? onebit_value(2, i, 4) * 0.5f : 0.0f;
+    }
+    const uint8_t fills[] = {0xff, 0xa5, 0x5a, 0x80};
+    for (size_t f = 0; f < sizeof fills; f++)
+        for (size_t n = 1; n <= 17; n++)
+            against_reference("a buffer that held garbage", g, e, n, fills[f]);
+}
+
+Test(hidden_onebit_compress, a_million_entries_and_their_error_carried)
+{
+    size_t n = (1u << 20) + 3;
+    float *g = xcalloc(n, sizeof *g), *e = xcalloc(n, sizeof *e);
+    float *e_ref = xcalloc(n, sizeof *e_ref);
+    uint8_t *bits = xcalloc((n + 7) / 8, 1), *bits_ref = xcalloc((n + 7) / 8, 1);
+    for (int t = 0; t < 3; t++) {
+        for (size_t i = 0; i < n; i++)
+            g[i] = onebit_value(3, i, t) * (t + 1);
+        float pos = NAN, neg = NAN, pos_ref, neg_ref;
+        onebit_compress(g, e, n, bits, &pos, &neg);
+        onebit_reference(g, e_ref, n, bits_ref, &pos_ref, &neg_ref);
+        cr_assert(memcmp(&pos, &pos_ref, 4) == 0 && memcmp(&neg, &neg_ref, 4) == 0,
+                  "n = %zu, step %d: pos %.9g and neg %.9g, expected %.9g and %.9g", n, t, pos,
+                  neg, pos_ref, neg_ref);
+        cr_assert(memcmp(bits, bits_ref, (n + 7) / 8) == 0,
+                  "n = %zu, step %d: the bits "
+                  "differ from the reference's",
+                  n, t);
+        cr_assert(memcmp(e, e_ref, n * sizeof *e) == 0,
+                  "n = %zu, step %d: the error differs "
+                  "from the reference's",
+                  n, t);
+    }
+    free(g), free(e), free(e_ref), free(bits), free(bits_ref);
+}
