@@ -6,7 +6,8 @@
 # 5's programs; chapter 6's overlap; chapter 7's ring against ZeRO-1 and its stages; chapter
 # 8's choices measured against copies built without them; samples/s per strategy at N = 1,
 # 2, 4; ./mlp beside PyTorch and ./train beside DDP; the timelines of chapters 6 and 7; and
-# appendix B's fault trials. BENCH_PARTS="collectives train" records only those parts (the
+# appendix B's fault trials; chapter 9's test hosts and chapter 10's gradient compression beside
+# DDP's hooks. BENCH_PARTS="collectives train" records only those parts (the
 # list is ALL_PARTS below), so that one table can be recorded again alone; BENCH_OUT=DIR
 # writes the files elsewhere.
 set -u
@@ -21,7 +22,7 @@ ITERS=${BENCH_ITERS:-20}
 # Debian's python3-torch belongs to Debian's python, which a pyenv or venv may shadow
 PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
 MAX=${BENCH_MAX:-256M}
-ALL_PARTS="accuracy spread single startup pingpong ps allreduce collectives programs overlap zero stages ablations crossovers train mlp ddp timelines faults hosts gpu"
+ALL_PARTS="accuracy spread single startup pingpong ps allreduce collectives programs overlap zero stages ablations crossovers train mlp ddp timelines faults hosts compress gpu"
 PARTS=${BENCH_PARTS:-$ALL_PARTS}
 
 # Chapter 1's spread: ./mlp's and ./ring's last epoch in every build variant of
@@ -732,6 +733,160 @@ hosts_train() {
       [ -s "$dir/train.$p.$s" ] && echo "$p,$s,$(awk '{ print $1 }' "$dir/train.$p.$s" | median),$(awk '{ print $2 }' "$dir/train.$p.$s" | median)"
     done; done; } > "$csv"
   sed 1d "$csv" | show
+}
+
+# Chapter 10's gradient compression beside PyTorch DDP's hooks: ./train --strategy ring with
+# --grad_dtype fp32|bf16|fp16 and --compress powersgd:1|2|4 and topk:0.01, and DDP on gloo
+# (bench/torch_ddp_hooks.py) with default_hooks' fp16 and bf16 hooks, powerSGD_hook and a
+# top-k hook of ours written in PyTorch; 4 ranks, batch 64 per rank, plain SGD, on the same
+# IDX files (bench/compress_data.py: 20,000 train, 4,000 test, read as ./train --data reads
+# them), two models (light: --hidden 128; heavy: --hidden 1024,1024), on one host (4 ranks
+# forked; DDP: 4 processes) and on 2 test hosts x 2 ranks at 1 Gbit/s (as root; mpirun, and a
+# DDP launcher in each host's namespace). One run of each, ours and DDP alternating; per run
+# the bytes a rank sends per step (and, across hosts, what each host's eth0 sent), the median
+# epoch's ms per step, the epochs and seconds to a target test accuracy, and every epoch's
+# loss and test accuracy. COMPRESS_EPOCHS="8 4" (light, heavy; one number: both) for a trial.
+compress_flags() {
+  case $1 in
+    fp32) ;; bf16|fp16) echo "--grad_dtype $1" ;; *) echo "--compress $1" ;;
+  esac
+}
+# The median of a --log's ms per step after the first epoch (the first epoch's alone if only one).
+compress_step_ms() {
+  awk -F, 'NR == 2 { first = $7 } NR > 2 { print $7; n++ } END { if (!n) print first }' "$1" | median
+}
+# Each test host's eth0 tx_bytes, summed.
+compress_tx() {
+  local h t=0
+  for h in $(hosts_sh list); do t=$((t + $(ip netns exec "$h" cat /sys/class/net/eth0/statistics/tx_bytes))); done
+  echo "$t"
+}
+# compress_run DIR PLACEMENT SHAPE CONFIG IMPL EPOCHS: one run; DIR/FILE.log (the --log rows),
+# DIR/FILE.out (its output) and DIR/FILE.meta ("bytes wire skipped", - for none), FILE the
+# case with / as _.
+compress_run() {
+  local dir=$1 pl=$2 shape=$3 cfg=$4 impl=$5 ep=$6 case f hidden tx0 tx1 i bytes wire=- skipped=- ok=1
+  local steps=$((ep * (20000 / (64 * 4))))
+  case="$pl/$shape/$impl/${cfg//:/}"; f=$dir/${case//\//_}
+  hidden=$([ "$shape" = light ] && echo 128 || echo 1024,1024)
+  [ "$pl" = host ] || tx0=$(compress_tx)
+  if [ "$impl" = ours ]; then
+    local args=(--strategy ring --device cpu --data "$COMPRESS_DATA" --hidden "$hidden" --epochs "$ep"
+                $(compress_flags "$cfg") --log "$f.log")
+    if [ "$pl" = host ]; then
+      timeout 900 ./train --n_gpus 4 "${args[@]}" > "$f.out" 2>&1 || ok=0
+    else
+      timeout 900 bash -c 'DPS_HOSTS=bench exec scripts/hosts.sh run 2 ./train --transport mpi "$@"' _ "${args[@]}" > "$f.out" 2>&1 || ok=0
+    fi
+  else
+    local args=(--data "$COMPRESS_DATA" --config "$cfg" --hidden "$hidden" --epochs "$ep" --n 4 --log "$f.log")
+    if [ "$pl" = host ]; then
+      timeout 900 "$PY" bench/torch_ddp_hooks.py "${args[@]}" > "$f.out" 2>&1 || ok=0
+    else
+      local pids=()
+      for i in 1 2; do
+        timeout 900 ip netns exec "bench-host$i" env GLOO_SOCKET_IFNAME=eth0 "$PY" bench/torch_ddp_hooks.py "${args[@]}" \
+          --local 2 --rank_base $(( (i - 1) * 2 )) --store "$f.store" > "$f.out$i" 2>&1 & pids+=($!)
+      done
+      for i in "${pids[@]}"; do wait "$i" || ok=0; done
+      cat "$f.out1" "$f.out2" > "$f.out"; rm -f "$f.out1" "$f.out2" "$f.store"
+    fi
+  fi
+  [ "$pl" = host ] || tx1=$(compress_tx)
+  if [ "$ok" = 0 ] || [ ! -s "$f.log" ]; then
+    echo "bench: compress: $case failed: $(grep -v '^ *$' "$f.out" | tail -1)"; status=1; rm -f "$f.log"; return
+  fi
+  if [ "$impl" = ddp ]; then
+    bytes=$(sed -n 's/^final: .* bytes_per_step \([0-9]*\) .*/\1/p' "$f.out")
+  elif [ "$cfg" = fp32 ]; then # the ring's 2(N-1)/N x n x 4, n from the banner
+    bytes=$(sed -n 's/^ *model .*, \([0-9,]*\) parameters.*/\1/p' "$f.out" | tr -d , | awk '{ printf "%.0f", 2 * 3 / 4 * $1 * 4 }')
+  else
+    bytes=$(sed -n 's/^codec: rank 0 sent \([0-9,]*\) bytes.*/\1/p' "$f.out" | tr -d ,)
+  fi
+  [ "$impl$cfg" = oursfp16 ] && skipped=$(sed -n 's/^loss scale: \([0-9]*\) steps skipped.*/\1/p' "$f.out")
+  [ "$pl" = host ] || wire=$(awk -v a="$tx0" -v b="$tx1" -v s="$steps" 'BEGIN { printf "%.0f", (b - a) / 2 / s / 2 }')
+  echo "${bytes:--} $wire ${skipped:--}" > "$f.meta"
+  printf 'bench: compress: %-28s test acc %s after %s epochs, %s ms/step, %s B/step%s\n' "$case" \
+    "$(tail -1 "$f.log" | cut -d, -f4 | awk '{ printf "%.2f%%", 100 * $1 }')" "$ep" \
+    "$(compress_step_ms "$f.log" | awk '{ printf "%.2f", $1 }')" "${bytes:-?}" "$([ "$wire" = - ] || echo " (wire $wire)")"
+}
+part_compress() {
+  local t0=$SECONDS dir ddp=1 pl shape k i cfg impl ep e_light e_heavy placements=(host) ver note
+  local cfgs=(fp32 bf16 fp16 powersgd:1 powersgd:2 powersgd:4 topk:0.01)
+  read -r e_light e_heavy <<< "${COMPRESS_EPOCHS:-8 4}"; e_heavy=${e_heavy:-$e_light}
+  echo "bench: gradient compression, ./train --strategy ring beside DDP's hooks, 4 ranks ($e_light and $e_heavy epochs)"
+  dir=$(mktemp -d)
+  COMPRESS_DATA=$PWD/build/compress_data
+  if ! "$PY" bench/compress_data.py "$COMPRESS_DATA" 2>"$dir/err"; then
+    echo "bench: compress: no IDX files ($(tail -1 "$dir/err"); apt-get install python3-numpy): ours on ./train's synthetic data, no DDP"
+    COMPRESS_DATA=synthetic; ddp=0
+  fi
+  if [ "$ddp" = 1 ] && ! "$PY" -c 'import torch.distributed' 2>/dev/null; then
+    echo "bench: compress: ddp: not installed (apt-get install python3-torch), no comparison"; ddp=0
+  fi
+  ver=$([ "$ddp" = 1 ] && "$PY" -c 'import torch; print(torch.__version__)')
+  if [ "$(id -u)" = 0 ] && hosts_sh up 2 1gbit >/dev/null 2>&1; then
+    hosts_sh down >/dev/null; placements+=(1gbit)
+  else
+    echo "bench: compress: 2 hosts at 1gbit skipped (test hosts need root and network namespaces)"; hosts_sh down >/dev/null 2>&1
+  fi
+  for pl in "${placements[@]}"; do
+    if [ "$pl" != host ] && ! hosts_sh up 2 "$pl" >/dev/null; then
+      echo "bench: compress: hosts.sh up 2 $pl failed"; status=1; continue
+    fi
+    for shape in light heavy; do
+      ep=$([ "$shape" = light ] && echo "$e_light" || echo "$e_heavy")
+      for k in "${!cfgs[@]}"; do
+        for impl in $( ((k % 2)) && echo ddp ours || echo ours ddp); do
+          [ "$impl" = ddp ] && [ "$ddp" = 0 ] && continue
+          compress_run "$dir" "$pl" "$shape" "${cfgs[$k]}" "$impl" "$ep"
+        done
+      done
+    done
+    [ "$pl" = host ] || hosts_sh down >/dev/null
+  done
+  # the hooks DDP ran, as its runs named them
+  note=$(for cfg in "${cfgs[@]}"; do
+           f=$(ls "$dir"/*_ddp_"${cfg//:/}".out 2>/dev/null | head -1)
+           [ -n "$f" ] && sed -n "s/^final: .* hook \(.*\)/${cfg}: \1/p" "$f" | head -1
+         done | paste -sd';' | sed 's/;/; /g')
+  compress_csv "$dir" "$e_light" "$e_heavy" "$ver" "$note" "${cfgs[@]}"
+  rm -rf "$dir"
+  echo "bench: compress: $(( (SECONDS - t0) / 60 )) min $(( (SECONDS - t0) % 60 )) s"
+}
+# The two CSVs from compress_run's files. The target of a shape: the lower of ours' and DDP's
+# fp32 test accuracy on one host after epoch ceil(0.6 x EPOCHS), floored to a whole per cent.
+compress_csv() {
+  local dir=$1 e_light=$2 e_heavy=$3 ver=$4 note=$5 shape pl cfg impl case f ep at target steps log
+  shift 5
+  local steps_csv="$out/compress_steps.csv" curves_csv="$out/compress_curves.csv" targets=""
+  declare -A tgt
+  for shape in light heavy; do
+    ep=$([ "$shape" = light ] && echo "$e_light" || echo "$e_heavy")
+    at=$(( (6 * ep + 9) / 10 ))
+    tgt[$shape]=$(for impl in ours ddp; do
+        log=$dir/host_${shape}_${impl}_fp32.log
+        [ -s "$log" ] && awk -F, -v e="$at" 'NR > 1 && $1 == e { print $4 }' "$log"
+      done | sort -g | head -1 | awk '{ printf "%.2f", int(100 * $1 + 1e-6) / 100 }')
+    targets="$targets${targets:+, }$shape ${tgt[$shape]:-none} (epoch $at of $ep)"
+  done
+  local head="# machine: $machine; 4 ranks, batch 64 per rank, sgd lr 0.05: ./train --strategy ring (ours) and PyTorch ${ver:-(not installed)} DDP on gloo (bench/torch_ddp_hooks.py), on bench/compress_data.py's IDX files (20,000 train, 4,000 test; pixels / 255 on both sides); placements: host = 4 ranks forked on one host, 1gbit = 2 test hosts (network namespaces) x 2 ranks, links 1gbit (tbf), mpirun for ours and a DDP launcher per host; light = --hidden 128, $e_light epochs; heavy = --hidden 1024,1024, $e_heavy epochs; one run each, ours and DDP alternating"
+  { echo "$head; step_ms: the median of the per-epoch ms per step after the first epoch; bytes_per_step: what one rank sends per step (ours: the codec line, fp32 the ring's 2(N-1)/N x n x 4; DDP: counted at the hooks' collectives over the last epoch with a ring's formulas); wire_bytes_per_step: each host's eth0 tx_bytes over the run / steps / 2 ranks, the mean of the 2 hosts (TCP/IP headers, start-up, evaluation, DDP's first broadcast and its PowerSGD's first 2 uncompressed steps included); target_acc: $targets, the lower of ours' and DDP's fp32 test accuracy on one host at that epoch, floored to a whole per cent; seconds_to_target: training seconds (no evaluation) through that epoch, empty if never reached; DDP (initial weights drawn as ./train draws them) and its hooks: ${note:-none run}; powerSGD_hook with start_powerSGD_iter=2 (PowerSGDState needs > 1 with error feedback and warm start), min_compression_rate=2, error feedback, warm start, each bucket waited for before the next (else the heavy model's two buckets issued gloo's collectives in different orders on different ranks and gloo aborted); fp16 without loss scaling (PyTorch 1.13 has no GradScaler on the CPU) and summed in fp16 by gloo; skipped: the fp16 steps ours skipped on overflow (dynamic loss scaling from 65536), empty where nothing is skipped by design"
+    echo "case,placement,shape,impl,config,bytes_per_step,wire_bytes_per_step,step_ms,target_acc,epochs_to_target,seconds_to_target,final_test_acc,skipped"
+  } > "$steps_csv"
+  { echo "$head; steps: 78 a global batch of 256 each epoch; seconds: training seconds, cumulative"
+    echo "case,epoch,step,seconds,loss,test_acc"; } > "$curves_csv"
+  for pl in host 1gbit; do for shape in light heavy; do for cfg in "$@"; do for impl in ours ddp; do
+    case="$pl/$shape/$impl/${cfg//:/}"; f=$dir/${case//\//_}
+    [ -s "$f.log" ] || continue
+    read -r bytes wire skipped < "$f.meta"
+    target=${tgt[$shape]:-}
+    echo "$case,$pl,$shape,$impl,$cfg,${bytes/-/},${wire/-/},$(compress_step_ms "$f.log"),$target,$(
+      awk -F, -v t="$target" 'NR > 1 { s += $5; if (t != "" && $4 + 1e-9 >= t && !e) { e = $1; es = s } }
+        END { if (e) printf "%d,%.3f", e, es; else printf "," }' "$f.log"),$(tail -1 "$f.log" | cut -d, -f4),${skipped/-/}" >> "$steps_csv"
+    awk -F, -v c="$case" 'NR > 1 { s += $5; printf "%s,%d,%d,%.3f,%s,%s\n", c, $1, $1 * 78, s, $2, $4 }' "$f.log" >> "$curves_csv"
+  done; done; done; done
+  sed 1d "$steps_csv" | cut -d, -f1,6-13 | show
 }
 
 part_timelines() {
