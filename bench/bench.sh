@@ -22,7 +22,7 @@ ITERS=${BENCH_ITERS:-20}
 # Debian's python3-torch belongs to Debian's python, which a pyenv or venv may shadow
 PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
 MAX=${BENCH_MAX:-256M}
-ALL_PARTS="accuracy spread single startup pingpong ps allreduce collectives programs overlap zero stages ablations crossovers train mlp ddp timelines faults hosts compress gpu"
+ALL_PARTS="accuracy spread single startup pingpong ps allreduce collectives programs overlap zero stages ablations crossovers train mlp ddp timelines faults hosts compress compress_model gpu"
 PARTS=${BENCH_PARTS:-$ALL_PARTS}
 
 # Chapter 1's spread: ./mlp's and ./ring's last epoch in every build variant of
@@ -887,6 +887,43 @@ compress_csv() {
     awk -F, -v c="$case" 'NR > 1 { s += $5; printf "%s,%d,%d,%.3f,%s,%s\n", c, $1, $1 * 78, s, $2, $4 }' "$f.log" >> "$curves_csv"
   done; done; done; done
   sed 1d "$steps_csv" | cut -d, -f1,6-13 | show
+}
+
+# Chapter 10's model (./scale with a codec; after part hosts, whose fitted links it uses): first the coding work of each codec, a step of
+# ./train --n_gpus 1 with it, whose all-reduce phase has no peer and so is coding alone
+# (encoding and decoding, PowerSGD's products and orthonormalisation, top-k's selection);
+# then each codec's exchange against the 32-bit ring on 2 hosts x 2 ranks of the links
+# fitted to hosts_4x1_*.csv, and the bandwidth below which it pays.
+part_compress_model() {
+  local dir hidden cfg key r flags
+  dir=$(mktemp -d)
+  COMPRESS_DATA=$PWD/build/compress_data
+  "$PY" bench/compress_data.py "$COMPRESS_DATA" 2>/dev/null || COMPRESS_DATA=synthetic
+  { printf '# machine: %s; ./train --n_gpus 1 --strategy ring --epochs 2 with each codec on bench/compress_data.py'"'"'s files: its all-reduce phase per step (coding alone: no peer), medians of 3 rounds; fp32 sends nothing through a codec\n' "$machine"
+    echo "case,work_us"
+    for hidden in 128 1024,1024; do
+      echo "fp32/${hidden//,/x},0"
+      for cfg in bf16 fp16 powersgd:1 powersgd:2 powersgd:4 topk:0.01; do
+        case $cfg in bf16|fp16) flags=(--grad_dtype "$cfg"); key=$cfg ;; *) flags=(--compress "$cfg"); key=${cfg//:/} ;; esac
+        for r in 1 2 3; do
+          ./train --n_gpus 1 --strategy ring --epochs 2 --hidden "$hidden" --data "$COMPRESS_DATA" "${flags[@]}" 2>&1 |
+            awk '/steps\/epoch/ { for (i = 2; i <= NF; i++) if ($i ~ /^steps\/epoch/) s = $(i - 1) }
+                 /^time:/ { for (i = 1; i < NF; i++) if ($i == "all-reduce") a = $(i + 1) }
+                 END { if (s && a != "") printf "%.1f\n", 1e6 * a / (2 * s) }'
+        done | median | sed "s|^|$key/${hidden//,/x},|"
+      done
+    done; } > "$out/compress_work.csv"
+  { printf '# machine: %s; ./scale --machine here with each codec: its exchange a step against the 32-bit ring, on 2 hosts x 2 ranks of the links fitted to hosts_4x1_1gbit.csv and hosts_4x1_fast.csv, the coding work from compress_work.csv; break_even_gbits: the link below which the codec pays\n' "$machine"
+    echo "case,fp32_us,codec_us,gain,break_even_gbits"
+    for hidden in 128 1024,1024; do
+      for cfg in bf16 fp16 powersgd:1 powersgd:2 powersgd:4 topk:0.01; do
+        case $cfg in bf16|fp16) flags=(--grad_dtype "$cfg") ;; *) flags=(--compress "$cfg") ;; esac
+        ./scale --machine here --from "$out" --hidden "$hidden" "${flags[@]}" --csv "$dir/model.csv" >/dev/null &&
+          sed 1d "$dir/model.csv" || status=1
+      done
+    done; } > "$out/compress_model.csv"
+  echo "bench: compress: coding work and the model"; sed 1d "$out/compress_model.csv" | show
+  rm -rf "$dir"
 }
 
 part_timelines() {
