@@ -392,9 +392,9 @@ __global__ void radix_take_kernel(size_t n, const float *x, uint32_t t, unsigned
 #line 1055 "chapters/10-compress.nw"
 /** What the GPU's counting pass reads: the vector, and 256 counters in device memory. */
 typedef struct DeviceMagnitudes {
-    size_t n;
-    const float *x;
-    unsigned long long *counters;
+    size_t n;                     /**< entries */
+    const float *x;               /**< the vector, on the GPU */
+    unsigned long long *counters; /**< 256 counters, on the GPU */
 } DeviceMagnitudes;
 
 static void count_bytes(const void *ctx, uint32_t prefix, uint32_t mask, int shift,

@@ -81,7 +81,7 @@ double cost_fit_rate(const double *over, const double *t, int n)
         sx += over[i] / t[i], sxx += (over[i] / t[i]) * (over[i] / t[i]);
     return n > 0 && sx > 0 ? sxx / sx : 0;
 }
-#line 1703 "chapters/10-compress.nw"
+#line 1707 "chapters/10-compress.nw"
 double codec_exchange(const Machine *m, const CodecTraffic *t)
 {
     double s = t->work;

@@ -258,8 +258,8 @@ static void orthonormalize(int rows, int cols, float *a)
 #line 963 "chapters/10-compress.nw"
 /** What the CPU's counting pass reads: the vector. */
 typedef struct Magnitudes {
-    size_t n;
-    const float *x;
+    size_t n;       /**< entries */
+    const float *x; /**< the vector */
 } Magnitudes;
 
 static void count_bytes(const void *ctx, uint32_t prefix, uint32_t mask, int shift,

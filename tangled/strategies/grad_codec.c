@@ -2,10 +2,10 @@
  * @file grad_codec.c
  * @brief The ring's all-reduce with a codec: 16-bit numbers, PowerSGD, top-k (chapter 10).
  */
-#line 1512 "chapters/10-compress.nw"
+#line 1516 "chapters/10-compress.nw"
 #include "grad_codec.h"
 
-#line 1493 "chapters/10-compress.nw"
+#line 1496 "chapters/10-compress.nw"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,28 +17,32 @@
 #include "rng.h"
 #include "util.h"
 
+/** The largest of three. */
 #define MAX3(a, b, c) ((a) > (b) ? ((a) > (c) ? (a) : (c)) : ((b) > (c) ? (b) : (c)))
 
 #line 1182 "chapters/10-compress.nw"
 /** A codec strategy's data. */
 typedef struct CodecState {
-    RingState ring;          /**< first: ring_sum_stats() reads it */
-    GradCodec g;             /**< what it runs */
-    void *wire;              /**< the coded ring's buffer */
-    float *error;            /**< what was not sent, carried to the next step */
-    int n_low;               /**< PowerSGD: layers compressed ... */
-    int low[MAX_LAYERS];     /**< ... which they are */
-    size_t p_at[MAX_LAYERS]; /**< where each one's P starts in p */
-    size_t q_at[MAX_LAYERS]; /**< where each one's Q starts in q */
-    float *p, *q;            /**< every P, then every Q */
-    size_t p_len, q_len;     /**< their floats */
-    int n_runs;              /**< runs of the flat buffer sent whole ... */
-    size_t run_at[2 * MAX_LAYERS], run_len[2 * MAX_LAYERS]; /**< ... where, how long */
-    float *plain;                                           /**< those runs, packed */
-    size_t plain_len;                                       /**< their floats */
-    size_t k;                                               /**< top-k: entries a rank sends */
-    IndexValue *pairs;                                      /**< top-k: every rank's k pairs */
-    size_t bytes; /**< this rank's bytes sent per step */
+    RingState ring;                 /**< first: ring_sum_stats() reads it */
+    GradCodec g;                    /**< what it runs */
+    void *wire;                     /**< the coded ring's buffer */
+    float *error;                   /**< what was not sent, carried to the next step */
+    int n_low;                      /**< PowerSGD: layers compressed ... */
+    int low[MAX_LAYERS];            /**< ... which they are */
+    size_t p_at[MAX_LAYERS];        /**< where each one's P starts in p */
+    size_t q_at[MAX_LAYERS];        /**< where each one's Q starts in q */
+    float *p;                       /**< every P, one after another */
+    float *q;                       /**< every Q, likewise */
+    size_t p_len;                   /**< p's floats */
+    size_t q_len;                   /**< q's floats */
+    int n_runs;                     /**< runs of the flat buffer sent whole ... */
+    size_t run_at[2 * MAX_LAYERS];  /**< ... where each starts */
+    size_t run_len[2 * MAX_LAYERS]; /**< ... and its floats */
+    float *plain;                   /**< those runs, packed */
+    size_t plain_len;               /**< their floats */
+    size_t k;                       /**< top-k: entries a rank sends */
+    IndexValue *pairs;              /**< top-k: every rank's k pairs */
+    size_t bytes;                   /**< this rank's bytes sent per step */
 } CodecState;
 #line 658 "chapters/10-compress.nw"
 static int powersgd_sync(CodecState *st, Model *m, char *err)
@@ -103,7 +107,7 @@ static int topk_sync(CodecState *st, Model *m, char *err)
         dev->scatter_add(k, st->pairs + (size_t)q * k, 1.0f / (float)c->size, m->grads);
     return 0;
 }
-#line 1299 "chapters/10-compress.nw"
+#line 1302 "chapters/10-compress.nw"
 static int codec_sync(Strategy *s, Model *m, Timers *t, char *err)
 {
     CodecState *st = s->state;
@@ -121,12 +125,12 @@ static int codec_sync(Strategy *s, Model *m, Timers *t, char *err)
     timers_add(t, "all-reduce", now_seconds() - t0);
     return rc;
 }
-#line 1244 "chapters/10-compress.nw"
+#line 1247 "chapters/10-compress.nw"
 static void powersgd_open(CodecState *st, Model *m)
 {
     const Device *dev = m->dev;
     int r = st->g.rank;
-#line 1211 "chapters/10-compress.nw"
+#line 1214 "chapters/10-compress.nw"
     for (int l = 0; l < m->n_layers; l++) {
         const Layer *ly = &m->layer[l];
         size_t nm = (size_t)ly->in * (size_t)ly->out, low = (size_t)r * (ly->in + ly->out);
@@ -140,10 +144,10 @@ static void powersgd_open(CodecState *st, Model *m)
         st->run_len[st->n_runs] = compress ? (size_t)ly->out : nm + (size_t)ly->out;
         st->plain_len += st->run_len[st->n_runs++];
     }
-#line 1249 "chapters/10-compress.nw"
+#line 1252 "chapters/10-compress.nw"
     st->p = dev->alloc((st->p_len ? st->p_len : 1) * sizeof(float));
     st->plain = dev->alloc((st->plain_len ? st->plain_len : 1) * sizeof(float));
-#line 1231 "chapters/10-compress.nw"
+#line 1234 "chapters/10-compress.nw"
     float *q0 = xcalloc(st->q_len ? st->q_len : 1, sizeof *q0);
     Rng rng;
     rng_seed(&rng, 0x9051d, 0);
@@ -154,9 +158,9 @@ static void powersgd_open(CodecState *st, Model *m)
     free(q0);
     for (int i = 0; i < st->n_low; i++)
         dev->orthonormalize(m->layer[st->low[i]].out, r, st->q + st->q_at[i]);
-#line 1252 "chapters/10-compress.nw"
+#line 1255 "chapters/10-compress.nw"
 }
-#line 1260 "chapters/10-compress.nw"
+#line 1263 "chapters/10-compress.nw"
 static int codec_buffers(CodecState *st, Model *m)
 {
     const Device *dev = m->dev;
@@ -175,10 +179,10 @@ static int codec_buffers(CodecState *st, Model *m)
     st->wire = dev->alloc((longest ? longest : 1) * dtype_bytes(st->g.dtype));
     return 0;
 }
-#line 1324 "chapters/10-compress.nw"
+#line 1327 "chapters/10-compress.nw"
 int grad_codec_open(Strategy *s, const GradCodec *g, Comm *c, Comm *host, Model *m, char *err)
 {
-#line 1327 "chapters/10-compress.nw"
+#line 1330 "chapters/10-compress.nw"
     (void)err;
     CodecState *st = xcalloc(1, sizeof *st);
     st->g = *g;
@@ -192,7 +196,7 @@ int grad_codec_open(Strategy *s, const GradCodec *g, Comm *c, Comm *host, Model 
                     .state = st};
     return 0;
 }
-#line 1343 "chapters/10-compress.nw"
+#line 1346 "chapters/10-compress.nw"
 bool grad_codec_owns(const Strategy *s)
 {
     return s->sync_gradients == codec_sync;
@@ -214,7 +218,7 @@ void grad_codec_close(Strategy *s)
     ring_strategy_free(&st->ring);
     free(st);
 }
-#line 1371 "chapters/10-compress.nw"
+#line 1374 "chapters/10-compress.nw"
 /** The numbers of each all-reduce of codec @p g's step for @p m: 1 or 3 of them. */
 static int reduce_sizes(const GradCodec *g, const Model *m, size_t count[3])
 {
@@ -250,7 +254,7 @@ size_t grad_codec_bytes(const GradCodec *g, const Model *m, int size, int rank)
         sent += ring_coded_bytes(count[i], size, rank, g->dtype);
     return sent;
 }
-#line 1412 "chapters/10-compress.nw"
+#line 1415 "chapters/10-compress.nw"
 void grad_codec_traffic(const GradCodec *g, const Model *m, int size, CodecTraffic *t)
 {
     size_t count[3];
@@ -263,7 +267,7 @@ void grad_codec_traffic(const GradCodec *g, const Model *m, int size, CodecTraff
     for (int i = 0; i < t->reduces; i++)
         t->reduce[i] = (double)count[i] * (double)dtype_bytes(g->dtype);
 }
-#line 1437 "chapters/10-compress.nw"
+#line 1440 "chapters/10-compress.nw"
 int grad_codec_parse(const char *spec, GradCodec *g, char *why, size_t len)
 {
     char *end = NULL;
@@ -289,7 +293,7 @@ int grad_codec_parse(const char *spec, GradCodec *g, char *why, size_t len)
              spec);
     return -1;
 }
-#line 1465 "chapters/10-compress.nw"
+#line 1468 "chapters/10-compress.nw"
 bool grad_codec_active(const GradCodec *g)
 {
     return g->dtype != DTYPE_FP32 || g->kind != COMPRESS_NONE;
