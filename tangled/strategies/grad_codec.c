@@ -2,10 +2,10 @@
  * @file grad_codec.c
  * @brief The ring's all-reduce with a codec: 16-bit numbers, PowerSGD, top-k (chapter 10).
  */
-#line 1516 "chapters/10-compress.nw"
+#line 1523 "chapters/10-compress.nw"
 #include "grad_codec.h"
 
-#line 1496 "chapters/10-compress.nw"
+#line 1503 "chapters/10-compress.nw"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,7 +218,7 @@ void grad_codec_close(Strategy *s)
     ring_strategy_free(&st->ring);
     free(st);
 }
-#line 1374 "chapters/10-compress.nw"
+#line 1391 "chapters/10-compress.nw"
 /** The numbers of each all-reduce of codec @p g's step for @p m: 1 or 3 of them. */
 static int reduce_sizes(const GradCodec *g, const Model *m, size_t count[3])
 {
@@ -244,7 +244,7 @@ static size_t topk_count(const GradCodec *g, const Model *m)
     double k = ceil(g->fraction * (double)m->n_params);
     return k < 1 ? 1 : k > (double)m->n_params ? m->n_params : (size_t)k;
 }
-
+#line 1375 "chapters/10-compress.nw"
 size_t grad_codec_bytes(const GradCodec *g, const Model *m, int size, int rank)
 {
     if (g->kind == COMPRESS_TOPK)
@@ -254,7 +254,7 @@ size_t grad_codec_bytes(const GradCodec *g, const Model *m, int size, int rank)
         sent += ring_coded_bytes(count[i], size, rank, g->dtype);
     return sent;
 }
-#line 1415 "chapters/10-compress.nw"
+#line 1422 "chapters/10-compress.nw"
 void grad_codec_traffic(const GradCodec *g, const Model *m, int size, CodecTraffic *t)
 {
     size_t count[3];
@@ -267,7 +267,7 @@ void grad_codec_traffic(const GradCodec *g, const Model *m, int size, CodecTraff
     for (int i = 0; i < t->reduces; i++)
         t->reduce[i] = (double)count[i] * (double)dtype_bytes(g->dtype);
 }
-#line 1440 "chapters/10-compress.nw"
+#line 1447 "chapters/10-compress.nw"
 int grad_codec_parse(const char *spec, GradCodec *g, char *why, size_t len)
 {
     char *end = NULL;
@@ -293,7 +293,7 @@ int grad_codec_parse(const char *spec, GradCodec *g, char *why, size_t len)
              spec);
     return -1;
 }
-#line 1468 "chapters/10-compress.nw"
+#line 1475 "chapters/10-compress.nw"
 bool grad_codec_active(const GradCodec *g)
 {
     return g->dtype != DTYPE_FP32 || g->kind != COMPRESS_NONE;
