@@ -94,7 +94,7 @@ static int check_strategy(const Run *run)
         snprintf(why, sizeof why, "--ranks_per_host %d does not divide --n_gpus %d",
                  o->ranks_per_host, o->n_gpus);
     }
-#line 1867 "chapters/10-compress.nw"
+#line 1882 "chapters/10-compress.nw"
     if (!why[0] && (o->given & OPT_CODEC)) {
         GradCodec g = {.dtype = DTYPE_FP32};
         dtype_parse(o->grad_dtype, &g.dtype);
@@ -107,13 +107,13 @@ static int check_strategy(const Run *run)
                      "--grad_dtype fp16 with --compress %s: a skipped step "
                      "would leave its overflow in the error feedback (use bf16)",
                      o->compress);
-#line 1877 "chapters/10-compress.nw"
+#line 1892 "chapters/10-compress.nw"
         if (fine && !why[0] && g.dtype != DTYPE_FP16 &&
             (o->loss_scale != 65536 || o->scale_window != 2000))
             snprintf(why, sizeof why,
                      "--loss_scale and --scale_window scale fp16 gradients "
                      "only (add --grad_dtype fp16)");
-#line 1881 "chapters/10-compress.nw"
+#line 1896 "chapters/10-compress.nw"
     }
 #line 440 "chapters/07-zero.nw"
     if (!why[0] && (def->needs & SGD_ONLY) && strcmp(o->optimizer, "sgd") != 0)
