@@ -441,14 +441,14 @@ static void scatter_add(size_t k, const IndexValue *v, float a, float *y)
     scatter_add_kernel<<<stride_blocks(k), KERNEL_THREADS>>>(k, v, a, y);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2187 "chapters/02-shm.nw"
+#line 2188 "chapters/02-shm.nw"
 static void peer_copy(void *dst, const void *src, size_t bytes)
 {
     CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, 0));
     CUDA_CHECK(cudaStreamSynchronize(0));
 }
 
-#line 2214 "chapters/02-shm.nw"
+#line 2215 "chapters/02-shm.nw"
 static int ipc_export(void *p, void *handle, char *err)
 {
     static_assert(sizeof(cudaIpcMemHandle_t) == DEVICE_IPC_BYTES, "IPC handle size");
@@ -460,7 +460,7 @@ static int ipc_export(void *p, void *handle, char *err)
     return 0;
 }
 
-#line 2232 "chapters/02-shm.nw"
+#line 2233 "chapters/02-shm.nw"
 static long mapped; /* mappings from ipc_open() not yet closed; closing counts them */
 
 static void *ipc_open(const void *handle, char *err)
@@ -477,7 +477,7 @@ static void *ipc_open(const void *handle, char *err)
     return p;
 }
 
-#line 2197 "chapters/02-shm.nw"
+#line 2198 "chapters/02-shm.nw"
 static void ipc_close(void *p)
 {
     __atomic_sub_fetch(&mapped, 1, __ATOMIC_RELAXED);

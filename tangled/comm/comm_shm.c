@@ -3,7 +3,7 @@
  * @brief The shared-memory transport: a rank's communicator opened and closed, and the
  *        transport's row (chapters 2, 8).
  */
-#line 2638 "chapters/02-shm.nw"
+#line 2639 "chapters/02-shm.nw"
 #include "shm_internal.h"
 
 #include <stdlib.h>
@@ -11,7 +11,7 @@
 #include "transport.h"
 #include "util.h"
 
-#line 2301 "chapters/02-shm.nw"
+#line 2302 "chapters/02-shm.nw"
 static void shm_close(Comm *comm)
 {
     ShmComm *c = (ShmComm *)comm;
@@ -25,7 +25,7 @@ static void shm_close(Comm *comm)
         for (int r = 0; r < c->w->size; r++)
             if (c->dev_window[r] && r != c->comm.rank)
                 comm->dev->ipc_close(c->dev_window[r]);
-#line 2311 "chapters/02-shm.nw"
+#line 2312 "chapters/02-shm.nw"
         shm_barrier(comm, err); /* no peer maps this rank's memory any more */
         for (int r = 0; r < c->w->size; r++)
             if (c->dev_in[r])
@@ -33,12 +33,12 @@ static void shm_close(Comm *comm)
 #line 285 "chapters/08-direct.nw"
         if (c->dev_window[c->comm.rank])
             comm->dev->release(c->dev_window[c->comm.rank]);
-#line 2316 "chapters/02-shm.nw"
+#line 2317 "chapters/02-shm.nw"
     }
     free(c);
 }
 
-#line 2338 "chapters/02-shm.nw"
+#line 2339 "chapters/02-shm.nw"
 Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
 {
     if (rank < 0 || rank >= w->size) {
@@ -57,7 +57,7 @@ Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
                      .barrier = shm_barrier,
                      .close = shm_close,
                      .state = c};
-#line 2350 "chapters/02-shm.nw"
+#line 2351 "chapters/02-shm.nw"
     c->w = w;
     long cores = cores_available();
     c->spin = w->size <= cores ? 20000 : 0;
@@ -70,7 +70,7 @@ Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
         c->comm.advance = shm_advance;
         c->comm.wait_for = shm_wait_for;
     }
-#line 2354 "chapters/02-shm.nw"
+#line 2355 "chapters/02-shm.nw"
     if (dev->kind != DEVICE_CPU && shm_open_device_rings(c, err)) {
         free(c);
         return NULL;
@@ -78,7 +78,7 @@ Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
     return &c->comm;
 }
 
-#line 2377 "chapters/02-shm.nw"
+#line 2378 "chapters/02-shm.nw"
 Comm *comm_shm_host(Comm *c, char *err)
 {
     if (c->dev->kind == DEVICE_CPU)
@@ -86,7 +86,7 @@ Comm *comm_shm_host(Comm *c, char *err)
     return comm_shm_open(((ShmComm *)c)->w, c->rank, device_cpu(), err);
 }
 
-#line 3084 "chapters/02-shm.nw"
+#line 3085 "chapters/02-shm.nw"
 const TransportDef transport_shm = {
     .name = "shm",
     .title = "fork --n_gpus ranks on this machine, over shared memory",

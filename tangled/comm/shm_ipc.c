@@ -3,12 +3,12 @@
  * @brief The shared-memory transport on a GPU: its rings and windows in GPU memory, opened
  *        through CUDA IPC handles (chapters 2, 8).
  */
-#line 2619 "chapters/02-shm.nw"
+#line 2620 "chapters/02-shm.nw"
 #include "shm_internal.h"
 
 #include "util.h"
 
-#line 2263 "chapters/02-shm.nw"
+#line 2264 "chapters/02-shm.nw"
 int shm_open_device_rings(ShmComm *c, char *err)
 {
     ShmWorld *w = c->w;

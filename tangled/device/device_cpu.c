@@ -75,7 +75,7 @@ static int cpu_close(char *err)
         return error_set(err, "cpu: %ld buffer(s) from alloc() never released", held);
     return 0;
 }
-#line 2177 "chapters/02-shm.nw"
+#line 2178 "chapters/02-shm.nw"
 static void peer_copy(void *dst, const void *src, size_t bytes)
 {
     memcpy(dst, src, bytes);

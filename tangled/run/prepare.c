@@ -2,7 +2,7 @@
  * @file prepare.c
  * @brief The run layer: a training run's data, log, checkpoint, model and loop (chapter 1).
  */
-#line 3240 "chapters/02-shm.nw"
+#line 3241 "chapters/02-shm.nw"
 #include "run.h"
 
 #include <errno.h>
