@@ -450,10 +450,13 @@ memcheck:
 	 echo "memcheck: ./ring --n_gpus 2 --epochs 1 --checkpoint"; \
 	 $(MEMCHECK) ./ring --n_gpus 2 --device cpu --epochs 1 --train_size 512 --hidden 64 --quiet \
 	   --checkpoint $$d/run.ckpt; \
+	 echo "memcheck: ./ring --n_gpus 2 with chapter 10's codecs (PowerSGD, top-k, fp16)"; \
+	 for c in "--compress powersgd:2" "--compress topk:0.01" "--grad_dtype fp16"; do \
+	   $(MEMCHECK) ./ring --n_gpus 2 --device cpu --epochs 1 --train_size 512 --hidden 64 --quiet $$c; done; \
 	 echo "memcheck: ./mlp --resume of the ring's checkpoint (the same global batch)"; \
 	 $(MEMCHECK) ./mlp --device cpu --epochs 2 --train_size 512 --hidden 64 --batch_size 128 \
 	   --quiet --checkpoint $$d/run.ckpt --resume; \
-	 rm -rf $$d; echo "memcheck: valgrind found no error in ./mlp, ./ring and the resume"
+	 rm -rf $$d; echo "memcheck: valgrind found no error in ./mlp, ./ring (with codecs too) and the resume"
 
 # libFuzzer on the IDX parsers, the checkpoint reader and the option parser, FUZZ_SECONDS
 # each, from the seeds and the kept regressions; a crash stops with its input in build/fuzz.
