@@ -21,6 +21,8 @@ typedef struct Hierarchy {
     char name[HOST_NAME_LEN];  /**< this rank's host */
     char first[HOST_NAME_LEN]; /**< the first host's name, and ... */
     char last[HOST_NAME_LEN];  /**< ... the last's, for the banner */
+    Dtype dtype; /**< what the ring across hosts sends (chapter 10); DTYPE_FP32: floats */
+    void *wire;  /**< the coded ring's buffer, or NULL */
 } Hierarchy;
 
 /**

@@ -12,7 +12,7 @@
 #include "launch.h"
 #include "trace.h"
 
-#line 1034 "chapters/03-ps.nw"
+#line 1035 "chapters/03-ps.nw"
 /** After training: compare the replicas, print the final figures (@p res: this rank's). */
 int run_report(const Rank *r, const Strategy *s, const Model *m, const TrainResult *res,
                char *err)

@@ -125,7 +125,7 @@ int run_ranks(Run *run, int (*body)(Rank *r, char *err))
     char err[ERR_LEN];
     run->body = body;
     if (run->mpi) {
-#line 1169 "chapters/09-hosts.nw"
+#line 1176 "chapters/09-hosts.nw"
         char host[64] = "?", who[128];
         gethostname(host, sizeof host - 1);
         snprintf(who, sizeof who, "rank %d on %s", run->mpi_rank, host);
@@ -152,7 +152,7 @@ int run_fail(Run *run, const char *line)
     run->status = EXIT_FAILURE;
     return EXIT_FAILURE;
 }
-#line 915 "chapters/03-ps.nw"
+#line 916 "chapters/03-ps.nw"
 int run_one(Run *run, int (*body)(Rank *r, char *err))
 {
     char err[ERR_LEN];

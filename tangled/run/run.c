@@ -11,12 +11,12 @@
 #include "trace.h"
 #include "util.h"
 
-#line 864 "chapters/03-ps.nw"
+#line 865 "chapters/03-ps.nw"
 static int check_strategy(const Run *run);
 static int train_rank(Rank *r, char *err);
 static int run_threads(Run *run);
 
-#line 879 "chapters/03-ps.nw"
+#line 880 "chapters/03-ps.nw"
 int run_training(Run *run)
 {
     const StrategyDef *def = run->strategy;
@@ -39,7 +39,7 @@ int run_training(Run *run)
         run_ranks(run, train_rank);
     return run_finish(run);
 }
-#line 1149 "chapters/03-ps.nw"
+#line 1150 "chapters/03-ps.nw"
 /** RUN_GO when run->strategy can run as asked; else EXIT_USAGE after one line. */
 static int check_strategy(const Run *run)
 {
@@ -84,7 +84,7 @@ static int check_strategy(const Run *run)
         snprintf(why, sizeof why, "--bucket_mb sets the buckets of --strategy %s only", names);
 #line 3265 "chapters/06-production.nw"
     }
-#line 1070 "chapters/09-hosts.nw"
+#line 1077 "chapters/09-hosts.nw"
     if (!why[0] && (o->given & OPT_RANKS_PER_HOST) && !(def->needs & USES_HOSTS)) {
         strategy_names(names, sizeof names, USES_HOSTS, ", ");
         snprintf(why, sizeof why, "--ranks_per_host groups the ranks of --strategy %s only",
@@ -94,12 +94,15 @@ static int check_strategy(const Run *run)
         snprintf(why, sizeof why, "--ranks_per_host %d does not divide --n_gpus %d",
                  o->ranks_per_host, o->n_gpus);
     }
-#line 1882 "chapters/10-compress.nw"
+#line 1914 "chapters/10-compress.nw"
     if (!why[0] && (o->given & OPT_CODEC)) {
         GradCodec g = {.dtype = DTYPE_FP32};
         dtype_parse(o->grad_dtype, &g.dtype);
         bool fine = grad_codec_parse(o->compress, &g, why, sizeof why) == 0;
-        if (fine && grad_codec_active(&g) && !(def->needs & CARRIES_CODEC))
+        unsigned carries =
+            g.kind != COMPRESS_NONE ? CARRIES_CODEC : CARRIES_CODEC | CARRIES_DTYPE;
+#line 1919 "chapters/10-compress.nw"
+        if (fine && grad_codec_active(&g) && !(def->needs & carries))
             snprintf(why, sizeof why, "--grad_dtype %s --compress %s with --strategy %s: %s",
                      o->grad_dtype, o->compress, def->name, def->no_codec);
         if (fine && !why[0] && g.dtype == DTYPE_FP16 && g.kind != COMPRESS_NONE)
@@ -107,13 +110,13 @@ static int check_strategy(const Run *run)
                      "--grad_dtype fp16 with --compress %s: a skipped step "
                      "would leave its overflow in the error feedback (use bf16)",
                      o->compress);
-#line 1892 "chapters/10-compress.nw"
+#line 1925 "chapters/10-compress.nw"
         if (fine && !why[0] && g.dtype != DTYPE_FP16 &&
             (o->loss_scale != 65536 || o->scale_window != 2000))
             snprintf(why, sizeof why,
                      "--loss_scale and --scale_window scale fp16 gradients "
                      "only (add --grad_dtype fp16)");
-#line 1896 "chapters/10-compress.nw"
+#line 1929 "chapters/10-compress.nw"
     }
 #line 440 "chapters/07-zero.nw"
     if (!why[0] && (def->needs & SGD_ONLY) && strcmp(o->optimizer, "sgd") != 0)
@@ -129,16 +132,16 @@ static int check_strategy(const Run *run)
     if (!why[0] && (def->needs & NO_ACCUM) && o->accum > 1)
         snprintf(why, sizeof why, "--accum %d: %s steps once per push (use --accum 1)",
                  o->accum, def->title);
-#line 1159 "chapters/03-ps.nw"
+#line 1160 "chapters/03-ps.nw"
     if (!why[0] && o->n_gpus < def->min_ranks)
         snprintf(why, sizeof why, "--n_gpus %d: %s needs %s (--n_gpus %d or more)", o->n_gpus,
                  def->title, def->why_min, def->min_ranks);
-#line 1163 "chapters/03-ps.nw"
+#line 1164 "chapters/03-ps.nw"
     if (why[0])
         fprintf(stderr, "%s: %s\n", program_name(), why);
     return why[0] ? EXIT_USAGE : RUN_GO;
 }
-#line 993 "chapters/03-ps.nw"
+#line 994 "chapters/03-ps.nw"
 static int open_strategy(const Rank *r, Model *m, Strategy *s, char *err)
 {
     const StrategyDef *def = r->run->strategy;
@@ -149,7 +152,7 @@ static int open_strategy(const Rank *r, Model *m, Strategy *s, char *err)
                        .accum = r->run->o.accum,
                        .ranks_per_host = r->run->o.ranks_per_host,
                        .codec = run_codec(&r->run->o)};
-#line 1001 "chapters/03-ps.nw"
+#line 1002 "chapters/03-ps.nw"
     return def->open ? def->open(s, &env, err) : 0;
 }
 
@@ -163,7 +166,7 @@ static int serve(const Rank *r, Model *m, Strategy *s, const TrainConfig *cfg, c
     return run->strategy->serve(s, m, cfg, steps, err);
 }
 
-#line 940 "chapters/03-ps.nw"
+#line 941 "chapters/03-ps.nw"
 static int train_rank(Rank *r, char *err)
 {
     Run *run = r->run;
@@ -175,18 +178,18 @@ static int train_rank(Rank *r, char *err)
         return -1;
     if (speaks && !run->o.quiet)
         run_banner(r, &m, &s);
-#line 976 "chapters/03-ps.nw"
+#line 977 "chapters/03-ps.nw"
     TrainConfig cfg = run_train_config(run, speaks);
     TrainResult res;
     int rc = r->rank < def->servers ? serve(r, &m, &s, &cfg, err)
                                     : train_run(&cfg, &m, &run->train, &run->test,
                                                 def->open ? &s : NULL, &res, err);
-#line 982 "chapters/03-ps.nw"
+#line 983 "chapters/03-ps.nw"
     if (rc == 0 && run->o.trace) /* appendix A: before the report's barrier */
         rc = trace_write(run->o.trace, err);
     if (rc == 0)
         rc = run_report(r, &s, &m, speaks ? &res : NULL, err);
-#line 952 "chapters/03-ps.nw"
+#line 953 "chapters/03-ps.nw"
     if (rc)
         return -1; /* closing may wait for peers (a thread inside an all-reduce): don't */
     if (def->close)

@@ -2,10 +2,10 @@
  * @file grad_codec.c
  * @brief The ring's all-reduce with a codec: 16-bit numbers, PowerSGD, top-k (chapter 10).
  */
-#line 1538 "chapters/10-compress.nw"
+#line 1541 "chapters/10-compress.nw"
 #include "grad_codec.h"
 
-#line 1518 "chapters/10-compress.nw"
+#line 1521 "chapters/10-compress.nw"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,7 +107,7 @@ static int topk_sync(CodecState *st, Model *m, char *err)
         dev->scatter_add(k, st->pairs + (size_t)q * k, 1.0f / (float)c->size, m->grads);
     return 0;
 }
-#line 1317 "chapters/10-compress.nw"
+#line 1320 "chapters/10-compress.nw"
 static int codec_sync(Strategy *s, Model *m, Timers *t, char *err)
 {
     CodecState *st = s->state;
@@ -179,10 +179,10 @@ static int codec_buffers(CodecState *st, Model *m)
     st->wire = dev->alloc((longest ? longest : 1) * dtype_bytes(st->g.dtype));
     return 0;
 }
-#line 1342 "chapters/10-compress.nw"
+#line 1345 "chapters/10-compress.nw"
 int grad_codec_open(Strategy *s, const GradCodec *g, Comm *c, Comm *host, Model *m, char *err)
 {
-#line 1345 "chapters/10-compress.nw"
+#line 1348 "chapters/10-compress.nw"
     (void)err;
     CodecState *st = xcalloc(1, sizeof *st);
     st->g = *g;
@@ -196,7 +196,7 @@ int grad_codec_open(Strategy *s, const GradCodec *g, Comm *c, Comm *host, Model 
                     .state = st};
     return 0;
 }
-#line 1361 "chapters/10-compress.nw"
+#line 1364 "chapters/10-compress.nw"
 bool grad_codec_owns(const Strategy *s)
 {
     return s->sync_gradients == codec_sync;
@@ -218,7 +218,7 @@ void grad_codec_close(Strategy *s)
     ring_strategy_free(&st->ring);
     free(st);
 }
-#line 1406 "chapters/10-compress.nw"
+#line 1409 "chapters/10-compress.nw"
 /** The numbers of each all-reduce of codec @p g's step for @p m: 1 or 3 of them. */
 static int reduce_sizes(const GradCodec *g, const Model *m, size_t count[3])
 {
@@ -244,7 +244,7 @@ static size_t topk_count(const GradCodec *g, const Model *m)
     double k = ceil(g->fraction * (double)m->n_params);
     return k < 1 ? 1 : k > (double)m->n_params ? m->n_params : (size_t)k;
 }
-#line 1390 "chapters/10-compress.nw"
+#line 1393 "chapters/10-compress.nw"
 size_t grad_codec_bytes(const GradCodec *g, const Model *m, int size, int rank)
 {
     if (g->kind == COMPRESS_TOPK)
@@ -254,7 +254,7 @@ size_t grad_codec_bytes(const GradCodec *g, const Model *m, int size, int rank)
         sent += ring_coded_bytes(count[i], size, rank, g->dtype);
     return sent;
 }
-#line 1437 "chapters/10-compress.nw"
+#line 1440 "chapters/10-compress.nw"
 void grad_codec_traffic(const GradCodec *g, const Model *m, int size, CodecTraffic *t)
 {
     size_t count[3];
@@ -267,7 +267,7 @@ void grad_codec_traffic(const GradCodec *g, const Model *m, int size, CodecTraff
     for (int i = 0; i < t->reduces; i++)
         t->reduce[i] = (double)count[i] * (double)dtype_bytes(g->dtype);
 }
-#line 1462 "chapters/10-compress.nw"
+#line 1465 "chapters/10-compress.nw"
 int grad_codec_parse(const char *spec, GradCodec *g, char *why, size_t len)
 {
     char *end = NULL;
@@ -293,7 +293,7 @@ int grad_codec_parse(const char *spec, GradCodec *g, char *why, size_t len)
              spec);
     return -1;
 }
-#line 1490 "chapters/10-compress.nw"
+#line 1493 "chapters/10-compress.nw"
 bool grad_codec_active(const GradCodec *g)
 {
     return g->dtype != DTYPE_FP32 || g->kind != COMPRESS_NONE;

@@ -30,6 +30,7 @@ enum StrategyNeeds {
     NO_CHECKPOINT = 1u << 9,  /**< no whole weights between steps, no --checkpoint (ch. 7) */
     USES_HOSTS = 1u << 10,    /**< groups ranks by host, --ranks_per_host applies (ch. 9) */
     CARRIES_CODEC = 1u << 11, /**< --grad_dtype and --compress apply (chapter 10) */
+    CARRIES_DTYPE = 1u << 12, /**< --grad_dtype applies, --compress not (chapter 10) */
 };
 
 /** How a strategy's ranks are processes. */

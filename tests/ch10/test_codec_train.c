@@ -436,3 +436,24 @@ Test(codec_programs, strategies_that_cannot_carry_a_codec_say_why, .timeout = 60
     expect_refused((char *[]){"./ring", "--compress", "powersgd:0", NULL}, "--compress",
                    "a rank of 0");
 }
+
+/* The hierarchy codes its ring across hosts alone: its replicas agree, it trains as in
+ * floats within bf16's rounding, and it refuses to cut the gradient. */
+Test(codec_programs, the_hierarchy_sends_16_bits_across_hosts, .timeout = 60)
+{
+    static Run a, b;
+    run_program((char *[]){"./train", "--strategy", "hierarchical", "--n_gpus", "4",
+                           "--ranks_per_host", "2", "--grad_dtype", "bf16", SMALL, NULL}, &a);
+    run_program((char *[]){"./train", "--strategy", "hierarchical", "--n_gpus", "4",
+                           "--ranks_per_host", "2", SMALL, "--quiet", NULL}, &b);
+    cr_assert(a.status == 0 && b.status == 0, "exit %d and %d: %s %s", a.status, b.status,
+              a.err, b.err);
+    cr_assert(strstr(a.out, "replicas: the weights of all 4 ranks are identical"), "%s", a.out);
+    const char *last = strstr(a.out, "epoch 1/1");
+    cr_assert(last, "%s", a.out);
+    double la = strtod(strstr(last, "loss") + 4, NULL), lb = final_loss(b.out);
+    cr_assert(fabs(la - lb) < 1e-2 * lb, "bf16 across hosts: loss %g, floats: %g", la, lb);
+    expect_refused((char *[]){"./train", "--strategy", "hierarchical", "--compress",
+                              "powersgd:2", NULL},
+                   "cuts nothing", "the hierarchy with PowerSGD");
+}
