@@ -22,7 +22,7 @@ ITERS=${BENCH_ITERS:-20}
 # Debian's python3-torch belongs to Debian's python, which a pyenv or venv may shadow
 PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
 MAX=${BENCH_MAX:-256M}
-ALL_PARTS="accuracy spread single startup pingpong ps allreduce collectives programs overlap zero stages ablations crossovers train mlp ddp timelines faults hosts compress compress_model gpu"
+ALL_PARTS="accuracy spread single startup pingpong ps allreduce collectives programs overlap zero stages ablations crossovers train mlp ddp timelines faults hosts compress compress_model compress_noise gpu"
 PARTS=${BENCH_PARTS:-$ALL_PARTS}
 
 # Chapter 1's spread: ./mlp's and ./ring's last epoch in every build variant of
@@ -923,6 +923,37 @@ part_compress_model() {
       done
     done; } > "$out/compress_model.csv"
   echo "bench: compress: coding work and the model"; sed 1d "$out/compress_model.csv" | show
+  rm -rf "$dir"
+}
+
+# Chapter 10's run-to-run noise: the heavy model's fp32 run from four seeds, ours and DDP's,
+# on one host (the final accuracy is the same bits on the test hosts: the same arithmetic),
+# each the final test accuracy after 4 epochs; the spread is the yardstick for the codecs'
+# accuracies against DDP's.
+part_compress_noise() {
+  local dir seed impl acc
+  dir=$(mktemp -d)
+  COMPRESS_DATA=$PWD/build/compress_data
+  "$PY" bench/compress_data.py "$COMPRESS_DATA" 2>/dev/null || { echo "bench: compress_noise: no IDX files (python3-numpy), skipped"; rm -rf "$dir"; return; }
+  "$PY" -c 'import torch.distributed' 2>/dev/null || { echo "bench: compress_noise: no PyTorch, skipped"; rm -rf "$dir"; return; }
+  { printf '# machine: %s; 4 ranks forked on one host, --hidden 1024,1024, 4 epochs, batch 64 a rank, fp32: ./train --strategy ring --seed S and bench/torch_ddp_hooks.py --seed S (DDP on gloo), seeds 1 to 4 alternating; final_test_acc after the last epoch; spread = the largest less the smallest\n' "$machine"
+    echo "case,final_test_acc"
+    for seed in 1 2 3 4; do
+      for impl in ours ddp; do
+        if [ "$impl" = ours ]; then
+          ./train --n_gpus 4 --strategy ring --device cpu --data "$COMPRESS_DATA" --hidden 1024,1024 --epochs 4 --seed "$seed" --log "$dir/log" >/dev/null 2>&1
+        else
+          "$PY" bench/torch_ddp_hooks.py --data "$COMPRESS_DATA" --config fp32 --hidden 1024,1024 --epochs 4 --n 4 --seed "$seed" --log "$dir/log" >/dev/null 2>&1
+        fi || { status=1; continue; }
+        acc=$(tail -1 "$dir/log" | cut -d, -f4)
+        echo "$impl/$seed,$acc"
+      done
+    done | tee "$dir/rows"
+    for impl in ours ddp; do
+      awk -F, -v i="$impl" '$1 ~ "^" i "/" { v = $2 + 0; if (!n++ || v < lo) lo = v; if (n == 1 || v > hi) hi = v }
+        END { if (n) printf "%s/spread,%.6f\n", i, hi - lo }' "$dir/rows"
+    done; } > "$out/compress_noise.csv"
+  echo "bench: compress_noise"; sed 1d "$out/compress_noise.csv" | show
   rm -rf "$dir"
 }
 
