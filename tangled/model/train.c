@@ -31,7 +31,7 @@ static int around_layer(Strategy *s, Model *m, int l, Pass pass, bool before, ch
     return hook ? hook(s, m, l, pass, err) : 0;
 }
 
-#line 2672 "chapters/A1-support.nw"
+#line 2676 "chapters/A1-support.nw"
 static void layer_pass(Model *m, int B, int l, Pass pass)
 {
     double t0 = trace_on() ? now_seconds() : 0;
@@ -127,7 +127,7 @@ void train_report_end(FILE *f, const TrainResult *res, bool quiet)
     if (quiet) {
         fprintf(f, "final: loss %.4f train_acc %.4f test_acc %.4f", res->last.loss,
                 res->last.train_acc, res->last.test_acc);
-#line 1971 "chapters/10-compress.nw"
+#line 1969 "chapters/10-compress.nw"
         if (res->last_scale > 0)
             fprintf(f, " skipped %ld", res->skipped);
 #line 3596 "chapters/01-mlp.nw"
@@ -140,7 +140,7 @@ void train_report_end(FILE *f, const TrainResult *res, bool quiet)
                 format_bytes(all, res->state_bytes), format_bytes(p, res->param_bytes),
                 format_bytes(g, res->grad_bytes),
                 format_bytes(optimizer, res->optimizer_bytes));
-#line 1976 "chapters/10-compress.nw"
+#line 1974 "chapters/10-compress.nw"
         if (res->last_scale > 0)
             fprintf(f, "loss scale: %ld steps skipped (overflow), scale %g at the end\n",
                     res->skipped, (double)res->last_scale);
@@ -148,11 +148,11 @@ void train_report_end(FILE *f, const TrainResult *res, bool quiet)
     }
 }
 
-#line 565 "chapters/10-compress.nw"
+#line 563 "chapters/10-compress.nw"
 void loss_scale_init(LossScale *ls, float first, int window)
 {
     *ls = (LossScale){.scale = first > 0 ? first : 1.0f, .window = window, .on = first > 0};
-#line 569 "chapters/10-compress.nw"
+#line 567 "chapters/10-compress.nw"
 }
 
 bool loss_scale_check(LossScale *ls, const Device *dev, float *grads, size_t n)
@@ -209,7 +209,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
     res->param_bytes = s && s->param_bytes ? s->param_bytes : m->n_params * sizeof(float);
     res->grad_bytes = s && s->grad_bytes ? s->grad_bytes : m->n_params * sizeof(float);
     res->state_bytes = res->param_bytes + res->grad_bytes + res->optimizer_bytes;
-#line 615 "chapters/10-compress.nw"
+#line 613 "chapters/10-compress.nw"
     LossScale ls;
     loss_scale_init(&ls, cfg->loss_scale, cfg->scale_window > 0 ? cfg->scale_window : 2000);
 #line 3625 "chapters/01-mlp.nw"
@@ -279,7 +279,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
 #line 3822 "chapters/01-mlp.nw"
             if (rc == 0 && s && s->sync_gradients && s->sync_gradients(s, m, &res->timers, err))
                 rc = -1;
-#line 620 "chapters/10-compress.nw"
+#line 618 "chapters/10-compress.nw"
             bool skip = rc == 0 && loss_scale_check(&ls, dev, m->grads, m->n_params);
 #line 3825 "chapters/01-mlp.nw"
             t = now_seconds();
@@ -337,7 +337,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
 #line 1478 "chapters/07-zero.nw"
     if (rc == 0 && s && s->unshard && s->unshard(s, m, err))
         rc = -1;
-#line 624 "chapters/10-compress.nw"
+#line 622 "chapters/10-compress.nw"
     res->skipped = ls.skipped;
     res->last_scale = ls.on ? ls.scale : 0;
 #line 3641 "chapters/01-mlp.nw"

@@ -16,7 +16,7 @@
 #include "run.h"
 #include "util.h"
 
-#line 1351 "chapters/A3-programs.nw"
+#line 1347 "chapters/A3-programs.nw"
 static const char *summary =
     "Predict all-reduces with chapter 9's alpha-beta model: the flat ring, the hierarchy\n"
     "and a tree, on an H100 cluster or on this machine's links fitted to make bench.";
@@ -214,7 +214,7 @@ static double step_compute(double params, double tokens)
 {
     return 6 * params * tokens / (H100_FLOPS * ASSUMED_MFU);
 }
-#line 1367 "chapters/A3-programs.nw"
+#line 1363 "chapters/A3-programs.nw"
 static void scale_cluster(const Options *o, const Machine *m, FILE *csv)
 {
     printf("# %12s %12s %12s %12s %8s\n# %12s %12s %12s %12s %8s\n", "size", "flat ring",
@@ -231,7 +231,7 @@ static void scale_cluster(const Options *o, const Machine *m, FILE *csv)
         if (sz > o->max_bytes / (size_t)o->step_factor)
             break;
     }
-#line 1388 "chapters/A3-programs.nw"
+#line 1384 "chapters/A3-programs.nw"
     double bytes = 2.0 * o->params, compute = step_compute(o->params, (double)o->tokens);
     double flat = cost_predict(COST_FLAT_RING, m, bytes),
            hier = cost_predict(COST_HIERARCHICAL, m, bytes);
@@ -241,13 +241,13 @@ static void scale_cluster(const Options *o, const Machine *m, FILE *csv)
         "%.1f ms (%.0f%%), nothing overlapped\n",
         o->params, o->tokens, compute * 1e3, bytes / 1e9, flat * 1e3,
         100 * flat / (flat + compute), hier * 1e3, 100 * hier / (hier + compute));
-#line 1396 "chapters/A3-programs.nw"
+#line 1392 "chapters/A3-programs.nw"
     if (csv)
         fprintf(csv, "step,%.3f,%.3f,%.3f,%.4f,%.3f\n", flat * 1e6, hier * 1e6,
                 cost_predict(COST_TREE, m, bytes) * 1e6, flat / hier, compute * 1e6);
-#line 1384 "chapters/A3-programs.nw"
+#line 1380 "chapters/A3-programs.nw"
 }
-#line 1412 "chapters/A3-programs.nw"
+#line 1425 "chapters/A3-programs.nw"
 /** The value in column @p name of the row whose first cell is @p key, in CSV @p path;
  *  NAN when there is none. */
 static double csv_cell(const char *path, const char *key, const char *name)
@@ -270,7 +270,7 @@ static double csv_cell(const char *path, const char *key, const char *name)
         fclose(f);
     return v;
 }
-#line 1464 "chapters/A3-programs.nw"
+#line 1477 "chapters/A3-programs.nw"
 /** "powersgd2/1024x1024": the codec's name and the model's widths, as compress_work.csv
  *  names them; the widths alone into @p widths. */
 static void codec_key(const GradCodec *g, const Options *o, char *key, size_t len, char *widths,
@@ -280,7 +280,7 @@ static void codec_key(const GradCodec *g, const Options *o, char *key, size_t le
     for (int l = 0; l < o->n_hidden; l++)
         used +=
             (size_t)snprintf(widths + used, wlen - used, "%s%d", l ? "x" : "", o->hidden[l]);
-#line 1472 "chapters/A3-programs.nw"
+#line 1485 "chapters/A3-programs.nw"
     if (g->kind == COMPRESS_POWERSGD)
         snprintf(key, len, "powersgd%d/%s", g->rank, widths);
     else if (g->kind == COMPRESS_TOPK)
@@ -288,7 +288,7 @@ static void codec_key(const GradCodec *g, const Options *o, char *key, size_t le
     else
         snprintf(key, len, "%s/%s", dtype_name(g->dtype), widths);
 }
-#line 1438 "chapters/A3-programs.nw"
+#line 1451 "chapters/A3-programs.nw"
 static int scale_codec(const Options *o, FILE *csv, char *err)
 {
     GradCodec g = run_codec(o), none = {.dtype = DTYPE_FP32};
@@ -302,7 +302,7 @@ static int scale_codec(const Options *o, FILE *csv, char *err)
     Machine m = {.hosts = o->given & OPT_HOSTS ? o->hosts : 2,
                  .cards = 1,
                  .per_host = o->ranks_per_host > 0 ? o->ranks_per_host : 2};
-#line 1450 "chapters/A3-programs.nw"
+#line 1463 "chapters/A3-programs.nw"
     CodecTraffic plain, t;
     grad_codec_traffic(&none, &model, m.hosts * m.per_host, &plain);
     grad_codec_traffic(&g, &model, m.hosts * m.per_host, &t);
@@ -312,7 +312,7 @@ static int scale_codec(const Options *o, FILE *csv, char *err)
         return isnan(work)
                    ? error_set(err, "no coding work for %s in %s (make bench)", key, path)
                    : -1;
-#line 1482 "chapters/A3-programs.nw"
+#line 1495 "chapters/A3-programs.nw"
     static const char *const links[] = {"1gbit", "fast"};
     printf("# %s on %d hosts x %d ranks: coding %.0f us a step (measured on one rank)\n", key,
            m.hosts, m.per_host, work);
@@ -326,14 +326,30 @@ static int scale_codec(const Options *o, FILE *csv, char *err)
         printf(
             "%-6s fp32 ring %10.0f us   %s %10.0f us   gain %5.2f   pays below %.3g Gbit/s\n",
             links[i], a, key, b, a / b, even);
-#line 1494 "chapters/A3-programs.nw"
+#line 1507 "chapters/A3-programs.nw"
         if (csv)
             fprintf(csv, "%s/%s,%.1f,%.1f,%.4f,%.4g\n", links[i], key, a, b, a / b, even);
     }
-#line 1459 "chapters/A3-programs.nw"
+#line 1472 "chapters/A3-programs.nw"
     return 0;
 }
-#line 1500 "chapters/A3-programs.nw"
+#line 1524 "chapters/A3-programs.nw"
+static int scale_print(const Options *o, FILE *csv, char *err)
+{
+    int per_host = o->ranks_per_host > 0 ? o->ranks_per_host : 8;
+    if (o->given & OPT_CODEC)
+        return scale_codec(o, csv, err);
+    if (strcmp(o->machine, "here") == 0)
+        return scale_here(o->from, csv, err);
+    Machine m = h100_cluster(o->hosts, per_host);
+    printf("# scale: %d hosts x %d H100 SXM (NVLink 450 GB/s a way, a 400 Gb/s card "
+           "per GPU; NCCL's step latencies)\n",
+           o->hosts, per_host);
+#line 1534 "chapters/A3-programs.nw"
+    scale_cluster(o, &m, csv);
+    return 0;
+}
+#line 1540 "chapters/A3-programs.nw"
 /** Parse, then print this machine's fitted model or a cluster's prediction. */
 int main(int argc, char **argv)
 {
@@ -344,30 +360,20 @@ int main(int argc, char **argv)
     if (status != RUN_GO)
         return status;
     const Options *o = &run.o;
-    GradCodec g;
     char err[ERR_LEN] = "";
+#line 1516 "chapters/A3-programs.nw"
+    GradCodec g;
     if ((o->given & OPT_CODEC) && grad_codec_parse(o->compress, &g, err, sizeof err)) {
         fprintf(stderr, "%s: %s\n", program_name(), err);
         return EXIT_USAGE;
     }
+#line 1552 "chapters/A3-programs.nw"
     FILE *csv = o->csv ? fopen(o->csv, "w") : NULL;
     if (o->csv && !csv) {
         fprintf(stderr, "%s: --csv %s: cannot write it\n", program_name(), o->csv);
         return EXIT_FAILURE;
     }
-    int per_host = o->ranks_per_host > 0 ? o->ranks_per_host : 8, rc = 0;
-    if (o->given & OPT_CODEC) {
-        rc = scale_codec(o, csv, err);
-    } else if (strcmp(o->machine, "here") == 0) {
-        rc = scale_here(o->from, csv, err);
-    } else {
-        Machine m = h100_cluster(o->hosts, per_host);
-        printf("# scale: %d hosts x %d H100 SXM (NVLink 450 GB/s a way, a 400 Gb/s card "
-               "per GPU; NCCL's step latencies)\n",
-               o->hosts, per_host);
-#line 1530 "chapters/A3-programs.nw"
-        scale_cluster(o, &m, csv);
-    }
+    int rc = scale_print(o, csv, err);
     if (csv)
         fclose(csv);
     if (rc)

@@ -31,11 +31,12 @@ void run_banner(const Rank *r, const Model *m, const Strategy *s)
                  r->size - def->servers, def->trainer);
     state_banner(&run->o, s, m->n_params);
     exercises_banner("  exercise ");
+#line 1089 "chapters/03-ps.nw"
     if (def->traffic && r->size > 1) {
         def->traffic(line, sizeof line, r->size, m->n_params * sizeof(float));
         printf("  traffic  %s\n", line);
     }
-#line 1958 "chapters/10-compress.nw"
+#line 1956 "chapters/10-compress.nw"
     GradCodec g = run_codec(&run->o);
     if (grad_codec_active(&g) && (def->needs & CARRIES_CODEC) && r->size > 1) {
         char b[32];
@@ -43,9 +44,9 @@ void run_banner(const Rank *r, const Model *m, const Strategy *s)
         printf("  codec    %s: %s sent per rank and step\n", line,
                format_bytes(b, grad_codec_bytes(&g, m, r->size, 0)));
     }
-#line 1089 "chapters/03-ps.nw"
+#line 1085 "chapters/03-ps.nw"
 }
-#line 1105 "chapters/03-ps.nw"
+#line 1109 "chapters/03-ps.nw"
 void train_banner(FILE *f, const Options *o, const Model *m, const Dataset *train,
                   const Dataset *test, const Device *dev, const char *note, int trainers,
                   const char *each)
@@ -58,7 +59,7 @@ void train_banner(FILE *f, const Options *o, const Model *m, const Dataset *trai
     fprintf(f, "  data     %s: %s train, %s test, %dx%d, %d classes\n", train->source,
             format_count(n2, train->n), format_count(n3, test->n), train->rows, train->cols,
             train->classes);
-#line 1133 "chapters/03-ps.nw"
+#line 1137 "chapters/03-ps.nw"
     int step_b = o->batch_size * o->accum; /* a rank's samples per step (chapter 7) */
     long steps = train_steps_per_epoch(train->n, step_b, trainers);
     long dropped = train->n - steps * step_b * trainers;
@@ -69,7 +70,7 @@ void train_banner(FILE *f, const Options *o, const Model *m, const Dataset *trai
     if (dropped > 0)
         fprintf(f, " (last %ld samples dropped)", dropped);
     fprintf(f, "\n");
-#line 1119 "chapters/03-ps.nw"
+#line 1123 "chapters/03-ps.nw"
     if (o->accum > 1)
         fprintf(f, "  accum    %d micro-batches of %d per %s and step, synced once\n", o->accum,
                 o->batch_size, each);

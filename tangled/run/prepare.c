@@ -15,7 +15,7 @@
 #include "trace.h"
 #include "util.h"
 
-#line 2635 "chapters/A1-support.nw"
+#line 2639 "chapters/A1-support.nw"
 /** --trace: create the file (one process of the run does) and start recording. */
 static int trace_begin(Run *run)
 {
@@ -215,7 +215,7 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
 #line 4174 "chapters/01-mlp.nw"
     return 0;
 }
-#line 1914 "chapters/10-compress.nw"
+#line 1912 "chapters/10-compress.nw"
 GradCodec run_codec(const Options *o)
 {
     GradCodec g = {.dtype = DTYPE_FP32};

@@ -39,7 +39,7 @@ int run_training(Run *run)
         run_ranks(run, train_rank);
     return run_finish(run);
 }
-#line 1150 "chapters/03-ps.nw"
+#line 1154 "chapters/03-ps.nw"
 /** RUN_GO when run->strategy can run as asked; else EXIT_USAGE after one line. */
 static int check_strategy(const Run *run)
 {
@@ -94,14 +94,14 @@ static int check_strategy(const Run *run)
         snprintf(why, sizeof why, "--ranks_per_host %d does not divide --n_gpus %d",
                  o->ranks_per_host, o->n_gpus);
     }
-#line 1931 "chapters/10-compress.nw"
+#line 1929 "chapters/10-compress.nw"
     if (!why[0] && (o->given & OPT_CODEC)) {
         GradCodec g = {.dtype = DTYPE_FP32};
         dtype_parse(o->grad_dtype, &g.dtype);
         bool fine = grad_codec_parse(o->compress, &g, why, sizeof why) == 0;
         unsigned carries =
             g.kind != COMPRESS_NONE ? CARRIES_CODEC : CARRIES_CODEC | CARRIES_DTYPE;
-#line 1936 "chapters/10-compress.nw"
+#line 1934 "chapters/10-compress.nw"
         if (fine && grad_codec_active(&g) && !(def->needs & carries))
             snprintf(why, sizeof why, "--grad_dtype %s --compress %s with --strategy %s: %s",
                      o->grad_dtype, o->compress, def->name, def->no_codec);
@@ -110,13 +110,13 @@ static int check_strategy(const Run *run)
                      "--grad_dtype fp16 with --compress %s: a skipped step "
                      "would leave its overflow in the error feedback (use bf16)",
                      o->compress);
-#line 1942 "chapters/10-compress.nw"
+#line 1940 "chapters/10-compress.nw"
         if (fine && !why[0] && g.dtype != DTYPE_FP16 &&
             (o->loss_scale != 65536 || o->scale_window != 2000))
             snprintf(why, sizeof why,
                      "--loss_scale and --scale_window scale fp16 gradients "
                      "only (add --grad_dtype fp16)");
-#line 1946 "chapters/10-compress.nw"
+#line 1944 "chapters/10-compress.nw"
     }
 #line 440 "chapters/07-zero.nw"
     if (!why[0] && (def->needs & SGD_ONLY) && strcmp(o->optimizer, "sgd") != 0)
@@ -132,11 +132,11 @@ static int check_strategy(const Run *run)
     if (!why[0] && (def->needs & NO_ACCUM) && o->accum > 1)
         snprintf(why, sizeof why, "--accum %d: %s steps once per push (use --accum 1)",
                  o->accum, def->title);
-#line 1160 "chapters/03-ps.nw"
+#line 1164 "chapters/03-ps.nw"
     if (!why[0] && o->n_gpus < def->min_ranks)
         snprintf(why, sizeof why, "--n_gpus %d: %s needs %s (--n_gpus %d or more)", o->n_gpus,
                  def->title, def->why_min, def->min_ranks);
-#line 1164 "chapters/03-ps.nw"
+#line 1168 "chapters/03-ps.nw"
     if (why[0])
         fprintf(stderr, "%s: %s\n", program_name(), why);
     return why[0] ? EXIT_USAGE : RUN_GO;

@@ -207,7 +207,7 @@ const StrategyDef strategy_ps = {
     .report = ps_print_report,
     .traffic = ps_traffic,
 };
-#line 1188 "chapters/03-ps.nw"
+#line 1192 "chapters/03-ps.nw"
 void ps_report(FILE *f, const PsReport *rep)
 {
     char in[32], out[32];

@@ -285,7 +285,7 @@ static void fsdp_traffic(char *line, size_t len, int ranks, size_t bytes)
              format_bytes(sent, 3 * (size_t)(ranks - 1) * bytes / (size_t)ranks),
              format_bytes(model, bytes));
 }
-#line 1663 "chapters/07-zero.nw"
+#line 1668 "chapters/07-zero.nw"
 const StrategyDef strategy_zero2 = {
     .name = "zero2",
     .title = "ZeRO-2 (gradients and optimizer state sharded)",
@@ -300,8 +300,7 @@ const StrategyDef strategy_zero2 = {
     .report = shards_report,
     .traffic = ring_traffic,
 };
-
-#line 1677 "chapters/07-zero.nw"
+#line 1684 "chapters/07-zero.nw"
 const StrategyDef strategy_fsdp = {
     .name = "fsdp",
     .title = "FSDP (parameters, gradients and optimizer state sharded)",

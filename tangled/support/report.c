@@ -2,7 +2,7 @@
  * @file report.c
  * @brief What a training run prints.
  */
-#line 2071 "chapters/A1-support.nw"
+#line 2075 "chapters/A1-support.nw"
 #include "report.h"
 
 #include <stdlib.h>
@@ -12,15 +12,15 @@
 #include "trace.h"
 #include "util.h"
 
-#line 2098 "chapters/A1-support.nw"
+#line 2102 "chapters/A1-support.nw"
 void timers_add(Timers *t, const char *name, double seconds)
 {
-#line 2691 "chapters/A1-support.nw"
+#line 2695 "chapters/A1-support.nw"
     if (trace_on()) {
         double end = now_seconds();
         trace_span(LANE_TRAIN, end - seconds, end, "%s", name);
     }
-#line 2101 "chapters/A1-support.nw"
+#line 2105 "chapters/A1-support.nw"
     for (int i = 0; i < t->n; i++)
         if (strcmp(t->name[i], name) == 0) {
             t->seconds[i] += seconds;
@@ -40,7 +40,7 @@ double timers_get(const Timers *t, const char *name)
     return 0;
 }
 
-#line 2139 "chapters/A1-support.nw"
+#line 2143 "chapters/A1-support.nw"
 void report_breakdown(FILE *f, const Timers *t)
 {
     double total = 0;
@@ -52,7 +52,7 @@ void report_breakdown(FILE *f, const Timers *t)
                 total > 0 ? 100.0 * t->seconds[i] / total : 0.0);
     fprintf(f, "\n");
 }
-#line 2183 "chapters/A1-support.nw"
+#line 2187 "chapters/A1-support.nw"
 void progress_begin(Progress *p, FILE *f, bool quiet, int epoch, int epochs, long total)
 {
     p->f = f;
@@ -63,7 +63,7 @@ void progress_begin(Progress *p, FILE *f, bool quiet, int epoch, int epochs, lon
     p->start = p->last = now_seconds();
 }
 
-#line 2208 "chapters/A1-support.nw"
+#line 2212 "chapters/A1-support.nw"
 void progress_update(Progress *p, long done, long samples_per_step)
 {
     if (!p->active)
@@ -84,7 +84,7 @@ void progress_update(Progress *p, long done, long samples_per_step)
     fflush(p->f);
 }
 
-#line 2235 "chapters/A1-support.nw"
+#line 2239 "chapters/A1-support.nw"
 void progress_end(Progress *p)
 {
     if (p->active) {
@@ -92,7 +92,7 @@ void progress_end(Progress *p)
         fflush(p->f);
     }
 }
-#line 2271 "chapters/A1-support.nw"
+#line 2275 "chapters/A1-support.nw"
 void report_epoch(FILE *f, const EpochStats *e)
 {
     fprintf(f,
@@ -100,7 +100,7 @@ void report_epoch(FILE *f, const EpochStats *e)
             "%.2f s  %.0f samples/s  %.3f ms/step\n",
             e->epochs >= 10 ? 2 : 1, e->epoch, e->epochs, e->loss, 100 * e->train_acc,
             100 * e->test_acc, e->seconds, e->samples_per_s, e->step_ms);
-#line 2277 "chapters/A1-support.nw"
+#line 2281 "chapters/A1-support.nw"
     fflush(f);
 }
 
@@ -117,7 +117,7 @@ void report_csv_row(FILE *f, const EpochStats *e)
     fflush(f);
 }
 
-#line 2305 "chapters/A1-support.nw"
+#line 2309 "chapters/A1-support.nw"
 const char *format_count(char *buf, long long v)
 {
     char digits[24];
@@ -133,7 +133,7 @@ const char *format_count(char *buf, long long v)
     return buf;
 }
 
-#line 2332 "chapters/A1-support.nw"
+#line 2336 "chapters/A1-support.nw"
 const char *format_bytes(char *buf, size_t bytes)
 {
     static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -147,7 +147,7 @@ const char *format_bytes(char *buf, size_t bytes)
     return buf;
 }
 
-#line 2366 "chapters/A1-support.nw"
+#line 2370 "chapters/A1-support.nw"
 static int compare_doubles(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
