@@ -431,6 +431,9 @@ Test(codec_programs, strategies_that_cannot_carry_a_codec_say_why, .timeout = 60
     expect_refused((char *[]){"./train", "--strategy", "ring", "--grad_dtype", "fp16",
                               "--compress", "powersgd:2", NULL},
                    "error feedback", "fp16 with PowerSGD");
+    expect_refused((char *[]){"./train", "--strategy", "ring", "--grad_dtype", "bf16",
+                              "--compress", "topk:0.01", NULL},
+                   "top-k's pairs", "bf16 with top-k");
     expect_refused((char *[]){"./train", "--strategy", "ring", "--loss_scale", "8", NULL},
                    "fp16 gradients only", "a loss scale without fp16");
     expect_refused((char *[]){"./ring", "--compress", "powersgd:0", NULL}, "--compress",
