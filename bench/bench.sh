@@ -7,9 +7,9 @@
 # 8's choices measured against copies built without them; samples/s per strategy at N = 1,
 # 2, 4; ./mlp beside PyTorch and ./train beside DDP; the timelines of chapters 6 and 7; and
 # appendix B's fault trials; chapter 9's test hosts and chapter 10's gradient compression beside
-# DDP's hooks. BENCH_PARTS="collectives train" records only those parts (the
-# list is ALL_PARTS below), so that one table can be recorded again alone; BENCH_OUT=DIR
-# writes the files elsewhere.
+# DDP's hooks, and its census of the gradient against half's range. BENCH_PARTS="collectives
+# train" records only those parts (the list is ALL_PARTS below), so that one table can be
+# recorded again alone; BENCH_OUT=DIR writes the files elsewhere.
 set -u
 cd "$(dirname "$0")/.."
 out=${BENCH_OUT:-book/data}
@@ -22,7 +22,7 @@ ITERS=${BENCH_ITERS:-20}
 # Debian's python3-torch belongs to Debian's python, which a pyenv or venv may shadow
 PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
 MAX=${BENCH_MAX:-256M}
-ALL_PARTS="accuracy spread single startup pingpong ps allreduce collectives programs overlap zero stages ablations crossovers train mlp ddp timelines faults hosts compress compress_model compress_noise gpu"
+ALL_PARTS="accuracy spread single startup pingpong ps allreduce collectives programs overlap zero stages ablations crossovers train mlp ddp timelines faults hosts compress compress_model compress_noise half_range gpu"
 PARTS=${BENCH_PARTS:-$ALL_PARTS}
 
 # Chapter 1's spread: ./mlp's and ./ring's last epoch in every build variant of
@@ -929,14 +929,15 @@ part_compress_model() {
 # Chapter 10's run-to-run noise: the heavy model's fp32 run from four seeds, ours and DDP's,
 # on one host (the final accuracy is the same bits on the test hosts: the same arithmetic),
 # each the final test accuracy after 4 epochs; the spread is the yardstick for the codecs'
-# accuracies against DDP's.
+# accuracies against DDP's. Then every codec of ours from the same four seeds (ours-CODEC/S),
+# so that a codec's mean over seeds can be set beside fp32's.
 part_compress_noise() {
-  local dir seed impl acc
+  local dir seed impl acc cfg key flags
   dir=$(mktemp -d)
   COMPRESS_DATA=$PWD/build/compress_data
   "$PY" bench/compress_data.py "$COMPRESS_DATA" 2>/dev/null || { echo "bench: compress_noise: no IDX files (python3-numpy), skipped"; rm -rf "$dir"; return; }
   "$PY" -c 'import torch.distributed' 2>/dev/null || { echo "bench: compress_noise: no PyTorch, skipped"; rm -rf "$dir"; return; }
-  { printf '# machine: %s; 4 ranks forked on one host, --hidden 1024,1024, 4 epochs, batch 64 a rank, fp32: ./train --strategy ring --seed S and bench/torch_ddp_hooks.py --seed S (DDP on gloo), seeds 1 to 4 alternating; final_test_acc after the last epoch; spread = the largest less the smallest\n' "$machine"
+  { printf '# machine: %s; 4 ranks forked on one host, --hidden 1024,1024, 4 epochs, batch 64 a rank, fp32: ./train --strategy ring --seed S and bench/torch_ddp_hooks.py --seed S (DDP on gloo), seeds 1 to 4 alternating; ours-CODEC/S: ./train with that codec and seed; final_test_acc after the last epoch; spread = the largest less the smallest, mean over the four seeds\n' "$machine"
     echo "case,final_test_acc"
     for seed in 1 2 3 4; do
       for impl in ours ddp; do
@@ -949,11 +950,40 @@ part_compress_noise() {
         echo "$impl/$seed,$acc"
       done
     done | tee "$dir/rows"
-    for impl in ours ddp; do
-      awk -F, -v i="$impl" '$1 ~ "^" i "/" { v = $2 + 0; if (!n++ || v < lo) lo = v; if (n == 1 || v > hi) hi = v }
-        END { if (n) printf "%s/spread,%.6f\n", i, hi - lo }' "$dir/rows"
+    for cfg in bf16 fp16 powersgd:1 powersgd:2 powersgd:4 topk:0.01; do
+      case $cfg in bf16|fp16) flags=(--grad_dtype "$cfg"); key=$cfg ;; *) flags=(--compress "$cfg"); key=${cfg//:/} ;; esac
+      for seed in 1 2 3 4; do
+        ./train --n_gpus 4 --strategy ring --device cpu --data "$COMPRESS_DATA" --hidden 1024,1024 --epochs 4 --seed "$seed" "${flags[@]}" --log "$dir/log" >/dev/null 2>&1 || { status=1; continue; }
+        echo "ours-$key/$seed,$(tail -1 "$dir/log" | cut -d, -f4)"
+      done
+    done | tee -a "$dir/rows"
+    for impl in ours ddp ours-bf16 ours-fp16 ours-powersgd1 ours-powersgd2 ours-powersgd4 ours-topk0.01; do
+      awk -F, -v i="$impl" 'index($1, i "/") == 1 { v = $2 + 0; s += v; if (!n++ || v < lo) lo = v; if (n == 1 || v > hi) hi = v }
+        END { if (n) printf "%s/spread,%.6f\n%s/mean,%.6f\n", i, hi - lo, i, s / n }' "$dir/rows"
     done; } > "$out/compress_noise.csv"
   echo "bench: compress_noise"; sed 1d "$out/compress_noise.csv" | show
+  rm -rf "$dir"
+}
+
+# Chapter 10's census of the gradient against half's range: ./mlp (one device, chapter 1's
+# program) with its defaults, and on chapter 10's IDX files the light (8 epochs) and heavy (4)
+# shapes; the census columns of every epoch's --log row, and per case the worst epoch of each.
+part_half_range() {
+  local dir data cfg key
+  dir=$(mktemp -d)
+  data=$PWD/build/compress_data
+  "$PY" bench/compress_data.py "$data" 2>/dev/null || data=""
+  { printf '# machine: %s; ./mlp --log, the census of the last gradient of every epoch (rank 0, fp32): fractions of all entries that are 0 (grad_zero), that half rounds to 0 (half_lost) or holds as a subnormal (half_subnormal), as they are and times 2^16 (_s16); ch1 = ./mlp --epochs 5 (synthetic data), light = --epochs 8 and heavy = --hidden 1024,1024 --epochs 4 on bench/compress_data.py'"'"'s files; CASE/max: the largest of each column over the epochs\n' "$machine"
+    echo "case,grad_absmax,grad_zero,half_lost,half_subnormal,half_lost_s16,half_subnormal_s16"
+    for cfg in "ch1:--epochs 5" "light:--epochs 8 --data $data" "heavy:--epochs 4 --hidden 1024,1024 --data $data"; do
+      key=${cfg%%:*}
+      [ "$key" = ch1 ] || [ -n "$data" ] || continue
+      # shellcheck disable=SC2086 # the options split on purpose
+      ./mlp ${cfg#*:} --device cpu --quiet --log "$dir/log" >/dev/null 2>&1 || { status=1; continue; }
+      awk -F, -v k="$key" 'NR > 1 { printf "%s/%s", k, $1; for (i = 9; i <= 14; i++) { printf ",%s", $i; if (NR == 2 || $i + 0 > m[i]) m[i] = $i + 0 }; print "" }
+        END { printf "%s/max", k; for (i = 9; i <= 14; i++) printf ",%.6g", m[i]; print "" }' "$dir/log"
+    done; } > "$out/half_range.csv"
+  echo "bench: half_range"; sed 1d "$out/half_range.csv" | show
   rm -rf "$dir"
 }
 

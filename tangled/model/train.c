@@ -21,7 +21,7 @@ long train_steps_per_epoch(long n_train, int batch_size, int world)
     return n_train / ((long)batch_size * world);
 }
 
-#line 3975 "chapters/01-mlp.nw"
+#line 3976 "chapters/01-mlp.nw"
 static int around_layer(Strategy *s, Model *m, int l, Pass pass, bool before, char *err)
 {
     if (!s)
@@ -31,7 +31,7 @@ static int around_layer(Strategy *s, Model *m, int l, Pass pass, bool before, ch
     return hook ? hook(s, m, l, pass, err) : 0;
 }
 
-#line 2676 "chapters/A1-support.nw"
+#line 2690 "chapters/A1-support.nw"
 static void layer_pass(Model *m, int B, int l, Pass pass)
 {
     double t0 = trace_on() ? now_seconds() : 0;
@@ -49,7 +49,7 @@ static void layer_pass(Model *m, int B, int l, Pass pass)
     }
 }
 
-#line 3957 "chapters/01-mlp.nw"
+#line 3958 "chapters/01-mlp.nw"
 static int forward_layers(Model *m, Strategy *s, int B, Pass pass, char *err)
 {
     for (int l = 0; l < m->n_layers; l++) {
@@ -63,7 +63,7 @@ static int forward_layers(Model *m, Strategy *s, int B, Pass pass, char *err)
     return 0;
 }
 
-#line 3915 "chapters/01-mlp.nw"
+#line 3916 "chapters/01-mlp.nw"
 int evaluate(Model *m, Strategy *s, const Dataset *d, int world, int rank, double *right,
              char *err)
 {
@@ -127,7 +127,7 @@ void train_report_end(FILE *f, const TrainResult *res, bool quiet)
     if (quiet) {
         fprintf(f, "final: loss %.4f train_acc %.4f test_acc %.4f", res->last.loss,
                 res->last.train_acc, res->last.test_acc);
-#line 1973 "chapters/10-compress.nw"
+#line 2071 "chapters/10-compress.nw"
         if (res->last_scale > 0)
             fprintf(f, " skipped %ld", res->skipped);
 #line 3596 "chapters/01-mlp.nw"
@@ -140,7 +140,7 @@ void train_report_end(FILE *f, const TrainResult *res, bool quiet)
                 format_bytes(all, res->state_bytes), format_bytes(p, res->param_bytes),
                 format_bytes(g, res->grad_bytes),
                 format_bytes(optimizer, res->optimizer_bytes));
-#line 1978 "chapters/10-compress.nw"
+#line 2076 "chapters/10-compress.nw"
         if (res->last_scale > 0)
             fprintf(f, "loss scale: %ld steps skipped (overflow), scale %g at the end\n",
                     res->skipped, (double)res->last_scale);
@@ -148,11 +148,11 @@ void train_report_end(FILE *f, const TrainResult *res, bool quiet)
     }
 }
 
-#line 563 "chapters/10-compress.nw"
+#line 585 "chapters/10-compress.nw"
 void loss_scale_init(LossScale *ls, float first, int window)
 {
     *ls = (LossScale){.scale = first > 0 ? first : 1.0f, .window = window, .on = first > 0};
-#line 567 "chapters/10-compress.nw"
+#line 589 "chapters/10-compress.nw"
 }
 
 bool loss_scale_check(LossScale *ls, const Device *dev, float *grads, size_t n)
@@ -209,7 +209,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
     res->param_bytes = s && s->param_bytes ? s->param_bytes : m->n_params * sizeof(float);
     res->grad_bytes = s && s->grad_bytes ? s->grad_bytes : m->n_params * sizeof(float);
     res->state_bytes = res->param_bytes + res->grad_bytes + res->optimizer_bytes;
-#line 613 "chapters/10-compress.nw"
+#line 635 "chapters/10-compress.nw"
     LossScale ls;
     loss_scale_init(&ls, cfg->loss_scale, cfg->scale_window > 0 ? cfg->scale_window : 2000);
 #line 3625 "chapters/01-mlp.nw"
@@ -279,7 +279,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
 #line 3822 "chapters/01-mlp.nw"
             if (rc == 0 && s && s->sync_gradients && s->sync_gradients(s, m, &res->timers, err))
                 rc = -1;
-#line 618 "chapters/10-compress.nw"
+#line 640 "chapters/10-compress.nw"
             bool skip = rc == 0 && loss_scale_check(&ls, dev, m->grads, m->n_params);
 #line 3825 "chapters/01-mlp.nw"
             t = now_seconds();
@@ -318,6 +318,17 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
             e->samples_per_s = seen / train_seconds;
             e->step_ms = 1e3 * train_seconds / steps;
             e->state_bytes = res->state_bytes; /* chapter 7 */
+#line 704 "chapters/10-compress.nw"
+            e->half = (HalfCensus){.measured = false};
+            float *g = rank == 0 && cfg->log && m->grads && !(s && s->update)
+                           ? malloc(m->n_params * sizeof *g)
+                           : NULL;
+            if (g) {
+                dev->download(g, m->grads, m->n_params * sizeof *g);
+                half_census(g, m->n_params, &e->half);
+                free(g);
+            }
+#line 3882 "chapters/01-mlp.nw"
             if (rc == 0 && rank == 0 && cfg->out && !cfg->quiet)
                 report_epoch(cfg->out, e);
             if (rc == 0 && rank == 0 && cfg->log)
@@ -337,7 +348,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
 #line 1478 "chapters/07-zero.nw"
     if (rc == 0 && s && s->unshard && s->unshard(s, m, err))
         rc = -1;
-#line 622 "chapters/10-compress.nw"
+#line 644 "chapters/10-compress.nw"
     res->skipped = ls.skipped;
     res->last_scale = ls.on ? ls.scale : 0;
 #line 3641 "chapters/01-mlp.nw"

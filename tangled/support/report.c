@@ -2,9 +2,10 @@
  * @file report.c
  * @brief What a training run prints.
  */
-#line 2075 "chapters/A1-support.nw"
+#line 2078 "chapters/A1-support.nw"
 #include "report.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,15 +13,15 @@
 #include "trace.h"
 #include "util.h"
 
-#line 2102 "chapters/A1-support.nw"
+#line 2106 "chapters/A1-support.nw"
 void timers_add(Timers *t, const char *name, double seconds)
 {
-#line 2695 "chapters/A1-support.nw"
+#line 2709 "chapters/A1-support.nw"
     if (trace_on()) {
         double end = now_seconds();
         trace_span(LANE_TRAIN, end - seconds, end, "%s", name);
     }
-#line 2105 "chapters/A1-support.nw"
+#line 2109 "chapters/A1-support.nw"
     for (int i = 0; i < t->n; i++)
         if (strcmp(t->name[i], name) == 0) {
             t->seconds[i] += seconds;
@@ -40,7 +41,7 @@ double timers_get(const Timers *t, const char *name)
     return 0;
 }
 
-#line 2143 "chapters/A1-support.nw"
+#line 2147 "chapters/A1-support.nw"
 void report_breakdown(FILE *f, const Timers *t)
 {
     double total = 0;
@@ -52,7 +53,7 @@ void report_breakdown(FILE *f, const Timers *t)
                 total > 0 ? 100.0 * t->seconds[i] / total : 0.0);
     fprintf(f, "\n");
 }
-#line 2187 "chapters/A1-support.nw"
+#line 2191 "chapters/A1-support.nw"
 void progress_begin(Progress *p, FILE *f, bool quiet, int epoch, int epochs, long total)
 {
     p->f = f;
@@ -63,7 +64,7 @@ void progress_begin(Progress *p, FILE *f, bool quiet, int epoch, int epochs, lon
     p->start = p->last = now_seconds();
 }
 
-#line 2212 "chapters/A1-support.nw"
+#line 2216 "chapters/A1-support.nw"
 void progress_update(Progress *p, long done, long samples_per_step)
 {
     if (!p->active)
@@ -84,7 +85,7 @@ void progress_update(Progress *p, long done, long samples_per_step)
     fflush(p->f);
 }
 
-#line 2239 "chapters/A1-support.nw"
+#line 2243 "chapters/A1-support.nw"
 void progress_end(Progress *p)
 {
     if (p->active) {
@@ -92,7 +93,7 @@ void progress_end(Progress *p)
         fflush(p->f);
     }
 }
-#line 2275 "chapters/A1-support.nw"
+#line 2281 "chapters/A1-support.nw"
 void report_epoch(FILE *f, const EpochStats *e)
 {
     fprintf(f,
@@ -100,24 +101,32 @@ void report_epoch(FILE *f, const EpochStats *e)
             "%.2f s  %.0f samples/s  %.3f ms/step\n",
             e->epochs >= 10 ? 2 : 1, e->epoch, e->epochs, e->loss, 100 * e->train_acc,
             100 * e->test_acc, e->seconds, e->samples_per_s, e->step_ms);
-#line 2281 "chapters/A1-support.nw"
+#line 2287 "chapters/A1-support.nw"
     fflush(f);
 }
 
 void report_csv_header(FILE *f)
 {
-    fprintf(f, "epoch,loss,train_acc,test_acc,seconds,samples_per_s,step_ms,state_bytes\n");
+    fprintf(f, "epoch,loss,train_acc,test_acc,seconds,samples_per_s,step_ms,state_bytes,"
+               "grad_absmax,grad_zero,half_lost,half_subnormal," /* chapter 10's census */
+               "half_lost_s16,half_subnormal_s16\n");
     fflush(f);
 }
 
 void report_csv_row(FILE *f, const EpochStats *e)
 {
-    fprintf(f, "%d,%.6f,%.6f,%.6f,%.6f,%.1f,%.6f,%zu\n", e->epoch, e->loss, e->train_acc,
+    fprintf(f, "%d,%.6f,%.6f,%.6f,%.6f,%.1f,%.6f,%zu", e->epoch, e->loss, e->train_acc,
             e->test_acc, e->seconds, e->samples_per_s, e->step_ms, e->state_bytes);
+    const HalfCensus *h = &e->half; /* chapter 10: empty cells when not taken */
+    if (h->measured)
+        fprintf(f, ",%.6g,%.6f,%.6f,%.6f,%.6f,%.6f\n", h->absmax, h->already_zero, h->lost[0],
+                h->subnormal[0], h->lost[1], h->subnormal[1]);
+    else
+        fprintf(f, ",,,,,,\n");
     fflush(f);
 }
 
-#line 2309 "chapters/A1-support.nw"
+#line 2323 "chapters/A1-support.nw"
 const char *format_count(char *buf, long long v)
 {
     char digits[24];
@@ -133,7 +142,7 @@ const char *format_count(char *buf, long long v)
     return buf;
 }
 
-#line 2336 "chapters/A1-support.nw"
+#line 2350 "chapters/A1-support.nw"
 const char *format_bytes(char *buf, size_t bytes)
 {
     static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -147,7 +156,7 @@ const char *format_bytes(char *buf, size_t bytes)
     return buf;
 }
 
-#line 2370 "chapters/A1-support.nw"
+#line 2384 "chapters/A1-support.nw"
 static int compare_doubles(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -158,4 +167,26 @@ double median(double *v, int n)
 {
     qsort(v, (size_t)n, sizeof *v, compare_doubles);
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+#line 677 "chapters/10-compress.nw"
+void half_census(const float *g, size_t n, HalfCensus *c)
+{
+    size_t zeros = 0, lost[2] = {0, 0}, sub[2] = {0, 0};
+    float absmax = 0;
+    for (size_t i = 0; i < n; i++) {
+        float a = fabsf(g[i]);
+        absmax = a > absmax ? a : absmax;
+        zeros += a == 0;
+        for (int k = 0; k < 2 && a > 0; k++) {
+            float x = k ? a * 0x1p16f : a;
+            lost[k] += x <= 0x1p-25f;
+            sub[k] += x > 0x1p-25f && x < 0x1p-14f - 0x1p-25f;
+        }
+    }
+    *c = (HalfCensus){.measured = true, .absmax = absmax, .already_zero = (double)zeros / n};
+    for (int k = 0; k < 2; k++) {
+        c->lost[k] = (double)lost[k] / n;
+        c->subnormal[k] = (double)sub[k] / n;
+    }
 }

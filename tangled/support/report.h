@@ -8,6 +8,17 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+/** Where IEEE half would put a gradient's entries, as they are and times 2^16 (ch. 10). */
+typedef struct HalfCensus {
+    bool measured;       /**< false: no census (no log, or a strategy that shards) */
+    double absmax;       /**< the largest magnitude */
+    double already_zero; /**< fraction of the entries that are 0 already */
+    double lost[2];      /**< fraction half rounds to 0: as they are, and times 2^16 */
+    double subnormal[2]; /**< fraction half holds as subnormals: likewise */
+} HalfCensus;
+/** Count g[0..n) into @p c (n > 0). */
+void half_census(const float *g, size_t n, HalfCensus *c);
+
 /** Figures of one epoch, as printed and as logged. */
 typedef struct EpochStats {
     int epoch;            /**< 1-based */
@@ -19,6 +30,7 @@ typedef struct EpochStats {
     double samples_per_s; /**< global training samples per second */
     double step_ms;       /**< mean time of one step */
     size_t state_bytes;   /**< rank 0's parameters, gradients and optimizer state (ch. 7) */
+    HalfCensus half;      /**< where half would put the last gradient's entries (ch. 10) */
 } EpochStats;
 
 /** Most phases a run can time. */

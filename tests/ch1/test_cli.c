@@ -126,9 +126,11 @@ Test(ch1_cli, a_short_run_logs_csv, .timeout = 60)
     cr_assert(strstr(r.out, "device   cpu (as asked)") && strstr(r.out, "epoch 2/2") &&
               strstr(r.out, "time: data"), "output: %s", r.out);
     FILE *f = fopen(log, "r");
-    char line[256];
+    char line[512];
     cr_assert(fgets(line, sizeof line, f) &&
-              strcmp(line, "epoch,loss,train_acc,test_acc,seconds,samples_per_s,step_ms,state_bytes\n") == 0,
+              strcmp(line, "epoch,loss,train_acc,test_acc,seconds,samples_per_s,step_ms,state_bytes,"
+                           "grad_absmax,grad_zero,half_lost,half_subnormal,half_lost_s16,"
+                           "half_subnormal_s16\n") == 0,
               "header: %s", line);
     int rows = 0, epoch;
     double loss, tr, te, s, sps, ms;
@@ -138,6 +140,16 @@ Test(ch1_cli, a_short_run_logs_csv, .timeout = 60)
         /* the measured columns (seconds, samples/s, ms/step) must parse; their values are
          * the machine's business, not the test's */
         cr_assert(epoch == ++rows && loss > 0 && te >= 0 && te <= 1, "row: %s", line);
+        /* chapter 10's census of the last gradient: six numbers, fractions in [0, 1] that
+         * do not overlap (0 already, lost, subnormal) */
+        const char *c = line;
+        for (int k = 0; k < 8; k++)
+            c = strchr(c, ',') + 1;
+        double mx, zero, lost, sub, lost16, sub16;
+        cr_assert(sscanf(c, "%lf,%lf,%lf,%lf,%lf,%lf", &mx, &zero, &lost, &sub, &lost16,
+                         &sub16) == 6, "census: %s", line);
+        cr_assert(mx > 0 && zero >= 0 && lost >= 0 && sub >= 0 && zero + lost + sub <= 1 &&
+                  lost16 <= lost && sub16 <= lost + sub, "census: %s", line);
     }
     cr_assert(rows == 2, "%d rows, expected 2", rows);
     fclose(f);

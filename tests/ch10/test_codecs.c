@@ -6,6 +6,7 @@
 
 #include "helpers.h"
 #include "mlp_kernels.h"
+#include "report.h"
 #include "rng.h"
 
 /* The number of the format with @p frac fraction bits, exponents down to @p emin (its
@@ -230,4 +231,48 @@ Test(codecs, scatter_add_adds_a_scaled_sparse_vector)
     IndexValue v[2] = {{4, 2.0f}, {1, -1.0f}};
     device_cpu()->scatter_add(2, v, 0.5f, y);
     cr_assert(y[0] == 1 && y[1] == 1.5f && y[2] == 3 && y[3] == 4 && y[4] == 6);
+}
+
+/* Chapter 10's census against the encoder itself: an entry is lost when half_from_float
+ * makes a nonzero float 0, subnormal when it makes its exponent bits 0 and its fraction not;
+ * the same for the float times 2^16. The boundaries of rounding to nearest even are in the
+ * sample, with their neighbours. */
+Test(codecs, the_census_counts_what_the_half_encoder_does)
+{
+    enum { N = 1 << 16 };
+    static float g[N];
+    const float edges[] = {0x1p-25f, 0x1p-14f - 0x1p-25f, 0x1p-41f, 0x1p-30f - 0x1p-41f,
+                           0x1p-24f, 0x1p-14f, 0.0f, -0.0f, INFINITY, NAN};
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof edges / sizeof *edges; i++) {
+        g[n++] = edges[i];
+        g[n++] = -nextafterf(edges[i], 0);
+        g[n++] = nextafterf(edges[i], INFINITY);
+    }
+    Rng r;
+    rng_seed(&r, 7, 0);
+    while (n < N) /* magnitudes from 2^-45 to 2^3, where the two censuses differ */
+        g[n++] = (rng_uniform(&r) - 0.5f) * ldexpf(1.0f, -45 + (int)(rng_uniform(&r) * 48));
+    size_t zero = 0, lost[2] = {0, 0}, sub[2] = {0, 0};
+    float absmax = 0;
+    for (size_t i = 0; i < N; i++) {
+        if (!isnan(g[i]))
+            absmax = fmaxf(absmax, fabsf(g[i]));
+        zero += g[i] == 0;
+        for (int k = 0; k < 2 && g[i] != 0; k++) {
+            uint16_t h = half_from_float(k ? g[i] * 65536.0f : g[i]);
+            lost[k] += (h & 0x7fff) == 0;
+            sub[k] += (h & 0x7c00) == 0 && (h & 0x3ff) != 0;
+        }
+    }
+    HalfCensus c;
+    half_census(g, N, &c);
+    cr_assert(c.measured && c.absmax == absmax, "absmax %g, expected %g", c.absmax, absmax);
+    cr_assert(c.already_zero == (double)zero / N, "zero %g, expected %g", c.already_zero,
+              (double)zero / N);
+    for (int k = 0; k < 2; k++)
+        cr_assert(c.lost[k] == (double)lost[k] / N && c.subnormal[k] == (double)sub[k] / N,
+                  "scale %d: lost %g subnormal %g, the encoder says %g and %g", k ? 65536 : 1,
+                  c.lost[k], c.subnormal[k], (double)lost[k] / N, (double)sub[k] / N);
+    cr_assert(lost[0] > 0 && sub[0] > 0 && lost[1] > 0 && sub[1] > 0 && lost[1] < lost[0]);
 }

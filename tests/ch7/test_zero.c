@@ -328,18 +328,28 @@ Test(accum, train_ends_with_mlps_loss_for_the_global_batch)
               "./mlp --batch_size 128: %g", la, lb);
 }
 
-/* The last field of the last row of the CSV log at @p path: rank 0's state_bytes. */
+/* The state_bytes field of the last row of the CSV log at @p path (rank 0's state), found by
+ * the header's name for it, not by its place. */
 static long long last_state_bytes(const char *path)
 {
     FILE *f = fopen(path, "r");
     cr_assert(f, "no log at %s", path);
-    char line[512], last[512] = "";
+    char line[512], last[512] = "", header[512] = "";
+    cr_assert(fgets(header, sizeof header, f), "no header in %s", path);
     while (fgets(line, sizeof line, f))
         memcpy(last, line, sizeof line);
     fclose(f);
-    const char *comma = strrchr(last, ',');
-    cr_assert(comma, "no CSV row in %s: '%s'", path, last);
-    return atoll(comma + 1);
+    int field = 0; /* commas before the column's name */
+    const char *name = strstr(header, ",state_bytes");
+    for (const char *p = header; name && p <= name; p++)
+        field += *p == ',';
+    cr_assert(field > 0, "no state_bytes column in %s: '%s'", path, header);
+    const char *c = last;
+    for (int k = 0; k < field && c; k++)
+        if ((c = strchr(c, ',')))
+            c++;
+    cr_assert(c, "no state_bytes field in %s: '%s'", path, last);
+    return atoll(c);
 }
 
 /* What rank 0 keeps, measured by the loop and written in the log, against a count of our own
