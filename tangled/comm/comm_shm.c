@@ -21,18 +21,20 @@ static void shm_close(Comm *comm)
         for (int r = 0; r < c->w->size; r++)
             if (c->dev_out[r])
                 comm->dev->ipc_close(c->dev_out[r]);
-#line 279 "chapters/08-direct.nw"
-        for (int r = 0; r < c->w->size; r++)
-            if (c->dev_window[r] && r != c->comm.rank)
-                comm->dev->ipc_close(c->dev_window[r]);
+#line 333 "chapters/08-direct.nw"
+        for (int k = 0; k < c->dev_windows; k++)
+            for (int r = 0; r < c->w->size; r++)
+                if (c->dev_window[k][r] && r != c->comm.rank)
+                    comm->dev->ipc_close(c->dev_window[k][r]);
 #line 2312 "chapters/02-shm.nw"
         shm_barrier(comm, err); /* no peer maps this rank's memory any more */
         for (int r = 0; r < c->w->size; r++)
             if (c->dev_in[r])
                 comm->dev->release(c->dev_in[r]);
-#line 285 "chapters/08-direct.nw"
-        if (c->dev_window[c->comm.rank])
-            comm->dev->release(c->dev_window[c->comm.rank]);
+#line 340 "chapters/08-direct.nw"
+        for (int k = 0; k < c->dev_windows; k++)
+            if (c->dev_window[k][c->comm.rank])
+                comm->dev->release(c->dev_window[k][c->comm.rank]);
 #line 2317 "chapters/02-shm.nw"
     }
     free(c);
@@ -61,7 +63,7 @@ Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
     c->w = w;
     long cores = cores_available();
     c->spin = w->size <= cores ? 20000 : 0;
-#line 390 "chapters/08-direct.nw"
+#line 446 "chapters/08-direct.nw"
     if ((dev->kind == DEVICE_CPU && w->window) ||
         (dev->kind != DEVICE_CPU && dev->ipc_export && dev->ipc_open && dev->ipc_close)) {
         c->comm.alloc_shared = shm_alloc_shared;

@@ -31,20 +31,25 @@ int shm_open_device_rings(ShmComm *c, char *err)
     return 0;
 }
 
-#line 221 "chapters/08-direct.nw"
-/** Allocate this rank's window on its device, export it, and open every peer's. */
+#line 275 "chapters/08-direct.nw"
+/** Allocate this rank's next window on its device, export it, and open every peer's. */
 int shm_open_device_windows(ShmComm *c, char *err)
 {
     const Device *dev = c->comm.dev;
-    int me = c->comm.rank;
-    if (!(c->dev_window[me] = dev->alloc(c->dev_window_bytes)))
-        return error_set(err, "shm: rank %d: no device memory for its window", me);
-    if (dev->ipc_export(c->dev_window[me], shm_ipc_slot(c->w, me, me), err))
-        return dev->release(c->dev_window[me]), c->dev_window[me] = NULL, -1;
+    int me = c->comm.rank, k = c->dev_windows;
+    unsigned char **win = c->dev_window[k];
+    if (k > 0 && shm_barrier(&c->comm, err)) /* every peer has read my last handle */
+        return -1;
+    if (!(win[me] = dev->alloc(c->dev_window_bytes[k])))
+        return error_set(err, "shm: rank %d: no device memory for its window %d (%zu bytes)",
+                         me, k, c->dev_window_bytes[k]);
+    if (dev->ipc_export(win[me], shm_ipc_slot(c->w, me, me), err))
+        return dev->release(win[me]), win[me] = NULL, -1;
+    c->dev_windows = k + 1; /* closing gives back what is open of it */
     if (shm_barrier(&c->comm, err))
         return -1;
     for (int q = 0; q < c->w->size; q++)
-        if (q != me && !(c->dev_window[q] = dev->ipc_open(shm_ipc_slot(c->w, q, q), err)))
+        if (q != me && !(win[q] = dev->ipc_open(shm_ipc_slot(c->w, q, q), err)))
             return -1;
     return 0;
 }

@@ -470,6 +470,60 @@ Test(direct_gpu_twin, the_windows_are_the_devices_and_peer_buffer_finds_each_cop
     cr_assert(run_ranks(3, 0, 30, window_rank, (void *)&on_gpu_twin, 60, err) == 0, "%s", err);
 }
 
+/* On a GPU a window is sized by the request that opens it. A later request larger than what
+ * is left of it opens another window (it once got NULL, and the chooser fell back to the
+ * channel ring without a word): the first buffer stays where it was, the second is read
+ * where it lies, to its last float, and both sum exactly. Past SHM_DEVICE_WINDOWS windows a
+ * request gets NULL (rank 0 says so on stderr). */
+enum { SMALL = 1000, BIG = SHM_DEVICE_WINDOW_MIN / sizeof(float) + 1, PART = 70001 };
+
+static int larger_rank(int rank, int size, void *arg, char *err)
+{
+    Comm *c = comm_shm_open(test_world, rank, direct_device(arg), err);
+    if (!c)
+        return -1;
+    float *small = c->alloc_shared(c, SMALL * sizeof(float));
+    float *big = c->alloc_shared(c, BIG * sizeof(float)), *tail = big + BIG - PART;
+    float *scratch = xcalloc(all_reduce_scratch(PART, size) + 1, sizeof(float));
+    if (!small || !big)
+        return error_set(err, "rank %d: a second, larger request got no window", rank);
+    AllReduceAlgo algo = all_reduce_choice(c, tail, PART);
+    if (algo == ALGO_CHANNEL_RING || !c->peer_buffer(c, (rank + 1) % size, big + BIG - 1))
+        return error_set(err, "rank %d: the second buffer is not read where it lies (%s)",
+                         rank, all_reduce_algo_name(algo));
+    float *bufs[] = {small, big, tail};
+    size_t counts_of[] = {SMALL, PART, PART};
+    for (int b = 0; b < 3; b++) {
+        for (size_t i = 0; i < counts_of[b]; i++)
+            bufs[b][i] = collective_value(rank, i);
+        if (all_reduce(c, bufs[b], counts_of[b], scratch, 1.0f, err))
+            return -1;
+        c->dev->sync();
+        for (size_t i = 0; i < counts_of[b]; i++)
+            if (bufs[b][i] != (float)collective_sum(size, i))
+                return error_set(err, "buffer %d, rank %d: %g at %zu, expected %g", b, rank,
+                                 bufs[b][i], i, (float)collective_sum(size, i));
+    }
+    int opened = 2;
+    while (opened < SHM_DEVICE_WINDOWS && c->alloc_shared(c, BIG * sizeof(float)))
+        opened++;
+    if (opened < SHM_DEVICE_WINDOWS || c->alloc_shared(c, BIG * sizeof(float)))
+        return error_set(err, "rank %d: %d windows opened, expected %d and then none", rank,
+                         opened, SHM_DEVICE_WINDOWS);
+    free(scratch);
+    c->close(c);
+    return 0;
+}
+
+Test(direct_gpu_twin, a_larger_request_later_opens_another_window, .timeout = 60)
+{
+    for (int N = 2; N <= 3; N++) {
+        char err[ERR_LEN];
+        cr_assert(run_ranks(N, 0, 30, larger_rank, (void *)&on_gpu_twin, 60, err) == 0,
+                  "N = %d: %s", N, err);
+    }
+}
+
 /* Rank 1 never comes to the all-reduce: rank 0 gives up after the world's timeout, naming
  * rank 1 and what it was doing. */
 static int silent_rank(int rank, int size, void *arg, char *err)
