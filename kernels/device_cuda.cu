@@ -214,7 +214,7 @@ static void gather_rows(void *dst, const void *src, const int *rows, int n, size
     CUDA_CHECK(cudaGetLastError());
 }
 
-#line 657 "chapters/08-direct.nw"
+#line 714 "chapters/08-direct.nw"
 /** The sources of one reduce(), by value. */
 typedef struct ReduceSources {
     const float *p[DEVICE_MAX_SOURCES]; /**< the sources, in order */

@@ -55,7 +55,7 @@ struct Comm {
     /**
      * Optional (chapter 8): @p bytes that the other ranks of this machine can read where they
      * lie, or NULL (none left, or no such memory). Collective: every rank must allocate the
-     * same sizes in the same order, and on a GPU the first call waits for every rank.
+     * same sizes in the same order, and on a GPU a call that opens a window waits for every rank.
      */
     void *(*alloc_shared)(Comm *c, size_t bytes);
     /** Optional (chapter 8): where rank @p peer's allocation matching @p mine lies, or NULL. */

@@ -3,42 +3,53 @@
  * @brief The shared-memory transport: a rank's communicator opened and closed, and the
  *        transport's row (chapters 2, 8).
  */
-#line 2639 "chapters/02-shm.nw"
+#line 2682 "chapters/02-shm.nw"
 #include "shm_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "transport.h"
 #include "util.h"
 
-#line 2302 "chapters/02-shm.nw"
+#line 2335 "chapters/02-shm.nw"
 static void shm_close(Comm *comm)
 {
     ShmComm *c = (ShmComm *)comm;
     char err[ERR_LEN];
     if (shm_on_device(c)) {
-        shm_barrier(comm, err);
+        bool met = shm_barrier(comm, err) == 0;
         for (int r = 0; r < c->w->size; r++)
             if (c->dev_out[r])
                 comm->dev->ipc_close(c->dev_out[r]);
-#line 279 "chapters/08-direct.nw"
-        for (int r = 0; r < c->w->size; r++)
-            if (c->dev_window[r] && r != c->comm.rank)
-                comm->dev->ipc_close(c->dev_window[r]);
-#line 2312 "chapters/02-shm.nw"
-        shm_barrier(comm, err); /* no peer maps this rank's memory any more */
-        for (int r = 0; r < c->w->size; r++)
-            if (c->dev_in[r])
-                comm->dev->release(c->dev_in[r]);
-#line 285 "chapters/08-direct.nw"
-        if (c->dev_window[c->comm.rank])
-            comm->dev->release(c->dev_window[c->comm.rank]);
-#line 2317 "chapters/02-shm.nw"
+#line 333 "chapters/08-direct.nw"
+        for (int k = 0; k < c->dev_windows; k++)
+            for (int r = 0; r < c->w->size; r++)
+                if (c->dev_window[k][r] && r != c->comm.rank)
+                    comm->dev->ipc_close(c->dev_window[k][r]);
+#line 2345 "chapters/02-shm.nw"
+        if (met && shm_barrier(comm, err) == 0) /* no peer maps this rank's memory any more */
+#line 2363 "chapters/02-shm.nw"
+        {
+            for (int r = 0; r < c->w->size; r++)
+                if (c->dev_in[r])
+                    comm->dev->release(c->dev_in[r]);
+#line 340 "chapters/08-direct.nw"
+            for (int k = 0; k < c->dev_windows; k++)
+                if (c->dev_window[k][c->comm.rank])
+                    comm->dev->release(c->dev_window[k][c->comm.rank]);
+#line 2368 "chapters/02-shm.nw"
+        } else
+            fprintf(stderr,
+                    "shm: rank %d: closing: %s; its GPU memory is kept until the "
+                    "process ends, since a peer may still map it\n",
+                    comm->rank, err);
+#line 2351 "chapters/02-shm.nw"
     }
     free(c);
 }
 
-#line 2339 "chapters/02-shm.nw"
+#line 2382 "chapters/02-shm.nw"
 Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
 {
     if (rank < 0 || rank >= w->size) {
@@ -57,11 +68,11 @@ Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
                      .barrier = shm_barrier,
                      .close = shm_close,
                      .state = c};
-#line 2351 "chapters/02-shm.nw"
+#line 2394 "chapters/02-shm.nw"
     c->w = w;
     long cores = cores_available();
     c->spin = w->size <= cores ? 20000 : 0;
-#line 390 "chapters/08-direct.nw"
+#line 446 "chapters/08-direct.nw"
     if ((dev->kind == DEVICE_CPU && w->window) ||
         (dev->kind != DEVICE_CPU && dev->ipc_export && dev->ipc_open && dev->ipc_close)) {
         c->comm.alloc_shared = shm_alloc_shared;
@@ -70,7 +81,7 @@ Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
         c->comm.advance = shm_advance;
         c->comm.wait_for = shm_wait_for;
     }
-#line 2355 "chapters/02-shm.nw"
+#line 2398 "chapters/02-shm.nw"
     if (dev->kind != DEVICE_CPU && shm_open_device_rings(c, err)) {
         free(c);
         return NULL;
@@ -78,7 +89,7 @@ Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
     return &c->comm;
 }
 
-#line 2378 "chapters/02-shm.nw"
+#line 2421 "chapters/02-shm.nw"
 Comm *comm_shm_host(Comm *c, char *err)
 {
     if (c->dev->kind == DEVICE_CPU)
@@ -86,7 +97,7 @@ Comm *comm_shm_host(Comm *c, char *err)
     return comm_shm_open(((ShmComm *)c)->w, c->rank, device_cpu(), err);
 }
 
-#line 3085 "chapters/02-shm.nw"
+#line 3129 "chapters/02-shm.nw"
 const TransportDef transport_shm = {
     .name = "shm",
     .title = "fork --n_gpus ranks on this machine, over shared memory",

@@ -19,8 +19,10 @@ typedef struct ShmWorld ShmWorld;
 #define SHM_DEVICE_CHANNEL_BYTES (32u << 20)
 /** Bytes of each rank's window of memory its peers can read (chapter 8). */
 #define SHM_WINDOW_BYTES ((size_t)1 << 30)
-/** The least bytes of a window on a GPU, whose first request sizes it (chapter 8). */
+/** The least bytes of a window on a GPU, whose request sizes it (chapter 8). */
 #define SHM_DEVICE_WINDOW_MIN ((size_t)64 << 20)
+/** The most windows a rank opens on a GPU, one more each time a request does not fit. */
+#define SHM_DEVICE_WINDOWS 8
 #ifndef DPS_YIELD_POLLS
 /** Yields before a wait sleeps when ranks outnumber cores (chapter 8; make bench builds a
  * copy with 0, to measure what they buy). */

@@ -3,7 +3,7 @@
  * @brief The shared-memory transport: the futex, a channel's rings, the doorbells and the
  *        barrier (chapters 2, 8).
  */
-#line 2554 "chapters/02-shm.nw"
+#line 2597 "chapters/02-shm.nw"
 #include "shm_internal.h"
 
 #include <limits.h>
@@ -17,7 +17,7 @@
 #include "launch.h"
 #include "util.h"
 
-#line 2580 "chapters/02-shm.nw"
+#line 2623 "chapters/02-shm.nw"
 #if defined(__x86_64__) || defined(__i386__)
 /** Tell the core we are spinning (x86 PAUSE). */
 #define cpu_relax() __builtin_ia32_pause()
@@ -113,7 +113,7 @@ int shm_wait_change(_Atomic uint32_t *word, uint32_t seen, _Atomic uint32_t *sle
         if (atomic_load_explicit(word, memory_order_acquire) != seen)
             return 0;
         cpu_relax();
-#line 568 "chapters/08-direct.nw"
+#line 625 "chapters/08-direct.nw"
 #ifndef DPS_NO_BIND
         if ((i & 255) == 255) {
             sched_yield();
@@ -122,7 +122,7 @@ int shm_wait_change(_Atomic uint32_t *word, uint32_t seen, _Atomic uint32_t *sle
 #endif
 #line 1616 "chapters/02-shm.nw"
     }
-#line 472 "chapters/08-direct.nw"
+#line 529 "chapters/08-direct.nw"
     for (int i = 0; spin == 0 && i < DPS_YIELD_POLLS; i++) {
         if (atomic_load_explicit(word, memory_order_acquire) != seen)
             return 0;

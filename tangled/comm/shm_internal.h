@@ -70,12 +70,14 @@ typedef struct ShmComm {
     void *dev_out[LAUNCH_MAX_RANKS]; /**< GPU ring of channel me -> dst, by dst (opened) */
     uint64_t mapped_out;             /**< channels to peers whose ring pages are mapped in */
     uint64_t mapped_in;              /**< channels from peers whose ring pages are mapped in */
-    /** Bytes of the rank's window handed out (chapter 8). */
-    size_t window_used;
-    /** On a GPU, every rank's window as this process maps it; NULL until first used. */
-    unsigned char *dev_window[LAUNCH_MAX_RANKS];
-    /** On a GPU, the bytes of each window (set by the first request). */
-    size_t dev_window_bytes;
+    /** Bytes handed out of each of the rank's windows (the CPU has one; chapter 8). */
+    size_t window_used[SHM_DEVICE_WINDOWS];
+    /** On a GPU, the windows opened so far; none until the first request. */
+    int dev_windows;
+    /** On a GPU, every rank's window @c k as this process maps it, at [k][rank]. */
+    unsigned char *dev_window[SHM_DEVICE_WINDOWS][LAUNCH_MAX_RANKS];
+    /** On a GPU, the bytes of window @c k (sized by the request that opened it). */
+    size_t dev_window_bytes[SHM_DEVICE_WINDOWS];
 } ShmComm;
 #ifndef MADV_POPULATE_WRITE
 /** madvise(): fault the pages in as a write would (Linux 5.14; older headers lack it). */
@@ -125,7 +127,7 @@ int shm_sendrecv2(Comm *comm, const Exchange x[2], char *err);
 
 /** On a GPU, allocate the rings this rank reads, export them, and open those it writes. */
 int shm_open_device_rings(ShmComm *c, char *err);
-/** Allocate this rank's window on its device, export it, and open every peer's. */
+/** Allocate this rank's next window on its device, export it, and open every peer's. */
 int shm_open_device_windows(ShmComm *c, char *err);
 
 /** The communicator's alloc_shared (comm.h, chapter 8). */

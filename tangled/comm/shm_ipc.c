@@ -3,12 +3,28 @@
  * @brief The shared-memory transport on a GPU: its rings and windows in GPU memory, opened
  *        through CUDA IPC handles (chapters 2, 8).
  */
-#line 2620 "chapters/02-shm.nw"
+#line 2663 "chapters/02-shm.nw"
 #include "shm_internal.h"
 
 #include "util.h"
 
-#line 2264 "chapters/02-shm.nw"
+#line 2309 "chapters/02-shm.nw"
+/** After a failed opening: close the mappings of the peers' rings, and free this rank's own
+ * unless @p peers_may_map them (the rank came to the barrier); those are left to the process's
+ * end, which the failure brings. */
+static void drop_device_rings(ShmComm *c, bool peers_may_map)
+{
+    const Device *dev = c->comm.dev;
+    for (int r = 0; r < c->w->size; r++) {
+        if (c->dev_out[r])
+            dev->ipc_close(c->dev_out[r]);
+        if (c->dev_in[r] && !peers_may_map)
+            dev->release(c->dev_in[r]);
+        c->dev_out[r] = c->dev_in[r] = NULL;
+    }
+}
+
+#line 2266 "chapters/02-shm.nw"
 int shm_open_device_rings(ShmComm *c, char *err)
 {
     ShmWorld *w = c->w;
@@ -19,32 +35,43 @@ int shm_open_device_rings(ShmComm *c, char *err)
                          dev->name);
     for (int src = 0; src < w->size; src++)
         if (src != me) {
-            c->dev_in[src] = dev->alloc(w->dev_bytes);
+            if (!(c->dev_in[src] = dev->alloc(w->dev_bytes)))
+                return drop_device_rings(c, false),
+                       error_set(err,
+                                 "shm: rank %d: no device memory for the ring from "
+                                 "rank %d (%zu bytes)",
+                                 me, src, w->dev_bytes);
+#line 2280 "chapters/02-shm.nw"
             if (dev->ipc_export(c->dev_in[src], shm_ipc_slot(w, src, me), err))
-                return -1;
+                return drop_device_rings(c, false), -1;
         }
     if (shm_barrier(&c->comm, err))
-        return -1;
+        return drop_device_rings(c, true), -1;
     for (int dst = 0; dst < w->size; dst++)
         if (dst != me && !(c->dev_out[dst] = dev->ipc_open(shm_ipc_slot(w, me, dst), err)))
-            return -1;
+            return drop_device_rings(c, true), -1;
     return 0;
 }
 
-#line 221 "chapters/08-direct.nw"
-/** Allocate this rank's window on its device, export it, and open every peer's. */
+#line 275 "chapters/08-direct.nw"
+/** Allocate this rank's next window on its device, export it, and open every peer's. */
 int shm_open_device_windows(ShmComm *c, char *err)
 {
     const Device *dev = c->comm.dev;
-    int me = c->comm.rank;
-    if (!(c->dev_window[me] = dev->alloc(c->dev_window_bytes)))
-        return error_set(err, "shm: rank %d: no device memory for its window", me);
-    if (dev->ipc_export(c->dev_window[me], shm_ipc_slot(c->w, me, me), err))
-        return dev->release(c->dev_window[me]), c->dev_window[me] = NULL, -1;
+    int me = c->comm.rank, k = c->dev_windows;
+    unsigned char **win = c->dev_window[k];
+    if (k > 0 && shm_barrier(&c->comm, err)) /* every peer has read my last handle */
+        return -1;
+    if (!(win[me] = dev->alloc(c->dev_window_bytes[k])))
+        return error_set(err, "shm: rank %d: no device memory for its window %d (%zu bytes)",
+                         me, k, c->dev_window_bytes[k]);
+    if (dev->ipc_export(win[me], shm_ipc_slot(c->w, me, me), err))
+        return dev->release(win[me]), win[me] = NULL, -1;
+    c->dev_windows = k + 1; /* closing gives back what is open of it */
     if (shm_barrier(&c->comm, err))
         return -1;
     for (int q = 0; q < c->w->size; q++)
-        if (q != me && !(c->dev_window[q] = dev->ipc_open(shm_ipc_slot(c->w, q, q), err)))
+        if (q != me && !(win[q] = dev->ipc_open(shm_ipc_slot(c->w, q, q), err)))
             return -1;
     return 0;
 }

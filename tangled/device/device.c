@@ -14,7 +14,7 @@
 #include "device.h"
 #include "util.h"
 
-#line 3122 "chapters/01-mlp.nw"
+#line 3123 "chapters/01-mlp.nw"
 /** What this process has opened and not yet closed. */
 static struct {
     int cpu;            /**< device_open()s that gave the CPU */
@@ -22,7 +22,7 @@ static struct {
     int gpu_opens;      /**< device_backend_open()s that gave it */
     const char *hazard; /**< what fork() would not carry: set by the first backend open */
 } opened;
-#line 3152 "chapters/01-mlp.nw"
+#line 3153 "chapters/01-mlp.nw"
 const Device *device_backend_open(const char *name, const char *entry, const char *what,
                                   int rank, char *why)
 {
@@ -110,7 +110,7 @@ const Device *device_open(const char *request, int rank, char *note, char *err)
     opened.cpu++;
     return device_cpu();
 }
-#line 3190 "chapters/01-mlp.nw"
+#line 3191 "chapters/01-mlp.nw"
 int device_close(const Device *dev, char *err)
 {
     if (dev && dev == opened.gpu && opened.gpu_opens > 0) {
@@ -130,12 +130,15 @@ int device_open_count(void)
 {
     return opened.cpu + opened.gpu_opens;
 }
-#line 3219 "chapters/01-mlp.nw"
+#line 3229 "chapters/01-mlp.nw"
 int gpu_count(void)
 {
+    if (opened.gpu)
+        return opened.gpu->count > 255 ? 255 : opened.gpu->count;
     pid_t pid = fork();
     if (pid == 0) {
         char note[ERR_LEN], err[ERR_LEN];
+        memset(&opened, 0, sizeof opened); /* nothing the parent opened is this child's */
         const Device *d = device_open("cuda", 0, note, err);
         int count = d ? (d->count > 255 ? 255 : d->count) : 0;
         if (d)
@@ -147,7 +150,7 @@ int gpu_count(void)
         return 0;
     return WEXITSTATUS(status);
 }
-#line 3279 "chapters/01-mlp.nw"
+#line 3292 "chapters/01-mlp.nw"
 bool device_sharing(const Device *dev, int ranks, char *line, size_t len)
 {
     line[0] = '\0';

@@ -173,7 +173,8 @@ const Device *device_backend_open(const char *name, const char *entry, const cha
 const char *device_fork_hazard(void);
 /**
  * The GPUs on this machine, counted in a child process so that this one never opens
- * CUDA; 0 when none answers or the build has no CUDA.
+ * CUDA (or, in a process that holds a GPU already, read from its table); 0 when none
+ * answers or the build has no CUDA.
  */
 int gpu_count(void);
 /**

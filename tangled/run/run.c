@@ -2,7 +2,7 @@
  * @file run.c
  * @brief The run layer: training over the ranks with a strategy (chapters 3, 6).
  */
-#line 3261 "chapters/02-shm.nw"
+#line 3305 "chapters/02-shm.nw"
 #include "run.h"
 
 #include <string.h>

@@ -3,6 +3,7 @@
  * released; a backend is opened once per process and closed by its last close (the tests'
  * CPU twin of CUDA stands in for it); the programs close what they open, for every shape of
  * run; the sharing line and the test for CUDA MPS. */
+#include <pthread.h>
 #include <sys/stat.h>
 
 #include "helpers.h"
@@ -51,6 +52,25 @@ Test(device_close, a_backend_is_opened_once_and_released_by_its_last_close)
     cr_assert(device_open_count() == 0);
     const Device *c = device_backend_open(TWIN_BACKEND, TWIN_ENTRY, TWIN_WHAT, 0, why);
     cr_assert(c && device_close(c, err) == 0 && closes() == 2, "reopened, it was not closed");
+}
+
+/* A process that holds a GPU (the tests' twin of CUDA, opened as CUDA is) counts the GPUs from
+ * its own table and forks nothing: a child would inherit its record of what is open, take the
+ * parent's table for a fresh open, and close a context that fork() does not carry (a first
+ * version did). Forks are counted in the parent by an atfork handler. */
+static int forks;
+static void count_fork(void) { forks++; }
+
+Test(device_close, gpu_count_in_a_process_that_holds_a_gpu_forks_nothing)
+{
+    char why[ERR_LEN], err[ERR_LEN];
+    cr_assert(pthread_atfork(NULL, count_fork, NULL) == 0);
+    const Device *d = device_backend_open(TWIN_BACKEND, TWIN_ENTRY, TWIN_WHAT, 0, why);
+    cr_assert(d, "%s (build it: make %s)", why, TWIN_BACKEND);
+    int n = gpu_count();
+    cr_assert(forks == 0, "gpu_count forked a child of a process that holds a GPU");
+    cr_assert(n == d->count, "%d GPU(s) counted, the open device has %d", n, d->count);
+    cr_assert(device_close(d, err) == 0, "%s", err);
 }
 
 /* Every shape of run closes its device last and fails, naming the count, when a buffer is
