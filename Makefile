@@ -6,7 +6,8 @@
 #                        chapter6: ./train, chapter7: ./train with --strategy zero1, zero2, fsdp,
 #                        chapter8: ./train --strategy direct, ./allreduce_bench,
 #                        chapter9: ./train --strategy hierarchical; make hosts for real hosts,
-#                        chapter10: ./train --grad_dtype bf16|fp16, --compress powersgd:R|topk:F)
+#                        chapter10: ./train --grad_dtype bf16|fp16, --compress powersgd:R|topk:F,
+#                        chapter11: ./train --strategy tensor --tp T)
 #   make tangle          chapters/*.nw -> tangled/ and kernels/ (needs noweb)
 #   make test            drift and layer checks + Criterion tests (DEVICE=cpu|cuda|twin; CHAPTER=N)
 #   make soak            the whole suite RUNS=20 times beside LOAD=2 busy processes
@@ -191,7 +192,7 @@ LIB_SRCS   := $(filter-out $(PROG_SRCS) $(BACKEND_SRCS),$(wildcard $(addsuffix /
 LIB_OBJS   := $(patsubst tangled/%.c,$(OBJ)/%.o,$(LIB_SRCS))
 LIB        := $(BUILD)/libdps.a
 
-.PHONY: all chapter0 chapter1 chapter2 chapter3 chapter4 chapter5 chapter6 chapter7 chapter8 chapter9 chapter10 tangle check-tangle check-variants check-layers test test-run deps deps-test deps-book deps-docs deps-check deps-book-check \
+.PHONY: all chapter0 chapter1 chapter2 chapter3 chapter4 chapter5 chapter6 chapter7 chapter8 chapter9 chapter10 chapter11 tangle check-tangle check-variants check-layers test test-run deps deps-test deps-book deps-docs deps-check deps-book-check \
         book docs clean help grade grade-build grade-submission manifest guide handout handout-check autograder autograder-check \
         bench faults memcheck fuzz soak matrix fresh-check hosts hosts-down
 .DEFAULT_GOAL := all
@@ -209,6 +210,7 @@ chapter7: train collectives
 chapter8: train collectives allreduce_bench
 chapter9: train collectives scale
 chapter10: train ring
+chapter11: train
 
 $(OBJ)/%.o: tangled/%.c $(BUILD)/config
 	@mkdir -p $(@D)

@@ -44,6 +44,8 @@ typedef struct Model {
     float *scratch;                  /**< room for one layer's bias gradient (chapter 7) */
     bool lent_params;                /**< params is not the model's to free (chapters 7, 8) */
     bool lent_grads;                 /**< grads is not the model's to free (chapters 7, 8) */
+    bool act_later[MAX_LAYERS]; /**< layer l's ReLU is the strategy's to apply (chapter 11) */
+    int rows;                   /**< rows of the batch forward last ran on (chapter 11) */
 } Model;
 
 /**

@@ -48,6 +48,7 @@ struct Strategy {
     int (*after_layer)(Strategy *s, Model *m, int l, Pass pass, char *err);
     /** Optional (chapter 7): after the last epoch, put every parameter back in m->params. */
     int (*unshard)(Strategy *s, Model *m, char *err);
+    bool mute; /**< chapter 11: prints nothing (another rank of its row does) */
     /** Chapter 8: what the banner calls what runs, if not the row's title; or NULL. */
     const char *runs;
     void *state; /**< the strategy's own data */

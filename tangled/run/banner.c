@@ -8,7 +8,7 @@
 #include "report.h"
 #include "util.h"
 
-#line 1064 "chapters/03-ps.nw"
+#line 1066 "chapters/03-ps.nw"
 void run_banner(const Rank *r, const Model *m, const Strategy *s)
 {
     const Run *run = r->run;
@@ -18,7 +18,7 @@ void run_banner(const Rank *r, const Model *m, const Strategy *s)
     printf("%s: %s (--strategy %s), %d %s\n", program_name(),
            s && s->runs ? s->runs : def->title, def->name, r->size,
            r->size == 1 ? "rank" : "ranks");
-#line 1072 "chapters/03-ps.nw"
+#line 1074 "chapters/03-ps.nw"
     printf("  ranks    %d (%s%s%s%s%s)\n", r->size,
            def->shape == SHAPE_THREADS  ? "threads of one process"
            : !r->c                      ? "one process"
@@ -28,10 +28,10 @@ void run_banner(const Rank *r, const Model *m, const Strategy *s)
            sharing ? ": " : "", shared, def->servers ? (sharing ? "; " : ": ") : "",
            def->servers ? "rank 0 serves" : "");
     train_banner(stdout, &run->o, m, &run->train, &run->test, r->dev, r->note,
-                 r->size - def->servers, def->trainer);
+                 s && s->world > 0 ? s->world : r->size - def->servers, def->trainer);
     state_banner(&run->o, s, m->n_params);
     exercises_banner("  exercise ");
-#line 1089 "chapters/03-ps.nw"
+#line 1091 "chapters/03-ps.nw"
     if (def->traffic && r->size > 1) {
         def->traffic(line, sizeof line, r->size, m->n_params * sizeof(float));
         printf("  traffic  %s\n", line);
@@ -44,9 +44,9 @@ void run_banner(const Rank *r, const Model *m, const Strategy *s)
         printf("  codec    %s: %s sent per rank and step\n", line,
                format_bytes(b, grad_codec_bytes(&g, m, r->size, 0)));
     }
-#line 1085 "chapters/03-ps.nw"
+#line 1087 "chapters/03-ps.nw"
 }
-#line 1109 "chapters/03-ps.nw"
+#line 1111 "chapters/03-ps.nw"
 void train_banner(FILE *f, const Options *o, const Model *m, const Dataset *train,
                   const Dataset *test, const Device *dev, const char *note, int trainers,
                   const char *each)
@@ -59,7 +59,7 @@ void train_banner(FILE *f, const Options *o, const Model *m, const Dataset *trai
     fprintf(f, "  data     %s: %s train, %s test, %dx%d, %d classes\n", train->source,
             format_count(n2, train->n), format_count(n3, test->n), train->rows, train->cols,
             train->classes);
-#line 1137 "chapters/03-ps.nw"
+#line 1139 "chapters/03-ps.nw"
     int step_b = o->batch_size * o->accum; /* a rank's samples per step (chapter 7) */
     long steps = train_steps_per_epoch(train->n, step_b, trainers);
     long dropped = train->n - steps * step_b * trainers;
@@ -70,7 +70,7 @@ void train_banner(FILE *f, const Options *o, const Model *m, const Dataset *trai
     if (dropped > 0)
         fprintf(f, " (last %ld samples dropped)", dropped);
     fprintf(f, "\n");
-#line 1123 "chapters/03-ps.nw"
+#line 1125 "chapters/03-ps.nw"
     if (o->accum > 1)
         fprintf(f, "  accum    %d micro-batches of %d per %s and step, synced once\n", o->accum,
                 o->batch_size, each);

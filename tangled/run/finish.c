@@ -12,7 +12,7 @@
 #include "launch.h"
 #include "trace.h"
 
-#line 1035 "chapters/03-ps.nw"
+#line 1037 "chapters/03-ps.nw"
 /** After training: compare the replicas, print the final figures (@p res: this rank's). */
 int run_report(const Rank *r, const Strategy *s, const Model *m, const TrainResult *res,
                char *err)
@@ -44,7 +44,7 @@ int run_finish(Run *run)
         run_fail(run, err);
     }
     run->log = NULL;
-#line 2678 "chapters/A1-support.nw"
+#line 2680 "chapters/A1-support.nw"
     if (run->o.trace && (trace_write(run->o.trace, err) ||
                          (run->trace_owner && trace_close(run->o.trace, err))))
         run_fail(run, err);

@@ -30,7 +30,7 @@ enum OptionBit {
     OPT_BENCH = 1u << 12,        /**< -b -e -f -n -w -c, the sizes and counts of nccl-tests */
     OPT_OP = 1u << 13,           /**< --op: the collective of ./collectives */
     OPT_TRANSPORT = 1u << 14,    /**< --transport: shm or mpi */
-    OPT_STRATEGY = 1u << 15,     /**< --strategy: how ./train syncs gradients (chapter 6) */
+    OPT_STRATEGY = 1u << 15,     /**< --strategy, and --tp of chapter 11's (chapter 6) */
     OPT_BUCKET = 1u << 16,       /**< --bucket_mb: the DDP-style bucket cap (chapter 6) */
     OPT_CSV = 1u << 17,          /**< --csv: where a benchmark writes its table (chapter 6) */
     OPT_CHECKPOINT = 1u << 18,   /**< --checkpoint: a file written after every epoch (app. B) */
@@ -101,6 +101,7 @@ typedef struct Options {
     const char *compress;   /**< --compress: none, powersgd:R or topk:F */
     float loss_scale;       /**< --loss_scale: fp16's first loss scale */
     int scale_window;       /**< --scale_window: clean steps before it doubles */
+    int tp; /**< --tp: ranks each pair of layers is split across; 0: all (chapter 11) */
     const char *checkpoint; /**< --checkpoint: where to save after every epoch, or NULL */
     bool resume;            /**< --resume: continue from --checkpoint */
     unsigned given;         /**< the OptionBits of the options on the command line */

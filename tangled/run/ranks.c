@@ -152,7 +152,7 @@ int run_fail(Run *run, const char *line)
     run->status = EXIT_FAILURE;
     return EXIT_FAILURE;
 }
-#line 916 "chapters/03-ps.nw"
+#line 917 "chapters/03-ps.nw"
 int run_one(Run *run, int (*body)(Rank *r, char *err))
 {
     char err[ERR_LEN];

@@ -11,12 +11,12 @@
 #include "trace.h"
 #include "util.h"
 
-#line 865 "chapters/03-ps.nw"
+#line 866 "chapters/03-ps.nw"
 static int check_strategy(const Run *run);
 static int train_rank(Rank *r, char *err);
 static int run_threads(Run *run);
 
-#line 880 "chapters/03-ps.nw"
+#line 881 "chapters/03-ps.nw"
 int run_training(Run *run)
 {
     const StrategyDef *def = run->strategy;
@@ -39,7 +39,7 @@ int run_training(Run *run)
         run_ranks(run, train_rank);
     return run_finish(run);
 }
-#line 1154 "chapters/03-ps.nw"
+#line 1156 "chapters/03-ps.nw"
 /** RUN_GO when run->strategy can run as asked; else EXIT_USAGE after one line. */
 static int check_strategy(const Run *run)
 {
@@ -124,6 +124,24 @@ static int check_strategy(const Run *run)
                      "only (add --grad_dtype fp16)");
 #line 2046 "chapters/10-compress.nw"
     }
+#line 542 "chapters/11-tensor.nw"
+    if (!why[0] && o->tp > 0 && def != &strategy_tensor) {
+        snprintf(why, sizeof why, "--tp splits the layers of --strategy tensor only");
+    } else if (!why[0] && def == &strategy_tensor && o->tp > 0 && !run->mpi &&
+               o->n_gpus % o->tp) {
+        snprintf(why, sizeof why, "--tp %d does not divide --n_gpus %d", o->tp, o->n_gpus);
+    } else if (!why[0] && def == &strategy_tensor) {
+        int T = o->tp > 0 ? o->tp : o->n_gpus;
+        if (o->n_hidden == 0)
+            snprintf(why, sizeof why,
+                     "--strategy tensor splits hidden layers, and --hidden 0 "
+                     "has none");
+#line 552 "chapters/11-tensor.nw"
+        for (int k = 0; !why[0] && k < o->n_hidden; k += 2)
+            if (!run->mpi && o->hidden[k] < T)
+                snprintf(why, sizeof why, "--tp %d: hidden layer %d has only %d units to split",
+                         T, k + 1, o->hidden[k]);
+    }
 #line 440 "chapters/07-zero.nw"
     if (!why[0] && (def->needs & SGD_ONLY) && strcmp(o->optimizer, "sgd") != 0)
         snprintf(why, sizeof why,
@@ -138,16 +156,16 @@ static int check_strategy(const Run *run)
     if (!why[0] && (def->needs & NO_ACCUM) && o->accum > 1)
         snprintf(why, sizeof why, "--accum %d: %s steps once per push (use --accum 1)",
                  o->accum, def->title);
-#line 1164 "chapters/03-ps.nw"
+#line 1167 "chapters/03-ps.nw"
     if (!why[0] && o->n_gpus < def->min_ranks)
         snprintf(why, sizeof why, "--n_gpus %d: %s needs %s (--n_gpus %d or more)", o->n_gpus,
                  def->title, def->why_min, def->min_ranks);
-#line 1168 "chapters/03-ps.nw"
+#line 1171 "chapters/03-ps.nw"
     if (why[0])
         fprintf(stderr, "%s: %s\n", program_name(), why);
     return why[0] ? EXIT_USAGE : RUN_GO;
 }
-#line 994 "chapters/03-ps.nw"
+#line 995 "chapters/03-ps.nw"
 static int open_strategy(const Rank *r, Model *m, Strategy *s, char *err)
 {
     const StrategyDef *def = r->run->strategy;
@@ -157,8 +175,9 @@ static int open_strategy(const Rank *r, Model *m, Strategy *s, char *err)
                        .bucket_bytes = (size_t)(r->run->o.bucket_mb * (1 << 20)),
                        .accum = r->run->o.accum,
                        .ranks_per_host = r->run->o.ranks_per_host,
+                       .tp = r->run->o.tp,
                        .codec = run_codec(&r->run->o)};
-#line 1002 "chapters/03-ps.nw"
+#line 1004 "chapters/03-ps.nw"
     return def->open ? def->open(s, &env, err) : 0;
 }
 
@@ -172,7 +191,7 @@ static int serve(const Rank *r, Model *m, Strategy *s, const TrainConfig *cfg, c
     return run->strategy->serve(s, m, cfg, steps, err);
 }
 
-#line 941 "chapters/03-ps.nw"
+#line 942 "chapters/03-ps.nw"
 static int train_rank(Rank *r, char *err)
 {
     Run *run = r->run;
@@ -184,18 +203,18 @@ static int train_rank(Rank *r, char *err)
         return -1;
     if (speaks && !run->o.quiet)
         run_banner(r, &m, &s);
-#line 977 "chapters/03-ps.nw"
+#line 978 "chapters/03-ps.nw"
     TrainConfig cfg = run_train_config(run, speaks);
     TrainResult res;
     int rc = r->rank < def->servers ? serve(r, &m, &s, &cfg, err)
                                     : train_run(&cfg, &m, &run->train, &run->test,
                                                 def->open ? &s : NULL, &res, err);
-#line 983 "chapters/03-ps.nw"
+#line 984 "chapters/03-ps.nw"
     if (rc == 0 && run->o.trace) /* appendix A: before the report's barrier */
         rc = trace_write(run->o.trace, err);
     if (rc == 0)
         rc = run_report(r, &s, &m, speaks ? &res : NULL, err);
-#line 953 "chapters/03-ps.nw"
+#line 954 "chapters/03-ps.nw"
     if (rc)
         return -1; /* closing may wait for peers (a thread inside an all-reduce): don't */
     if (def->close)

@@ -138,7 +138,7 @@ void ps_worker(Strategy *s, Comm *c, Comm *host, Comm **state)
                     .state = state};
 #line 501 "chapters/03-ps.nw"
 }
-#line 751 "chapters/03-ps.nw"
+#line 752 "chapters/03-ps.nw"
 /** A rank's parameter-server state: the worker's two communicators come first. */
 typedef struct PsState {
     Comm *pair[2]; /**< the communicator and the host one: a worker's Strategy.state */
@@ -164,15 +164,15 @@ static void ps_close(Strategy *s)
     free(s->state);
 }
 
-#line 788 "chapters/03-ps.nw"
+#line 789 "chapters/03-ps.nw"
 static int ps_serve_all(Strategy *s, Model *m, const TrainConfig *cfg, long steps, char *err)
 {
-#line 791 "chapters/03-ps.nw"
+#line 792 "chapters/03-ps.nw"
     PsState *st = s->state;
     int done = cfg->resume ? cfg->resume->epoch : 0;
     return ps_serve(st->pair[0], st->pair[1], m, cfg->epochs - done, steps, cfg->lr, &st->rep,
                     err);
-#line 796 "chapters/03-ps.nw"
+#line 797 "chapters/03-ps.nw"
 }
 
 static void ps_print_report(const Strategy *s, FILE *f)
@@ -189,7 +189,7 @@ static void ps_traffic(char *line, size_t len, int ranks, size_t bytes)
              format_bytes(b, 2 * (size_t)(ranks - 1) * bytes), ranks - 1, ranks - 1);
 }
 
-#line 721 "chapters/03-ps.nw"
+#line 722 "chapters/03-ps.nw"
 const StrategyDef strategy_ps = {
     .name = "param_server",
     .title = "a parameter server",
@@ -207,7 +207,7 @@ const StrategyDef strategy_ps = {
     .report = ps_print_report,
     .traffic = ps_traffic,
 };
-#line 1192 "chapters/03-ps.nw"
+#line 1195 "chapters/03-ps.nw"
 void ps_report(FILE *f, const PsReport *rep)
 {
     char in[32], out[32];

@@ -18,19 +18,10 @@ const StrategyDef strategy_single = {
 };
 
 const StrategyDef *const strategy_table[] = {
-    &strategy_single,
-    &strategy_ps,
-    &strategy_ring,
-    &strategy_ring_bucketed,
-    &strategy_mpi,
-    &strategy_nccl,
-    &strategy_data_parallel,
-    &strategy_zero1,
-    &strategy_zero2,
-    &strategy_fsdp,
-    &strategy_direct,
-    &strategy_hierarchical,
-    NULL,
+    &strategy_single, &strategy_ps,   &strategy_ring,          &strategy_ring_bucketed,
+    &strategy_mpi,    &strategy_nccl, &strategy_data_parallel, &strategy_zero1,
+    &strategy_zero2,  &strategy_fsdp, &strategy_direct,        &strategy_hierarchical,
+    &strategy_tensor, NULL,
 };
 
 #line 2876 "chapters/06-production.nw"

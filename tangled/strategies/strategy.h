@@ -47,6 +47,7 @@ typedef struct StrategyEnv {
     size_t bucket_bytes; /**< the bucket cap of ring_bucketed (chapter 6) */
     int accum;           /**< the run's micro-batches per step (chapter 7) */
     int ranks_per_host;  /**< pretend hosts of that many ranks; 0: real (chapter 9) */
+    int tp;              /**< ranks each layer pair is split across; 0: all (chapter 11) */
     GradCodec codec;     /**< how the gradient travels (chapter 10) */
 } StrategyEnv;
 
@@ -111,5 +112,7 @@ extern const StrategyDef strategy_fsdp;
 extern const StrategyDef strategy_direct;
 /** Within each host, then a ring across hosts (chapter 9). */
 extern const StrategyDef strategy_hierarchical;
+/** Each pair of layers split along a row of ranks, the batch down the columns (ch. 11). */
+extern const StrategyDef strategy_tensor;
 
 #endif

@@ -58,6 +58,7 @@ static const struct {
                     "topk:1.5", "topk:abc", NULL}},
     {"--loss_scale", {MISSING, "abc", "0", "0.5", "inf", "1e99", NULL}},
     {"--scale_window", {INTEGER, "0", "2000000000", NULL}},
+    {"--tp", {INTEGER, "0", "65", NULL}},
 };
 #define N_FLAGS (sizeof table / sizeof table[0])
 

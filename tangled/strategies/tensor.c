@@ -1,0 +1,272 @@
+/** @file tensor.c @brief Megatron's split of the MLP on a grid of ranks (chapter 11). */
+#line 470 "chapters/11-tensor.nw"
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "coded_ring.h"
+#include "collectives.h"
+#include "comm_view.h"
+#include "launch.h"
+#include "report.h"
+#include "ring_strategy.h"
+#include "strategy.h"
+#include "util.h"
+
+#line 144 "chapters/11-tensor.nw"
+/** The tensor strategy's state: the column's ring first (ring_sum_stats finds it). */
+typedef struct TensorState {
+    RingState col;        /**< the column: gradients' communicator, figures', scratch */
+    Comm *row, *row_host; /**< the row's views, and the column's host view to close */
+    Comm *col_host;
+    int T, t, D, d;                /**< ranks in a row, this one's place; rows, this one's */
+    int n_layers;                  /**< L, of the whole model */
+    int width[MAX_LAYERS + 1];     /**< the whole model's widths */
+    int lo[MAX_LAYERS + 1];        /**< this rank's share of width k: [lo[k], lo[k] + share) */
+    bool split[MAX_LAYERS + 1];    /**< width k is split across the row */
+    int max_batch;                 /**< the model's batch rows */
+    size_t whole;                  /**< the whole model's parameters */
+    float *row_scratch, *zeros;    /**< the row's all-reduce scratch; a zero bias */
+    double row_seconds, row_bytes; /**< the row's all-reduces: time, bytes this rank sent */
+    char runs[160];                /**< what the banner calls it */
+} TensorState;
+#line 163 "chapters/11-tensor.nw"
+/** The view of @p parent whose members are @p n ranks from @p first, @p stride apart. */
+static Comm *grid_view(Comm *parent, int first, int stride, int n, char *err)
+{
+    int members[LAUNCH_MAX_RANKS];
+    for (int i = 0; i < n; i++)
+        members[i] = first + i * stride;
+    return comm_view(parent, members, n, err);
+}
+
+static int open_grid(TensorState *st, const StrategyEnv *e, Comm **col, char *err)
+{
+    Comm *c = e->c;
+    st->t = c->rank % st->T, st->d = c->rank / st->T, st->D = c->size / st->T;
+    st->row = grid_view(c, st->d * st->T, 1, st->T, err);
+    st->row_host = st->row ? grid_view(e->host, st->d * st->T, 1, st->T, err) : NULL;
+    *col = st->row_host ? grid_view(c, st->t, st->T, st->D, err) : NULL;
+    st->col_host = *col ? grid_view(e->host, st->t, st->T, st->D, err) : NULL;
+    return st->col_host ? 0 : -1;
+}
+#line 192 "chapters/11-tensor.nw"
+static int share_of(const TensorState *st, int k)
+{
+    return st->split[k] ? (int)(chunk_start((size_t)st->width[k], st->T, st->t + 1) -
+                                chunk_start((size_t)st->width[k], st->T, st->t))
+                        : st->width[k];
+}
+
+static void plan_split(TensorState *st, const Model *m)
+{
+    st->n_layers = m->n_layers;
+    for (int k = 0; k <= m->n_layers; k++) {
+        st->width[k] = m->width[k];
+        st->split[k] = k % 2 == 1 && k < m->n_layers && st->T > 1;
+        st->lo[k] = st->split[k] ? (int)chunk_start((size_t)m->width[k], st->T, st->t) : 0;
+    }
+}
+#line 219 "chapters/11-tensor.nw"
+/** Copy layer @p l's share between @p whole (the whole model's layout, host memory) and
+ * @p mine (the rank's model @p m, host memory): into mine when @p take, else out of it. */
+static void copy_share(const TensorState *st, const Model *m, int l, float *whole, float *mine,
+                       bool take)
+{
+    const int W = st->width[l + 1], li = st->lo[l], lo = st->lo[l + 1];
+    const Layer *ly = &m->layer[l];
+    size_t w = 0, b = 0; /* the whole layer's offsets: the layers before it, whole */
+    for (int k = 0; k < l; k++)
+        w += (size_t)st->width[k] * st->width[k + 1] + st->width[k + 1];
+    b = w + (size_t)st->width[l] * W;
+    bool own_bias = !st->split[l] || st->t == 0;
+    for (int i = 0; i < ly->in; i++)
+        for (int j = 0; j < ly->out; j++) {
+            float *a = &whole[w + (size_t)(li + i) * W + lo + j];
+            float *x = &mine[ly->w + (size_t)i * ly->out + j];
+            take ? (*x = *a) : (*a = *x);
+        }
+    for (int j = 0; j < ly->out; j++)
+        take ? (mine[ly->b + j] = own_bias ? whole[b + lo + j] : 0.0f)
+             : (whole[b + lo + j] = own_bias ? mine[ly->b + j] : 0.0f);
+}
+#line 249 "chapters/11-tensor.nw"
+static int take_share(TensorState *st, Model *m, char *err)
+{
+    const Device *dev = m->dev;
+    float *whole = xcalloc(m->n_params, sizeof(float));
+    dev->download(whole, m->params, m->n_params * sizeof(float));
+    int hidden[MAX_HIDDEN], L = m->n_layers;
+    for (int k = 1; k < L; k++)
+        hidden[k - 1] = share_of(st, k);
+    st->whole = m->n_params, st->max_batch = m->max_batch;
+    model_free(m);
+    int rc =
+        model_init(m, dev, st->width[0], hidden, L - 1, st->width[L], st->max_batch, 1, err);
+    float *mine = rc == 0 ? xcalloc(m->n_params, sizeof(float)) : NULL;
+    for (int l = 0; rc == 0 && l < L; l++) {
+        copy_share(st, m, l, whole, mine, true);
+        m->act_later[l] = st->split[l] && l < L - 1;
+    }
+    if (mine)
+        dev->upload(m->params, mine, m->n_params * sizeof(float));
+    free(mine), free(whole);
+    return rc;
+}
+#line 313 "chapters/11-tensor.nw"
+static int row_sum(TensorState *st, float *buf, size_t count, char *err)
+{
+    double t0 = now_seconds();
+    if (ring_all_reduce(st->row, buf, count, st->row_scratch, 1.0f, err))
+        return -1;
+    st->row_seconds += now_seconds() - t0;
+    st->row_bytes += (double)ring_coded_bytes(count, st->T, st->t, DTYPE_FP32);
+    return 0;
+}
+
+#line 288 "chapters/11-tensor.nw"
+static int tensor_after_layer(Strategy *s, Model *m, int l, Pass pass, char *err)
+{
+    TensorState *st = s->state;
+    const size_t rows = (size_t)m->rows;
+    if (pass != PASS_BACKWARD && st->split[l]) { /* row-parallel: g */
+        if (row_sum(st, m->act[l + 1], rows * m->width[l + 1], err))
+            return -1;
+        if (m->act_later[l] && rows > 0)
+            m->dev->bias_act_forward(m->act[l + 1], st->zeros, (int)rows, m->width[l + 1],
+                                     true);
+    } else if (pass == PASS_BACKWARD && st->split[l + 1] && l > 0) { /* column-parallel: f */
+        return row_sum(st, m->dact[l], rows * m->width[l], err);
+    }
+    if (pass == PASS_BACKWARD && st->split[l] && st->t != 0) /* the row's first owns b */
+        m->dev->zero(m->layer_grads[l] + (m->layer[l].b - m->layer[l].w),
+                     (size_t)m->layer[l].out * sizeof(float));
+    return 0;
+}
+#line 332 "chapters/11-tensor.nw"
+static int tensor_sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
+{
+    TensorState *st = s->state;
+    double t0 = now_seconds();
+    if (ring_all_reduce(st->col.c, m->grads, m->n_params, st->col.scratch, 1.0f / (float)st->D,
+                        err))
+        return -1;
+    st->col.c->dev->sync();
+    timers_add(t, "all-reduce", now_seconds() - t0);
+    return 0;
+}
+#line 354 "chapters/11-tensor.nw"
+static int tensor_unshard(Strategy *s, Model *m, char *err)
+{
+    TensorState *st = s->state;
+    const Device *dev = m->dev;
+    float *mine = xcalloc(m->n_params, sizeof(float));
+    float *whole = xcalloc(st->whole, sizeof(float));
+    dev->download(mine, m->params, m->n_params * sizeof(float));
+    for (int l = 0; l < st->n_layers; l++)
+        if (st->split[l] || st->split[l + 1] || st->t == 0)
+            copy_share(st, m, l, whole, mine, false);
+    free(mine);
+    Model all;
+    int rc = model_init(&all, dev, st->width[0], &st->width[1], st->n_layers - 1,
+                        st->width[st->n_layers], st->max_batch, 1, err);
+    float *scratch = rc == 0 ? dev->alloc(chunk_max(st->whole, st->T) * sizeof(float)) : NULL;
+    if (rc == 0) {
+        dev->upload(all.params, whole, st->whole * sizeof(float));
+        rc = ring_all_reduce(st->row, all.params, st->whole, scratch, 1.0f, err);
+        dev->release(scratch);
+    }
+    free(whole);
+    if (rc == 0)
+        model_free(m), *m = all;
+    return rc;
+}
+#line 433 "chapters/11-tensor.nw"
+static void tensor_free(TensorState *st, Comm *col)
+{
+    Comm *views[] = {st->row, st->row_host, col, st->col_host};
+    for (int i = 0; i < 4; i++)
+        if (views[i])
+            views[i]->close(views[i]);
+    free(st);
+}
+
+static void tensor_close(Strategy *s)
+{
+    TensorState *st = s->state;
+    const Device *dev = st->col.c->dev;
+    dev->release(st->row_scratch);
+    dev->release(st->zeros);
+    ring_strategy_free(&st->col);
+    tensor_free(st, st->col.c);
+}
+#line 386 "chapters/11-tensor.nw"
+static int tensor_open(Strategy *s, const StrategyEnv *e, char *err)
+{
+    Model *m = e->m;
+    TensorState *st = xcalloc(1, sizeof *st);
+    st->T = e->tp > 0 ? e->tp : e->c->size;
+    Comm *col = NULL;
+#line 420 "chapters/11-tensor.nw"
+    if (st->T < 1 || e->c->size % st->T) {
+        error_set(err, "--tp %d does not divide the %d ranks", st->T, e->c->size);
+        return free(st), -1;
+    }
+    for (int k = 1; k < m->n_layers; k += 2)
+        if (m->width[k] < st->T) {
+            error_set(err, "--tp %d: hidden layer %d has only %d units to split", st->T, k,
+                      m->width[k]);
+            return free(st), -1;
+        }
+#line 393 "chapters/11-tensor.nw"
+    if (open_grid(st, e, &col, err) || (plan_split(st, m), take_share(st, m, err)))
+        return tensor_free(st, col), -1;
+    int widest = 0;
+    for (int k = 0; k <= m->n_layers; k++)
+        widest = m->width[k] > widest ? m->width[k] : widest;
+    size_t most = (size_t)m->max_batch * (size_t)widest;
+    ring_state(&st->col, col, st->col_host, chunk_max(m->n_params, st->D) + 1);
+    st->row_scratch = m->dev->alloc((chunk_max(most, st->T) + 1) * sizeof(float));
+    st->zeros = m->dev->alloc((size_t)widest * sizeof(float));
+    m->dev->zero(st->zeros, (size_t)widest * sizeof(float));
+    snprintf(st->runs, sizeof st->runs,
+             "tensor parallel: %d row(s) of %d rank(s), the "
+             "layers split along each row, the batch down each column",
+             st->D, st->T);
+#line 405 "chapters/11-tensor.nw"
+    *s = (Strategy){.rank = st->d,
+                    .world = st->D,
+                    .mute = st->t != 0,
+                    .sync_gradients = tensor_sync_gradients,
+                    .sum_stats = ring_sum_stats,
+                    .after_layer = tensor_after_layer,
+                    .unshard = tensor_unshard,
+                    .state = st,
+                    .runs = st->runs};
+#line 409 "chapters/11-tensor.nw"
+    return 0;
+}
+#line 458 "chapters/11-tensor.nw"
+static void tensor_report(const Strategy *s, FILE *f)
+{
+    const TensorState *st = s->state;
+    char b[32];
+    fprintf(f,
+            "tensor: the row's all-reduces of activations took %.2f s (within compute), "
+            "%s sent by rank 0\n",
+            st->row_seconds, format_bytes(b, (size_t)st->row_bytes));
+#line 465 "chapters/11-tensor.nw"
+}
+#line 560 "chapters/11-tensor.nw"
+const StrategyDef strategy_tensor = {
+    .name = "tensor",
+    .title = "tensor parallel: each pair of layers split along a row of ranks",
+    .trainer = "row",
+    .shape = SHAPE_RANKS,
+    .needs = RUNS_OVER_MPI | NO_CHECKPOINT,
+    .min_ranks = 1,
+    .no_codec = "its gradients are shares of layers, averaged down a column; "
+                "the codecs code whole gradients (use --strategy ring)",
+    .open = tensor_open,
+    .close = tensor_close,
+    .report = tensor_report,
+};
