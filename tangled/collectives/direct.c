@@ -137,7 +137,7 @@ int direct_ring(Comm *c, float *buf, size_t count, float *scratch, float scale, 
     return c->wait_for(c, next, base + steps, err);
 }
 
-#line 1173 "chapters/08-direct.nw"
+#line 1180 "chapters/08-direct.nw"
 /** The largest messages (bytes) for one-shot and for two-shot; the direct ring beyond. */
 typedef struct Crossover {
     size_t one_shot_max; /**< one-shot up to this many bytes */
@@ -151,14 +151,26 @@ static const Crossover crossovers[] = {
     [4] = {.one_shot_max = 0, .two_shot_max = 1 << 20},
 };
 
-#line 1165 "chapters/08-direct.nw"
-/** The crossovers of @p size ranks: the row of 2, 3 or 4; four's for more. */
-static const Crossover *crossover_of(int size)
+#line 1220 "chapters/08-direct.nw"
+/** Any device but the CPU's: two-shot at every size and rank count, until measured. */
+static const Crossover gpu_crossovers[] = {
+    [2] = {.one_shot_max = 0, .two_shot_max = SIZE_MAX},
+    [3] = {.one_shot_max = 0, .two_shot_max = SIZE_MAX},
+    [4] = {.one_shot_max = 0, .two_shot_max = SIZE_MAX},
+};
+
+#line 1168 "chapters/08-direct.nw"
+/**
+ * The crossovers of @p size ranks on @p dev: the CPU's table, or a GPU's for any other
+ * device (NULL too); the row of 2, 3 or 4, four's for more.
+ */
+static const Crossover *crossover_of(const Device *dev, int size)
 {
-    return &crossovers[size <= 2 ? 2 : size >= 4 ? 4 : size];
+    const Crossover *table = dev && dev->kind == DEVICE_CPU ? crossovers : gpu_crossovers;
+    return &table[size <= 2 ? 2 : size >= 4 ? 4 : size];
 }
 
-#line 1111 "chapters/08-direct.nw"
+#line 1112 "chapters/08-direct.nw"
 AllReduceAlgo all_reduce_choice(Comm *c, const float *buf, size_t count)
 {
     if (c->size == 1 || !c->peer_buffer || c->size > DEVICE_MAX_SOURCES)
@@ -166,14 +178,14 @@ AllReduceAlgo all_reduce_choice(Comm *c, const float *buf, size_t count)
     for (int q = 0; q < c->size && count; q++) /* every peer, or ranks would choose apart */
         if (q != c->rank && !c->peer_buffer(c, q, buf))
             return ALGO_CHANNEL_RING;
-    const Crossover *x = crossover_of(c->size);
+    const Crossover *x = crossover_of(c->dev, c->size);
     size_t bytes = count * sizeof(float);
     return bytes <= x->one_shot_max   ? ALGO_ONE_SHOT
            : bytes <= x->two_shot_max ? ALGO_TWO_SHOT
                                       : ALGO_DIRECT_RING;
 }
 
-#line 1150 "chapters/08-direct.nw"
+#line 1151 "chapters/08-direct.nw"
 const char *all_reduce_algo_name(AllReduceAlgo a)
 {
     static const char *names[] = {"channel ring", "one-shot", "two-shot", "direct ring"};
@@ -182,12 +194,14 @@ const char *all_reduce_algo_name(AllReduceAlgo a)
 
 size_t all_reduce_scratch(size_t count, int size)
 {
-    size_t one = crossover_of(size)->one_shot_max / sizeof(float);
+    size_t cpu = crossover_of(device_cpu(), size)->one_shot_max;
+    size_t gpu = crossover_of(NULL, size)->one_shot_max; /* whichever device runs it */
+    size_t one = (cpu > gpu ? cpu : gpu) / sizeof(float);
     size_t chunk = chunk_max(count, size), most = count < one ? count : one;
     return most > chunk ? most : chunk;
 }
 
-#line 1131 "chapters/08-direct.nw"
+#line 1132 "chapters/08-direct.nw"
 int all_reduce(Comm *c, float *buf, size_t count, float *scratch, float scale, char *err)
 {
     switch (all_reduce_choice(c, buf, count)) {
@@ -195,6 +209,6 @@ int all_reduce(Comm *c, float *buf, size_t count, float *scratch, float scale, c
     case ALGO_TWO_SHOT: return direct_two_shot(c, buf, count, scratch, scale, err);
     case ALGO_DIRECT_RING: return direct_ring(c, buf, count, scratch, scale, err);
     default: return ring_all_reduce(c, buf, count, scratch, scale, err);
-#line 1139 "chapters/08-direct.nw"
+#line 1140 "chapters/08-direct.nw"
     }
 }

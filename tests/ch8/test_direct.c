@@ -472,6 +472,51 @@ Test(direct_gpu_twin, the_windows_are_the_devices_and_peer_buffer_finds_each_cop
     cr_assert(run_ranks(3, 0, 30, window_rank, (void *)&on_gpu_twin, 60, err) == 0, "%s", err);
 }
 
+/* The chooser reads its device's table (chapter 8, "Choosing by size"): at four ranks the
+ * CPU's takes the direct ring above 1 MiB and two-shot below; a GPU's (here its twin, of the
+ * CUDA kind) takes two-shot at every size, and never one-shot, until a GPU recording says
+ * otherwise. Every rank chooses alike, and the scratch covers either device's one-shot. */
+static int choice_rank(int rank, int size, void *arg, char *err)
+{
+    Comm *c = comm_shm_open(test_world, rank, direct_device(arg), err);
+    if (!c)
+        return -1;
+    static const size_t sizes[] = {1, 256, 16384, (1 << 20) / sizeof(float),
+                                   (1 << 20) / sizeof(float) + 1, 4 << 20};
+    float *buf = c->alloc_shared(c, (4 << 20) * sizeof(float));
+    if (!buf)
+        return error_set(err, "rank %d: no memory from alloc_shared", rank);
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        size_t bytes = sizes[k] * sizeof(float);
+        AllReduceAlgo want = arg || size < 4 || bytes <= (1 << 20) ? ALGO_TWO_SHOT
+                                                                   : ALGO_DIRECT_RING;
+        AllReduceAlgo got = all_reduce_choice(c, buf, sizes[k]);
+        if (got != want)
+            return error_set(err, "%s, %d ranks, %zu bytes: the chooser takes %s, expected %s",
+                             c->dev->kind == DEVICE_CPU ? "cpu" : "gpu twin", size, bytes,
+                             all_reduce_algo_name(got), all_reduce_algo_name(want));
+    }
+    c->close(c);
+    return 0;
+}
+
+Test(direct, the_chooser_reads_the_cpus_table, .timeout = 60)
+{
+    for (int N = 2; N <= 5; N++) {
+        char err[ERR_LEN];
+        cr_assert(run_ranks(N, 0, 30, choice_rank, NULL, 60, err) == 0, "N = %d: %s", N, err);
+    }
+}
+
+Test(direct_gpu_twin, the_chooser_reads_a_gpus_table_two_shot_everywhere, .timeout = 60)
+{
+    for (int N = 2; N <= 5; N++) {
+        char err[ERR_LEN];
+        cr_assert(run_ranks(N, 0, 30, choice_rank, (void *)&on_gpu_twin, 60, err) == 0,
+                  "N = %d: %s", N, err);
+    }
+}
+
 /* On a GPU a window is sized by the request that opens it. A later request larger than what
  * is left of it opens another window (it once got NULL, and the chooser fell back to the
  * channel ring without a word): the first buffer stays where it was, the second is read
