@@ -400,6 +400,44 @@ Test(direct, the_cpu_reduce_is_reduce_element_bit_for_bit)
     free(want);
 }
 
+/* A GPU's reduce loads 16 bytes at a time (chapter 8): reduce_groups takes the vector path
+ * only when the destination and every source are 16-byte aligned, n / 4 groups of them; and
+ * the kernel's two grid-stride loops, groups then the single elements past them, visit every
+ * element exactly once for grids of any step (here walked on the CPU, as the kernel's
+ * threads would: thread t takes groups t, t + S, ..., then elements 4 groups + t, + S, ...). */
+Test(direct, a_gpus_reduce_loads_whole_groups_only_when_aligned_and_covers_every_element)
+{
+    enum { N = 70, STEPS = 4 };
+    _Alignas(16) static float mem[4][80]; /* rows of a multiple of 16 bytes, room for off */
+    static const size_t steps[STEPS] = {1, 3, 16, 1024};
+    for (size_t n = 0; n <= N; n++)
+        for (int off = 0; off < 4; off++)
+            for (int who = 0; who <= 3; who++) { /* which pointer is off: dst, src 0..2 */
+                const float *src[3] = {mem[1], mem[2], mem[3]};
+                float *dst = mem[0];
+                if (who == 0)
+                    dst += off;
+                else
+                    src[who - 1] += off;
+                size_t groups = reduce_groups(n, src, 3, dst);
+                cr_assert(groups == (off ? 0 : n / REDUCE_LANES), "n = %zu, pointer %d "
+                          "off by %d floats: %zu groups", n, who, off, groups);
+                for (int t = 0; t < STEPS; t++) {
+                    int seen[N] = {0};
+                    for (size_t first = 0; first < steps[t]; first++) {
+                        for (size_t g = first; g < groups; g += steps[t])
+                            for (int l = 0; l < REDUCE_LANES; l++)
+                                seen[REDUCE_LANES * g + l]++;
+                        for (size_t i = REDUCE_LANES * groups + first; i < n; i += steps[t])
+                            seen[i]++;
+                    }
+                    for (size_t i = 0; i < n; i++)
+                        cr_assert(seen[i] == 1, "n = %zu, %zu groups, step %zu: element "
+                                  "%zu visited %d times", n, groups, steps[t], i, seen[i]);
+                }
+            }
+}
+
 /* A buffer from alloc_shared is where peer_buffer says, in every rank; one that is not is
  * refused by name. */
 static int window_rank(int rank, int size, void *arg, char *err)
