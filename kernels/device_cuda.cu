@@ -214,7 +214,7 @@ static void gather_rows(void *dst, const void *src, const int *rows, int n, size
     CUDA_CHECK(cudaGetLastError());
 }
 
-#line 753 "chapters/08-direct.nw"
+#line 772 "chapters/08-direct.nw"
 /** The sources of one reduce(), by value. */
 typedef struct ReduceSources {
     const float *p[DEVICE_MAX_SOURCES]; /**< the sources, in order */
@@ -242,7 +242,7 @@ __global__ void reduce_kernel(size_t n, size_t groups, ReduceSources s, int k, f
         dst[i] = reduce_element(s.p, k, i, scale);
 }
 
-#line 784 "chapters/08-direct.nw"
+#line 803 "chapters/08-direct.nw"
 static void reduce(size_t n, const float *const *src, int k, float scale, float *dst)
 {
     if (n == 0)
