@@ -3,7 +3,9 @@
  * large; one-shot and two-shot give the bits of a sum in rank order computed on the host,
  * and the direct ring the bits of the channel ring; back-to-back calls of mixed
  * algorithms, with ranks delayed at random, never read a buffer too early; the CPU's reduce
- * is reduce_element() bit for bit; a silent peer is named after the timeout; a rank that
+ * is reduce_element() bit for bit; a GPU's reduce loads 16-byte groups only where every
+ * pointer is aligned, and with its single elements covers each element once; the chooser
+ * reads its device's crossovers (the CPU's table, or a GPU's: two-shot); a silent peer is named after the timeout; a rank that
  * dies ends the run; the direct strategy trains as one device with the global batch. The
  * same checks run on a GPU's twin: the device path, windows opened through IPC handles, and
  * copies and reductions that wait in a queue until the device is synced; a larger request
