@@ -214,20 +214,35 @@ static void gather_rows(void *dst, const void *src, const int *rows, int n, size
     CUDA_CHECK(cudaGetLastError());
 }
 
-#line 714 "chapters/08-direct.nw"
+#line 772 "chapters/08-direct.nw"
 /** The sources of one reduce(), by value. */
 typedef struct ReduceSources {
     const float *p[DEVICE_MAX_SOURCES]; /**< the sources, in order */
 } ReduceSources;
 
-/** Grid-stride reduce_element() on every element. */
-__global__ void reduce_kernel(size_t n, ReduceSources s, int k, float scale, float *dst)
+/**
+ * Grid-stride reduce_element() on every element: the first @p groups groups of four with
+ * 16-byte loads, each lane in reduce_element()'s order, then the rest one at a time.
+ */
+__global__ void reduce_kernel(size_t n, size_t groups, ReduceSources s, int k, float scale,
+                              float *dst)
 {
-    for (size_t i = thread_index(blockIdx.x, blockDim.x, threadIdx.x); i < n;
-         i += grid_stride(gridDim.x, blockDim.x))
+    size_t first = thread_index(blockIdx.x, blockDim.x, threadIdx.x);
+    size_t step = grid_stride(gridDim.x, blockDim.x);
+    for (size_t g = first; g < groups; g += step) {
+        float4 a = reinterpret_cast<const float4 *>(s.p[0])[g];
+        for (int j = 1; j < k; j++) {
+            float4 b = reinterpret_cast<const float4 *>(s.p[j])[g];
+            a.x += b.x, a.y += b.y, a.z += b.z, a.w += b.w;
+        }
+        reinterpret_cast<float4 *>(dst)[g] =
+            make_float4(a.x * scale, a.y * scale, a.z * scale, a.w * scale);
+    }
+    for (size_t i = REDUCE_LANES * groups + first; i < n; i += step)
         dst[i] = reduce_element(s.p, k, i, scale);
 }
 
+#line 803 "chapters/08-direct.nw"
 static void reduce(size_t n, const float *const *src, int k, float scale, float *dst)
 {
     if (n == 0)
@@ -235,7 +250,8 @@ static void reduce(size_t n, const float *const *src, int k, float scale, float 
     ReduceSources s;
     for (int j = 0; j < k; j++)
         s.p[j] = src[j];
-    reduce_kernel<<<stride_blocks(n), KERNEL_THREADS>>>(n, s, k, scale, dst);
+    size_t groups = reduce_groups(n, src, k, dst), items = groups + (n - REDUCE_LANES * groups);
+    reduce_kernel<<<stride_blocks(items), KERNEL_THREADS>>>(n, groups, s, k, scale, dst);
     CUDA_CHECK(cudaGetLastError());
 }
 #line 412 "chapters/07-zero.nw"

@@ -72,7 +72,7 @@ Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
     c->w = w;
     long cores = cores_available();
     c->spin = w->size <= cores ? 20000 : 0;
-#line 446 "chapters/08-direct.nw"
+#line 465 "chapters/08-direct.nw"
     if ((dev->kind == DEVICE_CPU && w->window) ||
         (dev->kind != DEVICE_CPU && dev->ipc_export && dev->ipc_open && dev->ipc_close)) {
         c->comm.alloc_shared = shm_alloc_shared;

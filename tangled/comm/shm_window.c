@@ -3,7 +3,7 @@
  * @brief The shared-memory transport: windows of memory a peer can read, and progress
  *        counters (chapter 8).
  */
-#line 487 "chapters/08-direct.nw"
+#line 506 "chapters/08-direct.nw"
 #include "shm_internal.h"
 
 #include <stdio.h>

@@ -87,6 +87,23 @@ static inline HOSTDEV float reduce_element(const float *const *src, int k, size_
         s += src[j][i];
     return s * scale;
 }
+
+/** Floats per vector load of a GPU's reduce() (chapter 8): 16 bytes. */
+#define REDUCE_LANES 4
+
+/**
+ * The groups of REDUCE_LANES floats that a GPU's reduce() loads whole: n / REDUCE_LANES
+ * when @p dst and the @p k sources are all 16-byte aligned, else 0. Elements from
+ * REDUCE_LANES times that on are added one at a time.
+ */
+static inline HOSTDEV size_t reduce_groups(size_t n, const float *const *src, int k,
+                                           const float *dst)
+{
+    uintptr_t bits = (uintptr_t)dst;
+    for (int j = 0; j < k; j++)
+        bits |= (uintptr_t)src[j];
+    return bits % (REDUCE_LANES * sizeof(float)) ? 0 : n / REDUCE_LANES;
+}
 /** The bfloat16 nearest to @p f, ties to even; a NaN stays a NaN (chapter 10). */
 static inline HOSTDEV uint16_t bf16_from_float(float f)
 {

@@ -3,7 +3,9 @@
  * large; one-shot and two-shot give the bits of a sum in rank order computed on the host,
  * and the direct ring the bits of the channel ring; back-to-back calls of mixed
  * algorithms, with ranks delayed at random, never read a buffer too early; the CPU's reduce
- * is reduce_element() bit for bit; a silent peer is named after the timeout; a rank that
+ * is reduce_element() bit for bit; a GPU's reduce loads 16-byte groups only where every
+ * pointer is aligned, and with its single elements covers each element once; the chooser
+ * reads its device's crossovers (the CPU's table, or a GPU's: two-shot); a silent peer is named after the timeout; a rank that
  * dies ends the run; the direct strategy trains as one device with the global batch. The
  * same checks run on a GPU's twin: the device path, windows opened through IPC handles, and
  * copies and reductions that wait in a queue until the device is synced; a larger request
@@ -400,6 +402,44 @@ Test(direct, the_cpu_reduce_is_reduce_element_bit_for_bit)
     free(want);
 }
 
+/* A GPU's reduce loads 16 bytes at a time (chapter 8): reduce_groups takes the vector path
+ * only when the destination and every source are 16-byte aligned, n / 4 groups of them; and
+ * the kernel's two grid-stride loops, groups then the single elements past them, visit every
+ * element exactly once for grids of any step (here walked on the CPU, as the kernel's
+ * threads would: thread t takes groups t, t + S, ..., then elements 4 groups + t, + S, ...). */
+Test(direct, a_gpus_reduce_loads_whole_groups_only_when_aligned_and_covers_every_element)
+{
+    enum { N = 70, STEPS = 4 };
+    _Alignas(16) static float mem[4][80]; /* rows of a multiple of 16 bytes, room for off */
+    static const size_t steps[STEPS] = {1, 3, 16, 1024};
+    for (size_t n = 0; n <= N; n++)
+        for (int off = 0; off < 4; off++)
+            for (int who = 0; who <= 3; who++) { /* which pointer is off: dst, src 0..2 */
+                const float *src[3] = {mem[1], mem[2], mem[3]};
+                float *dst = mem[0];
+                if (who == 0)
+                    dst += off;
+                else
+                    src[who - 1] += off;
+                size_t groups = reduce_groups(n, src, 3, dst);
+                cr_assert(groups == (off ? 0 : n / REDUCE_LANES), "n = %zu, pointer %d "
+                          "off by %d floats: %zu groups", n, who, off, groups);
+                for (int t = 0; t < STEPS; t++) {
+                    int seen[N] = {0};
+                    for (size_t first = 0; first < steps[t]; first++) {
+                        for (size_t g = first; g < groups; g += steps[t])
+                            for (int l = 0; l < REDUCE_LANES; l++)
+                                seen[REDUCE_LANES * g + l]++;
+                        for (size_t i = REDUCE_LANES * groups + first; i < n; i += steps[t])
+                            seen[i]++;
+                    }
+                    for (size_t i = 0; i < n; i++)
+                        cr_assert(seen[i] == 1, "n = %zu, %zu groups, step %zu: element "
+                                  "%zu visited %d times", n, groups, steps[t], i, seen[i]);
+                }
+            }
+}
+
 /* A buffer from alloc_shared is where peer_buffer says, in every rank; one that is not is
  * refused by name. */
 static int window_rank(int rank, int size, void *arg, char *err)
@@ -470,6 +510,51 @@ Test(direct_gpu_twin, the_windows_are_the_devices_and_peer_buffer_finds_each_cop
 {
     char err[ERR_LEN];
     cr_assert(run_ranks(3, 0, 30, window_rank, (void *)&on_gpu_twin, 60, err) == 0, "%s", err);
+}
+
+/* The chooser reads its device's table (chapter 8, "Choosing by size"): at four ranks the
+ * CPU's takes the direct ring above 1 MiB and two-shot below; a GPU's (here its twin, of the
+ * CUDA kind) takes two-shot at every size, and never one-shot, until a GPU recording says
+ * otherwise. Every rank chooses alike, and the scratch covers either device's one-shot. */
+static int choice_rank(int rank, int size, void *arg, char *err)
+{
+    Comm *c = comm_shm_open(test_world, rank, direct_device(arg), err);
+    if (!c)
+        return -1;
+    static const size_t sizes[] = {1, 256, 16384, (1 << 20) / sizeof(float),
+                                   (1 << 20) / sizeof(float) + 1, 4 << 20};
+    float *buf = c->alloc_shared(c, (4 << 20) * sizeof(float));
+    if (!buf)
+        return error_set(err, "rank %d: no memory from alloc_shared", rank);
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        size_t bytes = sizes[k] * sizeof(float);
+        AllReduceAlgo want = arg || size < 4 || bytes <= (1 << 20) ? ALGO_TWO_SHOT
+                                                                   : ALGO_DIRECT_RING;
+        AllReduceAlgo got = all_reduce_choice(c, buf, sizes[k]);
+        if (got != want)
+            return error_set(err, "%s, %d ranks, %zu bytes: the chooser takes %s, expected %s",
+                             c->dev->kind == DEVICE_CPU ? "cpu" : "gpu twin", size, bytes,
+                             all_reduce_algo_name(got), all_reduce_algo_name(want));
+    }
+    c->close(c);
+    return 0;
+}
+
+Test(direct, the_chooser_reads_the_cpus_table, .timeout = 60)
+{
+    for (int N = 2; N <= 5; N++) {
+        char err[ERR_LEN];
+        cr_assert(run_ranks(N, 0, 30, choice_rank, NULL, 60, err) == 0, "N = %d: %s", N, err);
+    }
+}
+
+Test(direct_gpu_twin, the_chooser_reads_a_gpus_table_two_shot_everywhere, .timeout = 60)
+{
+    for (int N = 2; N <= 5; N++) {
+        char err[ERR_LEN];
+        cr_assert(run_ranks(N, 0, 30, choice_rank, (void *)&on_gpu_twin, 60, err) == 0,
+                  "N = %d: %s", N, err);
+    }
 }
 
 /* On a GPU a window is sized by the request that opens it. A later request larger than what
