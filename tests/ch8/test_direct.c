@@ -646,6 +646,8 @@ static void *twin_open_failing(const void *handle, char *err)
  * rings before the barrier, and keeps them after it, where a peer may have mapped them (a
  * first version kept everything). The other ranks come to the barrier after it only, and
  * leave without closing. */
+static volatile int *rank0_done; /* shared: rank 0 has checked what it holds */
+
 static int failed_open_rank(int rank, int size, void *arg, char *err)
 {
     int after = *(const int *)arg;
@@ -653,12 +655,17 @@ static int failed_open_rank(int rank, int size, void *arg, char *err)
     if (rank != 0) {
         if (after) /* whether it opens rank 0's rings before rank 0 has left is chance */
             comm_shm_open(test_world, rank, dev, err);
+        /* stay until rank 0 is done: its openings map this process's rings through /proc,
+         * which a process that has left no longer has */
+        for (int i = 0; i < 20000 && !*rank0_done; i++)
+            usleep(1000);
         return 0;
     }
     gpu_twin.ipc_export = twin_export_failing, gpu_twin.ipc_open = twin_open_failing;
     fail_export = after ? 0 : 2, fail_open = after ? 2 : 0;
     if (comm_shm_open(test_world, rank, dev, err))
         return error_set(err, "rank 0: the opening did not fail");
+    *rank0_done = 1;
     if (!strstr(err, "on purpose"))
         return -1;
     int own = twin_live(1), peers = twin_live(0), want = after ? size - 1 : 0;
@@ -673,8 +680,11 @@ Test(shm_gpu_twin, a_failed_opening_gives_back_what_no_peer_can_map)
 {
     static const int before = 0, after = 1;
     char err[ERR_LEN];
+    rank0_done = shared_zeroed(sizeof *rank0_done);
     cr_assert(run_ranks(3, 0, 30, failed_open_rank, (void *)&before, 60, err) == 0, "%s", err);
+    *rank0_done = 0;
     cr_assert(run_ranks(3, 0, 30, failed_open_rank, (void *)&after, 60, err) == 0, "%s", err);
+    munmap((void *)rank0_done, sizeof *rank0_done);
 }
 
 /* Rank 1 leaves without closing; rank 0's close then fails at its barrier (after the world's
