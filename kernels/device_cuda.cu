@@ -2,7 +2,7 @@
  * @file device_cuda.cu
  * @brief The CUDA device: the same table as the CPU's, on a GPU.
  */
-#line 2248 "chapters/01-mlp.nw"
+#line 2258 "chapters/01-mlp.nw"
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -12,7 +12,7 @@
 #include "mlp_kernels.h"
 #include "util.h"
 
-#line 2283 "chapters/01-mlp.nw"
+#line 2293 "chapters/01-mlp.nw"
 /** Stop with file, line and CUDA's message when @p call fails. */
 #define CUDA_CHECK(call)                                                                       \
     do {                                                                                       \
@@ -32,15 +32,36 @@
 
 static cublasHandle_t handle; /* one per process, made by device_cuda_backend_open() */
 static int ordinal;           /* the rank's GPU, which each of the rank's threads must use */
+#line 2338 "chapters/01-mlp.nw"
+/** The rank's non-blocking stream, made when the GPU is opened. */
+static cudaStream_t stream;
 
-#line 2320 "chapters/01-mlp.nw"
+/** A thread's own stream, made by bind_thread(); destroyed when the thread ends. */
+struct ThreadStream {
+    cudaStream_t s = NULL;
+    ~ThreadStream()
+    {
+        if (s)
+            cudaStreamDestroy(s); /* CUDA frees it once its queued work is done */
+    }
+};
+static thread_local ThreadStream own;
+
+/** The calling thread's stream: its own when bind_thread() made one, else the rank's. */
+static cudaStream_t my_stream(void)
+{
+    return own.s ? own.s : stream;
+}
+
+#line 2376 "chapters/01-mlp.nw"
 static long gpu_live; /* buffers from alloc() not yet released, counted atomically */
 
 static void *alloc(size_t bytes)
 {
     void *p = NULL;
     CUDA_CHECK(cudaMalloc(&p, bytes ? bytes : 1));
-    CUDA_CHECK(cudaMemset(p, 0, bytes ? bytes : 1));
+    CUDA_CHECK(cudaMemsetAsync(p, 0, bytes ? bytes : 1, my_stream()));
+    CUDA_CHECK(cudaStreamSynchronize(my_stream()));
     __atomic_add_fetch(&gpu_live, 1, __ATOMIC_RELAXED);
     return p;
 }
@@ -49,30 +70,33 @@ static void release(void *p)
 {
     if (p)
         __atomic_sub_fetch(&gpu_live, 1, __ATOMIC_RELAXED);
+    CUDA_CHECK(cudaStreamSynchronize(my_stream())); /* its last user may still be queued */
     CUDA_CHECK(cudaFree(p));
 }
-#line 2343 "chapters/01-mlp.nw"
+#line 2405 "chapters/01-mlp.nw"
 static void upload(void *dst, const void *src, size_t bytes)
 {
-    CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, my_stream()));
+    CUDA_CHECK(cudaStreamSynchronize(my_stream())); /* src may be refilled on return */
 }
 static void download(void *dst, const void *src, size_t bytes)
 {
-    CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, my_stream()));
+    CUDA_CHECK(cudaStreamSynchronize(my_stream()));
 }
 static void copy(void *dst, const void *src, size_t bytes)
 {
-    CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice));
+    CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, my_stream()));
 }
 static void zero(void *p, size_t bytes)
 {
-    CUDA_CHECK(cudaMemset(p, 0, bytes));
+    CUDA_CHECK(cudaMemsetAsync(p, 0, bytes, my_stream()));
 }
 static void sync(void)
 {
-    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaStreamSynchronize(my_stream()));
 }
-#line 1383 "chapters/01-mlp.nw"
+#line 1393 "chapters/01-mlp.nw"
 static const void *resident(const void *host, size_t bytes)
 {
     void *p = NULL;
@@ -85,16 +109,38 @@ static void release_resident(const void *p)
 {
     release((void *)p);
 }
-#line 2388 "chapters/01-mlp.nw"
+#line 2458 "chapters/01-mlp.nw"
+static long pinned; /* buffers from host_alloc() not yet freed */
+
+static void *host_alloc(size_t bytes)
+{
+    void *p = NULL;
+    CUDA_CHECK(cudaMallocHost(&p, bytes ? bytes : 1));
+    __atomic_add_fetch(&pinned, 1, __ATOMIC_RELAXED);
+    return p;
+}
+static void host_release(void *p)
+{
+    if (!p)
+        return;
+    __atomic_sub_fetch(&pinned, 1, __ATOMIC_RELAXED);
+    CUDA_CHECK(cudaFreeHost(p));
+}
+static void upload_async(void *dst, const void *src, size_t bytes)
+{
+    CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, my_stream()));
+}
+#line 2522 "chapters/01-mlp.nw"
 static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
                  const float *B, float beta, float *C)
 {
     ColMajorGemm g = colmajor_gemm(ta, tb, m, n, k, A, B);
+    CUBLAS_CHECK(cublasSetStream(handle, my_stream()));
     CUBLAS_CHECK(cublasSgemm(handle, g.transa ? CUBLAS_OP_T : CUBLAS_OP_N,
                              g.transb ? CUBLAS_OP_T : CUBLAS_OP_N, g.m, g.n, g.k, &alpha, g.a,
                              g.lda, g.b, g.ldb, &beta, C, g.ldc));
 }
-#line 2535 "chapters/01-mlp.nw"
+#line 2676 "chapters/01-mlp.nw"
 /** One thread per element: add the column's bias, then ReLU. */
 __global__ void bias_act_forward_kernel(float *y, const float *bias, int rows, int cols,
                                         bool relu)
@@ -106,11 +152,11 @@ __global__ void bias_act_forward_kernel(float *y, const float *bias, int rows, i
 
 static void bias_act_forward(float *y, const float *bias, int rows, int cols, bool relu)
 {
-    bias_act_forward_kernel<<<grid_blocks((size_t)rows * cols), KERNEL_THREADS>>>(y, bias, rows,
-                                                                                  cols, relu);
+    bias_act_forward_kernel<<<grid_blocks((size_t)rows * cols), KERNEL_THREADS, 0,
+                              my_stream()>>>(y, bias, rows, cols, relu);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2562 "chapters/01-mlp.nw"
+#line 2703 "chapters/01-mlp.nw"
 /** One thread per element: zero dy where the ReLU's output was not positive. */
 __global__ void relu_backward_kernel(float *dy, const float *y, size_t n)
 {
@@ -121,10 +167,10 @@ __global__ void relu_backward_kernel(float *dy, const float *y, size_t n)
 
 static void relu_backward(float *dy, const float *y, size_t n)
 {
-    relu_backward_kernel<<<grid_blocks(n), KERNEL_THREADS>>>(dy, y, n);
+    relu_backward_kernel<<<grid_blocks(n), KERNEL_THREADS, 0, my_stream()>>>(dy, y, n);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2584 "chapters/01-mlp.nw"
+#line 2725 "chapters/01-mlp.nw"
 /** One thread per column: sum dy down the column. */
 __global__ void bias_backward_kernel(float *dbias, const float *dy, int rows, int cols)
 {
@@ -139,10 +185,12 @@ __global__ void bias_backward_kernel(float *dbias, const float *dy, int rows, in
 
 static void bias_backward(float *dbias, const float *dy, int rows, int cols)
 {
-    bias_backward_kernel<<<grid_blocks(cols), KERNEL_THREADS>>>(dbias, dy, rows, cols);
+    bias_backward_kernel<<<grid_blocks(cols), KERNEL_THREADS, 0, my_stream()>>>(dbias, dy, rows,
+                                                                                cols);
+#line 2740 "chapters/01-mlp.nw"
     CUDA_CHECK(cudaGetLastError());
 }
-#line 1635 "chapters/01-mlp.nw"
+#line 1645 "chapters/01-mlp.nw"
 /** One thread per row: softmax_xent_row(), then add the counts atomically. */
 __global__ void softmax_xent_kernel(const float *logits, const int *labels, int rows, int cols,
                                     float *dlogits, float *stats)
@@ -160,12 +208,12 @@ __global__ void softmax_xent_kernel(const float *logits, const int *labels, int 
 static void softmax_xent(const float *logits, const int *labels, int rows, int cols,
                          float *dlogits, float *stats)
 {
-    softmax_xent_kernel<<<grid_blocks(rows), KERNEL_THREADS>>>(logits, labels, rows, cols,
-                                                               dlogits, stats);
-#line 1655 "chapters/01-mlp.nw"
+    softmax_xent_kernel<<<grid_blocks(rows), KERNEL_THREADS, 0, my_stream()>>>(
+        logits, labels, rows, cols, dlogits, stats);
+#line 1665 "chapters/01-mlp.nw"
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2659 "chapters/01-mlp.nw"
+#line 2800 "chapters/01-mlp.nw"
 /** Grid-stride y += a x. */
 __global__ void axpy_kernel(size_t n, float a, const float *x, float *y)
 {
@@ -182,20 +230,20 @@ __global__ void scale_kernel(size_t n, float a, float *x)
         x[i] *= a;
 }
 
-#line 2680 "chapters/01-mlp.nw"
+#line 2821 "chapters/01-mlp.nw"
 static void axpy(size_t n, float a, const float *x, float *y)
 {
-    axpy_kernel<<<stride_blocks(n), KERNEL_THREADS>>>(n, a, x, y);
+    axpy_kernel<<<stride_blocks(n), KERNEL_THREADS, 0, my_stream()>>>(n, a, x, y);
     CUDA_CHECK(cudaGetLastError());
 }
 
 static void scale(size_t n, float a, float *x)
 {
-    scale_kernel<<<stride_blocks(n), KERNEL_THREADS>>>(n, a, x);
+    scale_kernel<<<stride_blocks(n), KERNEL_THREADS, 0, my_stream()>>>(n, a, x);
     CUDA_CHECK(cudaGetLastError());
 }
 
-#line 2694 "chapters/01-mlp.nw"
+#line 2835 "chapters/01-mlp.nw"
 /** Grid-stride: word k of the batch from its row of the data set. */
 __global__ void gather_kernel(uint32_t *dst, const uint32_t *src, const int *rows, size_t n,
                               size_t words)
@@ -208,9 +256,9 @@ __global__ void gather_kernel(uint32_t *dst, const uint32_t *src, const int *row
 static void gather_rows(void *dst, const void *src, const int *rows, int n, size_t words)
 {
     size_t total = (size_t)n * words;
-    gather_kernel<<<stride_blocks(total), KERNEL_THREADS>>>(
+    gather_kernel<<<stride_blocks(total), KERNEL_THREADS, 0, my_stream()>>>(
         (uint32_t *)dst, (const uint32_t *)src, rows, total, words);
-#line 2709 "chapters/01-mlp.nw"
+#line 2850 "chapters/01-mlp.nw"
     CUDA_CHECK(cudaGetLastError());
 }
 
@@ -235,7 +283,7 @@ static void reduce(size_t n, const float *const *src, int k, float scale, float 
     ReduceSources s;
     for (int j = 0; j < k; j++)
         s.p[j] = src[j];
-    reduce_kernel<<<stride_blocks(n), KERNEL_THREADS>>>(n, s, k, scale, dst);
+    reduce_kernel<<<stride_blocks(n), KERNEL_THREADS, 0, my_stream()>>>(n, s, k, scale, dst);
     CUDA_CHECK(cudaGetLastError());
 }
 #line 412 "chapters/07-zero.nw"
@@ -252,7 +300,7 @@ static void adamw(size_t n, const AdamStep *a, const float *g, float *m, float *
 {
     if (n == 0)
         return;
-    adamw_kernel<<<stride_blocks(n), KERNEL_THREADS>>>(n, *a, g, m, u, p);
+    adamw_kernel<<<stride_blocks(n), KERNEL_THREADS, 0, my_stream()>>>(n, *a, g, m, u, p);
     CUDA_CHECK(cudaGetLastError());
 }
 #line 287 "chapters/10-compress.nw"
@@ -276,7 +324,7 @@ static void encode(size_t n, Dtype t, const float *x, void *out)
 {
     if (n == 0)
         return;
-    encode_kernel<<<stride_blocks(n), KERNEL_THREADS>>>(n, t, x, out);
+    encode_kernel<<<stride_blocks(n), KERNEL_THREADS, 0, my_stream()>>>(n, t, x, out);
     CUDA_CHECK(cudaGetLastError());
 }
 
@@ -284,7 +332,7 @@ static void decode(size_t n, Dtype t, const void *in, float *y, bool add)
 {
     if (n == 0)
         return;
-    decode_kernel<<<stride_blocks(n), KERNEL_THREADS>>>(n, t, in, y, add);
+    decode_kernel<<<stride_blocks(n), KERNEL_THREADS, 0, my_stream()>>>(n, t, in, y, add);
     CUDA_CHECK(cudaGetLastError());
 }
 #line 309 "chapters/10-compress.nw"
@@ -303,7 +351,7 @@ static size_t count_nonfinite(size_t n, const float *x)
 {
     unsigned long long *bad = (unsigned long long *)alloc(sizeof *bad), host = 0;
     if (n)
-        nonfinite_kernel<<<stride_blocks(n), KERNEL_THREADS>>>(n, x, bad);
+        nonfinite_kernel<<<stride_blocks(n), KERNEL_THREADS, 0, my_stream()>>>(n, x, bad);
     CUDA_CHECK(cudaGetLastError());
     download(&host, bad, sizeof host);
     release(bad);
@@ -352,7 +400,7 @@ __global__ void orthonormalize_kernel(int rows, int cols, float *a)
 #line 930 "chapters/10-compress.nw"
 static void orthonormalize(int rows, int cols, float *a)
 {
-    orthonormalize_kernel<<<1, KERNEL_THREADS>>>(rows, cols, a);
+    orthonormalize_kernel<<<1, KERNEL_THREADS, 0, my_stream()>>>(rows, cols, a);
     CUDA_CHECK(cudaGetLastError());
 }
 #line 1114 "chapters/10-compress.nw"
@@ -403,8 +451,8 @@ static void count_bytes(const void *ctx, uint32_t prefix, uint32_t mask, int shi
     const DeviceMagnitudes *v = (const DeviceMagnitudes *)ctx;
     unsigned long long host[256];
     zero(v->counters, sizeof host);
-    radix_count_kernel<<<stride_blocks(v->n), KERNEL_THREADS>>>(v->n, v->x, prefix, mask, shift,
-                                                                v->counters);
+    radix_count_kernel<<<stride_blocks(v->n), KERNEL_THREADS, 0, my_stream()>>>(
+        v->n, v->x, prefix, mask, shift, v->counters);
     CUDA_CHECK(cudaGetLastError());
     download(host, v->counters, sizeof host);
     for (int b = 0; b < 256; b++)
@@ -420,7 +468,9 @@ static void top_k(size_t n, const float *x, size_t k, IndexValue *out)
     size_t need;
     radix_select(n, k, count_bytes, &v, &t, &need);
     zero(v.counters, 2 * sizeof *v.counters);
-    radix_take_kernel<<<stride_blocks(n), KERNEL_THREADS>>>(n, x, t, need, v.counters, out);
+    radix_take_kernel<<<stride_blocks(n), KERNEL_THREADS, 0, my_stream()>>>(n, x, t, need,
+                                                                            v.counters, out);
+#line 1189 "chapters/10-compress.nw"
     CUDA_CHECK(cudaGetLastError());
     sync();
     release(v.counters);
@@ -438,17 +488,17 @@ static void scatter_add(size_t k, const IndexValue *v, float a, float *y)
 {
     if (k == 0)
         return;
-    scatter_add_kernel<<<stride_blocks(k), KERNEL_THREADS>>>(k, v, a, y);
+    scatter_add_kernel<<<stride_blocks(k), KERNEL_THREADS, 0, my_stream()>>>(k, v, a, y);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2188 "chapters/02-shm.nw"
+#line 2193 "chapters/02-shm.nw"
 static void peer_copy(void *dst, const void *src, size_t bytes)
 {
-    CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, 0));
-    CUDA_CHECK(cudaStreamSynchronize(0));
+    CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, my_stream()));
+    CUDA_CHECK(cudaStreamSynchronize(my_stream()));
 }
 
-#line 2215 "chapters/02-shm.nw"
+#line 2220 "chapters/02-shm.nw"
 static int ipc_export(void *p, void *handle, char *err)
 {
     static_assert(sizeof(cudaIpcMemHandle_t) == DEVICE_IPC_BYTES, "IPC handle size");
@@ -460,7 +510,7 @@ static int ipc_export(void *p, void *handle, char *err)
     return 0;
 }
 
-#line 2233 "chapters/02-shm.nw"
+#line 2238 "chapters/02-shm.nw"
 static long mapped; /* mappings from ipc_open() not yet closed; closing counts them */
 
 static void *ipc_open(const void *handle, char *err)
@@ -477,35 +527,40 @@ static void *ipc_open(const void *handle, char *err)
     return p;
 }
 
-#line 2198 "chapters/02-shm.nw"
+#line 2203 "chapters/02-shm.nw"
 static void ipc_close(void *p)
 {
     __atomic_sub_fetch(&mapped, 1, __ATOMIC_RELAXED);
     CUDA_CHECK(cudaIpcCloseMemHandle(p));
 }
-#line 1282 "chapters/06-production.nw"
+#line 1290 "chapters/06-production.nw"
 static void bind_thread(void)
 {
     CUDA_CHECK(cudaSetDevice(ordinal));
+    if (!own.s)
+        CUDA_CHECK(cudaStreamCreateWithFlags(&own.s, cudaStreamNonBlocking));
 }
-#line 2880 "chapters/01-mlp.nw"
+#line 3027 "chapters/01-mlp.nw"
 static int gpu_close(char *err)
 {
     CUDA_CHECK(cudaDeviceSynchronize());
     CUBLAS_CHECK(cublasDestroy(handle));
     handle = NULL;
+    CUDA_CHECK(cudaStreamDestroy(stream));
+    stream = NULL;
     long held = __atomic_load_n(&gpu_live, __ATOMIC_RELAXED);
     long maps = __atomic_load_n(&mapped, __ATOMIC_RELAXED);
-    if (held != 0 || maps != 0)
+    long pins = __atomic_load_n(&pinned, __ATOMIC_RELAXED);
+    if (held != 0 || maps != 0 || pins != 0)
         return error_set(err,
                          "cuda:%d: %ld buffer(s) from alloc() never released, "
-                         "%ld IPC mapping(s) never closed",
-                         ordinal, held, maps);
-#line 2890 "chapters/01-mlp.nw"
+                         "%ld IPC mapping(s) never closed, %ld pinned buffer(s) never freed",
+                         ordinal, held, maps, pins);
+#line 3041 "chapters/01-mlp.nw"
     return 0;
 }
 
-#line 2782 "chapters/01-mlp.nw"
+#line 2923 "chapters/01-mlp.nw"
 /* every member, in Device's order, as C++ requires */
 static Device cuda = {
     .kind = DEVICE_CUDA,
@@ -519,6 +574,9 @@ static Device cuda = {
     .copy = copy,
     .zero = zero,
     .sync = sync,
+    .host_alloc = host_alloc,
+    .host_release = host_release,
+    .upload_async = upload_async,
     .resident = resident,
     .release_resident = release_resident,
     .close = gpu_close,
@@ -545,14 +603,14 @@ static Device cuda = {
     .scatter_add = scatter_add,
 };
 
-#line 2808 "chapters/01-mlp.nw"
+#line 2950 "chapters/01-mlp.nw"
 /**
  * The backend's entry point (DEVICE_CUDA_ENTRY), found by device_cuda_open() with dlsym():
  * the CUDA device for GPU @p rank % count, or NULL with the reason in @p why.
  */
 extern "C" const Device *device_cuda_backend_open(int rank, char *why)
 {
-#line 2833 "chapters/01-mlp.nw"
+#line 2975 "chapters/01-mlp.nw"
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) {
@@ -561,21 +619,23 @@ extern "C" const Device *device_cuda_backend_open(int rank, char *why)
         cudaGetLastError(); /* clear the error so later calls do not report it */
         return NULL;
     }
-#line 2815 "chapters/01-mlp.nw"
+#line 2957 "chapters/01-mlp.nw"
     ordinal = rank % count;
     cuda.count = count;
     CUDA_CHECK(cudaSetDevice(ordinal));
-#line 2851 "chapters/01-mlp.nw"
+#line 2993 "chapters/01-mlp.nw"
     cublasStatus_t s = cublasCreate(&handle);
     if (s != CUBLAS_STATUS_SUCCESS) {
         snprintf(why, ERR_LEN, "cublasCreate failed: %s", cublasGetStatusString(s));
         return NULL;
     }
+    CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    CUBLAS_CHECK(cublasSetStream(handle, stream));
     cudaDeviceProp prop;
     CUDA_CHECK(cudaGetDeviceProperties(&prop, ordinal));
     snprintf(cuda.description, sizeof cuda.description, "cuda:%d %.100s (sm_%d%d, %.1f GiB)",
              ordinal, prop.name, prop.major, prop.minor,
              (double)prop.totalGlobalMem / (1u << 30));
-#line 2819 "chapters/01-mlp.nw"
+#line 2961 "chapters/01-mlp.nw"
     return &cuda;
 }
