@@ -2,17 +2,18 @@
  * @file device_cuda.cu
  * @brief The CUDA device: the same table as the CPU's, on a GPU.
  */
-#line 2258 "chapters/01-mlp.nw"
+#line 2259 "chapters/01-mlp.nw"
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "device.h"
 #include "mlp_kernels.h"
 #include "util.h"
 
-#line 2293 "chapters/01-mlp.nw"
+#line 2295 "chapters/01-mlp.nw"
 /** Stop with file, line and CUDA's message when @p call fails. */
 #define CUDA_CHECK(call)                                                                       \
     do {                                                                                       \
@@ -32,7 +33,7 @@
 
 static cublasHandle_t handle; /* one per process, made by device_cuda_backend_open() */
 static int ordinal;           /* the rank's GPU, which each of the rank's threads must use */
-#line 2338 "chapters/01-mlp.nw"
+#line 2340 "chapters/01-mlp.nw"
 /** The rank's non-blocking stream, made when the GPU is opened. */
 static cudaStream_t stream;
 
@@ -53,7 +54,7 @@ static cudaStream_t my_stream(void)
     return own.s ? own.s : stream;
 }
 
-#line 2376 "chapters/01-mlp.nw"
+#line 2378 "chapters/01-mlp.nw"
 static long gpu_live; /* buffers from alloc() not yet released, counted atomically */
 
 static void *alloc(size_t bytes)
@@ -73,7 +74,7 @@ static void release(void *p)
     CUDA_CHECK(cudaStreamSynchronize(my_stream())); /* its last user may still be queued */
     CUDA_CHECK(cudaFree(p));
 }
-#line 2405 "chapters/01-mlp.nw"
+#line 2407 "chapters/01-mlp.nw"
 static void upload(void *dst, const void *src, size_t bytes)
 {
     CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, my_stream()));
@@ -109,7 +110,7 @@ static void release_resident(const void *p)
 {
     release((void *)p);
 }
-#line 2458 "chapters/01-mlp.nw"
+#line 2460 "chapters/01-mlp.nw"
 static long pinned; /* buffers from host_alloc() not yet freed */
 
 static void *host_alloc(size_t bytes)
@@ -130,7 +131,7 @@ static void upload_async(void *dst, const void *src, size_t bytes)
 {
     CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, my_stream()));
 }
-#line 2522 "chapters/01-mlp.nw"
+#line 2524 "chapters/01-mlp.nw"
 static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
                  const float *B, float beta, float *C)
 {
@@ -140,7 +141,7 @@ static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float
                              g.transb ? CUBLAS_OP_T : CUBLAS_OP_N, g.m, g.n, g.k, &alpha, g.a,
                              g.lda, g.b, g.ldb, &beta, C, g.ldc));
 }
-#line 2676 "chapters/01-mlp.nw"
+#line 2679 "chapters/01-mlp.nw"
 /** One thread per element: add the column's bias, then ReLU. */
 __global__ void bias_act_forward_kernel(float *y, const float *bias, int rows, int cols,
                                         bool relu)
@@ -156,7 +157,7 @@ static void bias_act_forward(float *y, const float *bias, int rows, int cols, bo
                               my_stream()>>>(y, bias, rows, cols, relu);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2703 "chapters/01-mlp.nw"
+#line 2706 "chapters/01-mlp.nw"
 /** One thread per element: zero dy where the ReLU's output was not positive. */
 __global__ void relu_backward_kernel(float *dy, const float *y, size_t n)
 {
@@ -170,7 +171,7 @@ static void relu_backward(float *dy, const float *y, size_t n)
     relu_backward_kernel<<<grid_blocks(n), KERNEL_THREADS, 0, my_stream()>>>(dy, y, n);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2725 "chapters/01-mlp.nw"
+#line 2730 "chapters/01-mlp.nw"
 /** One thread per column: sum dy down the column. */
 __global__ void bias_backward_kernel(float *dbias, const float *dy, int rows, int cols)
 {
@@ -182,15 +183,68 @@ __global__ void bias_backward_kernel(float *dbias, const float *dy, int rows, in
         s += dy[(size_t)i * cols + j];
     dbias[j] = s;
 }
+#line 2812 "chapters/01-mlp.nw"
+/** Block (x, s): the sums of columns x * BIAS_TILE_COLS... over the rows of slice s,
+ *  into row s of @p out (cols wide). */
+__global__ void bias_tile_kernel(float *out, const float *dy, int rows, int cols)
+{
+    __shared__ float part[BIAS_TILE_LANES * BIAS_TILE_COLS];
+    size_t j = thread_index(blockIdx.x, BIAS_TILE_COLS, threadIdx.x);
+    bool mine = j < (size_t)cols;
+    part[threadIdx.y * BIAS_TILE_COLS + threadIdx.x] =
+        mine ? bias_lane_sum(dy, rows, cols, j, blockIdx.y, threadIdx.y) : 0.0f;
+    __syncthreads();
+    if (threadIdx.y == 0 && mine)
+        out[(size_t)blockIdx.y * cols + j] =
+            sum_in_order(part + threadIdx.x, BIAS_TILE_LANES, BIAS_TILE_COLS);
+}
+
+/** One thread per column: the slices' sums, in slice order. */
+__global__ void bias_slices_kernel(float *dbias, const float *part, unsigned slices, int cols)
+{
+    size_t j = thread_index(blockIdx.x, blockDim.x, threadIdx.x);
+    if (j < (size_t)cols)
+        dbias[j] = sum_in_order(part + j, slices, (size_t)cols);
+}
+#line 2842 "chapters/01-mlp.nw"
+static float *bias_part;        /* the slices' sums: bias_backward()'s own scratch */
+static size_t bias_part_floats; /* its room */
+
+/** bias_part, with room for @p floats at least. */
+static float *bias_scratch(size_t floats)
+{
+    if (floats > bias_part_floats) {
+        CUDA_CHECK(cudaStreamSynchronize(my_stream())); /* the old one's last reader */
+        CUDA_CHECK(cudaFree(bias_part));
+        CUDA_CHECK(cudaMalloc(&bias_part, floats * sizeof(float)));
+        bias_part_floats = floats;
+    }
+    return bias_part;
+}
+
+#line 2865 "chapters/01-mlp.nw"
+static bool bias_plain; /* DPS_CUDA_BIAS_PLAIN=1: the one-thread-per-column reference */
 
 static void bias_backward(float *dbias, const float *dy, int rows, int cols)
 {
-    bias_backward_kernel<<<grid_blocks(cols), KERNEL_THREADS, 0, my_stream()>>>(dbias, dy, rows,
-                                                                                cols);
-#line 2740 "chapters/01-mlp.nw"
+    if (bias_plain) {
+        bias_backward_kernel<<<grid_blocks(cols), KERNEL_THREADS, 0, my_stream()>>>(dbias, dy,
+                                                                                    rows, cols);
+        CUDA_CHECK(cudaGetLastError());
+        return;
+    }
+    unsigned slices = bias_slices(rows);
+    float *out = slices == 1 ? dbias : bias_scratch((size_t)slices * (size_t)cols);
+    dim3 grid(bias_tiles(cols), slices), block(BIAS_TILE_COLS, BIAS_TILE_LANES);
+    bias_tile_kernel<<<grid, block, 0, my_stream()>>>(out, dy, rows, cols);
     CUDA_CHECK(cudaGetLastError());
+    if (slices > 1) {
+        bias_slices_kernel<<<grid_blocks(cols), KERNEL_THREADS, 0, my_stream()>>>(dbias, out,
+                                                                                  slices, cols);
+        CUDA_CHECK(cudaGetLastError());
+    }
 }
-#line 1645 "chapters/01-mlp.nw"
+#line 1646 "chapters/01-mlp.nw"
 /** One thread per row: softmax_xent_row(), then add the counts atomically. */
 __global__ void softmax_xent_kernel(const float *logits, const int *labels, int rows, int cols,
                                     float *dlogits, float *stats)
@@ -210,10 +264,10 @@ static void softmax_xent(const float *logits, const int *labels, int rows, int c
 {
     softmax_xent_kernel<<<grid_blocks(rows), KERNEL_THREADS, 0, my_stream()>>>(
         logits, labels, rows, cols, dlogits, stats);
-#line 1665 "chapters/01-mlp.nw"
+#line 1666 "chapters/01-mlp.nw"
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2800 "chapters/01-mlp.nw"
+#line 2963 "chapters/01-mlp.nw"
 /** Grid-stride y += a x. */
 __global__ void axpy_kernel(size_t n, float a, const float *x, float *y)
 {
@@ -230,7 +284,7 @@ __global__ void scale_kernel(size_t n, float a, float *x)
         x[i] *= a;
 }
 
-#line 2821 "chapters/01-mlp.nw"
+#line 2984 "chapters/01-mlp.nw"
 static void axpy(size_t n, float a, const float *x, float *y)
 {
     axpy_kernel<<<stride_blocks(n), KERNEL_THREADS, 0, my_stream()>>>(n, a, x, y);
@@ -243,7 +297,7 @@ static void scale(size_t n, float a, float *x)
     CUDA_CHECK(cudaGetLastError());
 }
 
-#line 2835 "chapters/01-mlp.nw"
+#line 2998 "chapters/01-mlp.nw"
 /** Grid-stride: word k of the batch from its row of the data set. */
 __global__ void gather_kernel(uint32_t *dst, const uint32_t *src, const int *rows, size_t n,
                               size_t words)
@@ -258,7 +312,7 @@ static void gather_rows(void *dst, const void *src, const int *rows, int n, size
     size_t total = (size_t)n * words;
     gather_kernel<<<stride_blocks(total), KERNEL_THREADS, 0, my_stream()>>>(
         (uint32_t *)dst, (const uint32_t *)src, rows, total, words);
-#line 2850 "chapters/01-mlp.nw"
+#line 3013 "chapters/01-mlp.nw"
     CUDA_CHECK(cudaGetLastError());
 }
 
@@ -540,7 +594,7 @@ static void bind_thread(void)
     if (!own.s)
         CUDA_CHECK(cudaStreamCreateWithFlags(&own.s, cudaStreamNonBlocking));
 }
-#line 3027 "chapters/01-mlp.nw"
+#line 3204 "chapters/01-mlp.nw"
 static int gpu_close(char *err)
 {
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -548,6 +602,8 @@ static int gpu_close(char *err)
     handle = NULL;
     CUDA_CHECK(cudaStreamDestroy(stream));
     stream = NULL;
+    CUDA_CHECK(cudaFree(bias_part)); /* the bias gradient's scratch, if it was made */
+    bias_part = NULL, bias_part_floats = 0;
     long held = __atomic_load_n(&gpu_live, __ATOMIC_RELAXED);
     long maps = __atomic_load_n(&mapped, __ATOMIC_RELAXED);
     long pins = __atomic_load_n(&pinned, __ATOMIC_RELAXED);
@@ -556,11 +612,11 @@ static int gpu_close(char *err)
                          "cuda:%d: %ld buffer(s) from alloc() never released, "
                          "%ld IPC mapping(s) never closed, %ld pinned buffer(s) never freed",
                          ordinal, held, maps, pins);
-#line 3041 "chapters/01-mlp.nw"
+#line 3220 "chapters/01-mlp.nw"
     return 0;
 }
 
-#line 2923 "chapters/01-mlp.nw"
+#line 3096 "chapters/01-mlp.nw"
 /* every member, in Device's order, as C++ requires */
 static Device cuda = {
     .kind = DEVICE_CUDA,
@@ -603,14 +659,14 @@ static Device cuda = {
     .scatter_add = scatter_add,
 };
 
-#line 2950 "chapters/01-mlp.nw"
+#line 3123 "chapters/01-mlp.nw"
 /**
  * The backend's entry point (DEVICE_CUDA_ENTRY), found by device_cuda_open() with dlsym():
  * the CUDA device for GPU @p rank % count, or NULL with the reason in @p why.
  */
 extern "C" const Device *device_cuda_backend_open(int rank, char *why)
 {
-#line 2975 "chapters/01-mlp.nw"
+#line 3148 "chapters/01-mlp.nw"
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) {
@@ -619,11 +675,11 @@ extern "C" const Device *device_cuda_backend_open(int rank, char *why)
         cudaGetLastError(); /* clear the error so later calls do not report it */
         return NULL;
     }
-#line 2957 "chapters/01-mlp.nw"
+#line 3130 "chapters/01-mlp.nw"
     ordinal = rank % count;
     cuda.count = count;
     CUDA_CHECK(cudaSetDevice(ordinal));
-#line 2993 "chapters/01-mlp.nw"
+#line 3166 "chapters/01-mlp.nw"
     cublasStatus_t s = cublasCreate(&handle);
     if (s != CUBLAS_STATUS_SUCCESS) {
         snprintf(why, ERR_LEN, "cublasCreate failed: %s", cublasGetStatusString(s));
@@ -631,11 +687,13 @@ extern "C" const Device *device_cuda_backend_open(int rank, char *why)
     }
     CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     CUBLAS_CHECK(cublasSetStream(handle, stream));
+    const char *plain = getenv("DPS_CUDA_BIAS_PLAIN");
+    bias_plain = plain && strcmp(plain, "1") == 0;
     cudaDeviceProp prop;
     CUDA_CHECK(cudaGetDeviceProperties(&prop, ordinal));
     snprintf(cuda.description, sizeof cuda.description, "cuda:%d %.100s (sm_%d%d, %.1f GiB)",
              ordinal, prop.name, prop.major, prop.minor,
              (double)prop.totalGlobalMem / (1u << 30));
-#line 2961 "chapters/01-mlp.nw"
+#line 3134 "chapters/01-mlp.nw"
     return &cuda;
 }
