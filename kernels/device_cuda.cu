@@ -131,7 +131,7 @@ static void upload_async(void *dst, const void *src, size_t bytes)
 {
     CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, my_stream()));
 }
-#line 2524 "chapters/01-mlp.nw"
+#line 2530 "chapters/01-mlp.nw"
 static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
                  const float *B, float beta, float *C)
 {
@@ -141,7 +141,7 @@ static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float
                              g.transb ? CUBLAS_OP_T : CUBLAS_OP_N, g.m, g.n, g.k, &alpha, g.a,
                              g.lda, g.b, g.ldb, &beta, C, g.ldc));
 }
-#line 2679 "chapters/01-mlp.nw"
+#line 2685 "chapters/01-mlp.nw"
 /** One thread per element: add the column's bias, then ReLU. */
 __global__ void bias_act_forward_kernel(float *y, const float *bias, int rows, int cols,
                                         bool relu)
@@ -157,7 +157,7 @@ static void bias_act_forward(float *y, const float *bias, int rows, int cols, bo
                               my_stream()>>>(y, bias, rows, cols, relu);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2706 "chapters/01-mlp.nw"
+#line 2712 "chapters/01-mlp.nw"
 /** One thread per element: zero dy where the ReLU's output was not positive. */
 __global__ void relu_backward_kernel(float *dy, const float *y, size_t n)
 {
@@ -171,7 +171,7 @@ static void relu_backward(float *dy, const float *y, size_t n)
     relu_backward_kernel<<<grid_blocks(n), KERNEL_THREADS, 0, my_stream()>>>(dy, y, n);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2730 "chapters/01-mlp.nw"
+#line 2736 "chapters/01-mlp.nw"
 /** One thread per column: sum dy down the column. */
 __global__ void bias_backward_kernel(float *dbias, const float *dy, int rows, int cols)
 {
@@ -183,7 +183,7 @@ __global__ void bias_backward_kernel(float *dbias, const float *dy, int rows, in
         s += dy[(size_t)i * cols + j];
     dbias[j] = s;
 }
-#line 2812 "chapters/01-mlp.nw"
+#line 2818 "chapters/01-mlp.nw"
 /** Block (x, s): the sums of columns x * BIAS_TILE_COLS... over the rows of slice s,
  *  into row s of @p out (cols wide). */
 __global__ void bias_tile_kernel(float *out, const float *dy, int rows, int cols)
@@ -206,7 +206,7 @@ __global__ void bias_slices_kernel(float *dbias, const float *part, unsigned sli
     if (j < (size_t)cols)
         dbias[j] = sum_in_order(part + j, slices, (size_t)cols);
 }
-#line 2842 "chapters/01-mlp.nw"
+#line 2848 "chapters/01-mlp.nw"
 static float *bias_part;        /* the slices' sums: bias_backward()'s own scratch */
 static size_t bias_part_floats; /* its room */
 
@@ -222,7 +222,7 @@ static float *bias_scratch(size_t floats)
     return bias_part;
 }
 
-#line 2865 "chapters/01-mlp.nw"
+#line 2871 "chapters/01-mlp.nw"
 static bool bias_plain; /* DPS_CUDA_BIAS_PLAIN=1: the one-thread-per-column reference */
 
 static void bias_backward(float *dbias, const float *dy, int rows, int cols)
@@ -267,7 +267,7 @@ static void softmax_xent(const float *logits, const int *labels, int rows, int c
 #line 1666 "chapters/01-mlp.nw"
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2963 "chapters/01-mlp.nw"
+#line 2969 "chapters/01-mlp.nw"
 /** Grid-stride y += a x. */
 __global__ void axpy_kernel(size_t n, float a, const float *x, float *y)
 {
@@ -284,7 +284,7 @@ __global__ void scale_kernel(size_t n, float a, float *x)
         x[i] *= a;
 }
 
-#line 2984 "chapters/01-mlp.nw"
+#line 2990 "chapters/01-mlp.nw"
 static void axpy(size_t n, float a, const float *x, float *y)
 {
     axpy_kernel<<<stride_blocks(n), KERNEL_THREADS, 0, my_stream()>>>(n, a, x, y);
@@ -297,7 +297,7 @@ static void scale(size_t n, float a, float *x)
     CUDA_CHECK(cudaGetLastError());
 }
 
-#line 2998 "chapters/01-mlp.nw"
+#line 3004 "chapters/01-mlp.nw"
 /** Grid-stride: word k of the batch from its row of the data set. */
 __global__ void gather_kernel(uint32_t *dst, const uint32_t *src, const int *rows, size_t n,
                               size_t words)
@@ -312,7 +312,7 @@ static void gather_rows(void *dst, const void *src, const int *rows, int n, size
     size_t total = (size_t)n * words;
     gather_kernel<<<stride_blocks(total), KERNEL_THREADS, 0, my_stream()>>>(
         (uint32_t *)dst, (const uint32_t *)src, rows, total, words);
-#line 3013 "chapters/01-mlp.nw"
+#line 3019 "chapters/01-mlp.nw"
     CUDA_CHECK(cudaGetLastError());
 }
 
@@ -594,7 +594,7 @@ static void bind_thread(void)
     if (!own.s)
         CUDA_CHECK(cudaStreamCreateWithFlags(&own.s, cudaStreamNonBlocking));
 }
-#line 3204 "chapters/01-mlp.nw"
+#line 3210 "chapters/01-mlp.nw"
 static int gpu_close(char *err)
 {
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -612,11 +612,11 @@ static int gpu_close(char *err)
                          "cuda:%d: %ld buffer(s) from alloc() never released, "
                          "%ld IPC mapping(s) never closed, %ld pinned buffer(s) never freed",
                          ordinal, held, maps, pins);
-#line 3220 "chapters/01-mlp.nw"
+#line 3226 "chapters/01-mlp.nw"
     return 0;
 }
 
-#line 3096 "chapters/01-mlp.nw"
+#line 3102 "chapters/01-mlp.nw"
 /* every member, in Device's order, as C++ requires */
 static Device cuda = {
     .kind = DEVICE_CUDA,
@@ -659,14 +659,14 @@ static Device cuda = {
     .scatter_add = scatter_add,
 };
 
-#line 3123 "chapters/01-mlp.nw"
+#line 3129 "chapters/01-mlp.nw"
 /**
  * The backend's entry point (DEVICE_CUDA_ENTRY), found by device_cuda_open() with dlsym():
  * the CUDA device for GPU @p rank % count, or NULL with the reason in @p why.
  */
 extern "C" const Device *device_cuda_backend_open(int rank, char *why)
 {
-#line 3148 "chapters/01-mlp.nw"
+#line 3154 "chapters/01-mlp.nw"
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) {
@@ -675,11 +675,11 @@ extern "C" const Device *device_cuda_backend_open(int rank, char *why)
         cudaGetLastError(); /* clear the error so later calls do not report it */
         return NULL;
     }
-#line 3130 "chapters/01-mlp.nw"
+#line 3136 "chapters/01-mlp.nw"
     ordinal = rank % count;
     cuda.count = count;
     CUDA_CHECK(cudaSetDevice(ordinal));
-#line 3166 "chapters/01-mlp.nw"
+#line 3172 "chapters/01-mlp.nw"
     cublasStatus_t s = cublasCreate(&handle);
     if (s != CUBLAS_STATUS_SUCCESS) {
         snprintf(why, ERR_LEN, "cublasCreate failed: %s", cublasGetStatusString(s));
@@ -694,6 +694,6 @@ extern "C" const Device *device_cuda_backend_open(int rank, char *why)
     snprintf(cuda.description, sizeof cuda.description, "cuda:%d %.100s (sm_%d%d, %.1f GiB)",
              ordinal, prop.name, prop.major, prop.minor,
              (double)prop.totalGlobalMem / (1u << 30));
-#line 3134 "chapters/01-mlp.nw"
+#line 3140 "chapters/01-mlp.nw"
     return &cuda;
 }

@@ -2,7 +2,7 @@
  * @file train.c
  * @brief The training loop.
  */
-#line 3881 "chapters/01-mlp.nw"
+#line 3887 "chapters/01-mlp.nw"
 #include "train.h"
 
 #include <stdlib.h>
@@ -13,7 +13,7 @@
 #include "trace.h"
 #include "util.h"
 
-#line 3918 "chapters/01-mlp.nw"
+#line 3924 "chapters/01-mlp.nw"
 enum { STREAM_SHUFFLE = 1000 };
 
 long train_steps_per_epoch(long n_train, int batch_size, int world)
@@ -21,7 +21,7 @@ long train_steps_per_epoch(long n_train, int batch_size, int world)
     return n_train / ((long)batch_size * world);
 }
 
-#line 4335 "chapters/01-mlp.nw"
+#line 4341 "chapters/01-mlp.nw"
 static int around_layer(Strategy *s, Model *m, int l, Pass pass, bool before, char *err)
 {
     if (!s)
@@ -49,7 +49,7 @@ static void layer_pass(Model *m, int B, int l, Pass pass)
     }
 }
 
-#line 4317 "chapters/01-mlp.nw"
+#line 4323 "chapters/01-mlp.nw"
 static int forward_layers(Model *m, Strategy *s, int B, Pass pass, char *err)
 {
     for (int l = 0; l < m->n_layers; l++) {
@@ -63,7 +63,7 @@ static int forward_layers(Model *m, Strategy *s, int B, Pass pass, char *err)
     return 0;
 }
 
-#line 4275 "chapters/01-mlp.nw"
+#line 4281 "chapters/01-mlp.nw"
 int evaluate(Model *m, Strategy *s, const Dataset *d, int world, int rank, double *right,
              char *err)
 {
@@ -121,7 +121,7 @@ static int train_checkpoint(const TrainConfig *cfg, const Model *m, int world, l
     return rc;
 }
 
-#line 3936 "chapters/01-mlp.nw"
+#line 3942 "chapters/01-mlp.nw"
 void train_report_end(FILE *f, const TrainResult *res, bool quiet)
 {
     if (quiet) {
@@ -130,7 +130,7 @@ void train_report_end(FILE *f, const TrainResult *res, bool quiet)
 #line 2071 "chapters/10-compress.nw"
         if (res->last_scale > 0)
             fprintf(f, " skipped %ld", res->skipped);
-#line 3942 "chapters/01-mlp.nw"
+#line 3948 "chapters/01-mlp.nw"
         fprintf(f, "\n");
     } else {
         report_breakdown(f, &res->timers);
@@ -144,7 +144,7 @@ void train_report_end(FILE *f, const TrainResult *res, bool quiet)
         if (res->last_scale > 0)
             fprintf(f, "loss scale: %ld steps skipped (overflow), scale %g at the end\n",
                     res->skipped, (double)res->last_scale);
-#line 3947 "chapters/01-mlp.nw"
+#line 3953 "chapters/01-mlp.nw"
     }
 }
 
@@ -174,7 +174,7 @@ bool loss_scale_check(LossScale *ls, const Device *dev, float *grads, size_t n)
     return false;
 }
 
-#line 3959 "chapters/01-mlp.nw"
+#line 3965 "chapters/01-mlp.nw"
 int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Dataset *test,
               Strategy *s, TrainResult *res, char *err)
 {
@@ -183,16 +183,16 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
     const int K = cfg->accum > 1 ? cfg->accum : 1; /* micro-batches per step (chapter 7) */
     const long global = (long)b * world * K,
                steps = train_steps_per_epoch(train->n, b * K, world);
-#line 4008 "chapters/01-mlp.nw"
+#line 4014 "chapters/01-mlp.nw"
     if (steps < 1)
         return error_set(err,
                          "a global batch of %ld samples is larger than the training set "
                          "(%ld samples)",
                          global, train->n);
-#line 4011 "chapters/01-mlp.nw"
+#line 4017 "chapters/01-mlp.nw"
     if (b > m->max_batch)
         return error_set(err, "batch %d exceeds the model's buffers (%d)", b, m->max_batch);
-#line 4028 "chapters/01-mlp.nw"
+#line 4034 "chapters/01-mlp.nw"
     memset(res, 0, sizeof *res);
     res->steps = steps;
     res->dropped = train->n - steps * global;
@@ -213,7 +213,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
 #line 635 "chapters/10-compress.nw"
     LossScale ls;
     loss_scale_init(&ls, cfg->loss_scale, cfg->scale_window > 0 ? cfg->scale_window : 2000);
-#line 3971 "chapters/01-mlp.nw"
+#line 3977 "chapters/01-mlp.nw"
     int rc = 0, first = 1;
 #line 894 "chapters/A2-failure.nw"
     if (cfg->resume) {
@@ -224,15 +224,15 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
             fprintf(cfg->out, "resume: %s holds epoch %d; training epochs %d to %d\n",
                     cfg->checkpoint, cfg->resume->epoch, first, cfg->epochs);
     }
-#line 3973 "chapters/01-mlp.nw"
+#line 3979 "chapters/01-mlp.nw"
     for (int epoch = first; epoch <= cfg->epochs && rc == 0; epoch++) {
-#line 4054 "chapters/01-mlp.nw"
+#line 4060 "chapters/01-mlp.nw"
         for (long i = 0; i < train->n; i++)
             perm[i] = (int32_t)i;
         Rng r;
         train_shuffle_rng(&r, cfg, epoch, first);
         rng_shuffle(&r, perm, train->n);
-#line 4080 "chapters/01-mlp.nw"
+#line 4086 "chapters/01-mlp.nw"
         Progress bar;
         progress_begin(&bar, cfg->out ? cfg->out : stdout, cfg->quiet || !cfg->out || rank != 0,
                        epoch, cfg->epochs, steps);
@@ -242,7 +242,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
             if (cfg->phase)
                 cfg->phase("epoch %d, step %ld of %ld", epoch, step + 1, steps);
             for (int micro = 0; micro < K && rc == 0; micro++) { /* K > 1: chapter 7 */
-#line 4112 "chapters/01-mlp.nw"
+#line 4118 "chapters/01-mlp.nw"
                 const int32_t *mine = perm + step * global + ((long)micro * world + rank) * b;
                 if (dev->upload_async) /* perm is pinned: the copy is queued, not waited for */
                     dev->upload_async(rows_dev, mine, (size_t)b * sizeof *mine);
@@ -252,7 +252,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
                 dev->sync();
                 timers_add(&res->timers, "data", (t1 = now_seconds()) - t);
                 t = t1;
-#line 4148 "chapters/01-mlp.nw"
+#line 4154 "chapters/01-mlp.nw"
                 rc = forward_layers(m, s, b, PASS_FORWARD, err);
                 if (rc == 0)
                     model_loss(m, b, true);
@@ -261,7 +261,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
                     dev->scale((size_t)b * (size_t)m->width[m->n_layers], ls.scale / (float)K,
                                m->dact[m->n_layers]);
                 m->accumulate = micro > 0;
-#line 4152 "chapters/01-mlp.nw"
+#line 4158 "chapters/01-mlp.nw"
                 for (int l = m->n_layers - 1; l >= 0 && rc == 0; l--) {
                     if (around_layer(s, m, l, PASS_BACKWARD, true, err))
                         rc = -1;
@@ -270,7 +270,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
                     if (rc == 0 && micro == K - 1 && s && s->grads_ready &&
                         s->grads_ready(s, m, l, err))
                         rc = -1;
-#line 4159 "chapters/01-mlp.nw"
+#line 4165 "chapters/01-mlp.nw"
                     if (rc == 0 && around_layer(s, m, l, PASS_BACKWARD, false, err))
                         rc = -1;
                 }
@@ -278,14 +278,14 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
                 dev->sync();
                 timers_add(&res->timers, "compute", (t1 = now_seconds()) - t);
                 t = t1;
-#line 4091 "chapters/01-mlp.nw"
+#line 4097 "chapters/01-mlp.nw"
             }
-#line 4181 "chapters/01-mlp.nw"
+#line 4187 "chapters/01-mlp.nw"
             if (rc == 0 && s && s->sync_gradients && s->sync_gradients(s, m, &res->timers, err))
                 rc = -1;
 #line 640 "chapters/10-compress.nw"
             bool skip = rc == 0 && loss_scale_check(&ls, dev, m->grads, m->n_params);
-#line 4184 "chapters/01-mlp.nw"
+#line 4190 "chapters/01-mlp.nw"
             t = now_seconds();
             if (s && s->update) {
                 if (rc == 0 && s->update(s, m, &opt, &res->timers, err))
@@ -295,13 +295,13 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
                 dev->sync();
                 timers_add(&res->timers, "update", now_seconds() - t);
             }
-#line 4093 "chapters/01-mlp.nw"
+#line 4099 "chapters/01-mlp.nw"
             t = now_seconds();
             progress_update(&bar, step + 1, global);
         }
         double train_seconds = now_seconds() - epoch_start;
         progress_end(&bar);
-#line 4220 "chapters/01-mlp.nw"
+#line 4226 "chapters/01-mlp.nw"
         if (rc == 0) {
             float st[2];
             dev->download(st, m->stats, sizeof st);
@@ -332,7 +332,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
                 half_census(g, m->n_params, &e->half);
                 free(g);
             }
-#line 4241 "chapters/01-mlp.nw"
+#line 4247 "chapters/01-mlp.nw"
             if (rc == 0 && rank == 0 && cfg->out && !cfg->quiet)
                 report_epoch(cfg->out, e);
             if (rc == 0 && rank == 0 && cfg->log)
@@ -347,7 +347,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
                 rc = -1;
             timers_add(&res->timers, "checkpoint", now_seconds() - t_ck);
         }
-#line 3978 "chapters/01-mlp.nw"
+#line 3984 "chapters/01-mlp.nw"
     }
 #line 1478 "chapters/07-zero.nw"
     if (rc == 0 && s && s->unshard && s->unshard(s, m, err))
@@ -355,7 +355,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
 #line 644 "chapters/10-compress.nw"
     res->skipped = ls.skipped;
     res->last_scale = ls.on ? ls.scale : 0;
-#line 3987 "chapters/01-mlp.nw"
+#line 3993 "chapters/01-mlp.nw"
     optimizer_free(&opt);
     if (dev->host_alloc)
         dev->host_release(perm);
@@ -364,6 +364,6 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
     dev->release_resident(x_dev);
     dev->release_resident(y_dev);
     dev->release(rows_dev);
-#line 3982 "chapters/01-mlp.nw"
+#line 3988 "chapters/01-mlp.nw"
     return rc;
 }
