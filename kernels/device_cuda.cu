@@ -2,17 +2,18 @@
  * @file device_cuda.cu
  * @brief The CUDA device: the same table as the CPU's, on a GPU.
  */
-#line 2250 "chapters/01-mlp.nw"
+#line 2261 "chapters/01-mlp.nw"
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "device.h"
 #include "mlp_kernels.h"
 #include "util.h"
 
-#line 2285 "chapters/01-mlp.nw"
+#line 2297 "chapters/01-mlp.nw"
 /** Stop with file, line and CUDA's message when @p call fails. */
 #define CUDA_CHECK(call)                                                                       \
     do {                                                                                       \
@@ -32,15 +33,36 @@
 
 static cublasHandle_t handle; /* one per process, made by device_cuda_backend_open() */
 static int ordinal;           /* the rank's GPU, which each of the rank's threads must use */
+#line 2342 "chapters/01-mlp.nw"
+/** The rank's non-blocking stream, made when the GPU is opened. */
+static cudaStream_t stream;
 
-#line 2322 "chapters/01-mlp.nw"
+/** A thread's own stream, made by bind_thread(); destroyed when the thread ends. */
+struct ThreadStream {
+    cudaStream_t s = NULL;
+    ~ThreadStream()
+    {
+        if (s)
+            cudaStreamDestroy(s); /* CUDA frees it once its queued work is done */
+    }
+};
+static thread_local ThreadStream own;
+
+/** The calling thread's stream: its own when bind_thread() made one, else the rank's. */
+static cudaStream_t my_stream(void)
+{
+    return own.s ? own.s : stream;
+}
+
+#line 2380 "chapters/01-mlp.nw"
 static long gpu_live; /* buffers from alloc() not yet released, counted atomically */
 
 static void *alloc(size_t bytes)
 {
     void *p = NULL;
     CUDA_CHECK(cudaMalloc(&p, bytes ? bytes : 1));
-    CUDA_CHECK(cudaMemset(p, 0, bytes ? bytes : 1));
+    CUDA_CHECK(cudaMemsetAsync(p, 0, bytes ? bytes : 1, my_stream()));
+    CUDA_CHECK(cudaStreamSynchronize(my_stream()));
     __atomic_add_fetch(&gpu_live, 1, __ATOMIC_RELAXED);
     return p;
 }
@@ -49,30 +71,33 @@ static void release(void *p)
 {
     if (p)
         __atomic_sub_fetch(&gpu_live, 1, __ATOMIC_RELAXED);
+    CUDA_CHECK(cudaStreamSynchronize(my_stream())); /* its last user may still be queued */
     CUDA_CHECK(cudaFree(p));
 }
-#line 2345 "chapters/01-mlp.nw"
+#line 2409 "chapters/01-mlp.nw"
 static void upload(void *dst, const void *src, size_t bytes)
 {
-    CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, my_stream()));
+    CUDA_CHECK(cudaStreamSynchronize(my_stream())); /* src may be refilled on return */
 }
 static void download(void *dst, const void *src, size_t bytes)
 {
-    CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, my_stream()));
+    CUDA_CHECK(cudaStreamSynchronize(my_stream()));
 }
 static void copy(void *dst, const void *src, size_t bytes)
 {
-    CUDA_CHECK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice));
+    CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, my_stream()));
 }
 static void zero(void *p, size_t bytes)
 {
-    CUDA_CHECK(cudaMemset(p, 0, bytes));
+    CUDA_CHECK(cudaMemsetAsync(p, 0, bytes, my_stream()));
 }
 static void sync(void)
 {
-    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaStreamSynchronize(my_stream()));
 }
-#line 1384 "chapters/01-mlp.nw"
+#line 1394 "chapters/01-mlp.nw"
 static const void *resident(const void *host, size_t bytes)
 {
     void *p = NULL;
@@ -85,16 +110,38 @@ static void release_resident(const void *p)
 {
     release((void *)p);
 }
-#line 2390 "chapters/01-mlp.nw"
+#line 2462 "chapters/01-mlp.nw"
+static long pinned; /* buffers from host_alloc() not yet freed */
+
+static void *host_alloc(size_t bytes)
+{
+    void *p = NULL;
+    CUDA_CHECK(cudaMallocHost(&p, bytes ? bytes : 1));
+    __atomic_add_fetch(&pinned, 1, __ATOMIC_RELAXED);
+    return p;
+}
+static void host_release(void *p)
+{
+    if (!p)
+        return;
+    __atomic_sub_fetch(&pinned, 1, __ATOMIC_RELAXED);
+    CUDA_CHECK(cudaFreeHost(p));
+}
+static void upload_async(void *dst, const void *src, size_t bytes)
+{
+    CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, my_stream()));
+}
+#line 2532 "chapters/01-mlp.nw"
 static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
                  const float *B, float beta, float *C)
 {
     ColMajorGemm g = colmajor_gemm(ta, tb, m, n, k, A, B);
+    CUBLAS_CHECK(cublasSetStream(handle, my_stream()));
     CUBLAS_CHECK(cublasSgemm(handle, g.transa ? CUBLAS_OP_T : CUBLAS_OP_N,
                              g.transb ? CUBLAS_OP_T : CUBLAS_OP_N, g.m, g.n, g.k, &alpha, g.a,
                              g.lda, g.b, g.ldb, &beta, C, g.ldc));
 }
-#line 2537 "chapters/01-mlp.nw"
+#line 2687 "chapters/01-mlp.nw"
 /** One thread per element: add the column's bias, then ReLU. */
 __global__ void bias_act_forward_kernel(float *y, const float *bias, int rows, int cols,
                                         bool relu)
@@ -106,11 +153,11 @@ __global__ void bias_act_forward_kernel(float *y, const float *bias, int rows, i
 
 static void bias_act_forward(float *y, const float *bias, int rows, int cols, bool relu)
 {
-    bias_act_forward_kernel<<<grid_blocks((size_t)rows * cols), KERNEL_THREADS>>>(y, bias, rows,
-                                                                                  cols, relu);
+    bias_act_forward_kernel<<<grid_blocks((size_t)rows * cols), KERNEL_THREADS, 0,
+                              my_stream()>>>(y, bias, rows, cols, relu);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2564 "chapters/01-mlp.nw"
+#line 2714 "chapters/01-mlp.nw"
 /** One thread per element: zero dy where the ReLU's output was not positive. */
 __global__ void relu_backward_kernel(float *dy, const float *y, size_t n)
 {
@@ -121,10 +168,10 @@ __global__ void relu_backward_kernel(float *dy, const float *y, size_t n)
 
 static void relu_backward(float *dy, const float *y, size_t n)
 {
-    relu_backward_kernel<<<grid_blocks(n), KERNEL_THREADS>>>(dy, y, n);
+    relu_backward_kernel<<<grid_blocks(n), KERNEL_THREADS, 0, my_stream()>>>(dy, y, n);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2586 "chapters/01-mlp.nw"
+#line 2738 "chapters/01-mlp.nw"
 /** One thread per column: sum dy down the column. */
 __global__ void bias_backward_kernel(float *dbias, const float *dy, int rows, int cols)
 {
@@ -136,13 +183,68 @@ __global__ void bias_backward_kernel(float *dbias, const float *dy, int rows, in
         s += dy[(size_t)i * cols + j];
     dbias[j] = s;
 }
+#line 2820 "chapters/01-mlp.nw"
+/** Block (x, s): the sums of columns x * BIAS_TILE_COLS... over the rows of slice s,
+ *  into row s of @p out (cols wide). */
+__global__ void bias_tile_kernel(float *out, const float *dy, int rows, int cols)
+{
+    __shared__ float part[BIAS_TILE_LANES * BIAS_TILE_COLS];
+    size_t j = thread_index(blockIdx.x, BIAS_TILE_COLS, threadIdx.x);
+    bool mine = j < (size_t)cols;
+    part[threadIdx.y * BIAS_TILE_COLS + threadIdx.x] =
+        mine ? bias_lane_sum(dy, rows, cols, j, blockIdx.y, threadIdx.y) : 0.0f;
+    __syncthreads();
+    if (threadIdx.y == 0 && mine)
+        out[(size_t)blockIdx.y * cols + j] =
+            sum_in_order(part + threadIdx.x, BIAS_TILE_LANES, BIAS_TILE_COLS);
+}
+
+/** One thread per column: the slices' sums, in slice order. */
+__global__ void bias_slices_kernel(float *dbias, const float *part, unsigned slices, int cols)
+{
+    size_t j = thread_index(blockIdx.x, blockDim.x, threadIdx.x);
+    if (j < (size_t)cols)
+        dbias[j] = sum_in_order(part + j, slices, (size_t)cols);
+}
+#line 2850 "chapters/01-mlp.nw"
+static float *bias_part;        /* the slices' sums: bias_backward()'s own scratch */
+static size_t bias_part_floats; /* its room */
+
+/** bias_part, with room for @p floats at least. */
+static float *bias_scratch(size_t floats)
+{
+    if (floats > bias_part_floats) {
+        CUDA_CHECK(cudaStreamSynchronize(my_stream())); /* the old one's last reader */
+        CUDA_CHECK(cudaFree(bias_part));
+        CUDA_CHECK(cudaMalloc(&bias_part, floats * sizeof(float)));
+        bias_part_floats = floats;
+    }
+    return bias_part;
+}
+
+#line 2873 "chapters/01-mlp.nw"
+static bool bias_plain; /* DPS_CUDA_BIAS_PLAIN=1: the one-thread-per-column reference */
 
 static void bias_backward(float *dbias, const float *dy, int rows, int cols)
 {
-    bias_backward_kernel<<<grid_blocks(cols), KERNEL_THREADS>>>(dbias, dy, rows, cols);
+    if (bias_plain) {
+        bias_backward_kernel<<<grid_blocks(cols), KERNEL_THREADS, 0, my_stream()>>>(dbias, dy,
+                                                                                    rows, cols);
+        CUDA_CHECK(cudaGetLastError());
+        return;
+    }
+    unsigned slices = bias_slices(rows);
+    float *out = slices == 1 ? dbias : bias_scratch((size_t)slices * (size_t)cols);
+    dim3 grid(bias_tiles(cols), slices), block(BIAS_TILE_COLS, BIAS_TILE_LANES);
+    bias_tile_kernel<<<grid, block, 0, my_stream()>>>(out, dy, rows, cols);
     CUDA_CHECK(cudaGetLastError());
+    if (slices > 1) {
+        bias_slices_kernel<<<grid_blocks(cols), KERNEL_THREADS, 0, my_stream()>>>(dbias, out,
+                                                                                  slices, cols);
+        CUDA_CHECK(cudaGetLastError());
+    }
 }
-#line 1637 "chapters/01-mlp.nw"
+#line 1648 "chapters/01-mlp.nw"
 /** One thread per row: softmax_xent_row(), then add the counts atomically. */
 __global__ void softmax_xent_kernel(const float *logits, const int *labels, int rows, int cols,
                                     float *dlogits, float *stats)
@@ -160,12 +262,12 @@ __global__ void softmax_xent_kernel(const float *logits, const int *labels, int 
 static void softmax_xent(const float *logits, const int *labels, int rows, int cols,
                          float *dlogits, float *stats)
 {
-    softmax_xent_kernel<<<grid_blocks(rows), KERNEL_THREADS>>>(logits, labels, rows, cols,
-                                                               dlogits, stats);
-#line 1657 "chapters/01-mlp.nw"
+    softmax_xent_kernel<<<grid_blocks(rows), KERNEL_THREADS, 0, my_stream()>>>(
+        logits, labels, rows, cols, dlogits, stats);
+#line 1668 "chapters/01-mlp.nw"
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2661 "chapters/01-mlp.nw"
+#line 2971 "chapters/01-mlp.nw"
 /** Grid-stride y += a x. */
 __global__ void axpy_kernel(size_t n, float a, const float *x, float *y)
 {
@@ -182,20 +284,20 @@ __global__ void scale_kernel(size_t n, float a, float *x)
         x[i] *= a;
 }
 
-#line 2682 "chapters/01-mlp.nw"
+#line 2992 "chapters/01-mlp.nw"
 static void axpy(size_t n, float a, const float *x, float *y)
 {
-    axpy_kernel<<<stride_blocks(n), KERNEL_THREADS>>>(n, a, x, y);
+    axpy_kernel<<<stride_blocks(n), KERNEL_THREADS, 0, my_stream()>>>(n, a, x, y);
     CUDA_CHECK(cudaGetLastError());
 }
 
 static void scale(size_t n, float a, float *x)
 {
-    scale_kernel<<<stride_blocks(n), KERNEL_THREADS>>>(n, a, x);
+    scale_kernel<<<stride_blocks(n), KERNEL_THREADS, 0, my_stream()>>>(n, a, x);
     CUDA_CHECK(cudaGetLastError());
 }
 
-#line 2696 "chapters/01-mlp.nw"
+#line 3006 "chapters/01-mlp.nw"
 /** Grid-stride: word k of the batch from its row of the data set. */
 __global__ void gather_kernel(uint32_t *dst, const uint32_t *src, const int *rows, size_t n,
                               size_t words)
@@ -208,9 +310,9 @@ __global__ void gather_kernel(uint32_t *dst, const uint32_t *src, const int *row
 static void gather_rows(void *dst, const void *src, const int *rows, int n, size_t words)
 {
     size_t total = (size_t)n * words;
-    gather_kernel<<<stride_blocks(total), KERNEL_THREADS>>>(
+    gather_kernel<<<stride_blocks(total), KERNEL_THREADS, 0, my_stream()>>>(
         (uint32_t *)dst, (const uint32_t *)src, rows, total, words);
-#line 2711 "chapters/01-mlp.nw"
+#line 3021 "chapters/01-mlp.nw"
     CUDA_CHECK(cudaGetLastError());
 }
 
@@ -251,7 +353,8 @@ static void reduce(size_t n, const float *const *src, int k, float scale, float 
     for (int j = 0; j < k; j++)
         s.p[j] = src[j];
     size_t groups = reduce_groups(n, src, k, dst), items = groups + (n - REDUCE_LANES * groups);
-    reduce_kernel<<<stride_blocks(items), KERNEL_THREADS>>>(n, groups, s, k, scale, dst);
+    reduce_kernel<<<stride_blocks(items), KERNEL_THREADS, 0, my_stream()>>>(n, groups, s, k,
+                                                                            scale, dst);
     CUDA_CHECK(cudaGetLastError());
 }
 #line 412 "chapters/07-zero.nw"
@@ -268,7 +371,7 @@ static void adamw(size_t n, const AdamStep *a, const float *g, float *m, float *
 {
     if (n == 0)
         return;
-    adamw_kernel<<<stride_blocks(n), KERNEL_THREADS>>>(n, *a, g, m, u, p);
+    adamw_kernel<<<stride_blocks(n), KERNEL_THREADS, 0, my_stream()>>>(n, *a, g, m, u, p);
     CUDA_CHECK(cudaGetLastError());
 }
 #line 287 "chapters/10-compress.nw"
@@ -292,7 +395,7 @@ static void encode(size_t n, Dtype t, const float *x, void *out)
 {
     if (n == 0)
         return;
-    encode_kernel<<<stride_blocks(n), KERNEL_THREADS>>>(n, t, x, out);
+    encode_kernel<<<stride_blocks(n), KERNEL_THREADS, 0, my_stream()>>>(n, t, x, out);
     CUDA_CHECK(cudaGetLastError());
 }
 
@@ -300,7 +403,7 @@ static void decode(size_t n, Dtype t, const void *in, float *y, bool add)
 {
     if (n == 0)
         return;
-    decode_kernel<<<stride_blocks(n), KERNEL_THREADS>>>(n, t, in, y, add);
+    decode_kernel<<<stride_blocks(n), KERNEL_THREADS, 0, my_stream()>>>(n, t, in, y, add);
     CUDA_CHECK(cudaGetLastError());
 }
 #line 309 "chapters/10-compress.nw"
@@ -319,7 +422,7 @@ static size_t count_nonfinite(size_t n, const float *x)
 {
     unsigned long long *bad = (unsigned long long *)alloc(sizeof *bad), host = 0;
     if (n)
-        nonfinite_kernel<<<stride_blocks(n), KERNEL_THREADS>>>(n, x, bad);
+        nonfinite_kernel<<<stride_blocks(n), KERNEL_THREADS, 0, my_stream()>>>(n, x, bad);
     CUDA_CHECK(cudaGetLastError());
     download(&host, bad, sizeof host);
     release(bad);
@@ -368,7 +471,7 @@ __global__ void orthonormalize_kernel(int rows, int cols, float *a)
 #line 930 "chapters/10-compress.nw"
 static void orthonormalize(int rows, int cols, float *a)
 {
-    orthonormalize_kernel<<<1, KERNEL_THREADS>>>(rows, cols, a);
+    orthonormalize_kernel<<<1, KERNEL_THREADS, 0, my_stream()>>>(rows, cols, a);
     CUDA_CHECK(cudaGetLastError());
 }
 #line 1114 "chapters/10-compress.nw"
@@ -419,8 +522,8 @@ static void count_bytes(const void *ctx, uint32_t prefix, uint32_t mask, int shi
     const DeviceMagnitudes *v = (const DeviceMagnitudes *)ctx;
     unsigned long long host[256];
     zero(v->counters, sizeof host);
-    radix_count_kernel<<<stride_blocks(v->n), KERNEL_THREADS>>>(v->n, v->x, prefix, mask, shift,
-                                                                v->counters);
+    radix_count_kernel<<<stride_blocks(v->n), KERNEL_THREADS, 0, my_stream()>>>(
+        v->n, v->x, prefix, mask, shift, v->counters);
     CUDA_CHECK(cudaGetLastError());
     download(host, v->counters, sizeof host);
     for (int b = 0; b < 256; b++)
@@ -436,7 +539,9 @@ static void top_k(size_t n, const float *x, size_t k, IndexValue *out)
     size_t need;
     radix_select(n, k, count_bytes, &v, &t, &need);
     zero(v.counters, 2 * sizeof *v.counters);
-    radix_take_kernel<<<stride_blocks(n), KERNEL_THREADS>>>(n, x, t, need, v.counters, out);
+    radix_take_kernel<<<stride_blocks(n), KERNEL_THREADS, 0, my_stream()>>>(n, x, t, need,
+                                                                            v.counters, out);
+#line 1189 "chapters/10-compress.nw"
     CUDA_CHECK(cudaGetLastError());
     sync();
     release(v.counters);
@@ -454,17 +559,17 @@ static void scatter_add(size_t k, const IndexValue *v, float a, float *y)
 {
     if (k == 0)
         return;
-    scatter_add_kernel<<<stride_blocks(k), KERNEL_THREADS>>>(k, v, a, y);
+    scatter_add_kernel<<<stride_blocks(k), KERNEL_THREADS, 0, my_stream()>>>(k, v, a, y);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2188 "chapters/02-shm.nw"
+#line 2193 "chapters/02-shm.nw"
 static void peer_copy(void *dst, const void *src, size_t bytes)
 {
-    CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, 0));
-    CUDA_CHECK(cudaStreamSynchronize(0));
+    CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, my_stream()));
+    CUDA_CHECK(cudaStreamSynchronize(my_stream()));
 }
 
-#line 2215 "chapters/02-shm.nw"
+#line 2220 "chapters/02-shm.nw"
 static int ipc_export(void *p, void *handle, char *err)
 {
     static_assert(sizeof(cudaIpcMemHandle_t) == DEVICE_IPC_BYTES, "IPC handle size");
@@ -476,7 +581,7 @@ static int ipc_export(void *p, void *handle, char *err)
     return 0;
 }
 
-#line 2233 "chapters/02-shm.nw"
+#line 2238 "chapters/02-shm.nw"
 static long mapped; /* mappings from ipc_open() not yet closed; closing counts them */
 
 static void *ipc_open(const void *handle, char *err)
@@ -493,35 +598,42 @@ static void *ipc_open(const void *handle, char *err)
     return p;
 }
 
-#line 2198 "chapters/02-shm.nw"
+#line 2203 "chapters/02-shm.nw"
 static void ipc_close(void *p)
 {
     __atomic_sub_fetch(&mapped, 1, __ATOMIC_RELAXED);
     CUDA_CHECK(cudaIpcCloseMemHandle(p));
 }
-#line 1282 "chapters/06-production.nw"
+#line 1290 "chapters/06-production.nw"
 static void bind_thread(void)
 {
     CUDA_CHECK(cudaSetDevice(ordinal));
+    if (!own.s)
+        CUDA_CHECK(cudaStreamCreateWithFlags(&own.s, cudaStreamNonBlocking));
 }
-#line 2882 "chapters/01-mlp.nw"
+#line 3212 "chapters/01-mlp.nw"
 static int gpu_close(char *err)
 {
     CUDA_CHECK(cudaDeviceSynchronize());
     CUBLAS_CHECK(cublasDestroy(handle));
     handle = NULL;
+    CUDA_CHECK(cudaStreamDestroy(stream));
+    stream = NULL;
+    CUDA_CHECK(cudaFree(bias_part)); /* the bias gradient's scratch, if it was made */
+    bias_part = NULL, bias_part_floats = 0;
     long held = __atomic_load_n(&gpu_live, __ATOMIC_RELAXED);
     long maps = __atomic_load_n(&mapped, __ATOMIC_RELAXED);
-    if (held != 0 || maps != 0)
+    long pins = __atomic_load_n(&pinned, __ATOMIC_RELAXED);
+    if (held != 0 || maps != 0 || pins != 0)
         return error_set(err,
                          "cuda:%d: %ld buffer(s) from alloc() never released, "
-                         "%ld IPC mapping(s) never closed",
-                         ordinal, held, maps);
-#line 2892 "chapters/01-mlp.nw"
+                         "%ld IPC mapping(s) never closed, %ld pinned buffer(s) never freed",
+                         ordinal, held, maps, pins);
+#line 3228 "chapters/01-mlp.nw"
     return 0;
 }
 
-#line 2784 "chapters/01-mlp.nw"
+#line 3104 "chapters/01-mlp.nw"
 /* every member, in Device's order, as C++ requires */
 static Device cuda = {
     .kind = DEVICE_CUDA,
@@ -535,6 +647,9 @@ static Device cuda = {
     .copy = copy,
     .zero = zero,
     .sync = sync,
+    .host_alloc = host_alloc,
+    .host_release = host_release,
+    .upload_async = upload_async,
     .resident = resident,
     .release_resident = release_resident,
     .close = gpu_close,
@@ -561,14 +676,14 @@ static Device cuda = {
     .scatter_add = scatter_add,
 };
 
-#line 2810 "chapters/01-mlp.nw"
+#line 3131 "chapters/01-mlp.nw"
 /**
  * The backend's entry point (DEVICE_CUDA_ENTRY), found by device_cuda_open() with dlsym():
  * the CUDA device for GPU @p rank % count, or NULL with the reason in @p why.
  */
 extern "C" const Device *device_cuda_backend_open(int rank, char *why)
 {
-#line 2835 "chapters/01-mlp.nw"
+#line 3156 "chapters/01-mlp.nw"
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) {
@@ -577,21 +692,25 @@ extern "C" const Device *device_cuda_backend_open(int rank, char *why)
         cudaGetLastError(); /* clear the error so later calls do not report it */
         return NULL;
     }
-#line 2817 "chapters/01-mlp.nw"
+#line 3138 "chapters/01-mlp.nw"
     ordinal = rank % count;
     cuda.count = count;
     CUDA_CHECK(cudaSetDevice(ordinal));
-#line 2853 "chapters/01-mlp.nw"
+#line 3174 "chapters/01-mlp.nw"
     cublasStatus_t s = cublasCreate(&handle);
     if (s != CUBLAS_STATUS_SUCCESS) {
         snprintf(why, ERR_LEN, "cublasCreate failed: %s", cublasGetStatusString(s));
         return NULL;
     }
+    CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    CUBLAS_CHECK(cublasSetStream(handle, stream));
+    const char *plain = getenv("DPS_CUDA_BIAS_PLAIN");
+    bias_plain = plain && strcmp(plain, "1") == 0;
     cudaDeviceProp prop;
     CUDA_CHECK(cudaGetDeviceProperties(&prop, ordinal));
     snprintf(cuda.description, sizeof cuda.description, "cuda:%d %.100s (sm_%d%d, %.1f GiB)",
              ordinal, prop.name, prop.major, prop.minor,
              (double)prop.totalGlobalMem / (1u << 30));
-#line 2821 "chapters/01-mlp.nw"
+#line 3142 "chapters/01-mlp.nw"
     return &cuda;
 }

@@ -2,7 +2,7 @@
  * @file measure.c
  * @brief The ping-pong of one size (chapter 2) and the collectives under test (chapter 4).
  */
-#line 3405 "chapters/02-shm.nw"
+#line 3410 "chapters/02-shm.nw"
 #include "measure.h"
 
 #include <math.h>
@@ -16,7 +16,7 @@
 #include "star.h"
 #include "util.h"
 
-#line 3427 "chapters/02-shm.nw"
+#line 3432 "chapters/02-shm.nw"
 static unsigned char pattern(size_t i, size_t size)
 {
     return (unsigned char)((i * 2654435761u + size * 40503u) >> 7);
@@ -31,21 +31,21 @@ static void fill(const Device *dev, unsigned char *host, void *buf, size_t size)
 
 static long count_wrong(const Device *dev, unsigned char *host, const void *buf, size_t size)
 {
-#line 3442 "chapters/02-shm.nw"
+#line 3447 "chapters/02-shm.nw"
     dev->download(host, buf, size);
     long wrong = 0;
     for (size_t i = 0; i < size; i++)
         wrong += host[i] != pattern(i, size);
     return wrong;
 }
-#line 3489 "chapters/02-shm.nw"
+#line 3494 "chapters/02-shm.nw"
 int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, void *sbuf,
                   void *rbuf, double *times, PingRow *row, char *err)
 {
     const Device *dev = c->dev;
     int me = c->rank, peer = 1 - me;
     row->wrong = 0;
-#line 3508 "chapters/02-shm.nw"
+#line 3513 "chapters/02-shm.nw"
     if (tm->check) {
         launch_phase("checking %zu B", size);
         if (me == 0) {
@@ -57,7 +57,7 @@ int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, v
             return -1;
         }
     }
-#line 3531 "chapters/02-shm.nw"
+#line 3536 "chapters/02-shm.nw"
     launch_phase("pingpong %zu B", size);
     for (int i = -tm->warmup; i < tm->iters; i++) {
         double t0 = now_seconds();
@@ -68,7 +68,7 @@ int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, v
             times[i] = (now_seconds() - t0) / 2;
     }
     row->oneway = median(times, tm->iters);
-#line 3555 "chapters/02-shm.nw"
+#line 3560 "chapters/02-shm.nw"
     launch_phase("sendrecv %zu B", size);
     for (int i = -tm->warmup; i < tm->iters; i++) {
         double t0 = now_seconds();
@@ -78,7 +78,7 @@ int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, v
             times[i] = now_seconds() - t0;
     }
     row->both = median(times, tm->iters);
-#line 3498 "chapters/02-shm.nw"
+#line 3503 "chapters/02-shm.nw"
     return 0;
 }
 #line 374 "chapters/05-ag.nw"
@@ -162,7 +162,7 @@ static long wrong_memcpy(int r, int size, const float *x, size_t count)
     return wrong;
 }
 
-#line 1320 "chapters/08-direct.nw"
+#line 1321 "chapters/08-direct.nw"
 static int run_one_shot(Comm *c, float *buf, size_t count, float *scratch, char *err)
 {
     return direct_one_shot(c, buf, count, scratch, 1.0f, err); /* scratch: a whole vector */

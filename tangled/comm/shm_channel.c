@@ -3,7 +3,7 @@
  * @brief The shared-memory transport: the futex, a channel's rings, the doorbells and the
  *        barrier (chapters 2, 8).
  */
-#line 2597 "chapters/02-shm.nw"
+#line 2602 "chapters/02-shm.nw"
 #include "shm_internal.h"
 
 #include <limits.h>
@@ -17,7 +17,7 @@
 #include "launch.h"
 #include "util.h"
 
-#line 2623 "chapters/02-shm.nw"
+#line 2628 "chapters/02-shm.nw"
 #if defined(__x86_64__) || defined(__i386__)
 /** Tell the core we are spinning (x86 PAUSE). */
 #define cpu_relax() __builtin_ia32_pause()

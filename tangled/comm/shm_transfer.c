@@ -3,7 +3,7 @@
  * @brief The shared-memory transport: messages through the channels (send, recv, sendrecv,
  *        sendrecv2) (chapter 2).
  */
-#line 2641 "chapters/02-shm.nw"
+#line 2646 "chapters/02-shm.nw"
 #include "shm_internal.h"
 
 #include <string.h>

@@ -3,7 +3,7 @@
  * @brief The shared-memory transport: the world, laid out and mapped before the fork,
  *        unmapped after the ranks (chapters 2, 8).
  */
-#line 2574 "chapters/02-shm.nw"
+#line 2579 "chapters/02-shm.nw"
 #include "shm_internal.h"
 
 #include <errno.h>

@@ -48,8 +48,16 @@ typedef struct Device {
     void (*copy)(void *dst, const void *src, size_t bytes);
     /** Set @p bytes of device memory to zero. */
     void (*zero)(void *p, size_t bytes);
-    /** Wait until all queued work has finished. */
+    /** Wait until all work the calling thread queued has finished. */
     void (*sync)(void);
+    /** Optional (NULL on the CPU): @p bytes of page-locked host memory, which upload_async()
+     *  copies from directly; fatal on failure. */
+    void *(*host_alloc)(size_t bytes);
+    /** Free memory from host_alloc(). */
+    void (*host_release)(void *p);
+    /** Optional (NULL on the CPU): queue a copy of host @p src, from host_alloc(), to device
+     *  @p dst, and return at once: @p src must stay unchanged until this thread's next sync(). */
+    void (*upload_async)(void *dst, const void *src, size_t bytes);
     /**
      * The device's own copy of @p bytes of host data that it will only read, made once: the
      * host's bytes themselves where the device reads host memory (the CPU). Give it back with

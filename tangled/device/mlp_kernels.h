@@ -298,5 +298,40 @@ static inline HOSTDEV size_t gather_source(size_t k, size_t words, const int *ro
 {
     return (size_t)rows[k / words] * words + k % words;
 }
+/** A block of the bias gradient: BIAS_TILE_COLS x BIAS_TILE_LANES threads, one tile of
+ *  BIAS_TILE_COLS columns by BIAS_SLICE_ROWS rows (one slice). */
+enum { BIAS_TILE_COLS = 32, BIAS_TILE_LANES = 8, BIAS_SLICE_ROWS = 64 };
+
+/** Blocks across @p cols columns (the grid's width): one a tile, at least one. */
+static inline HOSTDEV unsigned bias_tiles(int cols)
+{
+    return cols <= BIAS_TILE_COLS ? 1u : (unsigned)((cols - 1) / BIAS_TILE_COLS + 1);
+}
+
+/** Slices of BIAS_SLICE_ROWS that cover @p rows rows (the grid's height): at least one. */
+static inline HOSTDEV unsigned bias_slices(int rows)
+{
+    return rows <= BIAS_SLICE_ROWS ? 1u : (unsigned)((rows - 1) / BIAS_SLICE_ROWS + 1);
+}
+/** Lane @p lane's part of column @p j in slice @p s: rows s * BIAS_SLICE_ROWS + lane,
+ *  + BIAS_TILE_LANES, ..., below the slice's end and @p rows, added in that order. */
+static inline HOSTDEV float bias_lane_sum(const float *dy, int rows, int cols, size_t j,
+                                          unsigned s, unsigned lane)
+{
+    long end = ((long)s + 1) * BIAS_SLICE_ROWS < rows ? ((long)s + 1) * BIAS_SLICE_ROWS : rows;
+    float sum = 0.0f;
+    for (long i = (long)s * BIAS_SLICE_ROWS + lane; i < end; i += BIAS_TILE_LANES)
+        sum += dy[(size_t)i * (size_t)cols + j];
+    return sum;
+}
+
+/** v[0] + v[stride] + ... + v[(n - 1) stride], in that order: lanes, then slices. */
+static inline HOSTDEV float sum_in_order(const float *v, unsigned n, size_t stride)
+{
+    float sum = 0.0f;
+    for (unsigned k = 0; k < n; k++)
+        sum += v[(size_t)k * stride];
+    return sum;
+}
 
 #endif

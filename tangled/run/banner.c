@@ -2,7 +2,7 @@
  * @file banner.c
  * @brief The run layer: the banner of a training run (chapters 3, 7, 8).
  */
-#line 3321 "chapters/02-shm.nw"
+#line 3326 "chapters/02-shm.nw"
 #include "run.h"
 
 #include "report.h"
@@ -75,7 +75,7 @@ void train_banner(FILE *f, const Options *o, const Model *m, const Dataset *trai
         fprintf(f, "  accum    %d micro-batches of %d per %s and step, synced once\n", o->accum,
                 o->batch_size, each);
 }
-#line 2985 "chapters/02-shm.nw"
+#line 2990 "chapters/02-shm.nw"
 bool run_gpu_sharing(const Rank *r, char *line, size_t len)
 {
     char pipe[ERR_LEN];

@@ -2,7 +2,7 @@
  * @file finish.c
  * @brief The run layer: compare the replicas, report, release the run (chapters 2, 3).
  */
-#line 3336 "chapters/02-shm.nw"
+#line 3341 "chapters/02-shm.nw"
 #include "run.h"
 
 #include <errno.h>
@@ -35,7 +35,7 @@ int run_report(const Rank *r, const Strategy *s, const Model *m, const TrainResu
         r->run->strategy->report(s, stdout);
     return 0;
 }
-#line 3033 "chapters/02-shm.nw"
+#line 3038 "chapters/02-shm.nw"
 int run_finish(Run *run)
 {
     char err[ERR_LEN];
@@ -48,7 +48,7 @@ int run_finish(Run *run)
     if (run->o.trace && (trace_write(run->o.trace, err) ||
                          (run->trace_owner && trace_close(run->o.trace, err))))
         run_fail(run, err);
-#line 3042 "chapters/02-shm.nw"
+#line 3047 "chapters/02-shm.nw"
     data_free(&run->train);
     data_free(&run->test);
     checkpoint_free(&run->resume);

@@ -2,7 +2,7 @@
  * @file ranks.c
  * @brief The run layer: parse, decide how the ranks run, start them (chapters 2, 6, 8).
  */
-#line 3261 "chapters/02-shm.nw"
+#line 3266 "chapters/02-shm.nw"
 #include "run.h"
 
 #include <sched.h>
@@ -17,7 +17,7 @@
 #include "trace.h"
 #include "util.h"
 
-#line 2890 "chapters/02-shm.nw"
+#line 2895 "chapters/02-shm.nw"
 int run_parse(Run *run, int argc, char **argv, unsigned accepted, const char *summary,
               const char *examples)
 {
@@ -40,7 +40,7 @@ int run_parse(Run *run, int argc, char **argv, unsigned accepted, const char *su
     return RUN_GO;
 }
 
-#line 2869 "chapters/02-shm.nw"
+#line 2874 "chapters/02-shm.nw"
 int run_start(Run *run, bool mpi)
 {
     run->ranks = run->o.n_gpus;
@@ -68,7 +68,7 @@ int run_start(Run *run, bool mpi)
         run->ranks = size;
         mpi_windows_timeout(run->o.timeout); /* chapter 9: a host's ranks wait this long */
     }
-#line 2877 "chapters/02-shm.nw"
+#line 2882 "chapters/02-shm.nw"
     return RUN_GO;
 }
 #line 616 "chapters/08-direct.nw"
@@ -94,7 +94,7 @@ static void bind_to_core(int rank, int size)
     sched_setaffinity(0, sizeof mine, &mine);
 }
 
-#line 2931 "chapters/02-shm.nw"
+#line 2936 "chapters/02-shm.nw"
 /** The prelude of every rank, then the program's body. */
 static int rank_main(int rank, int size, void *arg, char *err)
 {
@@ -119,7 +119,7 @@ static int rank_main(int rank, int size, void *arg, char *err)
     launch_phase("closing the device");
     return device_close(r.dev, err);
 }
-#line 3007 "chapters/02-shm.nw"
+#line 3012 "chapters/02-shm.nw"
 int run_ranks(Run *run, int (*body)(Rank *r, char *err))
 {
     char err[ERR_LEN];
@@ -137,7 +137,7 @@ int run_ranks(Run *run, int (*body)(Rank *r, char *err))
         }
         return 0;
     }
-#line 3013 "chapters/02-shm.nw"
+#line 3018 "chapters/02-shm.nw"
     if (!(run->w = shm_world_create(run->ranks, 0, run->o.timeout, err)))
         return run_fail(run, err);
     int rc = launch(run->ranks, rank_main, run, 0, err);

@@ -6,7 +6,9 @@
 #include <pthread.h>
 #include <sys/stat.h>
 
+#include "data.h"
 #include "helpers.h"
+#include "train.h"
 
 Test(device_close, every_open_has_its_close)
 {
@@ -52,6 +54,31 @@ Test(device_close, a_backend_is_opened_once_and_released_by_its_last_close)
     cr_assert(device_open_count() == 0);
     const Device *c = device_backend_open(TWIN_BACKEND, TWIN_ENTRY, TWIN_WHAT, 0, why);
     cr_assert(c && device_close(c, err) == 0 && closes() == 2, "reopened, it was not closed");
+}
+
+/* The training loop on a device with pinned memory and a queued upload (the twin has
+ * CUDA's, checked): the permutation comes from host_alloc() and goes back by host_release()
+ * (the close fails on one never freed), and no step changes the upload's source before its
+ * sync (the twin stops the process). */
+Test(device_close, the_loop_frees_its_pinned_memory_and_waits_for_its_upload)
+{
+    char why[ERR_LEN], err[ERR_LEN];
+    const Device *d = device_backend_open(TWIN_BACKEND, TWIN_ENTRY, TWIN_WHAT, 0, why);
+    cr_assert(d, "%s (build it: make %s)", why, TWIN_BACKEND);
+    cr_assert(d->host_alloc && d->upload_async, "the twin lost its pinned upload");
+    Dataset tr, te;
+    cr_assert(data_load("synthetic", 640, 1, &tr, &te, err) == 0, "%s", err);
+    Model m;
+    int hidden[] = {16};
+    cr_assert(model_init(&m, d, tr.features, hidden, 1, tr.classes, 64, 1, err) == 0, "%s",
+              err);
+    TrainConfig cfg = {.batch_size = 64, .epochs = 2, .lr = 0.05f, .seed = 1, .quiet = true};
+    TrainResult res;
+    cr_assert(train_run(&cfg, &m, &tr, &te, NULL, &res, err) == 0, "%s", err);
+    model_free(&m);
+    data_free(&tr);
+    data_free(&te);
+    cr_assert(device_close(d, err) == 0, "%s", err);
 }
 
 /* A process that holds a GPU (the tests' twin of CUDA, opened as CUDA is) counts the GPUs from

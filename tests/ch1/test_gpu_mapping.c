@@ -3,7 +3,8 @@
  * row-major gemm_plain gives; every kernel's launch geometry and index mapping
  * (grid_blocks, thread_index, element_column, stride_blocks, grid_stride, gather_source) is
  * walked on the CPU, thread by thread, or checked by arithmetic where the grid is too large
- * to walk. */
+ * to walk; and the bias gradient's tiles (bias_tiles, bias_slices, bias_lane_sum,
+ * sum_in_order) are walked through both passes and compared with the CPU's column sums. */
 #include <criterion/criterion.h>
 #include <stdint.h>
 
@@ -322,5 +323,128 @@ Test(gpu_mapping, the_gather_kernel_copies_the_rows_the_cpu_copies)
                           j, cpu[(size_t)i * words + j], gpu[(size_t)i * words + j], want);
             }
         free(set), free(cpu), free(gpu);
+    }
+}
+
+/* ------------------------------------------------ the bias gradient in tiles, walked */
+
+/* The CUDA bias_backward's two passes, run on the CPU block by block and thread by thread
+ * with the functions its kernels call: bias_tile_kernel on a grid of bias_tiles(cols) x
+ * bias_slices(rows) blocks of BIAS_TILE_COLS x BIAS_TILE_LANES threads, then, for more than
+ * one slice, bias_slices_kernel on grid_blocks(cols) blocks of T. */
+static void bias_tiles_on_the_cpu(float *dbias, const float *dy, int rows, int cols)
+{
+    unsigned tiles = bias_tiles(cols), slices = bias_slices(rows);
+    float *out = slices == 1 ? dbias : xcalloc((size_t)slices * (size_t)cols + 1, sizeof *out);
+    float part[BIAS_TILE_LANES * BIAS_TILE_COLS];
+    for (unsigned s = 0; s < slices; s++)
+        for (unsigned x = 0; x < tiles; x++) {
+            for (unsigned ty = 0; ty < BIAS_TILE_LANES; ty++)
+                for (unsigned tx = 0; tx < BIAS_TILE_COLS; tx++) {
+                    size_t j = thread_index(x, BIAS_TILE_COLS, tx);
+                    part[ty * BIAS_TILE_COLS + tx] =
+                        j < (size_t)cols ? bias_lane_sum(dy, rows, cols, j, s, ty) : 0.0f;
+                }
+            for (unsigned tx = 0; tx < BIAS_TILE_COLS; tx++) { /* __syncthreads, lane 0 */
+                size_t j = thread_index(x, BIAS_TILE_COLS, tx);
+                if (j < (size_t)cols)
+                    out[(size_t)s * cols + j] =
+                        sum_in_order(part + tx, BIAS_TILE_LANES, BIAS_TILE_COLS);
+            }
+        }
+    if (slices == 1)
+        return;
+    for (unsigned b = 0; b < grid_blocks((size_t)cols); b++)
+        for (unsigned t = 0; t < T; t++) {
+            size_t j = thread_index(b, T, t);
+            if (j < (size_t)cols)
+                dbias[j] = sum_in_order(out + j, slices, (size_t)cols);
+        }
+    free(out);
+}
+
+/* Batches around a slice (64 rows) and a lane (8), the default batch, a large one; widths
+ * around a tile (32 columns), the book's layers. */
+static const int bias_rows[] = {0, 1, 7, 8, 9, 63, 64, 65, 127, 128, 129, 200, 1024};
+static const int bias_cols[] = {1, 10, 31, 32, 33, 65, 128};
+
+/* Every element of dy is added exactly once into its own column, and nothing past the
+ * matrix is read (it holds NaN) or written (dbias[cols] keeps its mark): with row r0 all
+ * ones and every other row zero, each column's sum is exactly 1, for every r0. */
+Test(gpu_mapping, bias_tiles_add_each_element_once)
+{
+    for (size_t a = 0; a < sizeof bias_rows / sizeof bias_rows[0]; a++)
+        for (size_t c = 0; c < sizeof bias_cols / sizeof bias_cols[0]; c++) {
+            int rows = bias_rows[a], cols = bias_cols[c];
+            size_t n = (size_t)rows * cols, pad = (size_t)BIAS_SLICE_ROWS * cols;
+            float *dy = xcalloc(n + pad, sizeof *dy), *dbias = xcalloc(cols + 1, sizeof *dbias);
+            for (size_t i = n; i < n + pad; i++)
+                dy[i] = NAN;
+            for (int r0 = 0; r0 < (rows ? rows : 1); r0++) {
+                for (int j = 0; j < cols && rows; j++)
+                    dy[(size_t)r0 * cols + j] = 1.0f;
+                dbias[cols] = 42.0f;
+                bias_tiles_on_the_cpu(dbias, dy, rows, cols);
+                for (int j = 0; j < cols; j++)
+                    cr_assert(dbias[j] == (rows ? 1.0f : 0.0f),
+                              "rows=%d cols=%d: row %d counted %g times in column %d", rows,
+                              cols, r0, dbias[j], j);
+                cr_assert(dbias[cols] == 42.0f, "rows=%d cols=%d: wrote past the gradient",
+                          rows, cols);
+                for (int j = 0; j < cols && rows; j++)
+                    dy[(size_t)r0 * cols + j] = 0.0f;
+            }
+            free(dy), free(dbias);
+        }
+}
+
+/* Against the CPU device's column sums (row after row, the plain kernel's order): to the bit
+ * for small integers, where every order is exact; within the chapter's bound, 2 (rows - 1)
+ * 2^-24 sum_i |dy_ij|, for uniform floats, where the order shows in the last bits. */
+Test(gpu_mapping, bias_tiles_sum_the_columns_the_cpu_sums)
+{
+    Rng g;
+    rng_seed(&g, 7, 2);
+    for (size_t a = 0; a < sizeof bias_rows / sizeof bias_rows[0]; a++)
+        for (size_t c = 0; c < sizeof bias_cols / sizeof bias_cols[0]; c++)
+            for (int exact = 0; exact < 2; exact++) {
+                int rows = bias_rows[a], cols = bias_cols[c];
+                size_t n = (size_t)rows * cols;
+                float *dy = xcalloc(n + 1, sizeof *dy), *want = xcalloc(cols, sizeof *want);
+                float *got = xcalloc(cols, sizeof *got);
+                for (size_t i = 0; i < n; i++)
+                    dy[i] = exact ? (float)((int)rng_below(&g, 9) - 4)
+                                  : 2.0f * rng_uniform(&g) - 1.0f;
+                device_cpu()->bias_backward(want, dy, rows, cols);
+                bias_tiles_on_the_cpu(got, dy, rows, cols);
+                for (int j = 0; j < cols; j++) {
+                    double mass = 0;
+                    for (int i = 0; i < rows; i++)
+                        mass += fabs(dy[(size_t)i * cols + j]);
+                    double bound = exact ? 0 : 2.0 * (rows > 1 ? rows - 1 : 0) * 0x1p-24 * mass;
+                    cr_assert(fabs((double)got[j] - want[j]) <= bound,
+                              "rows=%d cols=%d %s: column %d is %.9g in tiles, %.9g summed "
+                              "down (bound %.3g)",
+                              rows, cols, exact ? "integers" : "floats", j, got[j], want[j],
+                              bound);
+                }
+                free(dy), free(want), free(got);
+            }
+}
+
+/* The grid's arithmetic: tiles and slices round up, never give 0, and do not overflow. */
+Test(gpu_mapping, bias_tiles_and_slices_cover_the_matrix)
+{
+    static const int ns[] = {0, 1, 31, 32, 33, 63, 64, 65, 4096, 2147483647};
+    for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++) {
+        long n = ns[k];
+        unsigned t = bias_tiles((int)n), s = bias_slices((int)n);
+        cr_assert(t >= 1 && s >= 1, "n=%ld: a grid of no blocks", n);
+        cr_assert((long)t * BIAS_TILE_COLS >= n &&
+                      (n <= BIAS_TILE_COLS || (long)(t - 1) * BIAS_TILE_COLS < n),
+                  "n=%ld: %u tiles", n, t);
+        cr_assert((long)s * BIAS_SLICE_ROWS >= n &&
+                      (n <= BIAS_SLICE_ROWS || (long)(s - 1) * BIAS_SLICE_ROWS < n),
+                  "n=%ld: %u slices", n, s);
     }
 }
