@@ -7,7 +7,8 @@
 # 8's choices measured against copies built without them; samples/s per strategy at N = 1,
 # 2, 4; ./mlp beside PyTorch and ./train beside DDP; the timelines of chapters 6 and 7; and
 # appendix B's fault trials; chapter 9's test hosts and chapter 10's gradient compression beside
-# DDP's hooks, and its census of the gradient against half's range. BENCH_PARTS="collectives
+# DDP's hooks, and its census of the gradient against half's range; chapter 11's tensor
+# parallelism and grid beside data parallelism. BENCH_PARTS="collectives
 # train" records only those parts (the list is ALL_PARTS below), so that one table can be
 # recorded again alone; BENCH_OUT=DIR writes the files elsewhere.
 set -u
@@ -22,7 +23,7 @@ ITERS=${BENCH_ITERS:-20}
 # Debian's python3-torch belongs to Debian's python, which a pyenv or venv may shadow
 PY=/usr/bin/python3; [ -x "$PY" ] || PY=python3
 MAX=${BENCH_MAX:-256M}
-ALL_PARTS="accuracy spread single startup pingpong ps allreduce collectives programs overlap zero stages ablations crossovers train mlp ddp timelines faults hosts compress compress_model compress_noise half_range gpu"
+ALL_PARTS="accuracy spread single startup pingpong ps allreduce collectives programs overlap zero stages ablations crossovers train mlp ddp timelines faults hosts compress compress_model compress_noise half_range tensor gpu"
 PARTS=${BENCH_PARTS:-$ALL_PARTS}
 
 # Chapter 1's spread: ./mlp's and ./ring's last epoch in every build variant of
@@ -984,6 +985,50 @@ part_half_range() {
         END { printf "%s/max", k; for (i = 9; i <= 14; i++) printf ",%.6g", m[i]; print "" }' "$dir/log"
     done; } > "$out/half_range.csv"
   echo "bench: half_range"; sed 1d "$out/half_range.csv" | show
+  rm -rf "$dir"
+}
+
+# Chapter 11: the heavy shape (784-1024-1024-10) at 4 ranks with one global batch of 256,
+# three ways: data parallelism (the ring, 64 a rank), the grid (2 rows of 2, 128 a row) and
+# tensor parallelism (1 row of 4, 256), beside one device (./train --strategy single, 256);
+# ms per step (median of the epochs after the first, medians of 3 alternating rounds),
+# rank 0's state (the log), and the bytes a step sends from rank 0 along its row and down
+# its column (the report). Then, as root, on 2 test hosts x 2 ranks at 1 Gbit/s: the ring,
+# the grid with its rows within a host (mpirun's default placement) and with its rows
+# across the hosts (--map-by node).
+tensor_case() { # NAME N ARGS...: one run into $dir/NAME.{log,out}, its row appended to $dir/NAME
+  local name=$1; shift
+  "$@" --hidden 1024,1024 --train_size 8192 --epochs 3 --device cpu --log "$dir/$name.log" \
+    > "$dir/$name.out" 2>&1 || { echo "bench: tensor: $name failed: $(tail -1 "$dir/$name.out")"; status=1; return; }
+  echo "$(compress_step_ms "$dir/$name.log") $(tail -1 "$dir/$name.log" | cut -d, -f8) $(awk '/^tensor: a step sends/ { print $8, $20, $35 }' "$dir/$name.out")" >> "$dir/$name"
+}
+tensor_row() { # NAME: "NAME,ms,state,row,col,ring" from the rounds' medians
+  [ -s "$dir/$1" ] && echo "$1,$(for c in 1 2 3 4 5; do awk -v c=$c '{ print ($c == "" ? 0 : $c) }' "$dir/$1" | median; done | paste -sd,)"
+}
+part_tensor() {
+  local dir round
+  dir=$(mktemp -d)
+  { printf '# machine: %s; --hidden 1024,1024 --train_size 8192 --epochs 3, global batch 256; ms_per_step: median of the epochs after the first, median of 3 alternating rounds; state_bytes: rank 0 (parameters and gradients, sgd); row_bytes, col_bytes: what a step sends from rank 0 along its row (activations) and down its column (gradients), and ring_bytes what the ring on all 4 ranks would send (the tensor rows only); hosts/...: 2 test hosts x 2 ranks at 1 Gbit/s, mpirun\n' "$machine"
+    echo "case,ms_per_step,state_bytes,row_bytes,col_bytes,ring_bytes"
+    for round in 1 2 3; do
+      tensor_case one ./train --strategy single --batch_size 256
+      tensor_case dp ./train --strategy ring --n_gpus 4 --batch_size 64
+      tensor_case grid ./train --strategy tensor --n_gpus 4 --tp 2 --batch_size 128
+      tensor_case tensor ./train --strategy tensor --n_gpus 4 --batch_size 256
+    done
+    for name in one dp grid tensor; do tensor_row $name; done
+    if [ "$(id -u)" = 0 ] && hosts_sh up 2 1gbit >/dev/null 2>&1; then
+      for round in 1 2 3; do
+        tensor_case hosts_dp hosts_sh run 2 ./train --transport mpi --strategy ring --batch_size 64
+        tensor_case hosts_grid_rows_within hosts_sh run 2 ./train --transport mpi --strategy tensor --tp 2 --batch_size 128
+        tensor_case hosts_grid_rows_across hosts_sh run 2 --map-by node ./train --transport mpi --strategy tensor --tp 2 --batch_size 128
+      done
+      hosts_sh down >/dev/null 2>&1
+      for name in hosts_dp hosts_grid_rows_within hosts_grid_rows_across; do tensor_row $name | sed 's|^hosts_|hosts/|'; done
+    else
+      hosts_sh down >/dev/null 2>&1
+    fi; } > "$out/tensor.csv"
+  echo "bench: tensor"; sed 1d "$out/tensor.csv" | show
   rm -rf "$dir"
 }
 

@@ -2,7 +2,7 @@
  * @file device_cuda.cu
  * @brief The CUDA device: the same table as the CPU's, on a GPU.
  */
-#line 2261 "chapters/01-mlp.nw"
+#line 2260 "chapters/01-mlp.nw"
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -13,7 +13,7 @@
 #include "mlp_kernels.h"
 #include "util.h"
 
-#line 2297 "chapters/01-mlp.nw"
+#line 2296 "chapters/01-mlp.nw"
 /** Stop with file, line and CUDA's message when @p call fails. */
 #define CUDA_CHECK(call)                                                                       \
     do {                                                                                       \
@@ -33,7 +33,7 @@
 
 static cublasHandle_t handle; /* one per process, made by device_cuda_backend_open() */
 static int ordinal;           /* the rank's GPU, which each of the rank's threads must use */
-#line 2342 "chapters/01-mlp.nw"
+#line 2341 "chapters/01-mlp.nw"
 /** The rank's non-blocking stream, made when the GPU is opened. */
 static cudaStream_t stream;
 
@@ -54,7 +54,7 @@ static cudaStream_t my_stream(void)
     return own.s ? own.s : stream;
 }
 
-#line 2380 "chapters/01-mlp.nw"
+#line 2379 "chapters/01-mlp.nw"
 static long gpu_live; /* buffers from alloc() not yet released, counted atomically */
 
 static void *alloc(size_t bytes)
@@ -74,7 +74,7 @@ static void release(void *p)
     CUDA_CHECK(cudaStreamSynchronize(my_stream())); /* its last user may still be queued */
     CUDA_CHECK(cudaFree(p));
 }
-#line 2409 "chapters/01-mlp.nw"
+#line 2408 "chapters/01-mlp.nw"
 static void upload(void *dst, const void *src, size_t bytes)
 {
     CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, my_stream()));
@@ -110,7 +110,7 @@ static void release_resident(const void *p)
 {
     release((void *)p);
 }
-#line 2462 "chapters/01-mlp.nw"
+#line 2461 "chapters/01-mlp.nw"
 static long pinned; /* buffers from host_alloc() not yet freed */
 
 static void *host_alloc(size_t bytes)
@@ -131,7 +131,7 @@ static void upload_async(void *dst, const void *src, size_t bytes)
 {
     CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, my_stream()));
 }
-#line 2532 "chapters/01-mlp.nw"
+#line 2531 "chapters/01-mlp.nw"
 static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
                  const float *B, float beta, float *C)
 {
@@ -141,7 +141,7 @@ static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float
                              g.transb ? CUBLAS_OP_T : CUBLAS_OP_N, g.m, g.n, g.k, &alpha, g.a,
                              g.lda, g.b, g.ldb, &beta, C, g.ldc));
 }
-#line 2687 "chapters/01-mlp.nw"
+#line 2686 "chapters/01-mlp.nw"
 /** One thread per element: add the column's bias, then ReLU. */
 __global__ void bias_act_forward_kernel(float *y, const float *bias, int rows, int cols,
                                         bool relu)
@@ -153,8 +153,9 @@ __global__ void bias_act_forward_kernel(float *y, const float *bias, int rows, i
 
 static void bias_act_forward(float *y, const float *bias, int rows, int cols, bool relu)
 {
-    bias_act_forward_kernel<<<grid_blocks((size_t)rows * cols), KERNEL_THREADS, 0,
-                              my_stream()>>>(y, bias, rows, cols, relu);
+    unsigned blocks = grid_blocks((size_t)rows * cols);
+    bias_act_forward_kernel<<<blocks, KERNEL_THREADS, 0, my_stream()>>>(y, bias, rows, cols,
+                                                                        relu);
     CUDA_CHECK(cudaGetLastError());
 }
 #line 2714 "chapters/01-mlp.nw"
@@ -183,7 +184,7 @@ __global__ void bias_backward_kernel(float *dbias, const float *dy, int rows, in
         s += dy[(size_t)i * cols + j];
     dbias[j] = s;
 }
-#line 2820 "chapters/01-mlp.nw"
+#line 2822 "chapters/01-mlp.nw"
 /** Block (x, s): the sums of columns x * BIAS_TILE_COLS... over the rows of slice s,
  *  into row s of @p out (cols wide). */
 __global__ void bias_tile_kernel(float *out, const float *dy, int rows, int cols)
@@ -206,7 +207,7 @@ __global__ void bias_slices_kernel(float *dbias, const float *part, unsigned sli
     if (j < (size_t)cols)
         dbias[j] = sum_in_order(part + j, slices, (size_t)cols);
 }
-#line 2850 "chapters/01-mlp.nw"
+#line 2852 "chapters/01-mlp.nw"
 static float *bias_part;        /* the slices' sums: bias_backward()'s own scratch */
 static size_t bias_part_floats; /* its room */
 
@@ -222,7 +223,7 @@ static float *bias_scratch(size_t floats)
     return bias_part;
 }
 
-#line 2873 "chapters/01-mlp.nw"
+#line 2875 "chapters/01-mlp.nw"
 static bool bias_plain; /* DPS_CUDA_BIAS_PLAIN=1: the one-thread-per-column reference */
 
 static void bias_backward(float *dbias, const float *dy, int rows, int cols)
@@ -264,10 +265,9 @@ static void softmax_xent(const float *logits, const int *labels, int rows, int c
 {
     softmax_xent_kernel<<<grid_blocks(rows), KERNEL_THREADS, 0, my_stream()>>>(
         logits, labels, rows, cols, dlogits, stats);
-#line 1668 "chapters/01-mlp.nw"
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2971 "chapters/01-mlp.nw"
+#line 2973 "chapters/01-mlp.nw"
 /** Grid-stride y += a x. */
 __global__ void axpy_kernel(size_t n, float a, const float *x, float *y)
 {
@@ -284,7 +284,7 @@ __global__ void scale_kernel(size_t n, float a, float *x)
         x[i] *= a;
 }
 
-#line 2992 "chapters/01-mlp.nw"
+#line 2994 "chapters/01-mlp.nw"
 static void axpy(size_t n, float a, const float *x, float *y)
 {
     axpy_kernel<<<stride_blocks(n), KERNEL_THREADS, 0, my_stream()>>>(n, a, x, y);
@@ -297,7 +297,7 @@ static void scale(size_t n, float a, float *x)
     CUDA_CHECK(cudaGetLastError());
 }
 
-#line 3006 "chapters/01-mlp.nw"
+#line 3008 "chapters/01-mlp.nw"
 /** Grid-stride: word k of the batch from its row of the data set. */
 __global__ void gather_kernel(uint32_t *dst, const uint32_t *src, const int *rows, size_t n,
                               size_t words)
@@ -312,7 +312,7 @@ static void gather_rows(void *dst, const void *src, const int *rows, int n, size
     size_t total = (size_t)n * words;
     gather_kernel<<<stride_blocks(total), KERNEL_THREADS, 0, my_stream()>>>(
         (uint32_t *)dst, (const uint32_t *)src, rows, total, words);
-#line 3021 "chapters/01-mlp.nw"
+#line 3023 "chapters/01-mlp.nw"
     CUDA_CHECK(cudaGetLastError());
 }
 
@@ -541,7 +541,6 @@ static void top_k(size_t n, const float *x, size_t k, IndexValue *out)
     zero(v.counters, 2 * sizeof *v.counters);
     radix_take_kernel<<<stride_blocks(n), KERNEL_THREADS, 0, my_stream()>>>(n, x, t, need,
                                                                             v.counters, out);
-#line 1189 "chapters/10-compress.nw"
     CUDA_CHECK(cudaGetLastError());
     sync();
     release(v.counters);
@@ -611,7 +610,7 @@ static void bind_thread(void)
     if (!own.s)
         CUDA_CHECK(cudaStreamCreateWithFlags(&own.s, cudaStreamNonBlocking));
 }
-#line 3212 "chapters/01-mlp.nw"
+#line 3214 "chapters/01-mlp.nw"
 static int gpu_close(char *err)
 {
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -629,11 +628,11 @@ static int gpu_close(char *err)
                          "cuda:%d: %ld buffer(s) from alloc() never released, "
                          "%ld IPC mapping(s) never closed, %ld pinned buffer(s) never freed",
                          ordinal, held, maps, pins);
-#line 3228 "chapters/01-mlp.nw"
+#line 3230 "chapters/01-mlp.nw"
     return 0;
 }
 
-#line 3104 "chapters/01-mlp.nw"
+#line 3106 "chapters/01-mlp.nw"
 /* every member, in Device's order, as C++ requires */
 static Device cuda = {
     .kind = DEVICE_CUDA,
@@ -676,14 +675,14 @@ static Device cuda = {
     .scatter_add = scatter_add,
 };
 
-#line 3131 "chapters/01-mlp.nw"
+#line 3133 "chapters/01-mlp.nw"
 /**
  * The backend's entry point (DEVICE_CUDA_ENTRY), found by device_cuda_open() with dlsym():
  * the CUDA device for GPU @p rank % count, or NULL with the reason in @p why.
  */
 extern "C" const Device *device_cuda_backend_open(int rank, char *why)
 {
-#line 3156 "chapters/01-mlp.nw"
+#line 3158 "chapters/01-mlp.nw"
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) {
@@ -692,11 +691,11 @@ extern "C" const Device *device_cuda_backend_open(int rank, char *why)
         cudaGetLastError(); /* clear the error so later calls do not report it */
         return NULL;
     }
-#line 3138 "chapters/01-mlp.nw"
+#line 3140 "chapters/01-mlp.nw"
     ordinal = rank % count;
     cuda.count = count;
     CUDA_CHECK(cudaSetDevice(ordinal));
-#line 3174 "chapters/01-mlp.nw"
+#line 3176 "chapters/01-mlp.nw"
     cublasStatus_t s = cublasCreate(&handle);
     if (s != CUBLAS_STATUS_SUCCESS) {
         snprintf(why, ERR_LEN, "cublasCreate failed: %s", cublasGetStatusString(s));
@@ -711,6 +710,6 @@ extern "C" const Device *device_cuda_backend_open(int rank, char *why)
     snprintf(cuda.description, sizeof cuda.description, "cuda:%d %.100s (sm_%d%d, %.1f GiB)",
              ordinal, prop.name, prop.major, prop.minor,
              (double)prop.totalGlobalMem / (1u << 30));
-#line 3142 "chapters/01-mlp.nw"
+#line 3144 "chapters/01-mlp.nw"
     return &cuda;
 }

@@ -19,6 +19,7 @@
 #   gpu_copy_SUFFIX.csv       a device-to-device copy and a peer read through CUDA IPC
 #   gpu_floors_SUFFIX.csv     a kernel launch and its wait, an event's wait, CUDA's start
 #   allreduce_n2_SUFFIX.csv, allreduce_n4_SUFFIX.csv   ./allreduce_bench, with MPS
+#   gpu_kernels_SUFFIX.csv    Nsight Compute's time of a few kernels, ours and PyTorch's
 set -euo pipefail
 dir=${1:?usage: scripts/import_gpu_run.sh LOGDIR SUFFIX}
 sfx=${2:?usage: scripts/import_gpu_run.sh LOGDIR SUFFIX}
@@ -149,4 +150,21 @@ for n in 2 4; do
         awk '$1 ~ /^[0-9]+$/ && NF >= 16 { print $1 "," $2 "," $3 "," $4 "," $5 "," $8 "," $9 "," $14 "," $15 "," $16 }' "$f"
     } > "$out/allreduce_n${n}_$sfx.csv"
 done
+# kernels: Nsight Compute's times of ./mlp's and PyTorch's kernels at the 4096 shape
+# (ncu-mlp-vs-torch-4096.txt): microseconds each, for the bias gradient (ours, and PyTorch's
+# column reduction) and the ReLU's backward.
+f=$dir/ncu-mlp-vs-torch-4096.txt
+if [ -f "$f" ]; then
+    {
+        echo "$machine; ncu, gpu__time_duration, ./mlp --device cuda --hidden 4096,4096 --batch_size 1024 and PyTorch eager at the same shape; from $(basename "$f")"
+        echo "kernel,us_each"
+        awk '/ us each / { for (i = 1; i < NF; i++) if ($i == "each") { k = $(i + 1); if (k == "void") k = $(i + 2); break }
+               us = $(i - 2) }
+             k ~ /^bias_backward_kernel/ && !b++ { print "ours/bias_backward," us }
+             k ~ /^relu_backward_kernel/ && !r++ { print "ours/relu_backward," us }
+             k ~ /^native::reduce_kernel/ && !t++ { print "torch/reduce," us }' "$f"
+    } > "$out/gpu_kernels_$sfx.csv"
+else
+    echo "import_gpu_run: no $f: gpu_kernels_$sfx.csv not written" >&2
+fi
 echo "import_gpu_run: $(ls "$out"/*_"$sfx".csv | wc -l) files in $out from $dir"

@@ -142,38 +142,38 @@ void model_forward(Model *m, int B)
     for (int l = 0; l < m->n_layers; l++)
         model_forward_layer(m, B, l);
 }
-#line 1682 "chapters/01-mlp.nw"
+#line 1681 "chapters/01-mlp.nw"
 void model_loss(Model *m, int B, bool backprop)
 {
     int L = m->n_layers;
     m->dev->softmax_xent(m->act[L], m->labels, B, m->width[L], backprop ? m->dact[L] : NULL,
                          m->stats);
-#line 1688 "chapters/01-mlp.nw"
+#line 1687 "chapters/01-mlp.nw"
 }
-#line 1722 "chapters/01-mlp.nw"
+#line 1721 "chapters/01-mlp.nw"
 void model_backward_layer(Model *m, int B, int l)
 {
     const Device *dev = m->dev;
     const Layer *ly = &m->layer[l];
     const float *delta = m->dact[l + 1]; /* B x out */
     float *dW = m->layer_grads[l], *dbias = dW + (ly->b - ly->w);
-#line 1759 "chapters/01-mlp.nw"
+#line 1758 "chapters/01-mlp.nw"
     dev->gemm(true, false, ly->in, ly->out, B, 1.0f, m->act[l], delta,
               m->accumulate ? 1.0f : 0.0f, dW); /* accumulate: chapter 7 */
-#line 1773 "chapters/01-mlp.nw"
+#line 1772 "chapters/01-mlp.nw"
     if (!m->accumulate) {
         dev->bias_backward(dbias, delta, B, ly->out);
     } else { /* chapter 7: the sums go to scratch, then add to the gradient */
         dev->bias_backward(m->scratch, delta, B, ly->out);
         dev->axpy((size_t)ly->out, 1.0f, m->scratch, dbias);
     }
-#line 1730 "chapters/01-mlp.nw"
+#line 1729 "chapters/01-mlp.nw"
     if (l > 0) {
-#line 1789 "chapters/01-mlp.nw"
+#line 1788 "chapters/01-mlp.nw"
         dev->gemm(false, true, B, ly->in, ly->out, 1.0f, delta, m->layer_params[l], 0.0f,
                   m->dact[l]);
         dev->relu_backward(m->dact[l], m->act[l], (size_t)B * (size_t)ly->in);
-#line 1732 "chapters/01-mlp.nw"
+#line 1731 "chapters/01-mlp.nw"
     }
 }
 
@@ -182,7 +182,7 @@ void model_backward(Model *m, int B)
     for (int l = m->n_layers - 1; l >= 0; l--)
         model_backward_layer(m, B, l);
 }
-#line 1811 "chapters/01-mlp.nw"
+#line 1810 "chapters/01-mlp.nw"
 void model_sgd_step(Model *m, float lr)
 {
     m->dev->axpy(m->n_params, -lr, m->grads, m->params);

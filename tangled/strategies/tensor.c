@@ -1,5 +1,5 @@
 /** @file tensor.c @brief Megatron's split of the MLP on a grid of ranks (chapter 11). */
-#line 470 "chapters/11-tensor.nw"
+#line 540 "chapters/11-tensor.nw"
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -10,6 +10,7 @@
 #include "report.h"
 #include "ring_strategy.h"
 #include "strategy.h"
+#include "tensor.h"
 #include "util.h"
 
 #line 144 "chapters/11-tensor.nw"
@@ -18,18 +19,21 @@ typedef struct TensorState {
     RingState col;        /**< the column: gradients' communicator, figures', scratch */
     Comm *row, *row_host; /**< the row's views, and the column's host view to close */
     Comm *col_host;
-    int T, t, D, d;                /**< ranks in a row, this one's place; rows, this one's */
-    int n_layers;                  /**< L, of the whole model */
-    int width[MAX_LAYERS + 1];     /**< the whole model's widths */
-    int lo[MAX_LAYERS + 1];        /**< this rank's share of width k: [lo[k], lo[k] + share) */
-    bool split[MAX_LAYERS + 1];    /**< width k is split across the row */
-    int max_batch;                 /**< the model's batch rows */
-    size_t whole;                  /**< the whole model's parameters */
-    float *row_scratch, *zeros;    /**< the row's all-reduce scratch; a zero bias */
-    double row_seconds, row_bytes; /**< the row's all-reduces: time, bytes this rank sent */
-    char runs[160];                /**< what the banner calls it */
+    int T, t, D, d;              /**< ranks in a row, this one's place; rows, this one's */
+    int n_layers;                /**< L, of the whole model */
+    int width[MAX_LAYERS + 1];   /**< the whole model's widths */
+    int lo[MAX_LAYERS + 1];      /**< this rank's share of width k: [lo[k], lo[k] + share) */
+    bool split[MAX_LAYERS + 1];  /**< width k is split across the row */
+    int max_batch;               /**< the model's batch rows */
+    int batch, accum;            /**< a training micro-batch's rows; micro-batches a step */
+    size_t whole;                /**< the whole model's parameters */
+    float *row_scratch, *zeros;  /**< the row's all-reduce scratch; a zero bias */
+    double row_seconds;          /**< the row's all-reduces' time */
+    double row_bytes, col_bytes; /**< bytes this rank sent in training's all-reduces */
+    long steps;                  /**< steps synced so far */
+    char runs[160];              /**< what the banner calls it */
 } TensorState;
-#line 163 "chapters/11-tensor.nw"
+#line 166 "chapters/11-tensor.nw"
 /** The view of @p parent whose members are @p n ranks from @p first, @p stride apart. */
 static Comm *grid_view(Comm *parent, int first, int stride, int n, char *err)
 {
@@ -49,7 +53,7 @@ static int open_grid(TensorState *st, const StrategyEnv *e, Comm **col, char *er
     st->col_host = *col ? grid_view(e->host, st->t, st->T, st->D, err) : NULL;
     return st->col_host ? 0 : -1;
 }
-#line 192 "chapters/11-tensor.nw"
+#line 195 "chapters/11-tensor.nw"
 static int share_of(const TensorState *st, int k)
 {
     return st->split[k] ? (int)(chunk_start((size_t)st->width[k], st->T, st->t + 1) -
@@ -66,7 +70,7 @@ static void plan_split(TensorState *st, const Model *m)
         st->lo[k] = st->split[k] ? (int)chunk_start((size_t)m->width[k], st->T, st->t) : 0;
     }
 }
-#line 219 "chapters/11-tensor.nw"
+#line 222 "chapters/11-tensor.nw"
 /** Copy layer @p l's share between @p whole (the whole model's layout, host memory) and
  * @p mine (the rank's model @p m, host memory): into mine when @p take, else out of it. */
 static void copy_share(const TensorState *st, const Model *m, int l, float *whole, float *mine,
@@ -89,7 +93,7 @@ static void copy_share(const TensorState *st, const Model *m, int l, float *whol
         take ? (mine[ly->b + j] = own_bias ? whole[b + lo + j] : 0.0f)
              : (whole[b + lo + j] = own_bias ? mine[ly->b + j] : 0.0f);
 }
-#line 249 "chapters/11-tensor.nw"
+#line 252 "chapters/11-tensor.nw"
 static int take_share(TensorState *st, Model *m, char *err)
 {
     const Device *dev = m->dev;
@@ -112,37 +116,40 @@ static int take_share(TensorState *st, Model *m, char *err)
     free(mine), free(whole);
     return rc;
 }
-#line 313 "chapters/11-tensor.nw"
-static int row_sum(TensorState *st, float *buf, size_t count, char *err)
+#line 318 "chapters/11-tensor.nw"
+static int row_sum(TensorState *st, float *buf, size_t count, Pass pass, char *err)
 {
     double t0 = now_seconds();
     if (ring_all_reduce(st->row, buf, count, st->row_scratch, 1.0f, err))
         return -1;
     st->row_seconds += now_seconds() - t0;
-    st->row_bytes += (double)ring_coded_bytes(count, st->T, st->t, DTYPE_FP32);
+    if (pass != PASS_EVAL)
+        st->row_bytes += (double)ring_coded_bytes(count, st->T, st->t, DTYPE_FP32);
     return 0;
 }
 
-#line 288 "chapters/11-tensor.nw"
+#line 291 "chapters/11-tensor.nw"
 static int tensor_after_layer(Strategy *s, Model *m, int l, Pass pass, char *err)
 {
     TensorState *st = s->state;
     const size_t rows = (size_t)m->rows;
+    if (pass == PASS_FORWARD)
+        st->batch = (int)rows;
     if (pass != PASS_BACKWARD && st->split[l]) { /* row-parallel: g */
-        if (row_sum(st, m->act[l + 1], rows * m->width[l + 1], err))
+        if (row_sum(st, m->act[l + 1], rows * m->width[l + 1], pass, err))
             return -1;
         if (m->act_later[l] && rows > 0)
             m->dev->bias_act_forward(m->act[l + 1], st->zeros, (int)rows, m->width[l + 1],
                                      true);
     } else if (pass == PASS_BACKWARD && st->split[l + 1] && l > 0) { /* column-parallel: f */
-        return row_sum(st, m->dact[l], rows * m->width[l], err);
+        return row_sum(st, m->dact[l], rows * m->width[l], pass, err);
     }
     if (pass == PASS_BACKWARD && st->split[l] && st->t != 0) /* the row's first owns b */
         m->dev->zero(m->layer_grads[l] + (m->layer[l].b - m->layer[l].w),
                      (size_t)m->layer[l].out * sizeof(float));
     return 0;
 }
-#line 332 "chapters/11-tensor.nw"
+#line 338 "chapters/11-tensor.nw"
 static int tensor_sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
 {
     TensorState *st = s->state;
@@ -150,11 +157,13 @@ static int tensor_sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
     if (ring_all_reduce(st->col.c, m->grads, m->n_params, st->col.scratch, 1.0f / (float)st->D,
                         err))
         return -1;
+    st->col_bytes += (double)ring_coded_bytes(m->n_params, st->D, st->d, DTYPE_FP32);
+    st->steps++;
     st->col.c->dev->sync();
     timers_add(t, "all-reduce", now_seconds() - t0);
     return 0;
 }
-#line 354 "chapters/11-tensor.nw"
+#line 362 "chapters/11-tensor.nw"
 static int tensor_unshard(Strategy *s, Model *m, char *err)
 {
     TensorState *st = s->state;
@@ -180,7 +189,7 @@ static int tensor_unshard(Strategy *s, Model *m, char *err)
         model_free(m), *m = all;
     return rc;
 }
-#line 433 "chapters/11-tensor.nw"
+#line 451 "chapters/11-tensor.nw"
 static void tensor_free(TensorState *st, Comm *col)
 {
     Comm *views[] = {st->row, st->row_host, col, st->col_host};
@@ -199,14 +208,28 @@ static void tensor_close(Strategy *s)
     ring_strategy_free(&st->col);
     tensor_free(st, st->col.c);
 }
-#line 386 "chapters/11-tensor.nw"
+#line 418 "chapters/11-tensor.nw"
+static void tensor_buffers(TensorState *st, Model *m, Comm *col)
+{
+    int widest = 0;
+    for (int k = 0; k <= m->n_layers; k++)
+        widest = m->width[k] > widest ? m->width[k] : widest;
+    size_t most = (size_t)m->max_batch * (size_t)widest;
+    ring_state(&st->col, col, st->col_host, chunk_max(m->n_params, st->D) + 1);
+    st->row_scratch = m->dev->alloc((chunk_max(most, st->T) + 1) * sizeof(float));
+    st->zeros = m->dev->alloc((size_t)widest * sizeof(float));
+    m->dev->zero(st->zeros, (size_t)widest * sizeof(float));
+}
+
+#line 396 "chapters/11-tensor.nw"
 static int tensor_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     Model *m = e->m;
     TensorState *st = xcalloc(1, sizeof *st);
     st->T = e->tp > 0 ? e->tp : e->c->size;
+    st->accum = e->accum > 1 ? e->accum : 1;
     Comm *col = NULL;
-#line 420 "chapters/11-tensor.nw"
+#line 438 "chapters/11-tensor.nw"
     if (st->T < 1 || e->c->size % st->T) {
         error_set(err, "--tp %d does not divide the %d ranks", st->T, e->c->size);
         return free(st), -1;
@@ -217,22 +240,15 @@ static int tensor_open(Strategy *s, const StrategyEnv *e, char *err)
                       m->width[k]);
             return free(st), -1;
         }
-#line 393 "chapters/11-tensor.nw"
+#line 404 "chapters/11-tensor.nw"
     if (open_grid(st, e, &col, err) || (plan_split(st, m), take_share(st, m, err)))
         return tensor_free(st, col), -1;
-    int widest = 0;
-    for (int k = 0; k <= m->n_layers; k++)
-        widest = m->width[k] > widest ? m->width[k] : widest;
-    size_t most = (size_t)m->max_batch * (size_t)widest;
-    ring_state(&st->col, col, st->col_host, chunk_max(m->n_params, st->D) + 1);
-    st->row_scratch = m->dev->alloc((chunk_max(most, st->T) + 1) * sizeof(float));
-    st->zeros = m->dev->alloc((size_t)widest * sizeof(float));
-    m->dev->zero(st->zeros, (size_t)widest * sizeof(float));
+    tensor_buffers(st, m, col);
     snprintf(st->runs, sizeof st->runs,
              "tensor parallel: %d row(s) of %d rank(s), the "
              "layers split along each row, the batch down each column",
              st->D, st->T);
-#line 405 "chapters/11-tensor.nw"
+#line 409 "chapters/11-tensor.nw"
     *s = (Strategy){.rank = st->d,
                     .world = st->D,
                     .mute = st->t != 0,
@@ -242,21 +258,39 @@ static int tensor_open(Strategy *s, const StrategyEnv *e, char *err)
                     .unshard = tensor_unshard,
                     .state = st,
                     .runs = st->runs};
-#line 409 "chapters/11-tensor.nw"
+#line 413 "chapters/11-tensor.nw"
     return 0;
 }
-#line 458 "chapters/11-tensor.nw"
+#line 482 "chapters/11-tensor.nw"
+size_t tensor_row_bytes(const int *width, int L, int b, int T, int t)
+{
+    size_t bytes = 0;
+    for (int l = 0; l < L && T > 1; l++) {
+        bool in_split = l % 2 == 1, out_split = l % 2 == 0 && l + 1 < L;
+        if (in_split) /* row-parallel: its partial outputs, forward */
+            bytes += ring_coded_bytes((size_t)b * width[l + 1], T, t, DTYPE_FP32);
+        if (out_split && l > 0) /* column-parallel after a pair: its input's gradient */
+            bytes += ring_coded_bytes((size_t)b * width[l], T, t, DTYPE_FP32);
+    }
+    return bytes;
+}
+#line 523 "chapters/11-tensor.nw"
 static void tensor_report(const Strategy *s, FILE *f)
 {
     const TensorState *st = s->state;
-    char b[32];
+    long k = st->steps > 0 ? st->steps : 1;
+    int N = st->T * st->D;
     fprintf(f,
-            "tensor: the row's all-reduces of activations took %.2f s (within compute), "
-            "%s sent by rank 0\n",
-            st->row_seconds, format_bytes(b, (size_t)st->row_bytes));
-#line 465 "chapters/11-tensor.nw"
+            "tensor: a step sends from rank 0 %.0f B of activations along the row "
+            "(the shape says %zu) and %.0f B of gradients down the column; the ring on all "
+            "%d ranks would send %zu B; the row's all-reduces took %.2f s (within compute)\n",
+            st->row_bytes / k,
+            st->accum * tensor_row_bytes(st->width, st->n_layers, st->batch, st->T, 0),
+            st->col_bytes / k, N, ring_coded_bytes(st->whole, N, 0, DTYPE_FP32),
+            st->row_seconds);
+#line 535 "chapters/11-tensor.nw"
 }
-#line 560 "chapters/11-tensor.nw"
+#line 668 "chapters/11-tensor.nw"
 const StrategyDef strategy_tensor = {
     .name = "tensor",
     .title = "tensor parallel: each pair of layers split along a row of ranks",

@@ -190,9 +190,32 @@ Test(tensor, the_state_and_the_banner_count_a_rank_s_share, .timeout = 60)
         char want[64];
         snprintf(want, sizeof want, "batch 64%s", rows[k] > 1 ? " per row (global 128)" : ",");
         cr_assert(strstr(r.out, want), "no '%s' in %s", want, r.out);
-        cr_assert(strstr(r.out, "tensor: the row's all-reduces"), "%s", r.out);
+        cr_assert(strstr(r.out, "tensor: a step sends from rank 0"), "%s", r.out);
         /* one rank of each row prints; the epoch line appears once */
         const char *e = strstr(r.out, "epoch 1/1");
         cr_assert(e && !strstr(e + 1, "epoch 1/1"), "%s", r.out);
     }
+}
+
+/* What a step sends, counted as it was sent, against a count by hand: 784-64-32-16-10 on a
+ * grid of 2 rows of 2, a row's batch 64. Along a row of 2 a ring all-reduce of c floats
+ * sends c floats from each rank: forward the partial outputs of layers 1 and 3 (64 x 32,
+ * 64 x 10), backward the input gradient of layer 2 (64 x 32). Down a column of 2, the
+ * rank's share, 784-32-32-8-10: 26,530 floats. */
+Test(tensor, a_step_sends_what_the_shape_says, .timeout = 60)
+{
+    Run r;
+    run_program((char *[]){"./train", "--strategy", "tensor", "--n_gpus", "4", "--tp", "2",
+                           "--hidden", "64,32,16", "--train_size", "1024", "--epochs", "1",
+                           NULL}, &r);
+    cr_assert(r.status == 0, "exit %d: %s", r.status, r.err);
+    const char *line = strstr(r.out, "tensor: a step sends from rank 0 ");
+    cr_assert(line, "no report: %s", r.out);
+    long row = 0, shape = 0, col = 0;
+    cr_assert(sscanf(line, "tensor: a step sends from rank 0 %ld B of activations along the "
+                     "row (the shape says %ld) and %ld B", &row, &shape, &col) == 3, "%s", line);
+    const long want_row = 4L * 64 * (32 + 10 + 32), want_col = 4L * 26530;
+    cr_assert(row == want_row && shape == want_row && col == want_col,
+              "row %ld (shape %ld), column %ld; by hand %ld and %ld", row, shape, col, want_row,
+              want_col);
 }
