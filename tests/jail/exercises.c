@@ -17,6 +17,7 @@
 #include "../../exercises/ch8/ch8.h"
 #include "../../exercises/ch9/ch9.h"
 #include "../../exercises/ch10/ch10.h"
+#include "../../exercises/ch11/ch11.h"
 #include "jail.h"
 
 #define IN(x)              wire_in(w, &a->x, sizeof a->x)
@@ -582,6 +583,60 @@ static void call_onebit_all_reduce(void *v, void *fn)
     a->ret = FN(onebit_all_reduce)(a->c, a->grad, a->error, a->n, a->scratch, a->err);
 }
 
+/* Chapter 11's backward of a row-parallel layer's share: every buffer in the test's memory. */
+typedef struct {
+    const float *act, *W, *delta;
+    int B, h, m;
+    bool first;
+    float *dW, *db, *dX;
+} A_row_parallel_backward;
+static void visit_row_parallel_backward(Wire *w, A_row_parallel_backward *a)
+{
+    IN(B), IN(h), IN(m), IN(first);
+    size_t B = jail_n(a->B), h = jail_n(a->h), m = jail_n(a->m);
+    BUF(act, B * h * 4, WIRE_IN);
+    BUF(W, h * m * 4, WIRE_IN);
+    BUF(delta, B * m * 4, WIRE_IN);
+    BUF(dW, h * m * 4, WIRE_BACK);
+    BUF(db, m * 4, WIRE_BACK);
+    BUF(dX, B * h * 4, WIRE_BACK);
+}
+static void call_row_parallel_backward(void *v, void *fn)
+{
+    A_row_parallel_backward *a = v;
+    FN(row_parallel_backward)(a->act, a->W, a->delta, a->B, a->h, a->m, a->first, a->dW,
+                              a->db, a->dX);
+}
+
+/* ... and the grid's gradient step: grad of count floats, scratch of chunk_max(count, D) (at
+ * most count), the norm, in the rank's own memory. */
+typedef struct {
+    Comm *c;
+    int T;
+    float *grad;
+    size_t count, bias, n_bias, shared;
+    double max_norm;
+    float *scratch;
+    double *norm;
+    char *err;
+    int ret;
+} A_grid_gradient_step;
+static void visit_grid_gradient_step(Wire *w, A_grid_gradient_step *a)
+{
+    wire_comm(w, &a->c);
+    IN(T), IN(count), IN(bias), IN(n_bias), IN(shared), IN(max_norm);
+    BUF(grad, a->count * 4, WIRE_BACK);
+    BUF(scratch, a->count * 4, WIRE_IN);
+    BUF(norm, sizeof(double), WIRE_BACK | WIRE_HOST);
+    ERR(), RESULT();
+}
+static void call_grid_gradient_step(void *v, void *fn)
+{
+    A_grid_gradient_step *a = v;
+    a->ret = FN(grid_gradient_step)(a->c, a->T, a->grad, a->count, a->bias, a->n_bias,
+                                    a->shared, a->max_norm, a->scratch, a->norm, a->err);
+}
+
 #ifndef JAIL_JUDGE
 /* In the host, the compressor that a student's onebit_all_reduce calls is the book's own
  * (exported by -rdynamic, as the tests of 10.2 supply it): 10.2 is graded apart from 10.1. */
@@ -623,6 +678,8 @@ enum {
     ID_torus_all_reduce,
     ID_onebit_compress,
     ID_onebit_all_reduce,
+    ID_row_parallel_backward,
+    ID_grid_gradient_step,
     ID_gradient_check,
     N_ENTRIES
 };
@@ -655,6 +712,8 @@ const JailEntry jail_entries[] = {
     ENTRY(torus_all_reduce),
     ENTRY(onebit_compress),
     ENTRY(onebit_all_reduce),
+    ENTRY(row_parallel_backward),
+    ENTRY(grid_gradient_step),
     ENTRY_AS(grad_check, gradient_check),
 };
 const int jail_n_entries = N_ENTRIES;
@@ -858,6 +917,23 @@ int onebit_all_reduce(Comm *c, float *grad, float *error, size_t n, void *scratc
 {
     A_onebit_all_reduce a = {c, grad, error, n, scratch, err, -1};
     jail_call(ID_onebit_all_reduce, &a);
+    return a.ret;
+}
+
+void row_parallel_backward(const float *act, const float *W, const float *delta, int B, int h,
+                           int m, bool first, float *dW, float *db, float *dX)
+{
+    A_row_parallel_backward a = {act, W, delta, B, h, m, first, dW, db, dX};
+    jail_call(ID_row_parallel_backward, &a);
+}
+
+int grid_gradient_step(Comm *c, int T, float *grad, size_t count, size_t bias, size_t n_bias,
+                       size_t shared, double max_norm, float *scratch, double *norm,
+                       char *err)
+{
+    A_grid_gradient_step a = {c, T, grad, count, bias, n_bias, shared, max_norm, scratch, norm,
+                              err, -1};
+    jail_call(ID_grid_gradient_step, &a);
     return a.ret;
 }
 #endif

@@ -1,0 +1,58 @@
+/* Chapter 11's exercises: the functions you write. See the end of chapter 11 in the book
+ * (make book) for what each must do and how it is tested. */
+#ifndef DPS_EX_CH11_H
+#define DPS_EX_CH11_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "collectives.h"
+#include "comm.h"
+#include "comm_view.h"
+#include "util.h"
+
+/* 11.1: the backward of one rank's share of a row-parallel layer, Z = sum over the row's
+ * ranks t of act_t W_t, + b. act holds B x h floats (row-major, rows of h): this rank's
+ * slice of the layer's input, after ReLU (every entry >= 0); W holds h x m (row-major):
+ * this rank's rows of the layer's weight; delta holds B x m: dL/dZ, the gradient of the
+ * layer's summed output, the same on every rank of the row. Writes
+ *   dW[k][j] = sum over b of act[b][k] * delta[b][j]                     (h x m),
+ *   db[j]    = sum over b of delta[b][j] when first, else 0              (m),
+ *   dX[b][k] = act[b][k] > 0 ? sum over j of delta[b][j] * W[k][j] : 0   (B x h),
+ * each sum's products formed and added in double, in the order of its index (b, or j), and
+ * rounded to float once. first: this rank is its row's first, the one that owns the bias.
+ * Every entry of dW, db and dX is written (a sum of nothing is 0), whatever the buffers
+ * held. B, h, m >= 0; all in the host's memory. */
+void row_parallel_backward(const float *act, const float *W, const float *delta, int B, int h,
+                           int m, bool first, float *dW, float *db, float *dX);
+
+/* 11.2: the grid's gradient step. c's N ranks stand on a grid of D = N / T rows of T ranks:
+ * rank r is in row r / T at place t = r % T (the tensor strategy's grid). grad[0..count)
+ * holds the gradient of this rank's share of the model for its row's batch;
+ * grad[bias..bias + n_bias) is a row-parallel layer's bias, which the row's first rank
+ * (t = 0) alone owns; the last `shared` floats, grad[count - shared..count), belong to
+ * layers every rank of the row holds whole (an odd L's classifier), the same on each.
+ * 1. On a rank with t != 0, grad[bias..bias + n_bias) becomes 0.
+ * 2. The column, the D ranks at place t in row order, averages grad: the book's
+ *    ring_all_reduce over a view of them (comm_view), scaled by 1.0f / D, so that every
+ *    rank of a column holds the same bits.
+ * 3. *norm, the global norm of the whole model's gradient, every parameter counted once:
+ *    each rank squares and adds, in double, in the order of i, grad[0..count - shared) and,
+ *    at t = 0 only, the shared floats too; the row's T sums are all-gathered along the row
+ *    (a view of its ranks in place order: ring_all_gather with T elements of one double)
+ *    and added in place order, in double; *norm is the square root, the same bits on every
+ *    rank of the grid.
+ * 4. When max_norm > 0 and *norm > max_norm, every float of grad is multiplied by the float
+ *    max_norm / (*norm + 1e-6), as 7.2 does; otherwise grad stays the column's average.
+ * A rank sends only to the ranks next to it in its column's ring (rows d +- 1 mod D) and its
+ * row's (places t +- 1 mod T): at most 2 (D - 1) chunk_max(count, D) floats down its column
+ * and (T - 1) doubles along its row. scratch holds chunk_max(count, D) floats; grad and
+ * scratch are in the host's memory (c->dev is the CPU). Returns 0, or -1 with err: the
+ * comm's error; before anything is sent, T < 1 or T not dividing N ("T" in err), or a
+ * layout that does not fit, shared > count or bias + n_bias > count - shared ("count" in
+ * err). */
+int grid_gradient_step(Comm *c, int T, float *grad, size_t count, size_t bias, size_t n_bias,
+                       size_t shared, double max_norm, float *scratch, double *norm,
+                       char *err);
+
+#endif
