@@ -264,7 +264,7 @@ class Guide:
                       f"| `{e.wrong}` | {', '.join(f'`{f}`' for f in e.fails)} | "
                       f"{num(e.wrong_score())} of {e.points} |\n" for e in self.wrong))
         self.rule("which wrong solutions the public tests catch",
-                  r"^\w+ of the \w+ fail a public test,[^\n]*\n(?:[^\n]+\n)*?[^\n]*shows at once\.",
+                  r"^\w+ of the \w+ fail a public test,[^\n]*\n(?:[^\n]+\n)*?[^\n]*shows\s+at\s+once\.",
                   lambda m: self.caught(m[0]))
 
         self.rule("the number of wrong solutions",
