@@ -290,7 +290,7 @@ static void tensor_report(const Strategy *s, FILE *f)
             st->row_seconds);
 #line 535 "chapters/11-tensor.nw"
 }
-#line 662 "chapters/11-tensor.nw"
+#line 690 "chapters/11-tensor.nw"
 const StrategyDef strategy_tensor = {
     .name = "tensor",
     .title = "tensor parallel: each pair of layers split along a row of ranks",
