@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 
 #include "collectives.h"
+#include "comm_mpi.h"
 #include "strategy.h"
 #include "train_setup.h"
 
@@ -218,4 +219,26 @@ Test(tensor, a_step_sends_what_the_shape_says, .timeout = 60)
     cr_assert(row == want_row && shape == want_row && col == want_col,
               "row %ld (shape %ld), column %ld; by hand %ld and %ld", row, shape, col, want_row,
               want_col);
+}
+
+/* Over MPI (mpirun's ranks, chapter 6's transport, chapter 9's views over it) the grid
+ * trains as it does forked: 2 rows of 2 end with ./mlp's loss for the global batch of 128.
+ * Skipped in a build without MPI. */
+Test(tensor, the_grid_over_mpi_trains_like_mlp, .timeout = 120)
+{
+    if (!comm_mpi_available() || system("command -v mpirun >/dev/null 2>&1") != 0)
+        cr_skip_test("no MPI in this build (NO_MPI=1 or mpicc/mpirun not found)");
+    mpirun_may_oversubscribe();
+    static Run a, b;
+    char *argv[] = {"/usr/bin/env", "mpirun", "-np", "4", "./train", "--transport", "mpi",
+                    "--strategy", "tensor", "--tp", "2", "--epochs", "2", "--train_size",
+                    "4096", "--quiet", "--device", "cpu", NULL};
+    char *mlp[] = {"./mlp", "--batch_size", "128", "--epochs", "2", "--train_size", "4096",
+                   "--quiet", "--device", "cpu", NULL};
+    run_program(argv, &a);
+    run_program(mlp, &b);
+    cr_assert(a.status == 0, "mpirun -np 4 ./train --strategy tensor --tp 2: exit %d: %s",
+              a.status, a.err);
+    double la = final_loss(a.out), lb = final_loss(b.out);
+    cr_assert(fabs(la - lb) < 1e-3, "the grid over MPI %g, mlp with batch 128 %g", la, lb);
 }
