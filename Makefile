@@ -229,7 +229,7 @@ $(LIB): $(LIB_OBJS)
 
 $(BACKEND_DIR)/libdps_cuda.so: $(patsubst kernels/%.cu,$(OBJ)/%.cu.o,$(wildcard kernels/*.cu))
 	@mkdir -p $(@D)
-	$(CC) -shared $^ -o $@ $(BACKEND_LIBS) -lcublas -lcudart -lstdc++
+	$(CC) -shared $^ -o $@ $(BACKEND_LIBS) -lcublasLt -lcublas -lcudart -lstdc++
 
 $(BACKEND_DIR)/libdps_nccl.so: tangled/comm/nccl_backend.c tangled/comm/nccl_backend.h $(BUILD)/config
 	@mkdir -p $(@D)

@@ -2,7 +2,8 @@
  * @file device_cuda.cu
  * @brief The CUDA device: the same table as the CPU's, on a GPU.
  */
-#line 2260 "chapters/01-mlp.nw"
+#line 2280 "chapters/01-mlp.nw"
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
@@ -13,7 +14,7 @@
 #include "mlp_kernels.h"
 #include "util.h"
 
-#line 2296 "chapters/01-mlp.nw"
+#line 2318 "chapters/01-mlp.nw"
 /** Stop with file, line and CUDA's message when @p call fails. */
 #define CUDA_CHECK(call)                                                                       \
     do {                                                                                       \
@@ -33,7 +34,7 @@
 
 static cublasHandle_t handle; /* one per process, made by device_cuda_backend_open() */
 static int ordinal;           /* the rank's GPU, which each of the rank's threads must use */
-#line 2341 "chapters/01-mlp.nw"
+#line 2363 "chapters/01-mlp.nw"
 /** The rank's non-blocking stream, made when the GPU is opened. */
 static cudaStream_t stream;
 
@@ -54,7 +55,7 @@ static cudaStream_t my_stream(void)
     return own.s ? own.s : stream;
 }
 
-#line 2379 "chapters/01-mlp.nw"
+#line 2401 "chapters/01-mlp.nw"
 static long gpu_live; /* buffers from alloc() not yet released, counted atomically */
 
 static void *alloc(size_t bytes)
@@ -74,7 +75,7 @@ static void release(void *p)
     CUDA_CHECK(cudaStreamSynchronize(my_stream())); /* its last user may still be queued */
     CUDA_CHECK(cudaFree(p));
 }
-#line 2408 "chapters/01-mlp.nw"
+#line 2430 "chapters/01-mlp.nw"
 static void upload(void *dst, const void *src, size_t bytes)
 {
     CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, my_stream()));
@@ -97,7 +98,7 @@ static void sync(void)
 {
     CUDA_CHECK(cudaStreamSynchronize(my_stream()));
 }
-#line 1394 "chapters/01-mlp.nw"
+#line 1404 "chapters/01-mlp.nw"
 static const void *resident(const void *host, size_t bytes)
 {
     void *p = NULL;
@@ -110,7 +111,7 @@ static void release_resident(const void *p)
 {
     release((void *)p);
 }
-#line 2461 "chapters/01-mlp.nw"
+#line 2483 "chapters/01-mlp.nw"
 static long pinned; /* buffers from host_alloc() not yet freed */
 
 static void *host_alloc(size_t bytes)
@@ -131,7 +132,7 @@ static void upload_async(void *dst, const void *src, size_t bytes)
 {
     CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, my_stream()));
 }
-#line 2531 "chapters/01-mlp.nw"
+#line 2554 "chapters/01-mlp.nw"
 static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
                  const float *B, float beta, float *C)
 {
@@ -141,7 +142,7 @@ static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float
                              g.transb ? CUBLAS_OP_T : CUBLAS_OP_N, g.m, g.n, g.k, &alpha, g.a,
                              g.lda, g.b, g.ldb, &beta, C, g.ldc));
 }
-#line 2686 "chapters/01-mlp.nw"
+#line 2709 "chapters/01-mlp.nw"
 /** One thread per element: add the column's bias, then ReLU. */
 __global__ void bias_act_forward_kernel(float *y, const float *bias, int rows, int cols,
                                         bool relu)
@@ -158,7 +159,7 @@ static void bias_act_forward(float *y, const float *bias, int rows, int cols, bo
                                                                         relu);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2714 "chapters/01-mlp.nw"
+#line 2737 "chapters/01-mlp.nw"
 /** One thread per element: zero dy where the ReLU's output was not positive. */
 __global__ void relu_backward_kernel(float *dy, const float *y, size_t n)
 {
@@ -172,7 +173,7 @@ static void relu_backward(float *dy, const float *y, size_t n)
     relu_backward_kernel<<<grid_blocks(n), KERNEL_THREADS, 0, my_stream()>>>(dy, y, n);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2738 "chapters/01-mlp.nw"
+#line 2761 "chapters/01-mlp.nw"
 /** One thread per column: sum dy down the column. */
 __global__ void bias_backward_kernel(float *dbias, const float *dy, int rows, int cols)
 {
@@ -184,7 +185,7 @@ __global__ void bias_backward_kernel(float *dbias, const float *dy, int rows, in
         s += dy[(size_t)i * cols + j];
     dbias[j] = s;
 }
-#line 2822 "chapters/01-mlp.nw"
+#line 2845 "chapters/01-mlp.nw"
 /** Block (x, s): the sums of columns x * BIAS_TILE_COLS... over the rows of slice s,
  *  into row s of @p out (cols wide). */
 __global__ void bias_tile_kernel(float *out, const float *dy, int rows, int cols)
@@ -207,7 +208,7 @@ __global__ void bias_slices_kernel(float *dbias, const float *part, unsigned sli
     if (j < (size_t)cols)
         dbias[j] = sum_in_order(part + j, slices, (size_t)cols);
 }
-#line 2852 "chapters/01-mlp.nw"
+#line 2875 "chapters/01-mlp.nw"
 static float *bias_part;        /* the slices' sums: bias_backward()'s own scratch */
 static size_t bias_part_floats; /* its room */
 
@@ -223,7 +224,7 @@ static float *bias_scratch(size_t floats)
     return bias_part;
 }
 
-#line 2875 "chapters/01-mlp.nw"
+#line 2898 "chapters/01-mlp.nw"
 static bool bias_plain; /* DPS_CUDA_BIAS_PLAIN=1: the one-thread-per-column reference */
 
 static void bias_backward(float *dbias, const float *dy, int rows, int cols)
@@ -245,7 +246,109 @@ static void bias_backward(float *dbias, const float *dy, int rows, int cols)
         CUDA_CHECK(cudaGetLastError());
     }
 }
-#line 1648 "chapters/01-mlp.nw"
+#line 3080 "chapters/01-mlp.nw"
+/** cuBLASLt's workspace, as llm.c sizes it; made by the open, freed by the close. */
+enum { LT_WORKSPACE_BYTES = 32 << 20 };
+static cublasLtHandle_t lt;  /* cuBLASLt's handle, NULL when the fused path is off */
+static void *lt_workspace;   /* LT_WORKSPACE_BYTES of GPU memory for its algorithms */
+static bool lt_refusal_said; /* a product cuBLASLt found no algorithm for was reported */
+
+#line 3098 "chapters/01-mlp.nw"
+/** The descriptors of D = op(a) op(b) + bias, ReLU when @p relu; FP32 throughout. */
+typedef struct {
+    cublasLtMatmulDesc_t op;
+    cublasLtMatrixLayout_t a, b, d; /* C is D: beta is 0 */
+} LtProduct;
+#line 3106 "chapters/01-mlp.nw"
+static LtProduct lt_describe(const ColMajorGemm *g, const float *bias, bool relu)
+{
+    LtProduct p;
+    cublasOperation_t ta = g->transa ? CUBLAS_OP_T : CUBLAS_OP_N;
+    cublasOperation_t tb = g->transb ? CUBLAS_OP_T : CUBLAS_OP_N;
+    cublasLtEpilogue_t epilogue = relu ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_BIAS;
+    CUBLAS_CHECK(cublasLtMatmulDescCreate(&p.op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    CUBLAS_CHECK(
+        cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
+    CUBLAS_CHECK(
+        cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
+    CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
+                                                sizeof epilogue));
+    CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(p.op, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,
+                                                sizeof bias));
+    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p.a, CUDA_R_32F, g->transa ? g->k : g->m,
+                                            g->transa ? g->m : g->k, g->lda));
+    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p.b, CUDA_R_32F, g->transb ? g->n : g->k,
+                                            g->transb ? g->k : g->n, g->ldb));
+    CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p.d, CUDA_R_32F, g->m, g->n, g->ldc));
+    return p;
+}
+
+static void lt_forget(LtProduct *p)
+{
+    CUBLAS_CHECK(cublasLtMatrixLayoutDestroy(p->d));
+    CUBLAS_CHECK(cublasLtMatrixLayoutDestroy(p->b));
+    CUBLAS_CHECK(cublasLtMatrixLayoutDestroy(p->a));
+    CUBLAS_CHECK(cublasLtMatmulDescDestroy(p->op));
+}
+#line 3172 "chapters/01-mlp.nw"
+/** cuBLASLt's best algorithm for @p p on these pointers into *@p best; false when none. */
+static bool lt_choose(const LtProduct *p, const void *a, const void *b, const void *d,
+                      cublasLtMatmulHeuristicResult_t *best)
+{
+    cublasLtMatmulPreference_t pref;
+    CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&pref));
+    uint64_t room = LT_WORKSPACE_BYTES;
+    CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
+        pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &room, sizeof room));
+    const void *at[4] = {a, b, d, d};
+    const cublasLtMatmulPreferenceAttributes_t which[4] = {
+        CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+        CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES};
+    for (int i = 0; i < 4; i++) {
+        uint32_t align = lt_alignment(at[i]);
+        CUBLAS_CHECK(
+            cublasLtMatmulPreferenceSetAttribute(pref, which[i], &align, sizeof align));
+    }
+    int found = 0;
+    cublasStatus_t s = cublasLtMatmulAlgoGetHeuristic(lt, p->op, p->a, p->b, p->d, p->d, pref,
+                                                      1, best, &found);
+    if (s != CUBLAS_STATUS_NOT_SUPPORTED)
+        CUBLAS_CHECK(s);
+    CUBLAS_CHECK(cublasLtMatmulPreferenceDestroy(pref));
+    return s == CUBLAS_STATUS_SUCCESS && found > 0 && best->state == CUBLAS_STATUS_SUCCESS;
+}
+#line 3213 "chapters/01-mlp.nw"
+static bool lt_linear(const ColMajorGemm *g, const float *bias, float *y, bool relu)
+{
+    LtProduct p = lt_describe(g, bias, relu);
+    cublasLtMatmulHeuristicResult_t best;
+    bool ok = lt_choose(&p, g->a, g->b, y, &best);
+    const float one = 1.0f, zero = 0.0f;
+    if (ok)
+        CUBLAS_CHECK(cublasLtMatmul(lt, p.op, &one, g->a, p.a, g->b, p.b, &zero, y, p.d, y, p.d,
+                                    &best.algo, lt_workspace, LT_WORKSPACE_BYTES, my_stream()));
+    lt_forget(&p);
+    return ok;
+}
+
+static void linear_forward(const float *x, const float *W, const float *bias, float *y, int B,
+                           int in, int out, bool relu)
+{
+    ColMajorGemm g = colmajor_gemm(false, false, B, out, in, x, W);
+    bool fits = B > 0 && lt_alignment(bias) >= 16;
+    if (fits && lt_linear(&g, bias, y, relu))
+        return;
+    if (fits && !lt_refusal_said) {
+        lt_refusal_said = true;
+        fprintf(stderr,
+                "%s: cuBLASLt has no algorithm for a %dx%dx%d product with its bias "
+                "epilogue: such layers take gemm and bias_act_forward\n",
+                program_name(), B, in, out);
+    }
+    gemm(false, false, B, out, in, 1.0f, x, W, 0.0f, y);
+    bias_act_forward(y, bias, B, out, relu);
+}
+#line 1668 "chapters/01-mlp.nw"
 /** One thread per row: softmax_xent_row(), then add the counts atomically. */
 __global__ void softmax_xent_kernel(const float *logits, const int *labels, int rows, int cols,
                                     float *dlogits, float *stats)
@@ -267,7 +370,7 @@ static void softmax_xent(const float *logits, const int *labels, int rows, int c
         logits, labels, rows, cols, dlogits, stats);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2973 "chapters/01-mlp.nw"
+#line 2996 "chapters/01-mlp.nw"
 /** Grid-stride y += a x. */
 __global__ void axpy_kernel(size_t n, float a, const float *x, float *y)
 {
@@ -284,7 +387,7 @@ __global__ void scale_kernel(size_t n, float a, float *x)
         x[i] *= a;
 }
 
-#line 2994 "chapters/01-mlp.nw"
+#line 3017 "chapters/01-mlp.nw"
 static void axpy(size_t n, float a, const float *x, float *y)
 {
     axpy_kernel<<<stride_blocks(n), KERNEL_THREADS, 0, my_stream()>>>(n, a, x, y);
@@ -297,7 +400,7 @@ static void scale(size_t n, float a, float *x)
     CUDA_CHECK(cudaGetLastError());
 }
 
-#line 3008 "chapters/01-mlp.nw"
+#line 3031 "chapters/01-mlp.nw"
 /** Grid-stride: word k of the batch from its row of the data set. */
 __global__ void gather_kernel(uint32_t *dst, const uint32_t *src, const int *rows, size_t n,
                               size_t words)
@@ -312,7 +415,7 @@ static void gather_rows(void *dst, const void *src, const int *rows, int n, size
     size_t total = (size_t)n * words;
     gather_kernel<<<stride_blocks(total), KERNEL_THREADS, 0, my_stream()>>>(
         (uint32_t *)dst, (const uint32_t *)src, rows, total, words);
-#line 3023 "chapters/01-mlp.nw"
+#line 3046 "chapters/01-mlp.nw"
     CUDA_CHECK(cudaGetLastError());
 }
 
@@ -610,7 +713,7 @@ static void bind_thread(void)
     if (!own.s)
         CUDA_CHECK(cudaStreamCreateWithFlags(&own.s, cudaStreamNonBlocking));
 }
-#line 3214 "chapters/01-mlp.nw"
+#line 3531 "chapters/01-mlp.nw"
 static int gpu_close(char *err)
 {
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -620,6 +723,10 @@ static int gpu_close(char *err)
     stream = NULL;
     CUDA_CHECK(cudaFree(bias_part)); /* the bias gradient's scratch, if it was made */
     bias_part = NULL, bias_part_floats = 0;
+    if (lt)
+        CUBLAS_CHECK(cublasLtDestroy(lt));
+    CUDA_CHECK(cudaFree(lt_workspace)); /* cuBLASLt's, if the fused path was on */
+    lt = NULL, lt_workspace = NULL, lt_refusal_said = false;
     long held = __atomic_load_n(&gpu_live, __ATOMIC_RELAXED);
     long maps = __atomic_load_n(&mapped, __ATOMIC_RELAXED);
     long pins = __atomic_load_n(&pinned, __ATOMIC_RELAXED);
@@ -628,11 +735,11 @@ static int gpu_close(char *err)
                          "cuda:%d: %ld buffer(s) from alloc() never released, "
                          "%ld IPC mapping(s) never closed, %ld pinned buffer(s) never freed",
                          ordinal, held, maps, pins);
-#line 3230 "chapters/01-mlp.nw"
+#line 3551 "chapters/01-mlp.nw"
     return 0;
 }
 
-#line 3106 "chapters/01-mlp.nw"
+#line 3422 "chapters/01-mlp.nw"
 /* every member, in Device's order, as C++ requires */
 static Device cuda = {
     .kind = DEVICE_CUDA,
@@ -660,6 +767,8 @@ static Device cuda = {
     .axpy = axpy,
     .scale = scale,
     .gather_rows = gather_rows,
+    .linear_forward = NULL, /* set by the open */
+#line 2258 "chapters/02-shm.nw"
     .peer_copy = peer_copy,
     .ipc_export = ipc_export,
     .ipc_open = ipc_open,
@@ -675,14 +784,14 @@ static Device cuda = {
     .scatter_add = scatter_add,
 };
 
-#line 3133 "chapters/01-mlp.nw"
+#line 3449 "chapters/01-mlp.nw"
 /**
  * The backend's entry point (DEVICE_CUDA_ENTRY), found by device_cuda_open() with dlsym():
  * the CUDA device for GPU @p rank % count, or NULL with the reason in @p why.
  */
 extern "C" const Device *device_cuda_backend_open(int rank, char *why)
 {
-#line 3158 "chapters/01-mlp.nw"
+#line 3474 "chapters/01-mlp.nw"
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) {
@@ -691,11 +800,11 @@ extern "C" const Device *device_cuda_backend_open(int rank, char *why)
         cudaGetLastError(); /* clear the error so later calls do not report it */
         return NULL;
     }
-#line 3140 "chapters/01-mlp.nw"
+#line 3456 "chapters/01-mlp.nw"
     ordinal = rank % count;
     cuda.count = count;
     CUDA_CHECK(cudaSetDevice(ordinal));
-#line 3176 "chapters/01-mlp.nw"
+#line 3492 "chapters/01-mlp.nw"
     cublasStatus_t s = cublasCreate(&handle);
     if (s != CUBLAS_STATUS_SUCCESS) {
         snprintf(why, ERR_LEN, "cublasCreate failed: %s", cublasGetStatusString(s));
@@ -705,11 +814,23 @@ extern "C" const Device *device_cuda_backend_open(int rank, char *why)
     CUBLAS_CHECK(cublasSetStream(handle, stream));
     const char *plain = getenv("DPS_CUDA_BIAS_PLAIN");
     bias_plain = plain && strcmp(plain, "1") == 0;
+#line 3254 "chapters/01-mlp.nw"
+    const char *plain_linear = getenv("DPS_CUDA_PLAIN_LINEAR");
+    cuda.linear_forward = NULL;
+    if (!(plain_linear && strcmp(plain_linear, "1") == 0)) {
+        if (cublasLtCreate(&lt) == CUBLAS_STATUS_SUCCESS) {
+            CUDA_CHECK(cudaMalloc(&lt_workspace, LT_WORKSPACE_BYTES));
+            cuda.linear_forward = linear_forward;
+        } else {
+            lt = NULL;
+        }
+    }
+#line 3502 "chapters/01-mlp.nw"
     cudaDeviceProp prop;
     CUDA_CHECK(cudaGetDeviceProperties(&prop, ordinal));
     snprintf(cuda.description, sizeof cuda.description, "cuda:%d %.100s (sm_%d%d, %.1f GiB)",
              ordinal, prop.name, prop.major, prop.minor,
              (double)prop.totalGlobalMem / (1u << 30));
-#line 3144 "chapters/01-mlp.nw"
+#line 3460 "chapters/01-mlp.nw"
     return &cuda;
 }

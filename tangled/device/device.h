@@ -94,6 +94,12 @@ typedef struct Device {
     void (*scale)(size_t n, float a, float *x);
     /** Row i of @p dst = row rows[i] of @p src, rows of @p words 4-byte words, for i < n. */
     void (*gather_rows)(void *dst, const void *src, const int *rows, int n, size_t words);
+    /**
+     * Optional (NULL on the CPU): y[B x out] = x[B x in] W[in x out] + bias, then ReLU when
+     * @p relu; gemm() and bias_act_forward() in one call (CUDA: one cuBLASLt product).
+     */
+    void (*linear_forward)(const float *x, const float *W, const float *bias, float *y, int B,
+                           int in, int out, bool relu);
     /** Copy between device buffers, one possibly another process's (IPC), and wait. */
     void (*peer_copy)(void *dst, const void *src, size_t bytes);
     /** Write a handle (DEVICE_IPC_BYTES) through which another process can map @p p. */

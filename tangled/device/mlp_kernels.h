@@ -251,6 +251,15 @@ static inline ColMajorGemm colmajor_gemm(bool ta, bool tb, int m, int n, int k, 
     g.ldc = n;
     return g;
 }
+/** The alignment cuBLASLt is told that @p p has: the largest power of two that divides its
+ *  address, at most 256 (what cuBLASLt assumes when told nothing). */
+static inline uint32_t lt_alignment(const void *p)
+{
+    uint32_t align = 256;
+    while (align > 1 && (uintptr_t)p % align != 0)
+        align /= 2;
+    return align;
+}
 /** Threads in a block of every kernel of the CUDA device. */
 enum { KERNEL_THREADS = 256 };
 
