@@ -713,7 +713,7 @@ static void bind_thread(void)
     if (!own.s)
         CUDA_CHECK(cudaStreamCreateWithFlags(&own.s, cudaStreamNonBlocking));
 }
-#line 3531 "chapters/01-mlp.nw"
+#line 3535 "chapters/01-mlp.nw"
 static int gpu_close(char *err)
 {
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -735,11 +735,11 @@ static int gpu_close(char *err)
                          "cuda:%d: %ld buffer(s) from alloc() never released, "
                          "%ld IPC mapping(s) never closed, %ld pinned buffer(s) never freed",
                          ordinal, held, maps, pins);
-#line 3551 "chapters/01-mlp.nw"
+#line 3555 "chapters/01-mlp.nw"
     return 0;
 }
 
-#line 3422 "chapters/01-mlp.nw"
+#line 3426 "chapters/01-mlp.nw"
 /* every member, in Device's order, as C++ requires */
 static Device cuda = {
     .kind = DEVICE_CUDA,
@@ -784,14 +784,14 @@ static Device cuda = {
     .scatter_add = scatter_add,
 };
 
-#line 3449 "chapters/01-mlp.nw"
+#line 3453 "chapters/01-mlp.nw"
 /**
  * The backend's entry point (DEVICE_CUDA_ENTRY), found by device_cuda_open() with dlsym():
  * the CUDA device for GPU @p rank % count, or NULL with the reason in @p why.
  */
 extern "C" const Device *device_cuda_backend_open(int rank, char *why)
 {
-#line 3474 "chapters/01-mlp.nw"
+#line 3478 "chapters/01-mlp.nw"
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) {
@@ -800,11 +800,11 @@ extern "C" const Device *device_cuda_backend_open(int rank, char *why)
         cudaGetLastError(); /* clear the error so later calls do not report it */
         return NULL;
     }
-#line 3456 "chapters/01-mlp.nw"
+#line 3460 "chapters/01-mlp.nw"
     ordinal = rank % count;
     cuda.count = count;
     CUDA_CHECK(cudaSetDevice(ordinal));
-#line 3492 "chapters/01-mlp.nw"
+#line 3496 "chapters/01-mlp.nw"
     cublasStatus_t s = cublasCreate(&handle);
     if (s != CUBLAS_STATUS_SUCCESS) {
         snprintf(why, ERR_LEN, "cublasCreate failed: %s", cublasGetStatusString(s));
@@ -825,12 +825,12 @@ extern "C" const Device *device_cuda_backend_open(int rank, char *why)
             lt = NULL;
         }
     }
-#line 3502 "chapters/01-mlp.nw"
+#line 3506 "chapters/01-mlp.nw"
     cudaDeviceProp prop;
     CUDA_CHECK(cudaGetDeviceProperties(&prop, ordinal));
     snprintf(cuda.description, sizeof cuda.description, "cuda:%d %.100s (sm_%d%d, %.1f GiB)",
              ordinal, prop.name, prop.major, prop.minor,
              (double)prop.totalGlobalMem / (1u << 30));
-#line 3460 "chapters/01-mlp.nw"
+#line 3464 "chapters/01-mlp.nw"
     return &cuda;
 }
