@@ -40,7 +40,7 @@ static cudaStream_t stream;
 
 /** A thread's own stream, made by bind_thread(); destroyed when the thread ends. */
 struct ThreadStream {
-    cudaStream_t s = NULL;
+    cudaStream_t s = NULL; /**< the stream, or NULL until bind_thread() makes one */
     ~ThreadStream()
     {
         if (s)
@@ -256,10 +256,12 @@ static bool lt_refusal_said; /* a product cuBLASLt found no algorithm for was re
 #line 3098 "chapters/01-mlp.nw"
 /** The descriptors of D = op(a) op(b) + bias, ReLU when @p relu; FP32 throughout. */
 typedef struct {
-    cublasLtMatmulDesc_t op;
-    cublasLtMatrixLayout_t a, b, d; /* C is D: beta is 0 */
+    cublasLtMatmulDesc_t op;  /**< the product, its epilogue and the bias */
+    cublasLtMatrixLayout_t a; /**< the first operand's layout */
+    cublasLtMatrixLayout_t b; /**< the second operand's layout */
+    cublasLtMatrixLayout_t d; /**< the result's layout (C is D: beta is 0) */
 } LtProduct;
-#line 3106 "chapters/01-mlp.nw"
+#line 3108 "chapters/01-mlp.nw"
 static LtProduct lt_describe(const ColMajorGemm *g, const float *bias, bool relu)
 {
     LtProduct p;
@@ -290,7 +292,7 @@ static void lt_forget(LtProduct *p)
     CUBLAS_CHECK(cublasLtMatrixLayoutDestroy(p->a));
     CUBLAS_CHECK(cublasLtMatmulDescDestroy(p->op));
 }
-#line 3172 "chapters/01-mlp.nw"
+#line 3174 "chapters/01-mlp.nw"
 /** cuBLASLt's best algorithm for @p p on these pointers into *@p best; false when none. */
 static bool lt_choose(const LtProduct *p, const void *a, const void *b, const void *d,
                       cublasLtMatmulHeuristicResult_t *best)
@@ -317,7 +319,7 @@ static bool lt_choose(const LtProduct *p, const void *a, const void *b, const vo
     CUBLAS_CHECK(cublasLtMatmulPreferenceDestroy(pref));
     return s == CUBLAS_STATUS_SUCCESS && found > 0 && best->state == CUBLAS_STATUS_SUCCESS;
 }
-#line 3213 "chapters/01-mlp.nw"
+#line 3215 "chapters/01-mlp.nw"
 static bool lt_linear(const ColMajorGemm *g, const float *bias, float *y, bool relu)
 {
     LtProduct p = lt_describe(g, bias, relu);
@@ -713,7 +715,7 @@ static void bind_thread(void)
     if (!own.s)
         CUDA_CHECK(cudaStreamCreateWithFlags(&own.s, cudaStreamNonBlocking));
 }
-#line 3535 "chapters/01-mlp.nw"
+#line 3537 "chapters/01-mlp.nw"
 static int gpu_close(char *err)
 {
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -735,11 +737,11 @@ static int gpu_close(char *err)
                          "cuda:%d: %ld buffer(s) from alloc() never released, "
                          "%ld IPC mapping(s) never closed, %ld pinned buffer(s) never freed",
                          ordinal, held, maps, pins);
-#line 3555 "chapters/01-mlp.nw"
+#line 3557 "chapters/01-mlp.nw"
     return 0;
 }
 
-#line 3426 "chapters/01-mlp.nw"
+#line 3428 "chapters/01-mlp.nw"
 /* every member, in Device's order, as C++ requires */
 static Device cuda = {
     .kind = DEVICE_CUDA,
@@ -784,14 +786,14 @@ static Device cuda = {
     .scatter_add = scatter_add,
 };
 
-#line 3453 "chapters/01-mlp.nw"
+#line 3455 "chapters/01-mlp.nw"
 /**
  * The backend's entry point (DEVICE_CUDA_ENTRY), found by device_cuda_open() with dlsym():
  * the CUDA device for GPU @p rank % count, or NULL with the reason in @p why.
  */
 extern "C" const Device *device_cuda_backend_open(int rank, char *why)
 {
-#line 3478 "chapters/01-mlp.nw"
+#line 3480 "chapters/01-mlp.nw"
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) {
@@ -800,11 +802,11 @@ extern "C" const Device *device_cuda_backend_open(int rank, char *why)
         cudaGetLastError(); /* clear the error so later calls do not report it */
         return NULL;
     }
-#line 3460 "chapters/01-mlp.nw"
+#line 3462 "chapters/01-mlp.nw"
     ordinal = rank % count;
     cuda.count = count;
     CUDA_CHECK(cudaSetDevice(ordinal));
-#line 3496 "chapters/01-mlp.nw"
+#line 3498 "chapters/01-mlp.nw"
     cublasStatus_t s = cublasCreate(&handle);
     if (s != CUBLAS_STATUS_SUCCESS) {
         snprintf(why, ERR_LEN, "cublasCreate failed: %s", cublasGetStatusString(s));
@@ -814,7 +816,7 @@ extern "C" const Device *device_cuda_backend_open(int rank, char *why)
     CUBLAS_CHECK(cublasSetStream(handle, stream));
     const char *plain = getenv("DPS_CUDA_BIAS_PLAIN");
     bias_plain = plain && strcmp(plain, "1") == 0;
-#line 3254 "chapters/01-mlp.nw"
+#line 3256 "chapters/01-mlp.nw"
     const char *plain_linear = getenv("DPS_CUDA_PLAIN_LINEAR");
     cuda.linear_forward = NULL;
     if (!(plain_linear && strcmp(plain_linear, "1") == 0)) {
@@ -825,12 +827,12 @@ extern "C" const Device *device_cuda_backend_open(int rank, char *why)
             lt = NULL;
         }
     }
-#line 3506 "chapters/01-mlp.nw"
+#line 3508 "chapters/01-mlp.nw"
     cudaDeviceProp prop;
     CUDA_CHECK(cudaGetDeviceProperties(&prop, ordinal));
     snprintf(cuda.description, sizeof cuda.description, "cuda:%d %.100s (sm_%d%d, %.1f GiB)",
              ordinal, prop.name, prop.major, prop.minor,
              (double)prop.totalGlobalMem / (1u << 30));
-#line 3464 "chapters/01-mlp.nw"
+#line 3466 "chapters/01-mlp.nw"
     return &cuda;
 }

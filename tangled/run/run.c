@@ -124,7 +124,7 @@ static int check_strategy(const Run *run)
                      "only (add --grad_dtype fp16)");
 #line 2047 "chapters/10-compress.nw"
     }
-#line 672 "chapters/11-tensor.nw"
+#line 679 "chapters/11-tensor.nw"
     if (!why[0] && o->tp > 0 && def != &strategy_tensor) {
         snprintf(why, sizeof why, "--tp splits the layers of --strategy tensor only");
     } else if (!why[0] && def == &strategy_tensor && o->tp > 0 && !run->mpi &&
@@ -136,7 +136,7 @@ static int check_strategy(const Run *run)
             snprintf(why, sizeof why,
                      "--strategy tensor splits hidden layers, and --hidden 0 "
                      "has none");
-#line 682 "chapters/11-tensor.nw"
+#line 689 "chapters/11-tensor.nw"
         for (int k = 0; !why[0] && k < o->n_hidden; k += 2)
             if (!run->mpi && o->hidden[k] < T)
                 snprintf(why, sizeof why, "--tp %d: hidden layer %d has only %d units to split",
