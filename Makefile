@@ -445,7 +445,7 @@ MEMCHECK := valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-
             --show-leak-kinds=definite
 memcheck:
 	@command -v valgrind >/dev/null || { echo "memcheck: valgrind missing: make deps" >&2; exit 1; }
-	@$(MAKE) --no-print-directory NATIVE=0 NO_CUDA=1 SANITIZE= mlp ring
+	@$(MAKE) --no-print-directory NATIVE=0 NO_CUDA=1 SANITIZE= mlp ring train
 	@set -e; d=$$(mktemp -d); \
 	 echo "memcheck: ./mlp --epochs 1"; \
 	 $(MEMCHECK) ./mlp --device cpu --epochs 1 --train_size 512 --hidden 64 --quiet; \
@@ -458,7 +458,10 @@ memcheck:
 	 echo "memcheck: ./mlp --resume of the ring's checkpoint (the same global batch)"; \
 	 $(MEMCHECK) ./mlp --device cpu --epochs 2 --train_size 512 --hidden 64 --batch_size 128 \
 	   --quiet --checkpoint $$d/run.ckpt --resume; \
-	 rm -rf $$d; echo "memcheck: valgrind found no error in ./mlp, ./ring (with codecs too) and the resume"
+	 echo "memcheck: ./train --strategy tensor, a grid of 2 rows of 2 (chapter 11)"; \
+	 $(MEMCHECK) ./train --strategy tensor --n_gpus 4 --tp 2 --device cpu --epochs 1 \
+	   --train_size 512 --hidden 64,32 --quiet; \
+	 rm -rf $$d; echo "memcheck: valgrind found no error in ./mlp, ./ring (with codecs too), the resume and the grid"
 
 # libFuzzer on the IDX parsers, the checkpoint reader and the option parser, FUZZ_SECONDS
 # each, from the seeds and the kept regressions; a crash stops with its input in build/fuzz.
