@@ -2,7 +2,7 @@
  * @file device_cuda.cu
  * @brief The CUDA device: the same table as the CPU's, on a GPU.
  */
-#line 2280 "chapters/01-mlp.nw"
+#line 2292 "chapters/01-mlp.nw"
 #include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -14,7 +14,7 @@
 #include "mlp_kernels.h"
 #include "util.h"
 
-#line 2318 "chapters/01-mlp.nw"
+#line 2330 "chapters/01-mlp.nw"
 /** Stop with file, line and CUDA's message when @p call fails. */
 #define CUDA_CHECK(call)                                                                       \
     do {                                                                                       \
@@ -34,7 +34,7 @@
 
 static cublasHandle_t handle; /* one per process, made by device_cuda_backend_open() */
 static int ordinal;           /* the rank's GPU, which each of the rank's threads must use */
-#line 2363 "chapters/01-mlp.nw"
+#line 2375 "chapters/01-mlp.nw"
 /** The rank's non-blocking stream, made when the GPU is opened. */
 static cudaStream_t stream;
 
@@ -55,7 +55,7 @@ static cudaStream_t my_stream(void)
     return own.s ? own.s : stream;
 }
 
-#line 2401 "chapters/01-mlp.nw"
+#line 2413 "chapters/01-mlp.nw"
 static long gpu_live; /* buffers from alloc() not yet released, counted atomically */
 
 static void *alloc(size_t bytes)
@@ -75,7 +75,7 @@ static void release(void *p)
     CUDA_CHECK(cudaStreamSynchronize(my_stream())); /* its last user may still be queued */
     CUDA_CHECK(cudaFree(p));
 }
-#line 2430 "chapters/01-mlp.nw"
+#line 2442 "chapters/01-mlp.nw"
 static void upload(void *dst, const void *src, size_t bytes)
 {
     CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, my_stream()));
@@ -98,7 +98,7 @@ static void sync(void)
 {
     CUDA_CHECK(cudaStreamSynchronize(my_stream()));
 }
-#line 1404 "chapters/01-mlp.nw"
+#line 1416 "chapters/01-mlp.nw"
 static const void *resident(const void *host, size_t bytes)
 {
     void *p = NULL;
@@ -111,7 +111,7 @@ static void release_resident(const void *p)
 {
     release((void *)p);
 }
-#line 2483 "chapters/01-mlp.nw"
+#line 2495 "chapters/01-mlp.nw"
 static long pinned; /* buffers from host_alloc() not yet freed */
 
 static void *host_alloc(size_t bytes)
@@ -132,7 +132,7 @@ static void upload_async(void *dst, const void *src, size_t bytes)
 {
     CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, my_stream()));
 }
-#line 2554 "chapters/01-mlp.nw"
+#line 2566 "chapters/01-mlp.nw"
 static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
                  const float *B, float beta, float *C)
 {
@@ -142,7 +142,7 @@ static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float
                              g.transb ? CUBLAS_OP_T : CUBLAS_OP_N, g.m, g.n, g.k, &alpha, g.a,
                              g.lda, g.b, g.ldb, &beta, C, g.ldc));
 }
-#line 2709 "chapters/01-mlp.nw"
+#line 2721 "chapters/01-mlp.nw"
 /** One thread per element: add the column's bias, then ReLU. */
 __global__ void bias_act_forward_kernel(float *y, const float *bias, int rows, int cols,
                                         bool relu)
@@ -159,7 +159,7 @@ static void bias_act_forward(float *y, const float *bias, int rows, int cols, bo
                                                                         relu);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2737 "chapters/01-mlp.nw"
+#line 2749 "chapters/01-mlp.nw"
 /** One thread per element: zero dy where the ReLU's output was not positive. */
 __global__ void relu_backward_kernel(float *dy, const float *y, size_t n)
 {
@@ -173,7 +173,7 @@ static void relu_backward(float *dy, const float *y, size_t n)
     relu_backward_kernel<<<grid_blocks(n), KERNEL_THREADS, 0, my_stream()>>>(dy, y, n);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2761 "chapters/01-mlp.nw"
+#line 2773 "chapters/01-mlp.nw"
 /** One thread per column: sum dy down the column. */
 __global__ void bias_backward_kernel(float *dbias, const float *dy, int rows, int cols)
 {
@@ -185,7 +185,7 @@ __global__ void bias_backward_kernel(float *dbias, const float *dy, int rows, in
         s += dy[(size_t)i * cols + j];
     dbias[j] = s;
 }
-#line 2845 "chapters/01-mlp.nw"
+#line 2857 "chapters/01-mlp.nw"
 /** Block (x, s): the sums of columns x * BIAS_TILE_COLS... over the rows of slice s,
  *  into row s of @p out (cols wide). */
 __global__ void bias_tile_kernel(float *out, const float *dy, int rows, int cols)
@@ -208,7 +208,7 @@ __global__ void bias_slices_kernel(float *dbias, const float *part, unsigned sli
     if (j < (size_t)cols)
         dbias[j] = sum_in_order(part + j, slices, (size_t)cols);
 }
-#line 2875 "chapters/01-mlp.nw"
+#line 2887 "chapters/01-mlp.nw"
 static float *bias_part;        /* the slices' sums: bias_backward()'s own scratch */
 static size_t bias_part_floats; /* its room */
 
@@ -224,7 +224,7 @@ static float *bias_scratch(size_t floats)
     return bias_part;
 }
 
-#line 2898 "chapters/01-mlp.nw"
+#line 2910 "chapters/01-mlp.nw"
 static bool bias_plain; /* DPS_CUDA_BIAS_PLAIN=1: the one-thread-per-column reference */
 
 static void bias_backward(float *dbias, const float *dy, int rows, int cols)
@@ -246,14 +246,14 @@ static void bias_backward(float *dbias, const float *dy, int rows, int cols)
         CUDA_CHECK(cudaGetLastError());
     }
 }
-#line 3080 "chapters/01-mlp.nw"
+#line 3092 "chapters/01-mlp.nw"
 /** cuBLASLt's workspace, as llm.c sizes it; made by the open, freed by the close. */
 enum { LT_WORKSPACE_BYTES = 32 << 20 };
 static cublasLtHandle_t lt;  /* cuBLASLt's handle, NULL when the fused path is off */
 static void *lt_workspace;   /* LT_WORKSPACE_BYTES of GPU memory for its algorithms */
 static bool lt_refusal_said; /* a product cuBLASLt found no algorithm for was reported */
 
-#line 3098 "chapters/01-mlp.nw"
+#line 3112 "chapters/01-mlp.nw"
 /** The descriptors of D = op(a) op(b) + bias, ReLU when @p relu; FP32 throughout. */
 typedef struct {
     cublasLtMatmulDesc_t op;  /**< the product, its epilogue and the bias */
@@ -261,7 +261,7 @@ typedef struct {
     cublasLtMatrixLayout_t b; /**< the second operand's layout */
     cublasLtMatrixLayout_t d; /**< the result's layout (C is D: beta is 0) */
 } LtProduct;
-#line 3108 "chapters/01-mlp.nw"
+#line 3122 "chapters/01-mlp.nw"
 static LtProduct lt_describe(const ColMajorGemm *g, const float *bias, bool relu)
 {
     LtProduct p;
@@ -284,7 +284,7 @@ static LtProduct lt_describe(const ColMajorGemm *g, const float *bias, bool relu
     CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p.d, CUDA_R_32F, g->m, g->n, g->ldc));
     return p;
 }
-
+#line 3151 "chapters/01-mlp.nw"
 static void lt_forget(LtProduct *p)
 {
     CUBLAS_CHECK(cublasLtMatrixLayoutDestroy(p->d));
@@ -292,7 +292,7 @@ static void lt_forget(LtProduct *p)
     CUBLAS_CHECK(cublasLtMatrixLayoutDestroy(p->a));
     CUBLAS_CHECK(cublasLtMatmulDescDestroy(p->op));
 }
-#line 3174 "chapters/01-mlp.nw"
+#line 3194 "chapters/01-mlp.nw"
 /** cuBLASLt's best algorithm for @p p on these pointers into *@p best; false when none. */
 static bool lt_choose(const LtProduct *p, const void *a, const void *b, const void *d,
                       cublasLtMatmulHeuristicResult_t *best)
@@ -319,7 +319,7 @@ static bool lt_choose(const LtProduct *p, const void *a, const void *b, const vo
     CUBLAS_CHECK(cublasLtMatmulPreferenceDestroy(pref));
     return s == CUBLAS_STATUS_SUCCESS && found > 0 && best->state == CUBLAS_STATUS_SUCCESS;
 }
-#line 3215 "chapters/01-mlp.nw"
+#line 3235 "chapters/01-mlp.nw"
 static bool lt_linear(const ColMajorGemm *g, const float *bias, float *y, bool relu)
 {
     LtProduct p = lt_describe(g, bias, relu);
@@ -332,7 +332,7 @@ static bool lt_linear(const ColMajorGemm *g, const float *bias, float *y, bool r
     lt_forget(&p);
     return ok;
 }
-
+#line 3254 "chapters/01-mlp.nw"
 static void linear_forward(const float *x, const float *W, const float *bias, float *y, int B,
                            int in, int out, bool relu)
 {
@@ -350,7 +350,7 @@ static void linear_forward(const float *x, const float *W, const float *bias, fl
     gemm(false, false, B, out, in, 1.0f, x, W, 0.0f, y);
     bias_act_forward(y, bias, B, out, relu);
 }
-#line 1668 "chapters/01-mlp.nw"
+#line 1680 "chapters/01-mlp.nw"
 /** One thread per row: softmax_xent_row(), then add the counts atomically. */
 __global__ void softmax_xent_kernel(const float *logits, const int *labels, int rows, int cols,
                                     float *dlogits, float *stats)
@@ -372,7 +372,7 @@ static void softmax_xent(const float *logits, const int *labels, int rows, int c
         logits, labels, rows, cols, dlogits, stats);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2996 "chapters/01-mlp.nw"
+#line 3008 "chapters/01-mlp.nw"
 /** Grid-stride y += a x. */
 __global__ void axpy_kernel(size_t n, float a, const float *x, float *y)
 {
@@ -389,7 +389,7 @@ __global__ void scale_kernel(size_t n, float a, float *x)
         x[i] *= a;
 }
 
-#line 3017 "chapters/01-mlp.nw"
+#line 3029 "chapters/01-mlp.nw"
 static void axpy(size_t n, float a, const float *x, float *y)
 {
     axpy_kernel<<<stride_blocks(n), KERNEL_THREADS, 0, my_stream()>>>(n, a, x, y);
@@ -402,7 +402,7 @@ static void scale(size_t n, float a, float *x)
     CUDA_CHECK(cudaGetLastError());
 }
 
-#line 3031 "chapters/01-mlp.nw"
+#line 3043 "chapters/01-mlp.nw"
 /** Grid-stride: word k of the batch from its row of the data set. */
 __global__ void gather_kernel(uint32_t *dst, const uint32_t *src, const int *rows, size_t n,
                               size_t words)
@@ -417,16 +417,16 @@ static void gather_rows(void *dst, const void *src, const int *rows, int n, size
     size_t total = (size_t)n * words;
     gather_kernel<<<stride_blocks(total), KERNEL_THREADS, 0, my_stream()>>>(
         (uint32_t *)dst, (const uint32_t *)src, rows, total, words);
-#line 3046 "chapters/01-mlp.nw"
+#line 3058 "chapters/01-mlp.nw"
     CUDA_CHECK(cudaGetLastError());
 }
-
-#line 772 "chapters/08-direct.nw"
+#line 809 "chapters/08-direct.nw"
 /** The sources of one reduce(), by value. */
 typedef struct ReduceSources {
     const float *p[DEVICE_MAX_SOURCES]; /**< the sources, in order */
 } ReduceSources;
 
+#line 780 "chapters/08-direct.nw"
 /**
  * Grid-stride reduce_element() on every element: the first @p groups groups of four with
  * 16-byte loads, each lane in reduce_element()'s order, then the rest one at a time.
@@ -449,7 +449,7 @@ __global__ void reduce_kernel(size_t n, size_t groups, ReduceSources s, int k, f
         dst[i] = reduce_element(s.p, k, i, scale);
 }
 
-#line 803 "chapters/08-direct.nw"
+#line 816 "chapters/08-direct.nw"
 static void reduce(size_t n, const float *const *src, int k, float scale, float *dst)
 {
     if (n == 0)
@@ -715,7 +715,7 @@ static void bind_thread(void)
     if (!own.s)
         CUDA_CHECK(cudaStreamCreateWithFlags(&own.s, cudaStreamNonBlocking));
 }
-#line 3537 "chapters/01-mlp.nw"
+#line 3563 "chapters/01-mlp.nw"
 static int gpu_close(char *err)
 {
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -737,11 +737,11 @@ static int gpu_close(char *err)
                          "cuda:%d: %ld buffer(s) from alloc() never released, "
                          "%ld IPC mapping(s) never closed, %ld pinned buffer(s) never freed",
                          ordinal, held, maps, pins);
-#line 3557 "chapters/01-mlp.nw"
+#line 3583 "chapters/01-mlp.nw"
     return 0;
 }
 
-#line 3428 "chapters/01-mlp.nw"
+#line 3454 "chapters/01-mlp.nw"
 /* every member, in Device's order, as C++ requires */
 static Device cuda = {
     .kind = DEVICE_CUDA,
@@ -786,14 +786,14 @@ static Device cuda = {
     .scatter_add = scatter_add,
 };
 
-#line 3455 "chapters/01-mlp.nw"
+#line 3481 "chapters/01-mlp.nw"
 /**
  * The backend's entry point (DEVICE_CUDA_ENTRY), found by device_cuda_open() with dlsym():
  * the CUDA device for GPU @p rank % count, or NULL with the reason in @p why.
  */
 extern "C" const Device *device_cuda_backend_open(int rank, char *why)
 {
-#line 3480 "chapters/01-mlp.nw"
+#line 3506 "chapters/01-mlp.nw"
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) {
@@ -802,11 +802,11 @@ extern "C" const Device *device_cuda_backend_open(int rank, char *why)
         cudaGetLastError(); /* clear the error so later calls do not report it */
         return NULL;
     }
-#line 3462 "chapters/01-mlp.nw"
+#line 3488 "chapters/01-mlp.nw"
     ordinal = rank % count;
     cuda.count = count;
     CUDA_CHECK(cudaSetDevice(ordinal));
-#line 3498 "chapters/01-mlp.nw"
+#line 3524 "chapters/01-mlp.nw"
     cublasStatus_t s = cublasCreate(&handle);
     if (s != CUBLAS_STATUS_SUCCESS) {
         snprintf(why, ERR_LEN, "cublasCreate failed: %s", cublasGetStatusString(s));
@@ -816,7 +816,7 @@ extern "C" const Device *device_cuda_backend_open(int rank, char *why)
     CUBLAS_CHECK(cublasSetStream(handle, stream));
     const char *plain = getenv("DPS_CUDA_BIAS_PLAIN");
     bias_plain = plain && strcmp(plain, "1") == 0;
-#line 3256 "chapters/01-mlp.nw"
+#line 3282 "chapters/01-mlp.nw"
     const char *plain_linear = getenv("DPS_CUDA_PLAIN_LINEAR");
     cuda.linear_forward = NULL;
     if (!(plain_linear && strcmp(plain_linear, "1") == 0)) {
@@ -827,12 +827,12 @@ extern "C" const Device *device_cuda_backend_open(int rank, char *why)
             lt = NULL;
         }
     }
-#line 3508 "chapters/01-mlp.nw"
+#line 3534 "chapters/01-mlp.nw"
     cudaDeviceProp prop;
     CUDA_CHECK(cudaGetDeviceProperties(&prop, ordinal));
     snprintf(cuda.description, sizeof cuda.description, "cuda:%d %.100s (sm_%d%d, %.1f GiB)",
              ordinal, prop.name, prop.major, prop.minor,
              (double)prop.totalGlobalMem / (1u << 30));
-#line 3466 "chapters/01-mlp.nw"
+#line 3492 "chapters/01-mlp.nw"
     return &cuda;
 }

@@ -16,7 +16,7 @@
 #line 2108 "chapters/A1-support.nw"
 void timers_add(Timers *t, const char *name, double seconds)
 {
-#line 2711 "chapters/A1-support.nw"
+#line 2719 "chapters/A1-support.nw"
     if (trace_on()) {
         double end = now_seconds();
         trace_span(LANE_TRAIN, end - seconds, end, "%s", name);
@@ -113,6 +113,7 @@ void report_csv_header(FILE *f)
     fflush(f);
 }
 
+#line 2308 "chapters/A1-support.nw"
 void report_csv_row(FILE *f, const EpochStats *e)
 {
     fprintf(f, "%d,%.6f,%.6f,%.6f,%.6f,%.1f,%.6f,%zu", e->epoch, e->loss, e->train_acc,
@@ -126,7 +127,7 @@ void report_csv_row(FILE *f, const EpochStats *e)
     fflush(f);
 }
 
-#line 2325 "chapters/A1-support.nw"
+#line 2333 "chapters/A1-support.nw"
 const char *format_count(char *buf, long long v)
 {
     char digits[24];
@@ -142,7 +143,7 @@ const char *format_count(char *buf, long long v)
     return buf;
 }
 
-#line 2352 "chapters/A1-support.nw"
+#line 2360 "chapters/A1-support.nw"
 const char *format_bytes(char *buf, size_t bytes)
 {
     static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -156,7 +157,7 @@ const char *format_bytes(char *buf, size_t bytes)
     return buf;
 }
 
-#line 2386 "chapters/A1-support.nw"
+#line 2394 "chapters/A1-support.nw"
 static int compare_doubles(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
