@@ -9,7 +9,11 @@
 #                        chapter10: ./train --grad_dtype bf16|fp16, --compress powersgd:R|topk:F,
 #                        chapter11: ./train --strategy tensor --tp T)
 #   make tangle          chapters/*.nw -> tangled/ and kernels/ (needs noweb)
-#   make test            drift and layer checks + Criterion tests (DEVICE=cpu|cuda|twin; CHAPTER=N)
+#   make test            drift, layer and CI-inventory checks + Criterion tests (DEVICE=cpu|cuda|twin;
+#                        CHAPTER=N)
+#   make ci-full         everything CI ran before it was cut to 40 minutes (.ci/stages), with each
+#                        stage's seconds; before resolving an issue that touches the build, the
+#                        programs' output, the exercises or the grader (root; about 80 minutes)
 #   make soak            the whole suite RUNS=20 times beside LOAD=2 busy processes
 #   make matrix          every build variant (no OpenBLAS/CUDA/MPI, clang, gcc 11, NATIVE=0,
 #                        other OpenBLAS kernels, 1 and 8 cores) through make test (MATRIX=...)
@@ -50,7 +54,7 @@ CC       ?= gcc
 # package lock), or says in one line what to install and stops. Only a compiler named
 # without a path (cc, gcc, clang, clang-14...) is installed; a path is the user's to provide.
 NO_CC_GOALS := clean help hosts hosts-down deps deps-test deps-book deps-docs tangle manifest guide autograder fresh-check \
-               docs check-tangle check-layers chapter0
+               docs check-tangle check-layers check-ci ci-full chapter0
 CC_NAME     := $(firstword $(CC))
 ifeq ($(shell command -v $(CC_NAME) 2>/dev/null),)
 ifneq ($(filter-out $(NO_CC_GOALS),$(or $(MAKECMDGOALS),all)),)
@@ -194,7 +198,8 @@ LIB        := $(BUILD)/libdps.a
 
 .PHONY: all chapter0 chapter1 chapter2 chapter3 chapter4 chapter5 chapter6 chapter7 chapter8 chapter9 chapter10 chapter11 tangle check-tangle check-variants check-layers test test-run deps deps-test deps-book deps-docs deps-check deps-book-check \
         book docs clean help grade grade-build grade-submission manifest guide handout handout-check autograder autograder-check \
-        bench faults memcheck fuzz soak matrix fresh-check hosts hosts-down
+        bench faults memcheck fuzz soak matrix fresh-check hosts hosts-down prove ci-full check-ci \
+        autograder-check-book autograder-check-chapters autograder-check-zips
 .DEFAULT_GOAL := all
 
 all: $(PROGRAMS)
@@ -393,8 +398,19 @@ endef
 $(eval $(call tests_rule,book,$(TEST_SRCS)))
 $(foreach d,$(TEST_DIRS),$(eval $(call tests_rule,$(notdir $(d)),$(call book_tests,$(d)))))
 
-test: check-tangle check-layers
+test: check-tangle check-layers check-ci
 	@$(MAKE) --no-print-directory test-run
+
+# CI's inventory (.ci/stages): every check runs in .ci/run or make ci-full, and those CI must
+# keep are in .ci/run (tests/check_ci.sh).
+check-ci:
+	@tests/check_ci.sh
+
+# Everything CI ran before it was scoped to its 40 minutes (.ci/stages: the ci and full
+# stages), with the same table of each stage's seconds: before resolving an issue that
+# touches the build, the programs' output, the exercises or the grader. Root; about 80 minutes.
+ci-full:
+	@.ci/run --full
 
 # Every #include of the tangled code points down or across the layers of tests/layers.txt.
 check-layers:
@@ -402,7 +418,7 @@ check-layers:
 
 # The exercises first (students' started ones, then the proof that the tests can fail),
 # the book's tests last, so that Criterion's summary closes the run.
-GRADE_ENV = CC="$(CC)" CFLAGS="$(CFLAGS)" LDLIBS="$(LDLIBS)" LIB="$(LIB)" DPS_TEST_DEVICE=$(DEVICE) $(SAN_ENV)
+GRADE_ENV = CC="$(CC)" CFLAGS="$(CFLAGS)" LDLIBS="$(LDLIBS)" LIB="$(LIB)" DPS_TEST_DEVICE=$(DEVICE) PROVE_JOBS=$(TEST_JOBS) $(SAN_ENV)
 
 test-run: $(PROGRAMS) $(TEST_BIN) $(TWIN)
 	@status=0; echo "test: exercises"; \
@@ -414,6 +430,11 @@ test-run: $(PROGRAMS) $(TEST_BIN) $(TWIN)
 	   --tap=$(TEST_BIN).tap || status=1; \
 	 awk -f tests/skips.awk $(TEST_BIN).tap; \
 	 exit $$status
+
+# The proof of the exercises' tests alone (make test runs it): every solution passes every
+# public and hidden test, every pristine skeleton fails each one (CHAPTER=N: chapter N's).
+prove: $(LIB)
+	@$(GRADE_ENV) tests/grade.sh prove $(CHAPTER)
 
 # The whole suite RUNS times beside LOAD busy processes; per failing test, the runs it failed.
 RUNS ?= 20
@@ -625,15 +646,29 @@ autograder:
 # (full marks), the untouched skeletons (zero) and the deliberately wrong solutions of
 # solutions/wrong/ (partial marks, exactly the tests they name failing); as root, also the
 # attacks of solutions/attacks/ (each succeeding with the jail off, failing with it on).
-autograder-check: autograder
-	@instructors/autograder/check.sh $(BUILD)/dps-autograder.zip
-	@# ... and each chapter's own autograder, the weekly assignment's.
-	@for n in $$(grep -v '^#' exercises/MANIFEST | awk 'NF { print substr($$1, 3) }' | sort -un); do \
+# autograder-check is the whole book's zip and every chapter's; its two halves run apart:
+#   autograder-check-book       the whole book's zip, with a submission whose every exercise
+#                               loops for ever (LOOP_BUDGET=b: graded with a budget of b s an
+#                               exercise, and the time carried to env.sh's budget)
+#   autograder-check-chapters   each chapter's zip graded (AG_ONLY="1": those chapters;
+#                               AG_SKIP="1": all but those); chapter 1's runs the attacks
+#   autograder-check-zips       each chapter's zip checked, not graded: the whole book's
+#                               zip, with that chapter's hidden tests alone
+AG_CHAPTER_LIST = $(filter-out $(AG_SKIP),$(or $(AG_ONLY),$(shell grep -v '^\#' exercises/MANIFEST | awk 'NF { print substr($$1, 3) }' | sort -un)))
+autograder-check: autograder-check-book autograder-check-chapters
+autograder-check-book: autograder
+	@LOOP_BUDGET=$(LOOP_BUDGET) instructors/autograder/check.sh $(BUILD)/dps-autograder.zip
+autograder-check-chapters:
+	@for n in $(AG_CHAPTER_LIST); do \
 	  $(MAKE) --no-print-directory autograder CHAPTER=$$n >/dev/null && \
 	  instructors/autograder/check.sh $(BUILD)/dps-autograder-ch$$n.zip > $(BUILD)/autograder-ch$$n.log 2>&1 || \
 	    { tail -5 $(BUILD)/autograder-ch$$n.log; echo "autograder-check: chapter $$n's autograder (above)" >&2; exit 1; }; \
 	  grep -E '^autograder-check: (solutions|[0-9]+ attacks) ' $(BUILD)/autograder-ch$$n.log | \
 	    sed "s/^autograder-check: /autograder-check: chapter $$n: /"; done
+autograder-check-zips: autograder
+	@for n in $(AG_CHAPTER_LIST); do \
+	  $(MAKE) --no-print-directory autograder CHAPTER=$$n >/dev/null && \
+	  instructors/autograder/check.sh --contents $(BUILD)/dps-autograder.zip $(BUILD)/dps-autograder-ch$$n.zip $$n || exit 1; done
 
 # ---------------------------------------------------------------- dependencies
 # What each target needs from Debian; `make deps` installs all of it (CI does), `make test`

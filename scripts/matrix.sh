@@ -3,6 +3,9 @@
 # -Werror and put through the suite, and what each does to the numbers of chapter 1.
 #
 #   scripts/matrix.sh [NAME...]      every variant (or those named), in the order below
+#   scripts/matrix.sh --scoped NAME  the variant built with -Werror, then only what its
+#                                    difference can change (the SCOPE column below) and the
+#                                    sample runs: .ci/run's form of it; make ci-full runs all
 #   scripts/matrix.sh --spread       only the sample runs of every variant (no suite)
 #
 # Either writes the sample runs' figures into build/matrix/spread.csv, and into SPREAD_OUT
@@ -28,6 +31,38 @@
 #   1-core        taskset: one core allowed (the first of this one's) a small VM
 #   8-cores       tests/fake_cores.c: every program hears 8 cores    a larger machine
 #
+# The scoped form (.ci/run) builds each variant with -Werror (every program and the twin) and
+# runs, beside the two sample runs, only the suites its difference can reach: a chapter's
+# suite is `make test-run CHAPTER=N` (its book tests and its exercises' proof), "prove" is
+# every exercise's proof (every solution passes every public and hidden test, every
+# skeleton fails each one). Why each:
+#
+#   name       scope              why those
+#   default    (samples)          its suite is make test's, which CI runs beside this
+#   no-blas    1                  only chapter 1's device (the GEMM) and tests read HAVE_BLAS
+#   no-cuda    1 2                HAVE_CUDA: the device loader (ch1) and the launcher's refusal
+#                                 to fork after CUDA (ch2); the twin is built either way
+#   no-mpi     2 6 8 9 11         the chapters whose tests run mpirun or refuse --transport mpi
+#                                 without it (sharing, the MPI strategies, direct, hosts, grid)
+#   clang      prove 1            the compiler: FMA contraction and the compiler's support touch
+#   gcc-11     prove 1            every numeric test of every exercise (the proof), and chapter
+#                                 1's kernels; the rest of the suite compares runs of one build
+#   portable   1                  no -march=native: chapter 1's kernels vectorise otherwise
+#   haswell    1                  another BLAS kernel family: chapter 1's GEMM and training
+#   prescott   1                  (the samples train through the same BLAS)
+#   1-core     2 3 5 8 B          the spin-waits and watchdogs that must make progress on one
+#                                 core: channels and barriers, the server, the ring, the direct
+#                                 path's flags, appendix B's faults and time limits
+#   8-cores    1 2 8              the code and tests that read the core count: the machine
+#                                 report, the barrier's and channels' spin policy, the binding
+scope() {
+    case $1 in
+    default) echo "" ;; no-blas | portable | haswell | prescott) echo 1 ;; no-cuda) echo "1 2" ;;
+    no-mpi) echo "2 6 8 9 11" ;; clang | gcc-11) echo "prove 1" ;; 1-core) echo "2 3 5 8 B" ;;
+    8-cores) echo "1 2 8" ;;
+    esac
+}
+
 # A variant whose tool is missing (gcc-11, clang) is installed through scripts/deps.sh when
 # that can be done, and skipped, saying why, when it cannot. Prints a line per variant with
 # its time and the suite's counts; exits non-zero when any variant fails.
@@ -37,24 +72,32 @@ top=$(pwd)
 dir=${MATRIX_DIR:-build/matrix}
 mkdir -p "$dir" && dir=$(cd "$dir" && pwd)
 ALL=(default no-blas no-cuda no-mpi clang gcc-11 portable haswell prescott 1-core 8-cores)
-spread_only=
+spread_only= scoped=
 if [ "${1:-}" = --spread ]; then spread_only=1; shift; fi
+if [ "${1:-}" = --scoped ]; then scoped=1; shift; fi
 names=("$@")
 [ ${#names[@]} -gt 0 ] || names=("${ALL[@]}")
 for n in "${names[@]}"; do
     [[ " ${ALL[*]} " == *" $n "* ]] || { echo "matrix: no variant '$n' (${ALL[*]})" >&2; exit 2; }
 done
 
-# A copy of the tree in $dir/NAME (what git tracks or would; the programs and build/ not).
-copy_tree() {
-    local d=$dir/$1
-    rm -rf "$d" && mkdir -p "$d"
+# The tree a copy holds (what git tracks or would; the programs and build/ not), as a tar.
+tree_tar() {
     if git rev-parse --git-dir >/dev/null 2>&1; then
-        git ls-files -z --cached --others --exclude-standard | tar -cf - --null -T - | tar -xf - -C "$d"
+        git ls-files -z --cached --others --exclude-standard | tar -cf - --null --sort=name --mtime=@0 -T -
     else
-        tar -cf - --exclude=./build --exclude=./book/book.pdf . | tar -xf - -C "$d"
-        (cd "$d" && rm -f $(sed -n 's/^PROGRAMS *:= *//p' Makefile))
+        tar -cf - --sort=name --mtime=@0 --exclude=./build --exclude=./book/book.pdf \
+            $(sed -n 's/^PROGRAMS *:= *//p' Makefile | sed 's|[^ ]*|--exclude=./&|g') .
     fi
+}
+# A copy of the tree in $dir/NAME, kept (with what was built in it) when it already holds
+# this very tree: the scoped variants, each a stage of its own in .ci/run, share the book's.
+copy_tree() {
+    local d=$dir/$1 key
+    key=$(tree_tar | sha256sum | cut -c1-64)
+    [ "$(cat "$d/.matrix-key" 2>/dev/null)" = "$key" ] && return 0
+    rm -rf "$d" && mkdir -p "$d"
+    tree_tar | tar -xf - -C "$d" && echo "$key" >"$d/.matrix-key"
 }
 
 # PATH without any directory that holds nvcc: a machine without the CUDA toolkit.
@@ -134,16 +177,26 @@ for name in "${names[@]}"; do
         copy_tree "$c" || { echo "matrix: cannot copy the tree into $dir/$c" >&2; exit 1; }
         built+="$c "
     fi
-    if [ -z "$spread_only" ] && [ "$name" != default ]; then
-        if [ "$c" = "$name" ]; then
-            run_under "$name" make -C "$dir/$c" --no-print-directory "${args[@]}" test >"$log" 2>&1
-        else
-            run_under "$name" make -C "$dir/$c" --no-print-directory "${args[@]}" test-run >"$log" 2>&1
-        fi
-    else
-        run_under "$name" make -C "$dir/$c" --no-print-directory -s "${args[@]}" mlp ring >"$log" 2>&1
-    fi
+    # Every program, the library and the twin, with -Werror (the Makefile's default), two jobs.
+    run_under "$name" make -C "$dir/$c" --no-print-directory -s -j2 "${args[@]}" all build/tests/libdps_twin.so >"$log" 2>&1
     rc=$?
+    if [ $rc != 0 ] || [ -n "$spread_only" ] || [ "$name" = default ]; then
+        :
+    elif [ -n "$scoped" ]; then
+        for s in $(scope "$name"); do
+            if [ "$s" = prove ]; then
+                run_under "$name" make -C "$dir/$c" --no-print-directory "${args[@]}" prove >>"$log" 2>&1
+            else
+                run_under "$name" make -C "$dir/$c" --no-print-directory "${args[@]}" test-run CHAPTER="$s" >>"$log" 2>&1
+            fi || rc=1
+        done
+    elif [ "$c" = "$name" ]; then
+        run_under "$name" make -C "$dir/$c" --no-print-directory "${args[@]}" test >>"$log" 2>&1
+        rc=$?
+    else
+        run_under "$name" make -C "$dir/$c" --no-print-directory "${args[@]}" test-run >>"$log" 2>&1
+        rc=$?
+    fi
     # The README's two sample runs, on this variant: loss and accuracies of the last epoch.
     if [ $rc = 0 ]; then
         for cmd in "./mlp --epochs 3" "./ring --n_gpus 4 --epochs 3"; do
@@ -153,8 +206,11 @@ for name in "${names[@]}"; do
                 /^replicas:/ { sub(/.*hash /, ""); sub(/\)/, ""); h = $0 } END { print row "," h }' <<<"$out" >>"$spread"
         done
     fi
-    summary=$(grep -h -e '^\[====\] Synthesis' "$log" | sed 's/^\[====\] Synthesis: //; s/ *$//')
-    prove=$(grep -h '^prove: ' "$log" | sed 's/^prove: //' | cut -c1-70)
+    # The suites' counts, added up over a scoped variant's chapters.
+    summary=$(awk '/^\[====\] Synthesis/ { n++; for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+$/) v[$(i - 1)] += $i }
+        END { if (n) printf "Tested: %d | Passing: %d | Failing: %d | Crashing: %d", v["Tested:"], v["Passing:"], v["Failing:"], v["Crashing:"] }' "$log")
+    [ -z "$scoped" ] || [ -z "$(scope "$name")" ] || summary="${summary:-no suite}; scope: $(scope "$name")"
+    prove=$(grep -h '^prove: ' "$log" | sed 's/^prove: //' | cut -c1-70 | tail -1)
     printf 'matrix: %-9s %-7s %4d s  %s%s\n' "$name" "$([ $rc = 0 ] && echo passed || echo FAILED)" \
         "$(($(date +%s) - t0))" "${summary:-(no suite)}" "${prove:+; prove: $prove}"
     if [ $rc != 0 ]; then
@@ -174,7 +230,7 @@ if [ -s "$spread" ]; then
         cat "$spread"
     } >"$dir/spread.csv"
     # what the spread comes to, as the README says it (scripts/spread_facts.sh)
-    scripts/spread_facts.sh "$dir/spread.csv" | sed 's/^/matrix: /'
+    [ -n "$scoped" ] || scripts/spread_facts.sh "$dir/spread.csv" | sed 's/^/matrix: /'
     [ -z "${SPREAD_OUT:-}" ] || cp "$dir/spread.csv" "$SPREAD_OUT"
 fi
 echo "matrix: $( [ $fail = 0 ] && echo "every variant passed" || echo "a variant FAILED")$( [ $skipped = 0 ] || echo ", $skipped skipped (above)") ($(($(date +%s) - t_all)) s)"

@@ -253,7 +253,18 @@ run_one() {
     if [ $rc = 124 ] || [ $rc = 137 ]; then
         why="did not finish within the limit of $limit s (a deadlock, or an endless loop?)"
         TIMEOUTS=$((TIMEOUTS + 1))
-    elif grep -qxF "ok - $t" <(sed 's/  (.*$//' "$tap" 2>/dev/null); then
+    elif ! verdict "$tap" "$t" "$rc"; then
+        why="the test runner stopped (exit status $rc): $(tail -3 "$bin.one.out" | tr '\n' ' ' | cut -c1-2000)"
+    fi
+}
+
+# What TAP report $1 says of test $2 ("suite::name") of a run that exited with status $3: sets
+# ok (1 or 0) and, for a failure, why (the assertion messages); status 1 when the report
+# does not name the test.
+verdict() {
+    local tap=$1 t=$2 rc=$3
+    ok=0 why=
+    if grep -qxF "ok - $t" <(sed 's/  (.*$//' "$tap" 2>/dev/null); then
         ok=1
     elif grep -q "^not ok - $t" "$tap" 2>/dev/null; then
         why=$(awk -v t="not ok - $t" 'index($0, t) == 1 { on = 1; rest = substr($0, length(t) + 1)
@@ -262,8 +273,24 @@ run_one() {
               on && !/^ *(---|\.\.\.|assertions:.*|failures:.*|- .*: \|\+)$/ { sub(/^ +/, ""); print }' "$tap")
         [ -n "$why" ] || why="failed without a message (exit status $rc)"
     else
-        why="the test runner stopped (exit status $rc): $(tail -3 "$bin.one.out" | tr '\n' ' ' | cut -c1-2000)"
+        return 1
     fi
+}
+
+# prove's way through a test file's tests: the binary run once for all of them (Criterion
+# still runs each in a process of its own), under a limit of GRADE_TIMEOUT a test; a test
+# that run does not report (it stopped, or ran out of time) is run alone, as grading runs
+# every test. The verdicts are run_one's; only the processes started are fewer.
+run_batch() {
+    local tfile=$1 bin=$2 tap="$2.all.tap" n rc
+    n=$(list_tests "$tfile" | wc -l)
+    rm -f "$tap"
+    timeout -k 5 $((GRADE_TIMEOUT * n)) "$bin" --tap="$tap" -j1 >"$bin.all.out" 2>&1
+    rc=$?
+    while read -r t; do
+        verdict "$tap" "$t" "$rc" || run_one "$bin" "$t"
+        R_TEST+=("$t") R_OK+=("$ok") R_WHY+=("$why") R_HIDDEN+=("$([[ $tfile == tests/hidden/* ]] && echo 1 || echo 0)")
+    done < <(list_tests "$tfile")
 }
 
 # Run every test of test file $1 in binary $2 (or none, with $3 as each one's failure when
@@ -294,6 +321,8 @@ grade_exercise() {
         elif ! build "$tfile" "$ch" "$src" "$bin"; then
             run_all "$tfile" "" "does not compile:
 $(grep -E 'error|undefined' "$bin.log" | head -8)"
+        elif [ "$mode" = prove ] && [ "$GRADE_JAIL" != 1 ]; then
+            run_batch "$tfile" "$bin"
         else
             run_all "$tfile" "$bin"
         fi
@@ -456,11 +485,14 @@ grade)
 
 prove)
     [ -d solutions ] || { echo "prove: no solutions/ (a handout): skipped"; exit 0; }
-    checked=0 n_public=0 n_hidden=0
-    while read -r ch name stars points replaces hash title; do
+    # The exercise $1/$2 (pristine skeleton's hash $3): what it finds wrong on stdout, and a
+    # last line "counts PUBLIC HIDDEN STATUS".
+    prove_one() {
+        local ch=$1 name=$2 hash=$3 skel n_pub n_hid
+        status=0
         # Every solution passes every test.
         grade_exercise "$ch" "$name" "solutions/$ch/$name.c" "$work/solution-$ch-$name"
-        n_public=$((n_public + $(count_of 0))) n_hidden=$((n_hidden + $(count_of 1)))
+        n_pub=$(count_of 0) n_hid=$(count_of 1)
         if [ "$(count_ok)" != "$(count_of)" ]; then
             echo "prove: solutions/$ch/$name.c fails $(($(count_of) - $(count_ok))) of $(count_of) tests:"
             failures | sed 's/^/   /'
@@ -473,7 +505,8 @@ prove)
             if ! git show "HEAD:exercises/$ch/$name.c" >"$skel" 2>/dev/null || [ "$(hash_of "$skel")" != "$hash" ]; then
                 echo "prove: exercises/$ch/$name.c is edited and no pristine copy matches the MANIFEST hash:"
                 echo "       if you changed the skeleton on purpose, run make manifest"
-                status=1; continue
+                echo "counts $n_pub $n_hid 1"
+                return
             fi
         fi
         grade_exercise "$ch" "$name" "$skel" "$work/skeleton-$ch-$name"
@@ -489,8 +522,33 @@ prove)
             echo "prove: exercise $ch/$name has no entry in the autograder's jail (tests/jail/exercises.c)"
             status=1
         fi
-        checked=$((checked + 1))
+        echo "counts $n_pub $n_hid $status"
+    }
+    # PROVE_JOBS exercises at once (make passes TEST_JOBS), each in a shell of its own whose
+    # report waits in a file; the reports are read in the MANIFEST's order.
+    jobs=${PROVE_JOBS:-2} order=()
+    while read -r ch name stars points replaces hash title; do
+        while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+        prove_one "$ch" "$name" "$hash" >"$work/prove-$ch-$name.out" 2>&1 &
+        order+=("$ch-$name")
     done < <(entries)
+    wait
+    checked=0 n_public=0 n_hidden=0
+    for e in "${order[@]}"; do
+        out=$work/prove-$e.out
+        last=$(tail -1 "$out")
+        if [[ $last != counts\ * ]]; then
+            cat "$out"
+            echo "prove: the proof of ${e/-//} stopped before its end (above)"
+            status=1
+            continue
+        fi
+        sed '$d' "$out"
+        read -r _ pub hid st <<<"$last"
+        n_public=$((n_public + pub)) n_hidden=$((n_hidden + hid))
+        [ "$st" = 0 ] || status=1
+        checked=$((checked + 1))
+    done
     [ $status = 0 ] && echo "prove: $checked solutions pass all $n_public public and $n_hidden hidden tests; their $checked skeletons fail every one"
     ;;
 

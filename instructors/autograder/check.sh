@@ -18,7 +18,41 @@
 # bounds its processes and memory, with a private /tmp and /dev/shm of 64 MiB each.
 # Gradescope builds an image once (the zip in source/, setup.sh run there) and grades each
 # submission in a fresh container of it; so does this script, with a copy of the image.
+#
+#   instructors/autograder/check.sh --contents BOOK_ZIP CHAPTER_ZIP N
+#
+# checks, without grading, that a chapter's autograder is the whole book's restricted to
+# chapter N: the same files, less the other chapters' hidden tests, with env.sh grading
+# chapter N alone (make autograder-check-zips; the whole book's zip is the one graded).
 set -euo pipefail
+if [ "${1:-}" = --contents ]; then
+    book=${2:?usage: check.sh --contents BOOK_ZIP CHAPTER_ZIP N} one=${3:?} n=${4:?}
+    t=$(mktemp -d -p /var/tmp dps-autograder-contents.XXXXXX)
+    trap 'rm -rf "$t"' EXIT
+    unzip -q "$book" -d "$t/book" && unzip -q "$one" -d "$t/one" || { echo "autograder-check: cannot unzip $book or $one" >&2; exit 1; }
+    problems=()
+    [ -d "$t/book/tests/hidden/ch$n" ] || problems+=("the whole book's zip has no tests/hidden/ch$n")
+    hidden=$(cd "$t/one/tests/hidden" 2>/dev/null && ls -d ch* 2>/dev/null | tr '\n' ' ') || true
+    [ "$hidden" = "ch$n " ] || problems+=("its tests/hidden holds '${hidden:-nothing}', not ch$n alone")
+    # Every other file is the book's, env.sh apart, whose chapters line says N.
+    rm -rf "$t/book/tests/hidden"/ch* "$t/one/tests/hidden/ch$n"
+    chapters=$(. "$t/one/instructors/autograder/env.sh" && echo "$GRADE_CHAPTERS")
+    [ "$chapters" = "$n" ] || problems+=("its env.sh grades chapters '$chapters', not $n")
+    diff <(grep -v '^export GRADE_CHAPTERS=' "$t/book/instructors/autograder/env.sh") \
+        <(grep -v '^export GRADE_CHAPTERS=' "$t/one/instructors/autograder/env.sh") >/dev/null ||
+        problems+=("its env.sh differs from the book's beyond GRADE_CHAPTERS")
+    rm -f "$t/book/instructors/autograder/env.sh" "$t/one/instructors/autograder/env.sh"
+    d=$(diff -rq "$t/book" "$t/one" 2>&1 | sed "s|$t/||g" | head -5) || true
+    [ -z "$d" ] || problems+=("it differs from the whole book's zip: $d")
+    exercises=$(grep -v '^#' exercises/MANIFEST | awk -v c="ch$n" '$1 == c' | wc -l) || true
+    [ "$exercises" -gt 0 ] || problems+=("exercises/MANIFEST has no exercise of chapter $n")
+    if [ ${#problems[@]} != 0 ]; then
+        for p in "${problems[@]}"; do echo "autograder-check: ${one##*/}: $p" >&2; done
+        exit 1
+    fi
+    echo "autograder-check: ${one##*/}: the whole book's zip, with chapter $n's hidden tests only and env.sh grading its $exercises exercises"
+    exit 0
+fi
 zip=${1:?usage: instructors/autograder/check.sh build/dps-autograder.zip}
 zip=$(realpath "$zip")
 repo=$(pwd)
@@ -204,8 +238,21 @@ EOF2
 fi
 # Time: every exercise of the book loops for ever, in its constructor (the solution with a
 # spinning constructor added), and the first in its compiler (#include "/dev/zero").
+# LOOP_BUDGET=b grades it with a smaller budget than env.sh's B (each test b/2 seconds, as
+# B's tests have B/2, and the compiler b/2): every exercise then spends its budget and the
+# grader's own overhead o, so the grade takes n(b + o), and with the real budget it would
+# take n(B + o) = T + n(B - b), which is what the bound is held to.
 if [ -n "$loops" ]; then
-    MAY_FAIL=0 submit "loop-forever" <<'EOF2'
+    loop_budget=${LOOP_BUDGET:-}
+    if [ -n "$loop_budget" ]; then
+        [[ $loop_budget =~ ^[0-9]+$ ]] && [ "$loop_budget" -ge 2 ] && [ $((loop_budget % 2)) = 0 ] ||
+            fail "LOOP_BUDGET=$loop_budget: an even number of seconds, 2 or more"
+    fi
+    LB=$loop_budget MAY_FAIL=0 submit "loop-forever" <<'EOF2'
+[ -z "$LB" ] || sed -i "s/^export GRADE_TIMEOUT=[0-9]* GRADE_BUDGET=[0-9]* GRADE_COMPILE_TIMEOUT=[0-9]*/export GRADE_TIMEOUT=$((LB / 2)) GRADE_BUDGET=$LB GRADE_COMPILE_TIMEOUT=$((LB / 2))/" \
+    "$c/source/instructors/autograder/env.sh"
+grep -q "^export GRADE_TIMEOUT=$((${LB:-0} / 2)) GRADE_BUDGET=$LB " "$c/source/instructors/autograder/env.sh" || [ -z "$LB" ] ||
+    { echo "autograder-check: env.sh's time line is not the one LOOP_BUDGET rewrites" >&2; exit 1; }
 for e in $exercises; do
     { cat "$repo/solutions/$e.c"; echo '__attribute__((constructor)) static void spin_for_ever(void) { for (;;) ; }'; } \
         >"$c/submission/${e#*/}.c"
@@ -217,6 +264,8 @@ fi
 export CHECK_ATTACKS=$attacks CHECK_LOOPS=$loops
 export CHECK_TARGETS=$(for a in $attacks; do echo "$a=$(attack_target "$a")"; done)
 export CHECK_BOUND=$(. "$image/source/instructors/autograder/env.sh" && echo "$GRADE_BOUND")
+export CHECK_BUDGET=$(. "$image/source/instructors/autograder/env.sh" && echo "$GRADE_BUDGET")
+export CHECK_LOOP_BUDGET=${loop_budget:-}
 
 # The guide's counts are the tree's, and its tests are the ones that ran.
 python3 "$repo/instructors/guide.py" --check --results "$tmp/solutions/results/results.json" |
@@ -370,11 +419,23 @@ if os.environ.get("CHECK_LOOPS"):
     f = facts(d)
     r = json.load(open(os.path.join(d, "results/results.json")))
     bound = int(os.environ.get("CHECK_BOUND") or 600)
+    budget = int(os.environ.get("CHECK_BUDGET") or 20)
+    small = os.environ.get("CHECK_LOOP_BUDGET")
     got = scores(r)
-    line = (f"every exercise looping for ever: graded in {f['seconds']} s (the bound: {bound} s), "
+    seconds = int(f["seconds"])
+    if small:
+        # n(b + o) measured; n(B + o) = T + n(B - b) is what the real budget would take.
+        n, b = len(points), int(small)
+        carried = seconds + n * (budget - b)
+        how = (f"graded in {seconds} s with a budget of {b} s an exercise, so with env.sh's "
+               f"{budget} s: {seconds} + {n} x ({budget} - {b}) = {carried} s (the bound: {bound} s)")
+    else:
+        carried = seconds
+        how = f"graded in {seconds} s (the bound: {bound} s)"
+    line = (f"every exercise looping for ever: {how}, "
             f"{sum(got.values()):g} points, {f['procs']} processes and {f['files']} files left")
     report.append(line)
-    if int(f["seconds"]) > bound or sum(got.values()) != 0 or f["procs"] != "0" or f["files"] != "0":
+    if carried > bound or sum(got.values()) != 0 or f["procs"] != "0" or f["files"] != "0":
         names = open(os.path.join(d, "check", "files.list")).read().split()[:5]
         problems.append("loop-forever: " + line + (f" ({' '.join(names)} ...)" if names else ""))
 
