@@ -210,7 +210,9 @@ for name in "${names[@]}"; do
     summary=$(awk '/^\[====\] Synthesis/ { n++; for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+$/) v[$(i - 1)] += $i }
         END { if (n) printf "Tested: %d | Passing: %d | Failing: %d | Crashing: %d", v["Tested:"], v["Passing:"], v["Failing:"], v["Crashing:"] }' "$log")
     [ -z "$scoped" ] || [ -z "$(scope "$name")" ] || summary="${summary:-no suite}; scope: $(scope "$name")"
-    prove=$(grep -h '^prove: ' "$log" | sed 's/^prove: //' | cut -c1-70 | tail -1)
+    # The proofs' counts, added up likewise (a line that is not a count is shown as it is).
+    prove=$(awk '/^prove: [0-9]+ solutions pass all/ { n += $2; p += $6; h += $9; c++; next } /^prove: / { sub(/^prove: /, ""); o = $0 }
+        END { if (o != "") print substr(o, 1, 70); else if (c) printf "%d solutions pass all %d public and %d hidden tests", n, p, h }' "$log")
     printf 'matrix: %-9s %-7s %4d s  %s%s\n' "$name" "$([ $rc = 0 ] && echo passed || echo FAILED)" \
         "$(($(date +%s) - t0))" "${summary:-(no suite)}" "${prove:+; prove: $prove}"
     if [ $rc != 0 ]; then

@@ -97,8 +97,13 @@ while read -r name where _; do
     case $name in '' | '#'*) continue ;; esac
     in_plan "$quick" "$name" || in_plan "$full" "$name" || problem "$name ($where) runs in neither .ci/run nor make ci-full"
 done <"$stages"
-total=$(awk '{ s += $3 } END { print s + 0 }' <<<"$quick")
-[ "$total" -le 2400 ] || problem "the budgets of .ci/run's stages add up to $total s, past CI's 2400"
+# The run's planned wall time: the stages in the foreground one after another, and each lane
+# of background stages (.ci/run: consecutive commands ending in &) beside the foreground
+# stages after its start, past their end only by what it has more.
+total=$(awk '$4 == "bg" { if (!open) { n++; open = 1 } lane[n] += $3; next }
+             { open = 0; fg += $3; for (i = 1; i <= n; i++) beside[i] += $3 }
+             END { t = fg; for (i = 1; i <= n; i++) if (lane[i] > beside[i]) t += lane[i] - beside[i]; print t }' <<<"$quick")
+[ "$total" -le 2400 ] || problem "the budgets of .ci/run's stages come to $total s, past CI's 2400"
 
-[ $fail = 0 ] && echo "check-ci: .ci/run runs $(wc -l <<<"$quick") stages within $total s of budget, make ci-full $(wc -l <<<"$full"); every check runs somewhere"
+[ $fail = 0 ] && echo "check-ci: .ci/run runs $(wc -l <<<"$quick") stages within $total s of budget (wall), make ci-full $(wc -l <<<"$full"); every check runs somewhere"
 exit $fail

@@ -4,9 +4,10 @@
 #
 #   solutions  every reference solution, as loose files        full marks, every test passed
 #   skeletons  every untouched skeleton, as loose files        zero, every test "not started"
-#   mistakes   the solutions in a student's tree (exercises/chN/NAME.c), with each file of
-#              solutions/wrong/ in place of its solution        partial marks on exactly those
-#              exercises, and failed exactly the tests each one's "Fails:" lines name
+#   mistakes   each file of solutions/wrong/ in a student's    partial marks on exactly those
+#              tree (exercises/chN/NAME.c), and nothing else    exercises, and failed exactly
+#              (the solutions' grade is the first submission's)  the tests each one's "Fails:"
+#                                                               lines name; the rest not started
 #
 # and, as root, the attacks on the grader (solutions/attacks/; chapter 1's autograder), each
 # with the jail off (it must succeed, or it tests nothing) and on (it must fail: 0 on its
@@ -175,9 +176,10 @@ for e in $exercises; do git -C "$repo" show "HEAD:exercises/$e.c" >"$c/submissio
 EOF
 submit mistakes <<'EOF'
 for e in $exercises; do
-    mkdir -p "$c/submission/my-dps/exercises/${e%/*}"
     wrong=$repo/solutions/wrong/$e.c
-    cp "$([ -f "$wrong" ] && echo "$wrong" || echo "$repo/solutions/$e.c")" "$c/submission/my-dps/exercises/$e.c"
+    [ -f "$wrong" ] || continue
+    mkdir -p "$c/submission/my-dps/exercises/${e%/*}"
+    cp "$wrong" "$c/submission/my-dps/exercises/$e.c"
 done
 EOF
 
@@ -338,8 +340,8 @@ for ex, ts in by.items():
         for t in ts:
             if t["status"] == "failed" and not t["output"].strip():
                 problems.append(f"mistakes: {t['name']} failed without a message")
-    elif failed:
-        problems.append(f"mistakes: {ex} (a solution) failed {sorted(failed)}")
+    elif got != 0 or any(t["status"] != "failed" or "not started" not in t["output"] for t in ts):
+        problems.append(f"mistakes: {ex} (not submitted) scored {got:.2f}, expected 0 with every test not started")
 if "my-dps/exercises/" not in r.get("output", ""):
     problems.append("mistakes: results.json's output does not list the files taken from the tree")
 
