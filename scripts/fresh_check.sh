@@ -109,7 +109,9 @@ readme_commands() {
         "$dir/$suite.$tag.test.log" | sed "s/^/fresh-check:   /"
 }
 
-for suite in "${suites[@]}"; do
+# One suite: its root, then the README's commands in it (step exits on a failure).
+run_suite() {
+    local suite=$1 base root
     base=$dir/$suite.base root=$dir/$suite.root
     if [ -n "${FRESH_REFRESH:-}" ] || [ ! -f "$base/.fresh-made" ]; then
         rm -rf "$base"
@@ -137,5 +139,24 @@ for suite in "${suites[@]}"; do
     [ "$suite" = "$first_only" ] ||
         readme_commands "$root" reader user-after "$suite, a user without sudo, once installed"
     rm -rf "$root"
+}
+
+# With --one, the other suite's first command runs beside the whole one (it is mostly the
+# network's: debootstrap and apt), its lines shown when both are done.
+part=
+if [ -n "$first_only" ]; then
+    run_suite "$first_only" >"$dir/$first_only.part.out" 2>&1 &
+    part=$!
+    trap '[ -z "$part" ] || kill "$part" 2>/dev/null' EXIT
+fi
+for suite in "${suites[@]}"; do
+    [ "$suite" = "$first_only" ] || run_suite "$suite"
 done
+if [ -n "$part" ]; then
+    wait "$part"
+    rc=$?
+    part=
+    cat "$dir/$first_only.part.out"
+    [ $rc = 0 ] || exit 1
+fi
 echo "fresh-check: passed on ${suites[*]}$([ -z "$first_only" ] || echo " ($first_only: the first command only)") in $(($(date +%s) - t_all)) s"
