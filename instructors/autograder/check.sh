@@ -77,7 +77,12 @@ start=$(date +%s)
 echo "autograder-check: setup.sh built the image in $(($(date +%s) - start)) s"
 
 # The bounded setting (root only): a cgroup per submission, of cgroup v2 or v1, bounding the
-# processes (1024) and the memory (4 GiB), as Gradescope's container does.
+# memory (4 GiB, as Gradescope's container does) and the processes, to 256 where the container
+# allows 1,024: CI's run on 2026-11-29 was ended from outside (exit -1, no word printed) in the
+# second the fork bomb with the jail off reached 1,024 processes, with memcheck running beside
+# it. 256 still starves the grader with the jail off, and is twice the jail's own limit
+# (JAIL_NPROC, 128), which the attack with the jail on must meet first.
+pids_max=256
 bounded=0
 if [ "$(id -u)" = 0 ]; then
     if grep -qw pids /sys/fs/cgroup/cgroup.controllers 2>/dev/null &&
@@ -93,9 +98,9 @@ cgroup_make() {
     local n=dps-check-$$-$1 d
     if [ $bounded = 2 ]; then
         echo "+pids +memory" >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null
-        d=/sys/fs/cgroup/$n && mkdir "$d" && echo 1024 >"$d/pids.max" && echo 4G >"$d/memory.max" && echo "$d"
+        d=/sys/fs/cgroup/$n && mkdir "$d" && echo $pids_max >"$d/pids.max" && echo 4G >"$d/memory.max" && echo "$d"
     else
-        d=/sys/fs/cgroup/pids/$n && mkdir "$d" && echo 1024 >"$d/pids.max" && echo "$d"
+        d=/sys/fs/cgroup/pids/$n && mkdir "$d" && echo $pids_max >"$d/pids.max" && echo "$d"
         d=/sys/fs/cgroup/memory/$n && mkdir "$d" && echo $((4 << 30)) >"$d/memory.limit_in_bytes" && echo "$d"
     fi
 }
