@@ -146,6 +146,46 @@ time_left() {
     printf '%d.%03d\n' $((left / 1000)) $((left % 1000))
 }
 
+# What an exercise may call: the C library, its maths library and the compiler's runtime
+# (libgcc, libatomic, the sanitizers'), less the dynamic linker's ways to find a function by
+# name (dlsym, dl_iterate_phdr: the book's own answer, looked up); and of the book's library
+# only error_set and xcalloc (util.h) and what its chapter's header gives it on a "may call:"
+# line (exercises/chN/chN.h). The Comm and the Device it is handed are its own to use. Any other
+# function (OpenBLAS's GEMM, MPI's all-reduce, gemm_plain, a test's reference) is refused
+# before a test runs, with one line naming it.
+system_symbols() {
+    local f lib out=$work/system-symbols
+    [ -s "$out" ] && [ "$(cat "$out.key" 2>/dev/null)" = "$CC" ] && return 0
+    {
+        for lib in libc.so.6 libm.so.6 libmvec.so.1 libgcc_s.so.1 libatomic.so.1; do
+            f=$($CC -print-file-name=$lib 2>/dev/null) && [ -f "$f" ] && nm -D --defined-only "$f"
+        done
+        f=$($CC -print-libgcc-file-name 2>/dev/null) && [ -f "$f" ] && nm --defined-only "$f" 2>/dev/null
+    } | awk 'NF >= 3 { sub(/@.*/, "", $3); print $3 }' |
+        grep -vE '^(_?_?(libc_)?dl|_dl_)' | sort -u >"$out.new" && mv -f "$out.new" "$out" &&
+        echo "$CC" >"$out.key"
+}
+# The functions of the book's library exercise $1/$2 may call, one a line.
+may_call() {
+    printf '%s\n' error_set xcalloc
+    sed -nE "s/^ \* may call: $2:? (.*)$/\1/p" "exercises/$1/$1.h" | tr ' ,' '\n\n' | grep -v '^$'
+    return 0
+}
+# Whether the undefined symbols of exercise $1/$2's object, listed by nm in file $3, are all
+# allowed; the first refused one explained on stdout.
+calls_allowed() {
+    local ch=$1 name=$2 list=$3 bad given
+    system_symbols
+    given=$(may_call "$ch" "$name")
+    bad=$(awk '$1 == "U" || $1 == "w" || $1 == "v" { sub(/@.*/, "", $2); print $2 }
+               NF == 1 { sub(/@.*/, "", $1); print $1 }' "$list" | sort -u |
+          grep -vxF -f "$work/system-symbols" | grep -vxF -f <(printf '%s\n' "$given") |
+          grep -vE '^(__(asan|ubsan|lsan|tsan|msan|sanitizer)_|__gmon_start__$|_ITM_(de)?registerTMCloneTable$|__cxa_finalize$|_GLOBAL_OFFSET_TABLE_$)' | head -3)
+    [ -z "$bad" ] && return 0
+    echo "refused: $ch/$name may not call $(echo "$bad" | head -1)$([ "$(echo "$bad" | wc -l)" = 1 ] || echo " (nor $(echo "$bad" | sed 1d | tr '\n' ' ' | sed 's/ $//; s/ /, /g'))"): besides the C library, it may call only $(printf '%s\n' "$given" | paste -sd' ' | sed 's/ /, /g') and the members of the Comm or Device it is handed (exercises/$ch/$ch.h)"
+    return 1
+}
+
 # Compile the student's file $1 of exercise $2/$3 into the shared object $4, as the jail's
 # user; the compiler's messages in $4.log. Root copies the source into its own directory,
 # which the user can read; the user compiles it into its own; root takes the object back.
@@ -171,11 +211,15 @@ build_student() {
     if [ $rc = 0 ]; then
         "$WARDEN" run --timeout 10 "${DROP[@]}" -- nm -D --defined-only "$jail/student/$base.so" \
             >"$work/$base.nm" 2>/dev/null
-        if awk -v f="$(function_of "$name")" '$3 == f { ok = 1 } END { exit !ok }' "$work/$base.nm"; then
-            "$WARDEN" take "$juid" "$jail/student" "$base.so" "$so" $((64 << 20)) 2>>"$log" || rc=1
-        else
+        "$WARDEN" run --timeout 10 "${DROP[@]}" -- nm -D --undefined-only "$jail/student/$base.so" \
+            >"$work/$base.undef" 2>/dev/null
+        if ! awk -v f="$(function_of "$name")" '$3 == f { ok = 1 } END { exit !ok }' "$work/$base.nm"; then
             echo "error: undefined reference to \`$(function_of "$name")' (the file does not define it)" >>"$log"
             rc=1
+        elif ! calls_allowed "$ch" "$name" "$work/$base.undef" >>"$log"; then
+            rc=1
+        else
+            "$WARDEN" take "$juid" "$jail/student" "$base.so" "$so" $((64 << 20)) 2>>"$log" || rc=1
         fi
     fi
     sweep
@@ -214,8 +258,16 @@ build() {
             exercises/"$ch"/*.h tangled/*/*.h "$LIB" 2>/dev/null; } | sha256sum | cut -c1-64)
     if ! [ -x "$bin" ] || [ "$(cat "$bin.key" 2>/dev/null)" != "$key" ]; then
         rm -f "$bin.key"
+        if [ "$code" = "$src" ] && [ "${GRADE_CALLS:-}" != all ]; then
+            # The student's file alone, with the book's headers and its chapter's, never the
+            # tests' (their helpers are no part of an answer); then what it calls, checked.
+            $CC $CFLAGS -Iexercises/"$ch" -c "$src" -o "$bin.student.o" >"$bin.log" 2>&1 &&
+                nm -u "$bin.student.o" >"$bin.undef" 2>>"$bin.log" || return 1
+            calls_allowed "$ch" "$name" "$bin.undef" >>"$bin.log" || return 1
+            code=$bin.student.o
+        fi
         $CC $CFLAGS -Itests -Iexercises/"$ch" "$tfile" $code "$LIB" \
-            -o "$bin" -lcriterion $LDLIBS >"$bin.log" 2>&1 && echo "$key" >"$bin.key" || return 1
+            -o "$bin" -lcriterion $LDLIBS >>"$bin.log" 2>&1 && echo "$key" >"$bin.key" || return 1
     fi
 }
 
@@ -319,8 +371,12 @@ grade_exercise() {
         if [ -z "$src" ]; then
             run_all "$tfile" "" "not started: exercises/$ch/$name.c is the untouched skeleton"
         elif ! build "$tfile" "$ch" "$src" "$bin"; then
-            run_all "$tfile" "" "does not compile:
+            if grep -q '^refused: ' "$bin.log"; then
+                run_all "$tfile" "" "$(grep '^refused: ' "$bin.log" | head -1)"
+            else
+                run_all "$tfile" "" "does not compile:
 $(grep -E 'error|undefined' "$bin.log" | head -8)"
+            fi
         elif [ "$mode" = prove ] && [ "$GRADE_JAIL" != 1 ]; then
             run_batch "$tfile" "$bin"
         else
@@ -330,6 +386,11 @@ $(grep -E 'error|undefined' "$bin.log" | head -8)"
     [ -z "${GRADE_TIMES:-}" ] || echo "time: $ch/$name $src: $SPENT ms of the exercise's budget" >&2
 }
 
+# Whether every R_* entry failed before its test ran: refused, or not compiled.
+all_unbuilt() {
+    local w
+    for w in "${R_WHY[@]}"; do [[ $w == "refused: "* || $w == "does not compile:"* ]] || return 1; done
+}
 # How many of the R_* entries passed (all tests, or only the public or hidden ones).
 count_ok() {
     local i n=0 want=${1:-}
@@ -409,7 +470,7 @@ test)
         bin=$work/student-$ch-$name
         SPENT=0
         if ! build "tests/$ch/ex_$name.c" "$ch" "$file" "$bin"; then
-            printf 'exercise %-28s DOES NOT COMPILE\n' "$ch/$name"
+            printf 'exercise %-28s %s\n' "$ch/$name" "$(grep -q '^refused: ' "$bin.log" && echo REFUSED || echo 'DOES NOT COMPILE')"
             sed 's/^/   /' "$bin.log" | head -20
             status=1
             continue
@@ -488,7 +549,7 @@ prove)
     # The exercise $1/$2 (pristine skeleton's hash $3): what it finds wrong on stdout, and a
     # last line "counts PUBLIC HIDDEN STATUS".
     prove_one() {
-        local ch=$1 name=$2 hash=$3 skel n_pub n_hid
+        local ch=$1 name=$2 hash=$3 skel n_pub n_hid n_cheats=0
         status=0
         # Every solution passes every test.
         grade_exercise "$ch" "$name" "solutions/$ch/$name.c" "$work/solution-$ch-$name"
@@ -505,7 +566,7 @@ prove)
             if ! git show "HEAD:exercises/$ch/$name.c" >"$skel" 2>/dev/null || [ "$(hash_of "$skel")" != "$hash" ]; then
                 echo "prove: exercises/$ch/$name.c is edited and no pristine copy matches the MANIFEST hash:"
                 echo "       if you changed the skeleton on purpose, run make manifest"
-                echo "counts $n_pub $n_hid 1"
+                echo "counts $n_pub $n_hid 1 0"
                 return
             fi
         fi
@@ -517,12 +578,34 @@ prove)
             done
             status=1
         fi
+        # Every cheat (solutions/cheats/chN/NAME--HOW.c: an answer taken from the handout)
+        # scores 0; one that the check of its calls refuses passes every test without that
+        # check (GRADE_CALLS=all, the old way of building), so that it shows a real leak.
+        local cheat how
+        for cheat in solutions/cheats/"$ch/$name"--*.c; do
+            [ -f "$cheat" ] || continue
+            how=${cheat##*--} how=${how%.c}
+            grade_exercise "$ch" "$name" "$cheat" "$work/cheat-$ch-$name-$how"
+            if [ "$(count_ok)" != 0 ]; then
+                echo "prove: the cheat $cheat passes $(count_ok) of $(count_of) tests:"
+                for i in "${!R_OK[@]}"; do [ "${R_OK[$i]}" = 1 ] && echo "   passes ${R_TEST[$i]}"; done
+                status=1
+            elif [ "$GRADE_JAIL" != 1 ] && all_unbuilt; then
+                GRADE_CALLS=all grade_exercise "$ch" "$name" "$cheat" "$work/cheat-open-$ch-$name-$how"
+                if [ "$(count_ok)" != "$(count_of)" ]; then
+                    echo "prove: the cheat $cheat fails $(($(count_of) - $(count_ok))) of $(count_of) tests even unrefused (GRADE_CALLS=all): it shows no leak"
+                    failures | sed 's/^/   /' | head -6
+                    status=1
+                fi
+            fi
+            n_cheats=$((n_cheats + 1))
+        done
         # Every exercise can run in the autograder's jail.
         if ! grep -qE "ENTRY(_AS)?\($name[,)]" tests/jail/exercises.c; then
             echo "prove: exercise $ch/$name has no entry in the autograder's jail (tests/jail/exercises.c)"
             status=1
         fi
-        echo "counts $n_pub $n_hid $status"
+        echo "counts $n_pub $n_hid $status $n_cheats"
     }
     # PROVE_JOBS exercises at once (make passes TEST_JOBS), each in a shell of its own whose
     # report waits in a file; the reports are read in the MANIFEST's order.
@@ -533,7 +616,7 @@ prove)
         order+=("$ch-$name")
     done < <(entries)
     wait
-    checked=0 n_public=0 n_hidden=0
+    checked=0 n_public=0 n_hidden=0 n_cheats=0
     for e in "${order[@]}"; do
         out=$work/prove-$e.out
         last=$(tail -1 "$out")
@@ -544,12 +627,12 @@ prove)
             continue
         fi
         sed '$d' "$out"
-        read -r _ pub hid st <<<"$last"
-        n_public=$((n_public + pub)) n_hidden=$((n_hidden + hid))
+        read -r _ pub hid st nc <<<"$last"
+        n_public=$((n_public + pub)) n_hidden=$((n_hidden + hid)) n_cheats=$((n_cheats + nc))
         [ "$st" = 0 ] || status=1
         checked=$((checked + 1))
     done
-    [ $status = 0 ] && echo "prove: $checked solutions pass all $n_public public and $n_hidden hidden tests; their $checked skeletons fail every one"
+    [ $status = 0 ] && echo "prove: $checked solutions pass all $n_public public and $n_hidden hidden tests; their $checked skeletons and $n_cheats cheats fail every one"
     ;;
 
 replacing)

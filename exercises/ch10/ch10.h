@@ -1,5 +1,11 @@
 /* Chapter 10's exercises: the functions you write. See the end of chapter 10 in the book
- * (make book) for what each must do and how it is tested. */
+ * (make book) for what each must do and how it is tested.
+ *
+ * Besides the C library, an exercise may call only error_set() and xcalloc() of the book's
+ * library, the members of the Comm or the Device it is handed, and what a "may call" line
+ * below gives it: tests/grade.sh refuses any other call, naming it.
+ * may call: onebit_all_reduce onebit_compress ring_all_gather
+ */
 #ifndef DPS_EX_CH10_H
 #define DPS_EX_CH10_H
 

@@ -1,5 +1,10 @@
 /* Chapter 2's exercises: the functions you write. See the end of chapter 2 in the book
- * (make book) for what each must do and how it is tested. The tests run them on the CPU. */
+ * (make book) for what each must do and how it is tested. The tests run them on the CPU.
+ *
+ * Besides the C library, an exercise may call only error_set() and xcalloc() of the book's
+ * library and the members of the Comm or the Device it is handed: tests/grade.sh refuses
+ * any other call, naming it.
+ */
 #ifndef DPS_EX_CH2_H
 #define DPS_EX_CH2_H
 

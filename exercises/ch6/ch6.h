@@ -1,5 +1,11 @@
 /* Chapter 6's exercises: the functions you write. See the end of chapter 6 in the book
- * (make book) for what each must do and how it is tested. */
+ * (make book) for what each must do and how it is tested.
+ *
+ * Besides the C library, an exercise may call only error_set() and xcalloc() of the book's
+ * library, the members of the Comm or the Device it is handed, and what a "may call" line
+ * below gives it: tests/grade.sh refuses any other call, naming it.
+ * may call: local_sgd_sync ring_all_reduce
+ */
 #ifndef DPS_EX_CH6_H
 #define DPS_EX_CH6_H
 

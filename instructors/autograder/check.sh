@@ -188,6 +188,24 @@ for e in $exercises; do
 done
 EOF
 
+# The cheats (solutions/cheats/chN/NAME--HOW.c: an answer taken from the handout, a call of
+# the book's own function or the communicator's): submission cheats-K holds the K-th cheat of
+# each exercise that has one, and must score 0.
+cheat_rounds=0
+for e in $exercises; do
+    k=$(find "$repo/solutions/cheats/${e%/*}" -maxdepth 1 -name "${e#*/}--*.c" 2>/dev/null | wc -l)
+    [ "$k" -le "$cheat_rounds" ] || cheat_rounds=$k
+done
+for k in $(seq "$cheat_rounds"); do
+    K=$k submit "cheats-$k" <<'EOF2'
+for e in $exercises; do
+    f=$(find "$repo/solutions/cheats/${e%/*}" -maxdepth 1 -name "${e#*/}--*.c" 2>/dev/null | sort | sed -n "${K}p")
+    [ -z "$f" ] || cp "$f" "$c/submission/${e#*/}.c"
+done
+EOF2
+done
+export CHECK_CHEAT_ROUNDS=$cheat_rounds
+
 # The attacks on the grader (solutions/attacks/, each a file of one of chapter 1's
 # exercises): each must succeed with the jail off and fail with it on. Only root can switch users, as Gradescope's
 # run_autograder does; as anyone else the attacks are not run. They run in chapter 1's
@@ -350,6 +368,23 @@ for ex, ts in by.items():
 if "my-dps/exercises/" not in r.get("output", ""):
     problems.append("mistakes: results.json's output does not list the files taken from the tree")
 
+# The cheats: each scores 0 on its exercise, every test failed with a reason.
+report = []
+n_cheats = 0
+for k in range(1, int(os.environ.get("CHECK_CHEAT_ROUNDS", "0")) + 1):
+    r, by = load(f"cheats-{k}")
+    if r["score"] != 0:
+        problems.append(f"cheats-{k}: scored {r['score']}, expected 0")
+    for ex, ts in by.items():
+        if any("not started" in t["output"] for t in ts):
+            continue
+        n_cheats += 1
+        for t in ts:
+            if t["status"] != "failed" or not t["output"].strip():
+                problems.append(f"cheats-{k}: {t['name']}: {t['status']}, expected failed with its reason")
+if n_cheats:
+    report.append(f"{n_cheats} cheats (solutions/cheats/) score 0 on their exercise, every test failed with its reason")
+
 # The attacks: with the jail off each succeeds, with it on each fails, scores 0 on its
 # exercise, leaves every other exercise its full score, nothing running, no file in /tmp or
 # /dev/shm, and root's canary as it was.
@@ -366,7 +401,6 @@ def scores(r):
 
 attacks = os.environ.get("CHECK_ATTACKS", "").split()
 targets = dict(l.split("=", 1) for l in os.environ.get("CHECK_TARGETS", "").split())
-report = []
 for a in attacks:
     target = targets[a]
     for jail in ((1,) if a == "read_placed" else (0, 1)):
