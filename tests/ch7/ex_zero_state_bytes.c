@@ -1,7 +1,7 @@
 /* Tests of exercise 7.1, zero_state_bytes: hand-worked counts for chunks of two sizes, the
- * arguments the contract refuses beside the ones it accepts, every stage against the rank's
- * chunk computed here as floor((r + 1) n / N) - floor(r n / N), and the shards of stage 3
- * adding up to one replica of stage 0. */
+ * arguments the contract refuses beside the ones it accepts, and the shards of stage 3 adding
+ * up to one replica of stage 0. The comparison with a reference, every stage of every small
+ * model, is among the hidden tests: no public test computes an answer. */
 #include "ch7.h"
 #include "helpers.h"
 #include "zero_bytes.h"
@@ -56,35 +56,6 @@ Test(ex_zero_state_bytes, invalid_arguments_return_zero)
     expect(0, 10, 4, 0, 2, 2, 160);  /* the lowest stage, the first rank */
     expect(3, 10, 4, 3, 2, 3, 48);   /* the highest stage, the last rank */
     expect(3, 10, 1, 0, 1, 10, 120); /* one rank keeps everything, even at stage 3 */
-}
-
-/* The parameters of rank r's chunk, computed another way: chunk_start(n, N, k) is
- * floor(k n / N), since k n = k q N + k m for n = q N + m. */
-static size_t reference_chunk(size_t n, int ranks, int rank)
-{
-    return (size_t)(rank + 1) * n / (size_t)ranks - (size_t)rank * n / (size_t)ranks;
-}
-
-/* The floats a rank keeps, per part: all n_params when the part is replicated at this
- * stage, the chunk when it is sharded (parameters at 3, gradients from 2, state from 1). */
-static size_t reference(int stage, size_t n, int ranks, int rank, int sf)
-{
-    size_t c = reference_chunk(n, ranks, rank);
-    size_t params = stage >= 3 ? c : n, grads = stage >= 2 ? c : n;
-    size_t state = (size_t)sf * (stage >= 1 ? c : n);
-    return 4 * (params + grads + state);
-}
-
-/* Every stage, optimizer and rank, for 0 to 40 parameters over 1 to 5 ranks. */
-Test(ex_zero_state_bytes, every_stage_against_a_reference)
-{
-    for (size_t n = 0; n <= 40; n++)
-        for (int ranks = 1; ranks <= 5; ranks++)
-            for (int r = 0; r < ranks; r++)
-                for (int stage = 0; stage <= 3; stage++)
-                    for (int sf = 0; sf <= 2; sf++)
-                        expect(stage, n, ranks, r, sf, reference_chunk(n, ranks, r),
-                               reference(stage, n, ranks, r, sf));
 }
 
 /* Stage 3 keeps no copies: what the ranks keep together is one replica, stage 0 on any one

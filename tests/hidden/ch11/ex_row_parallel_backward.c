@@ -1,8 +1,9 @@
-/* Hidden tests of exercise 11.1, row_parallel_backward: empty batches and slices over
- * buffers that held garbage, one output, values whose products overflow float, a wide
- * layer split four ways (not in the students' handout). */
+/* Hidden tests of exercise 11.1, row_parallel_backward, against the book's own backward bit
+ * for bit: empty batches and slices over buffers that held garbage, one output, values whose
+ * products overflow float, a wide layer split four ways, random slices, and a row of slices
+ * against the book's whole layer (not in the students' handout). */
 #include "ch11.h"
-#include "ch11/rowpar.h"
+#include "rowpar_reference.h"
 #include "helpers.h"
 
 /* B = 0: dW and db are sums of nothing, 0, whatever the buffers held; h = 0: only db. */
@@ -50,4 +51,24 @@ Test(hidden_row_parallel_backward, a_wide_layer_split_four_ways_over_garbage)
 {
     rowpar_split(64, 257, 33, 4, 36, -1.0f);
     rowpar_split(3, 7, 5, 7, 37, 8.0f);
+}
+
+Test(hidden_row_parallel_backward, bit_for_bit_with_the_book_on_random_slices)
+{
+    const int Bs[] = {1, 3, 17}, hs[] = {1, 5, 33}, ms[] = {1, 4, 10};
+    uint64_t seed = 1;
+    for (int x = 0; x < 3; x++)
+        for (int y = 0; y < 3; y++)
+            for (int z = 0; z < 3; z++, seed++) {
+                RowPar p = rowpar_make(Bs[x], hs[y], ms[z], seed);
+                rowpar_check("random slice", &p, seed % 2 == 1, 0.0f);
+                rowpar_free(&p);
+            }
+}
+
+Test(hidden_row_parallel_backward, a_row_of_slices_is_the_book_s_whole_layer)
+{
+    rowpar_split(8, 10, 3, 2, 21, 0.0f);
+    rowpar_split(5, 10, 4, 3, 22, 0.0f);
+    rowpar_split(16, 64, 10, 4, 23, 0.0f);
 }

@@ -140,3 +140,25 @@ Test(hidden_zero_state_bytes, random_models_against_a_reference)
                   "%zu (a bug in the test)", n, ranks, sum);
     }
 }
+
+/* The floats a rank keeps, per part: all n_params when the part is replicated at this
+ * stage, the chunk when it is sharded (parameters at 3, gradients from 2, state from 1). */
+static size_t reference(int stage, size_t n, int ranks, int rank, int sf)
+{
+    size_t c = reference_chunk(n, ranks, rank);
+    size_t params = stage >= 3 ? c : n, grads = stage >= 2 ? c : n;
+    size_t state = (size_t)sf * (stage >= 1 ? c : n);
+    return 4 * (params + grads + state);
+}
+
+/* Every stage, optimizer and rank, for 0 to 40 parameters over 1 to 5 ranks. */
+Test(hidden_zero_state_bytes, every_stage_of_small_models_against_a_reference)
+{
+    for (size_t n = 0; n <= 40; n++)
+        for (int ranks = 1; ranks <= 5; ranks++)
+            for (int r = 0; r < ranks; r++)
+                for (int stage = 0; stage <= 3; stage++)
+                    for (int sf = 0; sf <= 2; sf++)
+                        expect(stage, n, ranks, r, sf, reference_chunk(n, ranks, r),
+                               reference(stage, n, ranks, r, sf));
+}
