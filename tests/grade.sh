@@ -254,21 +254,51 @@ build() {
         echo "error: the autograder's jail has no entry for exercise $ch/$name (tests/jail/exercises.c): tell your instructor" >"$bin.log"
         return 1
     fi
-    key=$({ echo "$CC $CFLAGS $LDLIBS $code"; cat "$tfile" $code tests/*.h tests/*/*.h tests/hidden/*/*.h \
-            exercises/"$ch"/*.h tangled/*/*.h "$LIB" 2>/dev/null; } | sha256sum | cut -c1-64)
+    # An exercise that calls an earlier one (needs): its public tests link the book's own from
+    # the hidden side where this tree has it, else the student's own earlier answer.
+    local dep supply=
+    dep=$(needs "$ch/$name")
+    if [ -n "$dep" ] && [ "$code" = "$src" ] && [ "$tfile" = "tests/$ch/ex_$name.c" ]; then
+        supply=tests/hidden/$dep"_supply.c"
+        [ -f "$supply" ] || supply=exercises/$dep.c
+    fi
+    key=$({ echo "$CC $CFLAGS $LDLIBS $code $supply"; cat "$tfile" $code $supply tests/*.h tests/*/*.h \
+            tests/hidden/*/*.h exercises/"$ch"/*.h tangled/*/*.h "$LIB" 2>/dev/null; } | sha256sum | cut -c1-64)
     if ! [ -x "$bin" ] || [ "$(cat "$bin.key" 2>/dev/null)" != "$key" ]; then
         rm -f "$bin.key"
+        : >"$bin.log"
         if [ "$code" = "$src" ] && [ "${GRADE_CALLS:-}" != all ]; then
             # The student's file alone, with the book's headers and its chapter's, never the
             # tests' (their helpers are no part of an answer); then what it calls, checked.
-            $CC $CFLAGS -Iexercises/"$ch" -c "$src" -o "$bin.student.o" >"$bin.log" 2>&1 &&
-                nm -u "$bin.student.o" >"$bin.undef" 2>>"$bin.log" || return 1
-            calls_allowed "$ch" "$name" "$bin.undef" >>"$bin.log" || return 1
+            student_object "$ch" "$name" "$src" "$bin.student.o" "$bin.log" || return 1
             code=$bin.student.o
         fi
-        $CC $CFLAGS -Itests -Iexercises/"$ch" "$tfile" $code "$LIB" \
+        if [[ $supply == exercises/* ]]; then
+            student_object "${dep%/*}" "${dep#*/}" "$supply" "$bin.supply.o" "$bin.log" || return 1
+            supply=$bin.supply.o
+        elif [ -n "$supply" ]; then
+            $CC $CFLAGS -Itests -Iexercises/"$ch" -c "$supply" -o "$bin.supply.o" >>"$bin.log" 2>&1 ||
+                return 1
+            supply=$bin.supply.o
+        fi
+        $CC $CFLAGS -Itests -Iexercises/"$ch" "$tfile" $code $supply "$LIB" \
             -o "$bin" -lcriterion $LDLIBS >>"$bin.log" 2>&1 && echo "$key" >"$bin.key" || return 1
     fi
+}
+# Compile exercise $1/$2's file $3 alone into object $4 and check what it calls; messages
+# appended to $5.
+student_object() {
+    local ch=$1 name=$2 src=$3 obj=$4 log=$5
+    $CC $CFLAGS -Iexercises/"$ch" -c "$src" -o "$obj" >>"$log" 2>&1 &&
+        nm -u "$obj" >"$obj.undef" 2>>"$log" || return 1
+    calls_allowed "$ch" "$name" "$obj.undef" >>"$log"
+}
+# The earlier exercise ("chN/name") that exercise $1 calls, which its header tells it to call
+# and not to define; empty for the others.
+needs() {
+    case $1 in
+    ch10/onebit_all_reduce) echo ch10/onebit_compress ;;
+    esac
 }
 
 # The tests of test file $1, "suite::name" a line, in the order of the file.
@@ -483,6 +513,11 @@ test)
         else
             printf 'exercise %-28s FAILED %d of %d tests\n' "$ch/$name" $((total - passed)) "$total"
             failures | sed 's/^/   /'
+            dep=$(needs "$ch/$name")
+            if [ -n "$dep" ] && [ ! -f "tests/hidden/${dep}_supply.c" ] &&
+                ! started "${dep%/*}" "${dep#*/}" "$(awk -v c="${dep%/*}" -v n="${dep#*/}" '$1 == c && $2 == n { print $6 }' "$manifest")"; then
+                echo "   (its tests call your ${dep#*/} of exercises/$dep.c, which is not started: the grader uses the book's own)"
+            fi
             status=1
         fi
     done < <(entries)

@@ -46,9 +46,9 @@ void onebit_compress(const float *g, float *error, size_t n, uint8_t *bits, floa
  *    every rank ends with the same bits.
  * error holds this rank's error feedback (n floats), which onebit_compress updates; scratch
  * holds N * onebit_message_bytes(n) bytes; all are in the host's memory (c->dev is the CPU).
- * Call onebit_compress, and do not define it in this file: the tests supply the book's own
- * (so your 10.1 does not count here). Every rank calls with the same n. Returns 0, or -1
- * with the comm's error in err. */
+ * Call onebit_compress, and do not define it in this file: make test links your own 10.1,
+ * the grader the book's (so your 10.1 does not count here). Every rank calls with the same
+ * n. Returns 0, or -1 with the comm's error in err. */
 int onebit_all_reduce(Comm *c, float *grad, float *error, size_t n, void *scratch, char *err);
 
 #endif

@@ -1,48 +1,14 @@
-/* Tests of exercise 6.2, fp16_encode: against a reference that rounds by arithmetic, not by
- * bits. The compiler's own _Float16 would be the obvious place to start, but gcc 11 and
- * clang 14 (Ubuntu 22.04's and Debian 12's) do not have it on x86-64 without AVX512-FP16,
- * and a test must compile wherever the exercise is graded (nor does any compiler round
+/* Tests of exercise 6.2, fp16_encode: cases worked by hand, and what the results over every
+ * noise must be (two neighbouring halves around x, averaging x). No test here computes a half
+ * from a float: the comparison with a reference, on floats of every exponent, is among the
+ * hidden tests. The compiler's own _Float16 would be the obvious reference, but gcc 11 and
+ * clang 14 (Ubuntu 22.04's and Debian 12's) do not have it on x86-64 without AVX512-FP16, and
+ * a test must compile wherever the exercise is graded (nor does any compiler round
  * stochastically). */
 #include <math.h>
 
 #include "ch6.h"
 #include "helpers.h"
-
-/* The spacing of halves in the binade of @p a (>= 0): 2^(e - 10) for a >= 2^-14, 2^-24
- * below (the subnormals); its exponent e goes to @p e. */
-static double spacing(double a, int *e)
-{
-    *e = a < 0x1p-14 ? -14 : ilogb(a);
-    return ldexp(1.0, *e - 10);
-}
-
-/* The half of a float @p x rounded by @p noise, computed in double: a / spacing is exact in
- * double, so are its floor q and its fraction f, and so is f * 65536; the magnitude is
- * (q + 1) spacings when noise < f * 65536, else q, and reads off as the half's bits. A
- * result at or past 2^16 is infinity. */
-static uint16_t reference(float x, uint16_t noise)
-{
-    if (isnan(x))
-        return 0x7e00; /* any NaN will do: check() accepts every NaN for a NaN */
-    uint16_t sign = signbit(x) ? 0x8000 : 0;
-    if (isinf(x))
-        return sign | 0x7c00;
-    double a = fabs((double)x);
-    int e;
-    double s = spacing(a, &e);
-    double q = floor(a / s), f = a / s - q;
-    if (noise < f * 65536)
-        q += 1;
-    if (q * s >= 65536)
-        return sign | 0x7c00;
-    if (q >= 2048) { /* rounded up into the next binade */
-        e++;
-        q /= 2;
-    }
-    if (q < 1024) /* a subnormal, or zero: exponent field 0 (only below 2^-14) */
-        return sign | (uint16_t)q;
-    return sign | (uint16_t)((e + 15) << 10) | (uint16_t)(q - 1024);
-}
 
 /* The value of half @p h (exact in double); infinity reads as 65536, the magnitude that
  * rounding up from 65504 reaches. */
@@ -56,22 +22,6 @@ static double half_value(uint16_t h)
 static bool is_nan_half(uint16_t h)
 {
     return (h & 0x7c00) == 0x7c00 && (h & 0x3ff);
-}
-
-/* Every x[i] with noise[i] against the reference, bit for bit (a NaN: any NaN). */
-static void check(const float *x, const uint16_t *noise, size_t n)
-{
-    uint16_t *h = xcalloc(n, sizeof *h);
-    fp16_encode(x, noise, h, n);
-    for (size_t i = 0; i < n; i++) {
-        if (isnan(x[i]))
-            cr_assert(is_nan_half(h[i]), "NaN became %04x", h[i]);
-        else
-            cr_assert(h[i] == reference(x[i], noise[i]),
-                      "%a (%.9g) with noise %u: %04x, expected %04x", (double)x[i],
-                      (double)x[i], noise[i], h[i], reference(x[i], noise[i]));
-    }
-    free(h);
 }
 
 /* Cases worked by hand: f * 65536 is given as F where it helps. */
@@ -123,11 +73,8 @@ Test(fp16_encode, hand_worked_cases)
     size_t n = sizeof c / sizeof c[0];
     float x[sizeof c / sizeof c[0]];
     uint16_t noise[sizeof c / sizeof c[0]], h[sizeof c / sizeof c[0]];
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++)
         x[i] = c[i].x, noise[i] = c[i].noise, h[i] = 0x5555;
-        cr_assert(reference(c[i].x, c[i].noise) == c[i].want, "the test's own reference: %a",
-                  (double)c[i].x);
-    }
     fp16_encode(x, noise, h, n);
     for (size_t i = 0; i < n; i++)
         cr_assert(h[i] == c[i].want, "%a (%.9g) with noise %u: %04x, expected %04x",
@@ -138,29 +85,12 @@ Test(fp16_encode, hand_worked_cases)
     cr_assert(is_nan_half(got), "NaN became %04x, which is not a NaN", got);
 }
 
-/* Floats of every exponent and sign (NaNs included), with pseudo-random noise; then with
- * noise 0 and 65535, the two ends. */
-Test(fp16_encode, a_spread_of_every_exponent)
-{
-    size_t n = 1 << 16;
-    float *x = xcalloc(n, sizeof *x);
-    uint16_t *noise = xcalloc(n, sizeof *noise);
-    for (size_t i = 0; i < n; i++) {
-        uint32_t u = (uint32_t)(i * 65521u * 1009u) ^ (uint32_t)(i << 16);
-        memcpy(&x[i], &u, sizeof u);
-        noise[i] = (uint16_t)((i * 40503u) >> 3 ^ i * 7919u);
-    }
-    check(x, noise, n);
-    for (size_t i = 0; i < n; i++)
-        noise[i] = i % 2 ? 65535 : 0;
-    check(x, noise, n);
-    free(x);
-    free(noise);
-}
-
-/* Over all 65536 noises, the mean of the results is x to within 1/65536 of a spacing: the
- * count of noises below f * 65536 is ceil(f * 65536), so each x rounds up with probability
- * f, to 16 bits. Every result is one of the two halves around x. */
+/* Over all 65536 noises, every result is one of two neighbouring halves around x (half bit
+ * patterns h and h + 1 of x's sign, the second infinity above 65504, one half when x is one,
+ * and only the upper one when f * 65536 > 65535), and their mean is x to within 1/65536 of
+ * their distance: the count of noises below
+ * f * 65536 is ceil(f * 65536), so x rounds up with probability f, to 16 bits. Nothing here
+ * works out a half from x: the two are the exercise's own results. */
 Test(fp16_encode, unbiased_over_every_noise)
 {
     static const float xs[] = {
@@ -177,26 +107,36 @@ Test(fp16_encode, unbiased_over_every_noise)
     for (size_t i = 0; i < n; i++)
         noise[i] = (uint16_t)i;
     for (size_t k = 0; k < nx; k++) {
-        double a = fabs((double)xs[k]);
-        int e;
-        double s = spacing(a, &e), lo = floor(a / s) * s, F = (a / s - floor(a / s)) * 65536;
+        uint16_t sign = signbit(xs[k]) ? 0x8000 : 0, lo = 0x7fff, hi = 0;
         for (size_t i = 0; i < n; i++)
             x[i] = xs[k];
         fp16_encode(x, noise, h, n);
-        double ups = 0; /* the count of results rounded up: the mean is lo + ups / 65536 * s */
         for (size_t i = 0; i < n; i++) {
-            double v = fabs(half_value(h[i]));
-            cr_assert((h[i] & 0x8000) == (signbit(xs[k]) ? 0x8000 : 0) && (v == lo || v == lo + s),
-                      "%a (%.9g) with noise %zu: %04x, which is neither %a nor %a with its sign",
-                      (double)xs[k], (double)xs[k], i, h[i], lo, lo + s);
-            ups += v > lo;
+            cr_assert((h[i] & 0x8000) == sign && (h[i] & 0x7fff) <= 0x7c00,
+                      "%a (%.9g) with noise %zu: %04x, not a half of its sign (nor infinity)",
+                      (double)xs[k], (double)xs[k], i, h[i]);
+            uint16_t m = h[i] & 0x7fff;
+            lo = m < lo ? m : lo, hi = m > hi ? m : hi;
         }
-        /* |mean - a| < s / 65536: |ups - F| < 1 (a = lo + F / 65536 * s), compared exactly. */
+        double a = fabs((double)xs[k]), vlo = half_value(lo), vhi = half_value(hi);
+        if (lo == hi && vlo > a && lo > 0) /* f * 65536 > 65535: every noise rounds it up */
+            vlo = half_value(--lo);
+        cr_assert(hi - lo <= 1 && vlo <= a && a <= vhi && (lo == hi) == (vlo == a),
+                  "%a (%.9g): over every noise the results range over halves %04x to %04x "
+                  "(%a to %a); expected the one half it is, or the two neighbouring halves "
+                  "around it", (double)xs[k], (double)xs[k], sign | lo, sign | hi, vlo, vhi);
+        if (lo == hi)
+            continue;
+        double ups = 0; /* the count of results rounded up: the mean is vlo + ups/65536 (vhi - vlo) */
+        for (size_t i = 0; i < n; i++)
+            ups += (h[i] & 0x7fff) == hi;
+        /* a = vlo + F / 65536 (vhi - vlo), F exact in double (the distance is a power of 2) */
+        double F = (a - vlo) / (vhi - vlo) * 65536;
         cr_assert(ups - 1 < F && F < ups + 1,
-                  "%a (%.9g): over all 65536 noises the results average %.9g spacings (of %a) "
-                  "from it, rounding up %.0f times; the mean must be within 1/65536 of a "
-                  "spacing of it, rounding up ceil(f * 65536) = %.0f times",
-                  (double)xs[k], (double)xs[k], (ups - F) / 65536, s, ups, ceil(F));
+                  "%a (%.9g): over all 65536 noises the results average %.9g of their distance "
+                  "(%a) from it, rounding up %.0f times; the mean must be within 1/65536 of it, "
+                  "rounding up ceil(f * 65536) = %.0f times",
+                  (double)xs[k], (double)xs[k], (ups - F) / 65536, vhi - vlo, ups, ceil(F));
     }
     free(x);
     free(noise);

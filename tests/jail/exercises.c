@@ -640,12 +640,14 @@ static void call_grid_gradient_step(void *v, void *fn)
 #ifndef JAIL_JUDGE
 /* In the host, the compressor that a student's onebit_all_reduce calls is the book's own
  * (exported by -rdynamic, as the tests of 10.2 supply it): 10.2 is graded apart from 10.1. */
-#include "../ch10/onebit.h"
+#if __has_include("../hidden/ch10/onebit_reference.h") /* a zip without chapter 10: none */
+#include "../hidden/ch10/onebit_reference.h"
 void onebit_compress(const float *g, float *error, size_t n, uint8_t *bits, float *pos,
                      float *neg)
 {
     onebit_reference(g, error, n, bits, pos, neg);
 }
+#endif
 #endif
 
 /* The table, in the order of the IDs. */

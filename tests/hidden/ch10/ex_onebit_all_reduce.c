@@ -1,10 +1,10 @@
-/* Hidden tests of exercise 10.2, onebit_all_reduce: five and six ranks, uneven sizes, nothing
- * on three ranks, ten steps of error feedback, a large gradient on small channels (not in the
- * students' handout). */
-#include "ch10/onebit_ranks.h"
+/* Hidden tests of exercise 10.2, onebit_all_reduce, against the book's compressor and sums
+ * bit for bit: one to six ranks, uneven sizes, nothing on three ranks, ten steps of error
+ * feedback, a large gradient on small channels (not in the students' handout). */
+#include "onebit_ranks_reference.h"
 #include "helpers.h"
 
-/* The book's compressor, as in the public tests. */
+/* The book's compressor, so that 10.2 is graded apart from 10.1. */
 void onebit_compress(const float *g, float *error, size_t n, uint8_t *bits, float *pos,
                      float *neg)
 {
@@ -39,4 +39,12 @@ Test(hidden_onebit_all_reduce, a_large_gradient_as_bits_on_small_channels)
     const size_t sizes[] = {100003};
     OnebitJob job = {sizes, 1, 2, 0};
     onebit_run(3, 4096, 2.0, &job);
+}
+
+Test(hidden_onebit_all_reduce, the_same_bits_as_the_book_on_one_to_four_ranks)
+{
+    const size_t sizes[] = {0, 1, 7, 8, 1000};
+    OnebitJob job = {sizes, 5, 2, 0};
+    for (int N = 1; N <= 4; N++)
+        onebit_run(N, 0, 3.0, &job);
 }

@@ -1,9 +1,11 @@
-/* Hidden tests of exercise 10.1, onebit_compress: -0 and subnormals, values near float's
- * largest, bits over a buffer of garbage, a long vector (not in the students' handout). */
+/* Hidden tests of exercise 10.1, onebit_compress, against the book's compressor bit for bit:
+ * -0 and subnormals, values near float's largest, bits over a buffer of garbage, a long vector,
+ * random vectors (not in the students' handout). */
 #include <math.h>
 
 #include "ch10.h"
-#include "ch10/onebit.h"
+#include "onebit_reference.h"
+#include "rng.h"
 #include "helpers.h"
 
 /* onebit_compress and the reference on g and error (n entries), the bits buffer first filled
@@ -108,4 +110,46 @@ Test(hidden_onebit_compress, a_million_entries_and_their_error_carried)
                   n, t);
     }
     free(g), free(e), free(e_ref), free(bits), free(bits_ref);
+}
+
+static void random_vectors(Rng *r, float *g, float *error, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        g[i] = (rng_uniform(r) * 2 - 1) * (rng_below(r, 4) ? 1.0f : 1e-3f);
+        error[i] = rng_below(r, 3) ? rng_normal(r) * 0.5f : 0.0f;
+    }
+}
+
+Test(hidden_onebit_compress, the_reference_bit_for_bit_on_random_vectors)
+{
+    const size_t sizes[] = {1, 7, 8, 9, 63, 64, 65, 1000, 4097};
+    Rng r;
+    rng_seed(&r, 10, 1);
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+        for (int round = 0; round < 4; round++) {
+            size_t n = sizes[s], nb = (n + 7) / 8;
+            float *g = xcalloc(n, sizeof *g), *e = xcalloc(n, sizeof *e);
+            float *e_ref = xcalloc(n, sizeof *e_ref);
+            uint8_t *bits = xcalloc(nb, 1), *bits_ref = xcalloc(nb, 1);
+            float pos = NAN, neg = NAN, pos_ref, neg_ref;
+            random_vectors(&r, g, e, n);
+            memcpy(e_ref, e, n * sizeof *e);
+            onebit_compress(g, e, n, bits, &pos, &neg);
+            onebit_reference(g, e_ref, n, bits_ref, &pos_ref, &neg_ref);
+            cr_assert(memcmp(&pos, &pos_ref, 4) == 0 && memcmp(&neg, &neg_ref, 4) == 0,
+                      "n = %zu, round %d: pos %.9g and neg %.9g, expected %.9g and %.9g (the "
+                      "sums in double, in the order of i)",
+                      n, round, pos, neg, pos_ref, neg_ref);
+            for (size_t b = 0; b < nb; b++)
+                cr_assert(bits[b] == bits_ref[b],
+                          "n = %zu, round %d: byte %zu of the bits is "
+                          "0x%02x, expected 0x%02x",
+                          n, round, b, bits[b], bits_ref[b]);
+            for (size_t i = 0; i < n; i++)
+                cr_assert(memcmp(&e[i], &e_ref[i], 4) == 0,
+                          "n = %zu, round %d: error[%zu] "
+                          "is %.9g, expected %.9g",
+                          n, round, i, e[i], e_ref[i]);
+            free(g), free(e), free(e_ref), free(bits), free(bits_ref);
+        }
 }

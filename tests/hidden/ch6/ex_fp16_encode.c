@@ -1,8 +1,8 @@
 /* Hidden tests of exercise 6.2, fp16_encode: every half back from its float whatever the
  * noise, NaNs whatever their payload and the signed zeros, every float around the smallest
- * normal half, the floats below the smallest half, the top of the range, and noise equal to
- * f * 65536 (not in the students' handout). Each test makes one call (the autograder's jail
- * pays a round trip per call). */
+ * normal half, the floats below the smallest half, the top of the range, noise equal to
+ * f * 65536, and a spread of every exponent (not in the students' handout). Each test makes
+ * one call (the autograder's jail pays a round trip per call). */
 #include <math.h>
 
 #include "ch6.h"
@@ -297,4 +297,26 @@ Test(hidden_fp16_encode, noise_equal_to_the_fraction_does_not_round_up)
                   want == lo ? "noise = f * 65536 rounds down" : "noise < f * 65536 rounds up");
     }
     done(&c);
+}
+
+/* Floats of every exponent and sign (NaNs among them: any NaN back), with pseudo-random
+ * noise, then with noise 0 and 65535, the two ends, against the reference bit for bit. */
+Test(hidden_fp16_encode, a_spread_of_every_exponent)
+{
+    for (int ends = 0; ends <= 1; ends++) {
+        Cases c = {0};
+        for (size_t i = 0; i < (size_t)1 << 16; i++) {
+            uint32_t u = (uint32_t)(i * 65521u * 1009u) ^ (uint32_t)(i << 16);
+            add(&c, from_bits(u), ends ? (i % 2 ? 65535 : 0) : (uint16_t)((i * 40503u) >> 3 ^ i * 7919u));
+        }
+        encode(&c);
+        for (size_t i = 0; i < c.n; i++)
+            if (isnan(c.x[i])) {
+                cr_assert(is_nan_half(c.h[i]), "a NaN (bits %08x) became %04x", bits_of(c.x[i]),
+                          c.h[i]);
+                c.x[i] = 0, c.noise[i] = 0, c.h[i] = 0; /* checked: 0 encodes as 0 */
+            }
+        check_all(&c);
+        done(&c);
+    }
 }
