@@ -193,13 +193,13 @@ EOF
 # each exercise that has one, and must score 0.
 cheat_rounds=0
 for e in $exercises; do
-    k=$(find "$repo/solutions/cheats/${e%/*}" -maxdepth 1 -name "${e#*/}--*.c" 2>/dev/null | wc -l)
+    k=$(ls "$repo/solutions/cheats/$e"--*.c 2>/dev/null | wc -l || true)
     [ "$k" -le "$cheat_rounds" ] || cheat_rounds=$k
 done
 for k in $(seq "$cheat_rounds"); do
     K=$k submit "cheats-$k" <<'EOF2'
 for e in $exercises; do
-    f=$(find "$repo/solutions/cheats/${e%/*}" -maxdepth 1 -name "${e#*/}--*.c" 2>/dev/null | sort | sed -n "${K}p")
+    f=$(ls "$repo/solutions/cheats/$e"--*.c 2>/dev/null | sort | sed -n "${K}p" || true)
     [ -z "$f" ] || cp "$f" "$c/submission/${e#*/}.c"
 done
 EOF2
