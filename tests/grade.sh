@@ -405,7 +405,7 @@ grade_exercise() {
                 run_all "$tfile" "" "$(grep '^refused: ' "$bin.log" | head -1)"
             else
                 run_all "$tfile" "" "does not compile:
-$(grep -E 'error|undefined' "$bin.log" | head -8)"
+$(compiler_says "$bin.log")"
             fi
         elif [ "$mode" = prove ] && [ "$GRADE_JAIL" != 1 ]; then
             run_batch "$tfile" "$bin"
@@ -420,6 +420,21 @@ $(grep -E 'error|undefined' "$bin.log" | head -8)"
 all_unbuilt() {
     local w
     for w in "${R_WHY[@]}"; do [[ $w == "refused: "* || $w == "does not compile:"* ]] || return 1; done
+}
+# What the compiler's messages in file $1 say, for a failure's text: its errors (at most 8
+# lines), else its last 8 lines, else that it said nothing; as valid UTF-8 whatever bytes the
+# source held (a byte that is not is dropped).
+compiler_says() {
+    local said
+    said=$(grep -aE 'error|undefined' "$1" | head -8)
+    [ -n "$said" ] || said=$(grep -av '^\s*$' "$1" | tail -8)
+    [ -n "$said" ] || said="(the compiler stopped without a word)"
+    if command -v iconv >/dev/null; then
+        printf '%s\n' "$said" | iconv -f UTF-8 -t UTF-8 -c 2>/dev/null
+    else
+        printf '%s\n' "$said" | tr -cd '\11\12\40-\176'
+    fi
+    return 0
 }
 # How many of the R_* entries passed (all tests, or only the public or hidden ones).
 count_ok() {
