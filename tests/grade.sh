@@ -37,6 +37,9 @@ set -uo pipefail
 # file changed while grading cannot change what runs.
 {
 mode=${1:?usage: tests/grade.sh test|grade|prove|replacing|place [CHAPTER|DIR]}
+# Nothing made here is writable by others, whatever the umask given (with 000, Criterion's
+# socket in /tmp would take a verdict from any user who connects): at least 022.
+umask "$(printf '%03o' $((8#$(umask) | 8#022)))"
 arg=${2:-}
 # The chapters graded: CHAPTER ("4", "ch4", or a list, "3 4" or "3,4"), else GRADE_CHAPTERS
 # (a weekly autograder's, from instructors/autograder/env.sh), else every chapter.
