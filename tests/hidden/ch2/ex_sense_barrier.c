@@ -64,7 +64,7 @@ Test(hidden_sense_barrier, one_rank_flips_the_sense_every_round)
  * 100 rounds; once every rank has left the last barrier the count is 5 again and the sense,
  * flipped 2001 times, is 1. */
 typedef struct Five {
-    SenseBarrier b;
+    SenseBarrier *b; /* a mapping of its own: the slots are the test's */
     _Atomic int slot[5];
 } Five;
 
@@ -78,7 +78,7 @@ static int five(int rank, int size, void *arg, char *err)
         if (k % 100 == 1 && rank == (k / 100) % size)
             usleep(2000);
         atomic_store(&s->slot[rank], k);
-        sense_barrier_wait(&s->b, &local);
+        sense_barrier_wait(s->b, &local);
         if (check_slots("5 ranks", s->slot, size, k, rank, err))
             return -1;
     }
@@ -89,10 +89,12 @@ Test(hidden_sense_barrier, five_ranks_leave_the_barrier_reset)
 {
     Five *s = shared_zeroed(sizeof *s);
     cr_assert(s);
-    barrier_init(&s->b, 5);
+    s->b = shared_zeroed(sizeof *s->b);
+    cr_assert(s->b);
+    barrier_init(s->b, 5);
     char err[ERR_LEN];
     cr_assert(launch(5, five, s, 4, err) == 0, "5 ranks, %d rounds: %s", FIVE_ROUNDS, err);
-    int count = atomic_load(&s->b.count), sense = atomic_load(&s->b.sense);
+    int count = atomic_load(&s->b->count), sense = atomic_load(&s->b->sense);
     cr_assert(count == 5 && sense == 1, "5 ranks after %d rounds: count %d and sense %d, "
               "expected count 5 and sense 1", FIVE_ROUNDS, count, sense);
 }
@@ -100,7 +102,7 @@ Test(hidden_sense_barrier, five_ranks_leave_the_barrier_reset)
 /* Two barriers in turn, each with its own local sense: all 4 ranks meet at `all`, then
  * ranks 0 to 2 meet at `three` (rank 3 goes straight on). A rank late at each barrier. */
 typedef struct Two {
-    SenseBarrier all, three;
+    SenseBarrier *all, *three; /* a mapping of their own: the slots are the test's */
     _Atomic int slot_all[4], slot_three[3];
 } Two;
 
@@ -114,7 +116,7 @@ static int two(int rank, int size, void *arg, char *err)
         if (rank == k % size)
             usleep(1000);
         atomic_store(&s->slot_all[rank], k);
-        sense_barrier_wait(&s->all, &local_all);
+        sense_barrier_wait(s->all, &local_all);
         if (check_slots("barrier of 4 ranks, used in turn with one of 3", s->slot_all, size, k,
                         rank, err))
             return -1;
@@ -122,7 +124,7 @@ static int two(int rank, int size, void *arg, char *err)
             if (rank == (k + 1) % 3)
                 usleep(1000);
             atomic_store(&s->slot_three[rank], k);
-            sense_barrier_wait(&s->three, &local_three);
+            sense_barrier_wait(s->three, &local_three);
             if (check_slots("barrier of ranks 0 to 2, used in turn with one of 4",
                             s->slot_three, 3, k, rank, err))
                 return -1;
@@ -135,8 +137,11 @@ Test(hidden_sense_barrier, two_barriers_used_in_turn)
 {
     Two *s = shared_zeroed(sizeof *s);
     cr_assert(s);
-    barrier_init(&s->all, 4);
-    barrier_init(&s->three, 3);
+    s->all = shared_zeroed(2 * sizeof *s->all);
+    cr_assert(s->all);
+    s->three = s->all + 1;
+    barrier_init(s->all, 4);
+    barrier_init(s->three, 3);
     char err[ERR_LEN];
     cr_assert(launch(4, two, s, 4, err) == 0, "4 ranks, %d rounds: %s", TWO_ROUNDS, err);
 }
