@@ -1,10 +1,13 @@
 /* The autograder's warden (tests/jail/warden.c): what root does around the jail user's code.
  * `take` copies the student's object out of the user's directory only when it is what it
  * claims (never through a link); `run` bounds a command's time and leaves nothing of it
- * running. (Its `sweep` kills every process of the jail's user on the machine, so it is not
- * run here, beside other tests: make autograder-check's attacks run it.) */
+ * running; `sweep` removes a user's files at any depth. (The sweep also kills every process of
+ * its user on the machine: here it sweeps a user id that no process has, made up for the
+ * test; make autograder-check's attacks run it on the jail's user.) */
+#include <grp.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "helpers.h"
 
@@ -166,4 +169,50 @@ Test(warden, bad_use_is_one_line_and_status_2)
         cr_expect(r.status == 2, "case %d: status %d, expected 2 (%s)", i, r.status, r.err);
         cr_expect(count_lines(r.err) == 1, "case %d: expected one line, got: %s", i, r.err);
     }
+}
+
+/* A chain of 300 directories of 26-character names, 8,000 characters deep (past PATH_MAX and
+ * past the 64 levels the sweep once stopped at), with a file at every level, made by a user
+ * of its own: the sweep as that user removes all of it and says nothing. Root only (the
+ * sweep acts as the user). */
+Test(warden, sweep_removes_a_tree_deeper_than_path_max, .timeout = 60)
+{
+    if (geteuid() != 0)
+        cr_skip_test("the sweep needs root (it acts as the user it sweeps): run make test as root");
+    static Run r;
+    char dir[64], list[128];
+    scratch(dir, sizeof dir);
+    uid_t uid = (uid_t)(2000000000u + (unsigned)getpid() % 100000u); /* no process has it */
+    cr_assert(chown(dir, uid, uid) == 0, "chown %s: %s", dir, strerror(errno));
+    pid_t p = fork();
+    if (p == 0) {
+        if (setgroups(0, NULL) || setresgid(uid, uid, uid) || setresuid(uid, uid, uid) ||
+            chdir(dir))
+            _exit(1);
+        for (int i = 0; i < 300; i++) {
+            char name[32];
+            snprintf(name, sizeof name, "a_level_of_the_chain_%05d", i);
+            FILE *f = fopen("file", "w");
+            if (!f || fclose(f) || mkdir(name, 0700) || chdir(name))
+                _exit(1);
+        }
+        _exit(0);
+    }
+    int st;
+    cr_assert(p > 0 && waitpid(p, &st, 0) == p && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+              "the user %u could not make the chain", (unsigned)uid);
+    snprintf(list, sizeof list, "%s.list", dir);
+    FILE *f = fopen(list, "w");
+    cr_assert(f);
+    fwrite(dir, 1, strlen(dir) + 1, f); /* one directory, NUL-terminated */
+    fclose(f);
+    char spec[64];
+    snprintf(spec, sizeof spec, "%u:%u", (unsigned)uid, (unsigned)uid);
+    run_program((char *[]){WARDEN, "sweep", spec, list, NULL}, &r);
+    cr_expect(r.status == 0, "the sweep: status %d (%s)", r.status, r.err);
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "test -z \"$(ls -A %s)\"", dir);
+    cr_expect(system(cmd) == 0, "the sweep left something of the chain in %s", dir);
+    unlink(list);
+    remove_scratch(dir);
 }

@@ -227,27 +227,88 @@ static int run(int argc, char **argv)
 
 /* ---- sweep */
 
-/* Remove entry name of directory dir, a tree of the calling user's (as that user). */
-static int remove_tree(int dir, const char *name, int depth)
+/* Remove entry name of directory dir, a tree of the calling user's (as that user), to any
+ * depth: one directory open at a time, the names of the way down kept on the heap, and the
+ * way up by "..", so that a chain deeper than the descriptors a process may hold, or than
+ * PATH_MAX, goes too; within SWEEP_SECONDS. 0, or 1 when something stayed. */
+enum { SWEEP_SECONDS = 60 };
+static int remove_tree(int dir, const char *name)
 {
     struct stat st;
     if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW))
         return errno == ENOENT ? 0 : 1;
     if (!S_ISDIR(st.st_mode))
         return unlinkat(dir, name, 0) && errno != ENOENT;
-    if (depth > 64)
-        return 1;
     fchmodat(dir, name, 0700, 0);
-    int fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), bad = 0;
-    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-    struct dirent *e;
-    while (d && (e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-            bad |= remove_tree(fd, e->d_name, depth + 1);
-    if (d)
-        closedir(d);
-    else if (fd >= 0)
-        close(fd);
+    int cur = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), bad = cur < 0;
+    size_t depth = 0, cap = 0;
+    char **way = NULL;
+    double start = now();
+    while (cur >= 0) {
+        if (now() - start > SWEEP_SECONDS) {
+            bad = 1;
+            break;
+        }
+        /* This directory's files go; its first directory, if any, is the way down. */
+        int scan = dup(cur);
+        DIR *d = scan >= 0 ? fdopendir(scan) : NULL;
+        char *sub = NULL;
+        struct dirent *e;
+        while (d && !sub && (e = readdir(d))) {
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+                continue;
+            if (fstatat(cur, e->d_name, &st, AT_SYMLINK_NOFOLLOW))
+                continue;
+            if (S_ISDIR(st.st_mode))
+                sub = strdup(e->d_name);
+            else if (unlinkat(cur, e->d_name, 0) && errno != ENOENT)
+                bad = 1;
+        }
+        if (d)
+            closedir(d);
+        else {
+            if (scan >= 0)
+                close(scan);
+            bad = 1;
+            break;
+        }
+        if (sub) {
+            fchmodat(cur, sub, 0700, 0);
+            int next = openat(cur, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            char **grown = depth == cap ? realloc(way, (cap = cap ? 2 * cap : 64) * sizeof *way) : way;
+            if (next < 0 || !grown) {
+                if (next >= 0)
+                    close(next);
+                free(sub);
+                bad = 1;
+                break;
+            }
+            way = grown;
+            way[depth++] = sub;
+            close(cur);
+            cur = next;
+            continue;
+        }
+        if (depth == 0)
+            break;
+        /* Empty now: up one, and remove it there. Nothing of the user's runs (the sweep
+         * comes after the kill), so ".." is the directory it was found in. */
+        int up = openat(cur, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        close(cur);
+        cur = up;
+        char *below = way[--depth];
+        int stayed = up < 0 || (unlinkat(up, below, AT_REMOVEDIR) && errno != ENOENT);
+        free(below);
+        if (stayed) { /* what stays in it would be the way down again: stop */
+            bad = 1;
+            break;
+        }
+    }
+    if (cur >= 0)
+        close(cur);
+    while (depth > 0)
+        free(way[--depth]);
+    free(way);
     return bad | (unlinkat(dir, name, AT_REMOVEDIR) && errno != ENOENT);
 }
 
@@ -261,7 +322,7 @@ static int clear_dir(const char *path, uid_t uid, int *removed)
     while (d && (e = readdir(d)))
         if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
             !fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) && st.st_uid == uid) {
-            bad |= remove_tree(fd, e->d_name, 0);
+            bad |= remove_tree(fd, e->d_name);
             (*removed)++;
         }
     if (d)
