@@ -339,10 +339,26 @@ run_one() {
         why="did not finish within the limit of $limit s (a deadlock, or an endless loop?)"
         TIMEOUTS=$((TIMEOUTS + 1))
     elif ! verdict "$tap" "$t" "$rc"; then
-        why="the test runner stopped (exit status $rc): $(tail -3 "$bin.one.out" | tr '\n' ' ' | cut -c1-2000)"
+        why="the test runner stopped ($(stopped_how "$rc")): $(tail -3 "$bin.one.out" | tr '\n' ' ' | cut -c1-2000)"
     fi
 }
 
+# How a test's process that ended with status $1 stopped, in words: a signal's name and what
+# sends it here (the jail's limits: CPU time, processes, memory), else the status.
+stopped_how() {
+    local rc=$1 sig
+    [ "$rc" -gt 128 ] && [ "$rc" -lt 160 ] || { echo "exit status $rc"; return; }
+    sig=$(kill -l $((rc - 128)) 2>/dev/null || echo "$((rc - 128))")
+    case $sig in
+    KILL) echo "killed by SIGKILL: out of memory, or ended by the grader" ;;
+    XCPU) echo "killed by SIGXCPU: it used up its CPU time, $GRADE_TIMEOUT s" ;;
+    SEGV) echo "SIGSEGV: a bad pointer" ;;
+    ABRT) echo "SIGABRT: an abort, a failed assert or a memory error the C library caught" ;;
+    FPE) echo "SIGFPE: an integer divided by zero" ;;
+    BUS) echo "SIGBUS: a bad address, or shared memory that ran out" ;;
+    *) echo "signal SIG$sig" ;;
+    esac
+}
 # What TAP report $1 says of test $2 ("suite::name") of a run that exited with status $3: sets
 # ok (1 or 0) and, for a failure, why (the assertion messages); status 1 when the report
 # does not name the test.
