@@ -265,7 +265,7 @@ build() {
         supply=tests/hidden/$dep"_supply.c"
         [ -f "$supply" ] || supply=exercises/$dep.c
     fi
-    key=$({ echo "$CC $CFLAGS $LDLIBS $code $supply"; cat "$tfile" $code $supply tests/*.h tests/*/*.h \
+    key=$({ echo "$CC $CFLAGS $LDLIBS $code $supply ${GRADE_CALLS:-}"; cat "$tfile" $code $supply tests/*.h tests/*/*.h \
             tests/hidden/*/*.h exercises/"$ch"/*.h tangled/*/*.h "$LIB" 2>/dev/null; } | sha256sum | cut -c1-64)
     if ! [ -x "$bin" ] || [ "$(cat "$bin.key" 2>/dev/null)" != "$key" ]; then
         rm -f "$bin.key"
