@@ -87,15 +87,6 @@ Test(ex_onebit_compress, hand_worked_cases)
               none, pos, neg, e);
 }
 
-/* g and error of n entries at random: both signs, magnitudes over several binades. */
-static void random_vectors(Rng *r, float *g, float *error, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        g[i] = (rng_uniform(r) * 2 - 1) * (rng_below(r, 4) ? 1.0f : 1e-3f);
-        error[i] = rng_below(r, 3) ? rng_normal(r) * 0.5f : 0.0f;
-    }
-}
-
 /* On random vectors, what the outputs must satisfy, whatever the order of the sums: bit i is
  * the sign of M[i] = g[i] + error[i] (1 for +0 and -0), the unused high bits are 0, error[i]
  * becomes M[i] less what bit i decodes to, exactly, and each mean is the mean: the new errors
@@ -112,7 +103,7 @@ Test(ex_onebit_compress, what_the_bits_means_and_errors_must_satisfy)
             float *g = xcalloc(n, sizeof *g), *e = xcalloc(n, sizeof *e), *M = xcalloc(n, 4);
             uint8_t *bits = xcalloc(nb, 1); /* zeroed: a buffer of garbage is a hidden case */
             float pos = NAN, neg = NAN;
-            random_vectors(&r, g, e, n);
+            onebit_random(&r, g, e, n);
             for (size_t i = 0; i < n; i++)
                 M[i] = g[i] + e[i];
             onebit_compress(g, e, n, bits, &pos, &neg);

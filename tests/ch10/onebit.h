@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "rng.h"
+
 /* What bit i of bits decodes to. */
 static inline float onebit_decoded(const uint8_t *bits, float pos, float neg, size_t i)
 {
@@ -28,6 +30,15 @@ static inline float onebit_value(int q, size_t i, int t)
     double u = (double)(x >> 40) / (double)(1 << 24); /* [0, 1) */
     double scale = (x & 3) == 0 ? 1e-3 : (x & 3) == 1 ? 0.1 : 1.0;
     return (float)((4.0 * u - 2.0 + 0.25 * (q % 3 - 1)) * scale);
+}
+
+/* g and error of n entries at random: both signs, magnitudes over several binades. */
+static inline void onebit_random(Rng *r, float *g, float *error, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        g[i] = (rng_uniform(r) * 2 - 1) * (rng_below(r, 4) ? 1.0f : 1e-3f);
+        error[i] = rng_below(r, 3) ? rng_normal(r) * 0.5f : 0.0f;
+    }
 }
 
 #endif

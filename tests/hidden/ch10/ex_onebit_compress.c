@@ -112,14 +112,6 @@ Test(hidden_onebit_compress, a_million_entries_and_their_error_carried)
     free(g), free(e), free(e_ref), free(bits), free(bits_ref);
 }
 
-static void random_vectors(Rng *r, float *g, float *error, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        g[i] = (rng_uniform(r) * 2 - 1) * (rng_below(r, 4) ? 1.0f : 1e-3f);
-        error[i] = rng_below(r, 3) ? rng_normal(r) * 0.5f : 0.0f;
-    }
-}
-
 Test(hidden_onebit_compress, the_reference_bit_for_bit_on_random_vectors)
 {
     const size_t sizes[] = {1, 7, 8, 9, 63, 64, 65, 1000, 4097};
@@ -132,7 +124,7 @@ Test(hidden_onebit_compress, the_reference_bit_for_bit_on_random_vectors)
             float *e_ref = xcalloc(n, sizeof *e_ref);
             uint8_t *bits = xcalloc(nb, 1), *bits_ref = xcalloc(nb, 1);
             float pos = NAN, neg = NAN, pos_ref, neg_ref;
-            random_vectors(&r, g, e, n);
+            onebit_random(&r, g, e, n);
             memcpy(e_ref, e, n * sizeof *e);
             onebit_compress(g, e, n, bits, &pos, &neg);
             onebit_reference(g, e_ref, n, bits_ref, &pos_ref, &neg_ref);
