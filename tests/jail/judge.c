@@ -343,8 +343,21 @@ static void serve_kernel(const Wire *w, Msg *m)
         b[1] = in_arena(w, k.buf[1], rows, sizeof(int), &bad);
         b[2] = in_arena(w, k.buf[2], rows * cols, 4, &bad);
         b[3] = in_arena(w, k.buf[3], 2, 4, &bad);
-        if (!(bad |= !b[0] || !b[1] || !b[3]))
-            d->softmax_xent(b[0], (const int *)b[1], k.i[0], k.i[1], b[2], b[3]);
+        /* The labels index the logits: copied out of the student's reach first (it shares the
+         * file, and could change one between a check and the kernel's read), then checked. */
+        int *labels = bad || !b[1] ? NULL : malloc(rows * sizeof *labels + 1);
+        bad |= !b[0] || !b[1] || !b[3] || !labels;
+        if (!bad)
+            memcpy(labels, b[1], rows * sizeof *labels);
+        for (uint64_t r = 0; !bad && r < rows; r++)
+            if (labels[r] < 0 || (uint64_t)labels[r] >= cols) {
+                rc = error_set(err, "jail: label %d of row %llu is not a class of %llu",
+                               labels[r], (unsigned long long)r, (unsigned long long)cols);
+                bad = 2;
+            }
+        if (!bad)
+            d->softmax_xent(b[0], labels, k.i[0], k.i[1], b[2], b[3]);
+        free(labels);
     } else if (!bad && (k.kernel == K_AXPY || k.kernel == K_SCALE)) { /* n; f: a; x (y) */
         b[0] = in_arena(w, k.buf[0], k.n, 4, &bad);
         b[1] = in_arena(w, k.buf[1], k.n, 4, &bad);
@@ -352,7 +365,7 @@ static void serve_kernel(const Wire *w, Msg *m)
             k.kernel == K_AXPY ? d->axpy(k.n, k.f[0], b[0], b[1]) : d->scale(k.n, k.f[0], b[0]);
     } else
         bad = 1;
-    if (bad)
+    if (bad == 1)
         rc = error_set(err, "jail: a kernel's buffer lies outside the model's device memory");
     msg_put(&r, &rc, 4);
     msg_put(&r, err, ERR_LEN);
