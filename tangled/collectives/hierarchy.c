@@ -125,7 +125,7 @@ void hierarchy_close(Hierarchy *h)
         h->local->close(h->local);
     memset(h, 0, sizeof *h);
 }
-#line 1671 "chapters/10-compress.nw"
+#line 1672 "chapters/10-compress.nw"
 /** The ring across hosts on buf[0..count): coded when the hierarchy says so (chapter 10). */
 static int cross_ring(const Hierarchy *h, float *buf, size_t count, float *scratch, float scale,
                       char *err)

@@ -236,7 +236,7 @@ static size_t count_nonfinite(size_t n, const float *x)
     return bad;
 }
 
-#line 837 "chapters/10-compress.nw"
+#line 838 "chapters/10-compress.nw"
 static void orthonormalize(int rows, int cols, float *a)
 {
     for (int j = 0; j < cols; j++) {
@@ -255,7 +255,7 @@ static void orthonormalize(int rows, int cols, float *a)
         }
     }
 }
-#line 1064 "chapters/10-compress.nw"
+#line 1065 "chapters/10-compress.nw"
 /** What the CPU's counting pass reads: the vector. */
 typedef struct Magnitudes {
     size_t n;       /**< entries */
@@ -273,7 +273,7 @@ static void count_bytes(const void *ctx, uint32_t prefix, uint32_t mask, int shi
             count[u >> shift & 255u]++;
     }
 }
-#line 1084 "chapters/10-compress.nw"
+#line 1085 "chapters/10-compress.nw"
 static void top_k(size_t n, const float *x, size_t k, IndexValue *out)
 {
     Magnitudes v = {n, x};
@@ -286,7 +286,7 @@ static void top_k(size_t n, const float *x, size_t k, IndexValue *out)
             out[j++] = (IndexValue){(uint32_t)i, x[i]};
     }
 }
-#line 858 "chapters/10-compress.nw"
+#line 859 "chapters/10-compress.nw"
 static void scatter_add(size_t k, const IndexValue *v, float a, float *y)
 {
     for (size_t i = 0; i < k; i++)
