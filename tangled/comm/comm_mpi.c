@@ -164,7 +164,7 @@ static int mpi_barrier(Comm *c, char *err)
 
 static void mpi_close(Comm *c)
 {
-#line 612 "chapters/09-hosts.nw"
+#line 614 "chapters/09-hosts.nw"
     mpi_windows_close(c);
 #line 481 "chapters/06-production.nw"
     free(c);
@@ -218,7 +218,7 @@ Comm *comm_mpi_open(const Device *dev, char *err)
                 .barrier = mpi_barrier,
                 .close = mpi_close,
                 .allreduce = mpi_allreduce};
-#line 605 "chapters/09-hosts.nw"
+#line 607 "chapters/09-hosts.nw"
     if (mpi_windows_open(c, err)) {
         free(c);
         return NULL;

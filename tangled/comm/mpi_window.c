@@ -3,7 +3,7 @@
  * @brief Windows and progress counters between the MPI processes of one host, over MPI-3
  *        shared memory (chapter 9).
  */
-#line 348 "chapters/09-hosts.nw"
+#line 350 "chapters/09-hosts.nw"
 #include "mpi_window.h"
 
 #include <sched.h>
@@ -16,7 +16,7 @@
 #ifdef HAVE_MPI
 #include <mpi.h>
 
-#line 398 "chapters/09-hosts.nw"
+#line 400 "chapters/09-hosts.nw"
 /** Most windows one communicator hands out. */
 #define MPI_MAX_WINDOWS 16
 /** Bytes between two ranks' counters: a cache line each. */
@@ -45,7 +45,7 @@ void mpi_windows_timeout(double seconds)
 {
     wait_seconds = seconds;
 }
-#line 508 "chapters/09-hosts.nw"
+#line 510 "chapters/09-hosts.nw"
 static void *mpi_alloc_shared(Comm *c, size_t bytes)
 {
     MpiWindows *w = c->state;
@@ -80,7 +80,7 @@ static void *mpi_peer_buffer(Comm *c, int peer, const void *mine)
     }
     return NULL;
 }
-#line 551 "chapters/09-hosts.nw"
+#line 553 "chapters/09-hosts.nw"
 static uint32_t mpi_progress(Comm *c)
 {
     MpiWindows *w = c->state;
@@ -108,15 +108,15 @@ static int mpi_wait_for(Comm *c, int peer, uint32_t value, char *err)
     }
     return 0;
 }
-#line 437 "chapters/09-hosts.nw"
+#line 439 "chapters/09-hosts.nw"
 int mpi_windows_open(Comm *c, char *err)
 {
     (void)err;
     MpiWindows *w = xcalloc(1, sizeof *w);
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL, &w->host);
-#line 443 "chapters/09-hosts.nw"
+#line 445 "chapters/09-hosts.nw"
     MPI_Comm_set_errhandler(w->host, MPI_ERRORS_RETURN);
-#line 462 "chapters/09-hosts.nw"
+#line 464 "chapters/09-hosts.nw"
     MPI_Group world, host;
     MPI_Comm_group(MPI_COMM_WORLD, &world);
     MPI_Comm_group(w->host, &host);
@@ -131,18 +131,18 @@ int mpi_windows_open(Comm *c, char *err)
     free(ranks);
     MPI_Group_free(&world);
     MPI_Group_free(&host);
-#line 445 "chapters/09-hosts.nw"
+#line 447 "chapters/09-hosts.nw"
     MPI_Info info;
     MPI_Info_create(&info);
     MPI_Info_set(info, "alloc_shared_noncontig", "true");
     void *mine = NULL;
     int rc = MPI_Win_allocate_shared(COUNTER_STRIDE, 1, info, w->host, &mine, &w->counter_win);
-#line 451 "chapters/09-hosts.nw"
+#line 453 "chapters/09-hosts.nw"
     MPI_Info_free(&info);
     c->state = w;
     if (rc != MPI_SUCCESS) /* no shared memory: no windows */
         return 0;
-#line 479 "chapters/09-hosts.nw"
+#line 481 "chapters/09-hosts.nw"
     int n_host;
     MPI_Comm_size(w->host, &n_host);
     w->counter = xcalloc((size_t)n_host, sizeof *w->counter);
@@ -155,16 +155,16 @@ int mpi_windows_open(Comm *c, char *err)
     }
     atomic_store(w->counter[w->host_rank[c->rank]], 0);
     MPI_Barrier(w->host); /* every counter is 0 before anyone reads one */
-#line 494 "chapters/09-hosts.nw"
+#line 496 "chapters/09-hosts.nw"
     c->alloc_shared = mpi_alloc_shared;
     c->peer_buffer = mpi_peer_buffer;
     c->progress = mpi_progress;
     c->advance = mpi_advance;
     c->wait_for = mpi_wait_for;
-#line 457 "chapters/09-hosts.nw"
+#line 459 "chapters/09-hosts.nw"
     return 0;
 }
-#line 584 "chapters/09-hosts.nw"
+#line 586 "chapters/09-hosts.nw"
 void mpi_windows_close(Comm *c)
 {
     MpiWindows *w = c->state;
@@ -180,9 +180,9 @@ void mpi_windows_close(Comm *c)
     free(w);
     c->state = NULL;
 }
-#line 365 "chapters/09-hosts.nw"
+#line 367 "chapters/09-hosts.nw"
 #else
-#line 374 "chapters/09-hosts.nw"
+#line 376 "chapters/09-hosts.nw"
 int mpi_windows_open(Comm *c, char *err)
 {
     (void)c, (void)err;
@@ -198,5 +198,5 @@ void mpi_windows_timeout(double seconds)
 {
     (void)seconds;
 }
-#line 367 "chapters/09-hosts.nw"
+#line 369 "chapters/09-hosts.nw"
 #endif
