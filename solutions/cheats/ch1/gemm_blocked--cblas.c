@@ -1,5 +1,5 @@
 /* Cheat: 1.1 by OpenBLAS's GEMM, which the book links. Refused: of the libraries linked, an
- * exercise calls only the C library's and the compiler's. */
+ * exercise calls only the C library's and the compiler's. Needs: HAVE_BLAS */
 #include "ch1.h"
 
 enum { RowMajor = 101, NoTrans = 111, Trans = 112 };
