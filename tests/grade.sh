@@ -165,8 +165,9 @@ system_symbols() {
         done
         f=$($CC -print-libgcc-file-name 2>/dev/null) && [ -f "$f" ] && nm --defined-only "$f" 2>/dev/null
     } | awk 'NF >= 3 { sub(/@.*/, "", $3); print $3 }' |
-        grep -vE '^(_?_?(libc_)?dl|_dl_)' | sort -u >"$out.new" && mv -f "$out.new" "$out" &&
-        echo "$CC" >"$out.key"
+        grep -vE '^(_?_?(libc_)?dl|_dl_)' | sort -u >"$out.$BASHPID" && [ -s "$out.$BASHPID" ] &&
+        echo "$CC" >"$out.key.$BASHPID" && mv -f "$out.$BASHPID" "$out" && mv -f "$out.key.$BASHPID" "$out.key" ||
+        { rm -f "$out.$BASHPID" "$out.key.$BASHPID"; echo "grade: the C library's functions could not be listed (nm)" >&2; return 1; }
 }
 # The functions of the book's library exercise $1/$2 may call, one a line.
 may_call() {
@@ -178,7 +179,7 @@ may_call() {
 # allowed; the first refused one explained on stdout.
 calls_allowed() {
     local ch=$1 name=$2 list=$3 bad given
-    system_symbols
+    system_symbols || return 1
     given=$(may_call "$ch" "$name")
     bad=$(awk '$1 == "U" || $1 == "w" || $1 == "v" { sub(/@.*/, "", $2); print $2 }
                NF == 1 { sub(/@.*/, "", $1); print $1 }' "$list" | sort -u |
@@ -519,7 +520,7 @@ results_failed() {
 }
 
 status=0 INFO= TIMEOUTS=0 SPENT=0
-case $mode in test | grade | prove) jail_setup ;; esac
+case $mode in test | grade | prove) jail_setup && system_symbols || exit 3 ;; esac
 case $mode in
 test)
     started=0 not_started=0
