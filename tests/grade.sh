@@ -157,7 +157,8 @@ time_left() {
 # function (OpenBLAS's GEMM, MPI's all-reduce, gemm_plain, a test's reference) is refused
 # before a test runs, with one line naming it.
 system_symbols() {
-    local f lib out=$work/system-symbols
+    local f lib out=$work/system-symbols tmp
+    tmp=$work/system-symbols.$BASHPID # this shell's: a pipeline's parts run in others
     [ -s "$out" ] && [ "$(cat "$out.key" 2>/dev/null)" = "$CC" ] && return 0
     {
         for lib in libc.so.6 libm.so.6 libmvec.so.1 libgcc_s.so.1 libatomic.so.1; do
@@ -165,9 +166,9 @@ system_symbols() {
         done
         f=$($CC -print-libgcc-file-name 2>/dev/null) && [ -f "$f" ] && nm --defined-only "$f" 2>/dev/null
     } | awk 'NF >= 3 { sub(/@.*/, "", $3); print $3 }' |
-        grep -vE '^(_?_?(libc_)?dl|_dl_)' | sort -u >"$out.$BASHPID" && [ -s "$out.$BASHPID" ] &&
-        echo "$CC" >"$out.key.$BASHPID" && mv -f "$out.$BASHPID" "$out" && mv -f "$out.key.$BASHPID" "$out.key" ||
-        { rm -f "$out.$BASHPID" "$out.key.$BASHPID"; echo "grade: the C library's functions could not be listed (nm)" >&2; return 1; }
+        grep -vE '^(_?_?(libc_)?dl|_dl_)' | sort -u >"$tmp" && [ -s "$tmp" ] &&
+        echo "$CC" >"$tmp.key" && mv -f "$tmp" "$out" && mv -f "$tmp.key" "$out.key" ||
+        { rm -f "$tmp" "$tmp.key"; echo "grade: the C library's functions could not be listed (nm)" >&2; return 1; }
 }
 # The functions of the book's library exercise $1/$2 may call, one a line.
 may_call() {
