@@ -9,7 +9,10 @@
 
 #include "comm.h"
 
-/** Whether this build has MPI (mpicc was found and NO_MPI=1 was not given). */
+/**
+ * Whether MPI can be used: this build has the MPI backend (mpicc was found and NO_MPI=1 was
+ * not given), and the backend loads. The first call loads it.
+ */
 bool comm_mpi_available(void);
 /**
  * Initialise MPI (once per process) and return this process's rank and the world's size.
@@ -25,5 +28,7 @@ Comm *comm_mpi_open(const Device *dev, char *err);
 void comm_mpi_abort(int status);
 /** Finalise MPI without a communicator (every rank, before a clean early exit). */
 void comm_mpi_finalize(void);
+/** Seconds a rank waits for a peer on its host before it gives up (chapter 9; default 60). */
+void comm_mpi_timeout(double seconds);
 
 #endif

@@ -3,7 +3,7 @@
  * @brief Windows and progress counters between the MPI processes of one host, over MPI-3
  *        shared memory (chapter 9).
  */
-#line 350 "chapters/09-hosts.nw"
+#line 349 "chapters/09-hosts.nw"
 #include "mpi_window.h"
 
 #include <sched.h>
@@ -11,12 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
-
-#ifdef HAVE_MPI
 #include <mpi.h>
 
-#line 400 "chapters/09-hosts.nw"
+#include "util.h"
+
+#line 378 "chapters/09-hosts.nw"
 /** Most windows one communicator hands out. */
 #define MPI_MAX_WINDOWS 16
 /** Bytes between two ranks' counters: a cache line each. */
@@ -37,15 +36,9 @@ typedef struct MpiWindows {
     _Atomic uint32_t **counter;     /**< each host rank's counter */
     MpiWindow win[MPI_MAX_WINDOWS]; /**< the windows handed out */
     int n_win;                      /**< how many */
+    double wait;                    /**< seconds to wait for a peer's progress */
 } MpiWindows;
-
-static double wait_seconds = 60;
-
-void mpi_windows_timeout(double seconds)
-{
-    wait_seconds = seconds;
-}
-#line 510 "chapters/09-hosts.nw"
+#line 483 "chapters/09-hosts.nw"
 static void *mpi_alloc_shared(Comm *c, size_t bytes)
 {
     MpiWindows *w = c->state;
@@ -80,7 +73,7 @@ static void *mpi_peer_buffer(Comm *c, int peer, const void *mine)
     }
     return NULL;
 }
-#line 553 "chapters/09-hosts.nw"
+#line 526 "chapters/09-hosts.nw"
 static uint32_t mpi_progress(Comm *c)
 {
     MpiWindows *w = c->state;
@@ -99,24 +92,25 @@ static int mpi_wait_for(Comm *c, int peer, uint32_t value, char *err)
     if (w->host_rank[peer] < 0)
         return error_set(err, "rank %d is on another host: no counter to wait for", peer);
     _Atomic uint32_t *at = w->counter[w->host_rank[peer]];
-    double give_up = now_seconds() + wait_seconds;
+    double give_up = now_seconds() + w->wait;
     for (long k = 0; (int32_t)(atomic_load_explicit(at, memory_order_acquire) - value) < 0;
          k++) {
         sched_yield();
         if (k % 1024 == 1023 && now_seconds() > give_up)
-            return error_set(err, "rank %d made no progress for %g s", peer, wait_seconds);
+            return error_set(err, "rank %d made no progress for %g s", peer, w->wait);
     }
     return 0;
 }
-#line 439 "chapters/09-hosts.nw"
-int mpi_windows_open(Comm *c, char *err)
+#line 411 "chapters/09-hosts.nw"
+int mpi_windows_open(Comm *c, double wait, char *err)
 {
     (void)err;
     MpiWindows *w = xcalloc(1, sizeof *w);
+    w->wait = wait;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL, &w->host);
-#line 445 "chapters/09-hosts.nw"
+#line 418 "chapters/09-hosts.nw"
     MPI_Comm_set_errhandler(w->host, MPI_ERRORS_RETURN);
-#line 464 "chapters/09-hosts.nw"
+#line 437 "chapters/09-hosts.nw"
     MPI_Group world, host;
     MPI_Comm_group(MPI_COMM_WORLD, &world);
     MPI_Comm_group(w->host, &host);
@@ -131,18 +125,18 @@ int mpi_windows_open(Comm *c, char *err)
     free(ranks);
     MPI_Group_free(&world);
     MPI_Group_free(&host);
-#line 447 "chapters/09-hosts.nw"
+#line 420 "chapters/09-hosts.nw"
     MPI_Info info;
     MPI_Info_create(&info);
     MPI_Info_set(info, "alloc_shared_noncontig", "true");
     void *mine = NULL;
     int rc = MPI_Win_allocate_shared(COUNTER_STRIDE, 1, info, w->host, &mine, &w->counter_win);
-#line 453 "chapters/09-hosts.nw"
+#line 426 "chapters/09-hosts.nw"
     MPI_Info_free(&info);
     c->state = w;
     if (rc != MPI_SUCCESS) /* no shared memory: no windows */
         return 0;
-#line 481 "chapters/09-hosts.nw"
+#line 454 "chapters/09-hosts.nw"
     int n_host;
     MPI_Comm_size(w->host, &n_host);
     w->counter = xcalloc((size_t)n_host, sizeof *w->counter);
@@ -155,16 +149,16 @@ int mpi_windows_open(Comm *c, char *err)
     }
     atomic_store(w->counter[w->host_rank[c->rank]], 0);
     MPI_Barrier(w->host); /* every counter is 0 before anyone reads one */
-#line 496 "chapters/09-hosts.nw"
+#line 469 "chapters/09-hosts.nw"
     c->alloc_shared = mpi_alloc_shared;
     c->peer_buffer = mpi_peer_buffer;
     c->progress = mpi_progress;
     c->advance = mpi_advance;
     c->wait_for = mpi_wait_for;
-#line 459 "chapters/09-hosts.nw"
+#line 432 "chapters/09-hosts.nw"
     return 0;
 }
-#line 586 "chapters/09-hosts.nw"
+#line 559 "chapters/09-hosts.nw"
 void mpi_windows_close(Comm *c)
 {
     MpiWindows *w = c->state;
@@ -180,23 +174,3 @@ void mpi_windows_close(Comm *c)
     free(w);
     c->state = NULL;
 }
-#line 367 "chapters/09-hosts.nw"
-#else
-#line 376 "chapters/09-hosts.nw"
-int mpi_windows_open(Comm *c, char *err)
-{
-    (void)c, (void)err;
-    return 0;
-}
-
-void mpi_windows_close(Comm *c)
-{
-    (void)c;
-}
-
-void mpi_windows_timeout(double seconds)
-{
-    (void)seconds;
-}
-#line 369 "chapters/09-hosts.nw"
-#endif

@@ -9,13 +9,12 @@
 
 /**
  * Give @p c (the MPI transport's) the windows of chapter 8 among the ranks of its host:
- * MPI-3 shared memory on the host's communicator. Collective. Where MPI has no shared
- * memory, @p c is left without windows (the collectives then send). 0, or -1 with @p err.
+ * MPI-3 shared memory on the host's communicator; a rank waits @p wait seconds for a peer's
+ * progress before it gives up. Collective. Where MPI has no shared memory, @p c is left
+ * without windows (the collectives then send). 0, or -1 with @p err.
  */
-int mpi_windows_open(Comm *c, char *err);
+int mpi_windows_open(Comm *c, double wait, char *err);
 /** Free the windows of @p c, before MPI is finalised (collective). */
 void mpi_windows_close(Comm *c);
-/** Seconds a rank waits for a peer's progress before it gives up (default 60). */
-void mpi_windows_timeout(double seconds);
 
 #endif

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "comm_mpi.h"
 #include "comm_shm.h"
 #include "launch.h"
-#include "mpi_window.h"
 #include "optimizer.h"
 #include "trace.h"
 #include "util.h"
@@ -48,7 +48,7 @@ int run_start(Run *run, bool mpi)
     run->mpi = run->transport->join != NULL;
     run->mpi_rank = 0;
     if (run->mpi) {
-#line 642 "chapters/06-production.nw"
+#line 772 "chapters/06-production.nw"
         char err[ERR_LEN];
         int size;
         if (run->transport->join(&run->mpi_rank, &size, err)) {
@@ -61,12 +61,12 @@ int run_start(Run *run, bool mpi)
                         "%s: --n_gpus %d, but mpirun started %d process(es): give mpirun "
                         "-np %d, or leave --n_gpus out\n",
                         program_name(), run->o.n_gpus, size, run->o.n_gpus);
-#line 655 "chapters/06-production.nw"
+#line 785 "chapters/06-production.nw"
             run->transport->leave();
             return EXIT_USAGE;
         }
         run->ranks = size;
-        mpi_windows_timeout(run->o.timeout); /* chapter 9: a host's ranks wait this long */
+        comm_mpi_timeout(run->o.timeout); /* chapter 9: a host's ranks wait this long */
     }
 #line 2882 "chapters/02-shm.nw"
     return RUN_GO;
@@ -125,12 +125,12 @@ int run_ranks(Run *run, int (*body)(Rank *r, char *err))
     char err[ERR_LEN];
     run->body = body;
     if (run->mpi) {
-#line 1181 "chapters/09-hosts.nw"
+#line 1154 "chapters/09-hosts.nw"
         char host[64] = "?", who[128];
         gethostname(host, sizeof host - 1);
         snprintf(who, sizeof who, "rank %d on %s", run->mpi_rank, host);
         launch_watch(run->mpi_rank, run->o.timeout, who);
-#line 680 "chapters/06-production.nw"
+#line 810 "chapters/06-production.nw"
         if (rank_main(run->mpi_rank, run->ranks, run, err)) {
             fprintf(stderr, "%s: %s: %s\n", program_name(), who, err);
             run->transport->abort(EXIT_FAILURE);

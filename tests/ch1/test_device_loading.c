@@ -1,17 +1,19 @@
 /* Chapter 1, "Loading CUDA only when it is used": the programs do not load CUDA, cuBLAS or
- * NCCL until a run asks for a GPU, and a build made with the CUDA toolkit still starts and
- * trains on the CPU where those libraries are missing. */
+ * NCCL until a run asks for a GPU, nor MPI until a run asks for --transport mpi (chapter 6),
+ * and a build made with the CUDA toolkit still starts and trains on the CPU where those
+ * libraries are missing. */
 #include <errno.h>
 
 #include "helpers.h"
 
-/* The libraries that a run on the CPU must never load. */
+/* The libraries that a run on the CPU, over shared memory, must never load. */
 static const char *const gpu_libraries[] = {"libcudart.so", "libcublas.so", "libcublasLt.so",
-                                            "libnccl.so", "libdps_cuda.so", "libdps_nccl.so"};
+                                            "libnccl.so",   "libdps_cuda.so", "libdps_nccl.so",
+                                            "libmpi.so",    "libdps_mpi.so"};
 
 /* Run @p cmd under sh with the dynamic loader's trace of the files it opens on stderr
- * (LD_DEBUG=files); fail when any GPU library appears in it. */
-static void loads_no_gpu_library(const char *cmd)
+ * (LD_DEBUG=files); fail when any GPU or MPI library appears in it. */
+static void loads_no_gpu_or_mpi_library(const char *cmd)
 {
     static Run r;
     char script[512];
@@ -26,16 +28,17 @@ static void loads_no_gpu_library(const char *cmd)
     }
 }
 
-Test(device_loading, help_refusals_and_cpu_runs_load_no_gpu_library)
+Test(device_loading, help_refusals_and_cpu_runs_load_no_gpu_or_mpi_library)
 {
-    loads_no_gpu_library("./mlp --help");
-    loads_no_gpu_library("./train --strategy nccl --n_gpus 0");
-    loads_no_gpu_library("./ring --n_gpus 2 --device cpu --epochs 1 --train_size 512 --quiet");
-    loads_no_gpu_library("./collectives --n_gpus 2 --device cpu -b 1K -e 4K -n 2 -w 1");
+    loads_no_gpu_or_mpi_library("./mlp --help");
+    loads_no_gpu_or_mpi_library("./train --strategy nccl --n_gpus 0");
+    loads_no_gpu_or_mpi_library("./ring --n_gpus 2 --device cpu --epochs 1 --train_size 512 --quiet");
+    loads_no_gpu_or_mpi_library("./collectives --n_gpus 2 --device cpu -b 1K -e 4K -n 2 -w 1");
     /* refused for want of a GPU before NCCL is loaded */
-    loads_no_gpu_library("./collectives --n_gpus 2 --device cpu --op nccl_all_reduce -b 1K "
+    loads_no_gpu_or_mpi_library("./collectives --n_gpus 2 --device cpu --op nccl_all_reduce -b 1K "
                          "-e 1K");
-    loads_no_gpu_library("./pingpong --help");
+    loads_no_gpu_or_mpi_library("./pingpong --help");
+    loads_no_gpu_or_mpi_library("./train --transport mpi --epochs x");
 }
 
 /* A driver that answers "no device" (CUDA's stub libcuda), placed in a fresh directory as
