@@ -121,20 +121,20 @@ static int run_all_reduce(Comm *c, float *buf, size_t count, float *scratch, cha
 {
     return ring_all_reduce(c, buf, count, scratch, 1.0f, err);
 }
-#line 851 "chapters/06-production.nw"
+#line 854 "chapters/06-production.nw"
 static int run_native_all_reduce(Comm *c, float *buf, size_t count, float *scratch, char *err)
 {
-#line 854 "chapters/06-production.nw"
+#line 857 "chapters/06-production.nw"
     (void)scratch;
     if (!c->allreduce)
         return error_set(err,
                          "the %s transport has no all-reduce of its own: use "
                          "--transport mpi under mpirun",
                          c->name);
-#line 858 "chapters/06-production.nw"
+#line 861 "chapters/06-production.nw"
     return c->allreduce(c, buf, count, err);
 }
-#line 921 "chapters/06-production.nw"
+#line 924 "chapters/06-production.nw"
 static int run_ps_all_reduce(Comm *c, float *buf, size_t count, float *scratch, char *err)
 {
     size_t bytes = count * sizeof *buf;
@@ -145,7 +145,7 @@ static int run_ps_all_reduce(Comm *c, float *buf, size_t count, float *scratch, 
     return star_send_all(c, buf, count, err);
 }
 
-#line 944 "chapters/06-production.nw"
+#line 947 "chapters/06-production.nw"
 static int run_memcpy(Comm *c, float *buf, size_t count, float *scratch, char *err)
 {
     (void)err;

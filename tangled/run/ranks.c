@@ -48,7 +48,7 @@ int run_start(Run *run, bool mpi)
     run->mpi = run->transport->join != NULL;
     run->mpi_rank = 0;
     if (run->mpi) {
-#line 772 "chapters/06-production.nw"
+#line 775 "chapters/06-production.nw"
         char err[ERR_LEN];
         int size;
         if (run->transport->join(&run->mpi_rank, &size, err)) {
@@ -61,7 +61,7 @@ int run_start(Run *run, bool mpi)
                         "%s: --n_gpus %d, but mpirun started %d process(es): give mpirun "
                         "-np %d, or leave --n_gpus out\n",
                         program_name(), run->o.n_gpus, size, run->o.n_gpus);
-#line 785 "chapters/06-production.nw"
+#line 788 "chapters/06-production.nw"
             run->transport->leave();
             return EXIT_USAGE;
         }
@@ -130,7 +130,7 @@ int run_ranks(Run *run, int (*body)(Rank *r, char *err))
         gethostname(host, sizeof host - 1);
         snprintf(who, sizeof who, "rank %d on %s", run->mpi_rank, host);
         launch_watch(run->mpi_rank, run->o.timeout, who);
-#line 810 "chapters/06-production.nw"
+#line 813 "chapters/06-production.nw"
         if (rank_main(run->mpi_rank, run->ranks, run, err)) {
             fprintf(stderr, "%s: %s: %s\n", program_name(), who, err);
             run->transport->abort(EXIT_FAILURE);
