@@ -457,7 +457,7 @@ prove: $(LIB)
 RUNS ?= 20
 LOAD ?= 2
 soak: $(PROGRAMS) $(BUILD)/tests/book
-	@$(GRADE_ENV) tests/grade.sh prove
+	@$(GRADE_ENV) tests/grade.sh solutions
 	@RUNS=$(RUNS) LOAD=$(LOAD) TEST_JOBS=$(TEST_JOBS) DPS_TEST_DEVICE=$(DEVICE) $(SAN_ENV) \
 	  tests/soak.sh $(BUILD)/tests/book
 

@@ -10,7 +10,9 @@
 #                                   ones; exit 0 only at full marks (make grade, autograder)
 #   tests/grade.sh prove [CHAPTER]  every solution passes every public and hidden test and
 #                                   every pristine skeleton fails each one (make test, when
-#                                   solutions/ exists)
+#                                   solutions/ exists); with DPS_TEST_DEVICE other than cpu,
+#                                   only the exercises whose tests open the device under test
+#   tests/grade.sh solutions        build the solutions' test binaries, run nothing (make soak)
 #   tests/grade.sh replacing        "chN/name:book_function" for each started exercise that
 #                                   replaces a book function (make chapterN EXERCISES=1)
 #   tests/grade.sh place DIR        copy each exercise's file found in DIR (a submission, in
@@ -36,7 +38,7 @@ set -uo pipefail
 # Bash reads a script as it runs it; this brace makes it read the whole of it first, so a
 # file changed while grading cannot change what runs.
 {
-mode=${1:?usage: tests/grade.sh test|grade|prove|replacing|place [CHAPTER|DIR]}
+mode=${1:?usage: tests/grade.sh test|grade|prove|solutions|replacing|place [CHAPTER|DIR]}
 # Nothing made here is writable by others, whatever the umask given (with 000, Criterion's
 # socket in /tmp would take a verdict from any user who connects): at least 022.
 umask "$(printf '%03o' $((8#$(umask) | 8#022)))"
@@ -521,7 +523,7 @@ results_failed() {
 }
 
 status=0 INFO= TIMEOUTS=0 SPENT=0
-case $mode in test | grade | prove) jail_setup && system_symbols || exit 3 ;; esac
+case $mode in test | grade | prove | solutions) jail_setup && system_symbols || exit 3 ;; esac
 case $mode in
 test)
     started=0 not_started=0
@@ -682,10 +684,18 @@ prove)
         fi
         echo "counts $n_pub $n_hid $status $n_cheats"
     }
+    # On a device other than the CPU (make test DEVICE=twin or cuda) only the exercises whose
+    # tests open the device under test (test_device()) run anything new: the others' tests run
+    # on the CPU whatever DEVICE says, and make test DEVICE=cpu proved them.
+    device=${DPS_TEST_DEVICE:-cpu} skipped=0
     # PROVE_JOBS exercises at once (make passes TEST_JOBS), each in a shell of its own whose
     # report waits in a file; the reports are read in the MANIFEST's order.
     jobs=${PROVE_JOBS:-2} order=()
     while read -r ch name stars points replaces hash title; do
+        if [ "$device" != cpu ] && ! grep -q 'test_device(' $(test_files "$ch" "$name"); then
+            skipped=$((skipped + 1))
+            continue
+        fi
         while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
         prove_one "$ch" "$name" "$hash" >"$work/prove-$ch-$name.out" 2>&1 &
         order+=("$ch-$name")
@@ -708,6 +718,25 @@ prove)
         checked=$((checked + 1))
     done
     [ $status = 0 ] && echo "prove: $checked solutions pass all $n_public public and $n_hidden hidden tests; their $checked skeletons and $n_cheats cheats fail every one"
+    [ $skipped = 0 ] || echo "prove: DEVICE=$device: the $skipped other exercises are DEVICE=cpu's to prove: their tests open no device"
+    ;;
+
+solutions)
+    # The solutions' test binaries, as prove builds them (the same names, so the same keys),
+    # for make soak to run many times; none is run here.
+    [ -d solutions ] || { echo "solutions: no solutions/ (a handout): none built"; exit 0; }
+    built=0
+    while read -r ch name stars points replaces hash title; do
+        k=0
+        while read -r tfile; do
+            bin=$work/solution-$ch-$name$([ $k = 0 ] || echo -hidden)
+            k=$((k + 1))
+            build "$tfile" "$ch" "solutions/$ch/$name.c" "$bin" ||
+                { cat "$bin.log"; echo "solutions: $ch/$name does not build (above)"; status=1; continue; }
+            built=$((built + 1))
+        done < <(test_files "$ch" "$name")
+    done < <(entries)
+    echo "solutions: $built test binaries of the solutions built"
     ;;
 
 replacing)

@@ -5,7 +5,7 @@
 #   tests/soak.sh BOOK_TESTS      (make soak passes build/tests/book; RUNS=20, LOAD=2)
 #
 # One run is the book's tests (Criterion, -j TEST_JOBS) and the tests of every exercise's
-# reference solution (build/ex/solution-*, built by tests/grade.sh prove). Each run's TAP
+# reference solution (build/ex/solution-*, built by tests/grade.sh solutions). Each run's TAP
 # reports stay in build/soak/ for a look at what failed.
 set -uo pipefail
 
@@ -28,7 +28,7 @@ for ((i = 0; i < load; i++)); do
 done
 
 echo "soak: $runs run$([ "$runs" = 1 ] || echo s) of the suite with $load busy process$([ "$load" = 1 ] || echo es) beside it ($(nproc) cores)"
-# The reference solutions' test binaries of the exercises in the MANIFEST (grade.sh prove
+# The reference solutions' test binaries of the exercises in the MANIFEST (grade.sh solutions
 # built them); nothing else in build/ex.
 solutions=()
 while read -r ch name _; do
