@@ -65,6 +65,26 @@ Test(mpi, n_gpus_that_disagrees_with_np_is_refused, .timeout = 60)
     cr_assert(r.out[0] == '\0', "nothing may train: %s", r.out);
 }
 
+/* Without mpirun, --transport mpi is a world of one process (MPI's singleton), so --n_gpus 3
+ * is refused; in a build without MPI, which differs only in its backend (chapter 6), the
+ * transport itself is refused, saying what to install. One line either way, nothing run. */
+Test(mpi, without_mpirun_the_transport_is_one_process_or_refused, .timeout = 60)
+{
+    static Run r;
+    char *argv[] = {"./train", "--transport", "mpi", "--n_gpus", "3",
+                    "--epochs",  "1",          "--device", "cpu", NULL};
+    bool mpi = comm_mpi_available();
+    if (mpi && system("command -v mpirun >/dev/null 2>&1") != 0)
+        cr_skip_test("MPI's library is here but not mpirun, which starts a singleton's daemon");
+    run_program(argv, &r);
+    const char *want = mpi ? "train: --n_gpus 3, but mpirun started 1 process(es)"
+                           : "train: --transport mpi: this build has no MPI (install "
+                             "libopenmpi-dev openmpi-bin and rebuild, without NO_MPI=1)";
+    cr_assert(r.status == 2 && count_lines(r.err) == 1 && strstr(r.err, want),
+              "exit %d (want 2 and \"%s\"): %s", r.status, want, r.err);
+    cr_assert(r.out[0] == '\0', "nothing may train: %s", r.out);
+}
+
 /* MPI's own all-reduce and our ring over MPI, checked on every element. */
 Test(mpi, collectives_runs_mpi_allreduce_and_our_ring_over_mpi, .timeout = 120)
 {
