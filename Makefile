@@ -749,7 +749,7 @@ extract = awk 'index($$0, "$(1)") == 1 {on = 1} on && !/^\#line/ {print} on && /
 book: $(CHAPTERS) tangled/device/device_cpu.c kernels/device_cuda.cu book/book.tex book/preface.tex book/style.tex book/refs.bib \
       book/weave.sh book/cdefs.awk book/uses.awk book/listing.clang-format book/timeline.awk \
       book/cells.awk book/runs_table.awk book/spread_table.awk book/ink.c book/numbers.awk book/numbers-allow.txt \
-      book/numbers-known.txt $(wildcard book/data/*.csv) $(wildcard book/data/*.txt)
+      book/numbers-known.txt book/index-required.txt $(wildcard book/data/*.csv) $(wildcard book/data/*.txt)
 	@if [ "$(INSTRUCTOR)" = 1 ] && [ -f .handout ]; then \
 	  echo "book: this is a student's handout: its chapters hold no answers, so there is no instructor's edition to build here" >&2; exit 2; fi
 	@$(MAKE) --no-print-directory deps-book-check
@@ -772,6 +772,13 @@ book: $(CHAPTERS) tangled/device/device_cpu.c kernels/device_cuda.cu book/book.t
 	  || { tail -40 latexmk.log; exit 1; }
 	@! grep -E "multiply defined|There were undefined|(Reference|Citation) .* undefined" $(BOOK_DIR)/book.log \
 	  || { echo "book: a label defined twice, or an undefined reference or citation (above)" >&2; exit 1; }
+	@# The subject index: 150 entries at least, and every term of book/index-required.txt.
+	@n=$$(grep -cE '^ *\\(item|subitem|subsubitem) ' $(BOOK_DIR)/book.ind); \
+	  missing=$$(grep -v '^#' book/index-required.txt | while read -r t; do \
+	    grep -qF "\item $$t," $(BOOK_DIR)/book.ind || printf '%s; ' "$$t"; done); \
+	  [ -z "$$missing" ] && [ "$$n" -ge 150 ] || \
+	    { echo "book: the index has $$n entries (150 at least) and lacks: $${missing:-none}" >&2; exit 1; }; \
+	  echo "book: the index holds $$n entries, every term of book/index-required.txt among them"
 	@awk '/^Overfull \\hbox \(/ { w = $$3; sub(/^\(/, "", w); if (w + 0 > 1) { print; bad = 1 } } END { exit bad }' \
 	  $(BOOK_DIR)/book.log || { echo "book: a line wider than the page by more than 1 pt (above)" >&2; exit 1; }
 	@# No ink beside the text block: each page rendered, its text block's rows scanned (book/ink.c).

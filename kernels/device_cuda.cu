@@ -2,7 +2,7 @@
  * @file device_cuda.cu
  * @brief The CUDA device: the same table as the CPU's, on a GPU.
  */
-#line 2292 "chapters/01-mlp.nw"
+#line 2317 "chapters/01-mlp.nw"
 #include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -14,7 +14,7 @@
 #include "mlp_kernels.h"
 #include "util.h"
 
-#line 2330 "chapters/01-mlp.nw"
+#line 2355 "chapters/01-mlp.nw"
 /** Stop with file, line and CUDA's message when @p call fails. */
 #define CUDA_CHECK(call)                                                                       \
     do {                                                                                       \
@@ -34,7 +34,7 @@
 
 static cublasHandle_t handle; /* one per process, made by device_cuda_backend_open() */
 static int ordinal;           /* the rank's GPU, which each of the rank's threads must use */
-#line 2375 "chapters/01-mlp.nw"
+#line 2400 "chapters/01-mlp.nw"
 /** The rank's non-blocking stream, made when the GPU is opened. */
 static cudaStream_t stream;
 
@@ -55,7 +55,7 @@ static cudaStream_t my_stream(void)
     return own.s ? own.s : stream;
 }
 
-#line 2413 "chapters/01-mlp.nw"
+#line 2438 "chapters/01-mlp.nw"
 static long gpu_live; /* buffers from alloc() not yet released, counted atomically */
 
 static void *alloc(size_t bytes)
@@ -75,7 +75,7 @@ static void release(void *p)
     CUDA_CHECK(cudaStreamSynchronize(my_stream())); /* its last user may still be queued */
     CUDA_CHECK(cudaFree(p));
 }
-#line 2442 "chapters/01-mlp.nw"
+#line 2467 "chapters/01-mlp.nw"
 static void upload(void *dst, const void *src, size_t bytes)
 {
     CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, my_stream()));
@@ -98,7 +98,7 @@ static void sync(void)
 {
     CUDA_CHECK(cudaStreamSynchronize(my_stream()));
 }
-#line 1416 "chapters/01-mlp.nw"
+#line 1435 "chapters/01-mlp.nw"
 static const void *resident(const void *host, size_t bytes)
 {
     void *p = NULL;
@@ -111,7 +111,7 @@ static void release_resident(const void *p)
 {
     release((void *)p);
 }
-#line 2495 "chapters/01-mlp.nw"
+#line 2520 "chapters/01-mlp.nw"
 static long pinned; /* buffers from host_alloc() not yet freed */
 
 static void *host_alloc(size_t bytes)
@@ -132,7 +132,7 @@ static void upload_async(void *dst, const void *src, size_t bytes)
 {
     CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, my_stream()));
 }
-#line 2566 "chapters/01-mlp.nw"
+#line 2591 "chapters/01-mlp.nw"
 static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
                  const float *B, float beta, float *C)
 {
@@ -142,7 +142,7 @@ static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float
                              g.transb ? CUBLAS_OP_T : CUBLAS_OP_N, g.m, g.n, g.k, &alpha, g.a,
                              g.lda, g.b, g.ldb, &beta, C, g.ldc));
 }
-#line 2721 "chapters/01-mlp.nw"
+#line 2746 "chapters/01-mlp.nw"
 /** One thread per element: add the column's bias, then ReLU. */
 __global__ void bias_act_forward_kernel(float *y, const float *bias, int rows, int cols,
                                         bool relu)
@@ -159,7 +159,7 @@ static void bias_act_forward(float *y, const float *bias, int rows, int cols, bo
                                                                         relu);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2749 "chapters/01-mlp.nw"
+#line 2774 "chapters/01-mlp.nw"
 /** One thread per element: zero dy where the ReLU's output was not positive. */
 __global__ void relu_backward_kernel(float *dy, const float *y, size_t n)
 {
@@ -173,7 +173,7 @@ static void relu_backward(float *dy, const float *y, size_t n)
     relu_backward_kernel<<<grid_blocks(n), KERNEL_THREADS, 0, my_stream()>>>(dy, y, n);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2773 "chapters/01-mlp.nw"
+#line 2798 "chapters/01-mlp.nw"
 /** One thread per column: sum dy down the column. */
 __global__ void bias_backward_kernel(float *dbias, const float *dy, int rows, int cols)
 {
@@ -185,7 +185,7 @@ __global__ void bias_backward_kernel(float *dbias, const float *dy, int rows, in
         s += dy[(size_t)i * cols + j];
     dbias[j] = s;
 }
-#line 2857 "chapters/01-mlp.nw"
+#line 2882 "chapters/01-mlp.nw"
 /** Block (x, s): the sums of columns x * BIAS_TILE_COLS... over the rows of slice s,
  *  into row s of @p out (cols wide). */
 __global__ void bias_tile_kernel(float *out, const float *dy, int rows, int cols)
@@ -208,7 +208,7 @@ __global__ void bias_slices_kernel(float *dbias, const float *part, unsigned sli
     if (j < (size_t)cols)
         dbias[j] = sum_in_order(part + j, slices, (size_t)cols);
 }
-#line 2887 "chapters/01-mlp.nw"
+#line 2912 "chapters/01-mlp.nw"
 static float *bias_part;        /* the slices' sums: bias_backward()'s own scratch */
 static size_t bias_part_floats; /* its room */
 
@@ -224,7 +224,7 @@ static float *bias_scratch(size_t floats)
     return bias_part;
 }
 
-#line 2910 "chapters/01-mlp.nw"
+#line 2935 "chapters/01-mlp.nw"
 static bool bias_plain; /* DPS_CUDA_BIAS_PLAIN=1: the one-thread-per-column reference */
 
 static void bias_backward(float *dbias, const float *dy, int rows, int cols)
@@ -246,14 +246,14 @@ static void bias_backward(float *dbias, const float *dy, int rows, int cols)
         CUDA_CHECK(cudaGetLastError());
     }
 }
-#line 3092 "chapters/01-mlp.nw"
+#line 3118 "chapters/01-mlp.nw"
 /** cuBLASLt's workspace, as llm.c sizes it; made by the open, freed by the close. */
 enum { LT_WORKSPACE_BYTES = 32 << 20 };
 static cublasLtHandle_t lt;  /* cuBLASLt's handle, NULL when the fused path is off */
 static void *lt_workspace;   /* LT_WORKSPACE_BYTES of GPU memory for its algorithms */
 static bool lt_refusal_said; /* a product cuBLASLt found no algorithm for was reported */
 
-#line 3112 "chapters/01-mlp.nw"
+#line 3138 "chapters/01-mlp.nw"
 /** The descriptors of D = op(a) op(b) + bias, ReLU when @p relu; FP32 throughout. */
 typedef struct {
     cublasLtMatmulDesc_t op;  /**< the product, its epilogue and the bias */
@@ -261,7 +261,7 @@ typedef struct {
     cublasLtMatrixLayout_t b; /**< the second operand's layout */
     cublasLtMatrixLayout_t d; /**< the result's layout (C is D: beta is 0) */
 } LtProduct;
-#line 3122 "chapters/01-mlp.nw"
+#line 3148 "chapters/01-mlp.nw"
 static LtProduct lt_describe(const ColMajorGemm *g, const float *bias, bool relu)
 {
     LtProduct p;
@@ -284,7 +284,7 @@ static LtProduct lt_describe(const ColMajorGemm *g, const float *bias, bool relu
     CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p.d, CUDA_R_32F, g->m, g->n, g->ldc));
     return p;
 }
-#line 3151 "chapters/01-mlp.nw"
+#line 3177 "chapters/01-mlp.nw"
 static void lt_forget(LtProduct *p)
 {
     CUBLAS_CHECK(cublasLtMatrixLayoutDestroy(p->d));
@@ -292,7 +292,7 @@ static void lt_forget(LtProduct *p)
     CUBLAS_CHECK(cublasLtMatrixLayoutDestroy(p->a));
     CUBLAS_CHECK(cublasLtMatmulDescDestroy(p->op));
 }
-#line 3194 "chapters/01-mlp.nw"
+#line 3220 "chapters/01-mlp.nw"
 /** cuBLASLt's best algorithm for @p p on these pointers into *@p best; false when none. */
 static bool lt_choose(const LtProduct *p, const void *a, const void *b, const void *d,
                       cublasLtMatmulHeuristicResult_t *best)
@@ -319,7 +319,7 @@ static bool lt_choose(const LtProduct *p, const void *a, const void *b, const vo
     CUBLAS_CHECK(cublasLtMatmulPreferenceDestroy(pref));
     return s == CUBLAS_STATUS_SUCCESS && found > 0 && best->state == CUBLAS_STATUS_SUCCESS;
 }
-#line 3235 "chapters/01-mlp.nw"
+#line 3261 "chapters/01-mlp.nw"
 static bool lt_linear(const ColMajorGemm *g, const float *bias, float *y, bool relu)
 {
     LtProduct p = lt_describe(g, bias, relu);
@@ -332,7 +332,7 @@ static bool lt_linear(const ColMajorGemm *g, const float *bias, float *y, bool r
     lt_forget(&p);
     return ok;
 }
-#line 3254 "chapters/01-mlp.nw"
+#line 3280 "chapters/01-mlp.nw"
 static void linear_forward(const float *x, const float *W, const float *bias, float *y, int B,
                            int in, int out, bool relu)
 {
@@ -350,7 +350,7 @@ static void linear_forward(const float *x, const float *W, const float *bias, fl
     gemm(false, false, B, out, in, 1.0f, x, W, 0.0f, y);
     bias_act_forward(y, bias, B, out, relu);
 }
-#line 1680 "chapters/01-mlp.nw"
+#line 1700 "chapters/01-mlp.nw"
 /** One thread per row: softmax_xent_row(), then add the counts atomically. */
 __global__ void softmax_xent_kernel(const float *logits, const int *labels, int rows, int cols,
                                     float *dlogits, float *stats)
@@ -372,7 +372,7 @@ static void softmax_xent(const float *logits, const int *labels, int rows, int c
         logits, labels, rows, cols, dlogits, stats);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 3008 "chapters/01-mlp.nw"
+#line 3033 "chapters/01-mlp.nw"
 /** Grid-stride y += a x. */
 __global__ void axpy_kernel(size_t n, float a, const float *x, float *y)
 {
@@ -389,7 +389,7 @@ __global__ void scale_kernel(size_t n, float a, float *x)
         x[i] *= a;
 }
 
-#line 3029 "chapters/01-mlp.nw"
+#line 3054 "chapters/01-mlp.nw"
 static void axpy(size_t n, float a, const float *x, float *y)
 {
     axpy_kernel<<<stride_blocks(n), KERNEL_THREADS, 0, my_stream()>>>(n, a, x, y);
@@ -402,7 +402,7 @@ static void scale(size_t n, float a, float *x)
     CUDA_CHECK(cudaGetLastError());
 }
 
-#line 3043 "chapters/01-mlp.nw"
+#line 3068 "chapters/01-mlp.nw"
 /** Grid-stride: word k of the batch from its row of the data set. */
 __global__ void gather_kernel(uint32_t *dst, const uint32_t *src, const int *rows, size_t n,
                               size_t words)
@@ -417,16 +417,16 @@ static void gather_rows(void *dst, const void *src, const int *rows, int n, size
     size_t total = (size_t)n * words;
     gather_kernel<<<stride_blocks(total), KERNEL_THREADS, 0, my_stream()>>>(
         (uint32_t *)dst, (const uint32_t *)src, rows, total, words);
-#line 3058 "chapters/01-mlp.nw"
+#line 3083 "chapters/01-mlp.nw"
     CUDA_CHECK(cudaGetLastError());
 }
-#line 809 "chapters/08-direct.nw"
+#line 817 "chapters/08-direct.nw"
 /** The sources of one reduce(), by value. */
 typedef struct ReduceSources {
     const float *p[DEVICE_MAX_SOURCES]; /**< the sources, in order */
 } ReduceSources;
 
-#line 780 "chapters/08-direct.nw"
+#line 788 "chapters/08-direct.nw"
 /**
  * Grid-stride reduce_element() on every element: the first @p groups groups of four with
  * 16-byte loads, each lane in reduce_element()'s order, then the rest one at a time.
@@ -449,7 +449,7 @@ __global__ void reduce_kernel(size_t n, size_t groups, ReduceSources s, int k, f
         dst[i] = reduce_element(s.p, k, i, scale);
 }
 
-#line 816 "chapters/08-direct.nw"
+#line 824 "chapters/08-direct.nw"
 static void reduce(size_t n, const float *const *src, int k, float scale, float *dst)
 {
     if (n == 0)
@@ -462,11 +462,11 @@ static void reduce(size_t n, const float *const *src, int k, float scale, float 
                                                                             scale, dst);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 412 "chapters/07-zero.nw"
+#line 415 "chapters/07-zero.nw"
 /** Grid-stride AdamW: adamw_element() on every element. */
 __global__ void adamw_kernel(size_t n, AdamStep a, const float *g, float *m, float *u, float *p)
 {
-#line 416 "chapters/07-zero.nw"
+#line 419 "chapters/07-zero.nw"
     for (size_t i = thread_index(blockIdx.x, blockDim.x, threadIdx.x); i < n;
          i += grid_stride(gridDim.x, blockDim.x))
         adamw_element(&a, g[i], &m[i], &u[i], &p[i]);
@@ -479,7 +479,7 @@ static void adamw(size_t n, const AdamStep *a, const float *g, float *m, float *
     adamw_kernel<<<stride_blocks(n), KERNEL_THREADS, 0, my_stream()>>>(n, *a, g, m, u, p);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 287 "chapters/10-compress.nw"
+#line 290 "chapters/10-compress.nw"
 /** Grid-stride encode_element(). */
 __global__ void encode_kernel(size_t n, Dtype t, const float *x, void *out)
 {
@@ -495,7 +495,7 @@ __global__ void decode_kernel(size_t n, Dtype t, const void *in, float *y, bool 
          i += grid_stride(gridDim.x, blockDim.x))
         y[i] = add ? y[i] + decode_element(t, in, i) : decode_element(t, in, i);
 }
-#line 333 "chapters/10-compress.nw"
+#line 336 "chapters/10-compress.nw"
 static void encode(size_t n, Dtype t, const float *x, void *out)
 {
     if (n == 0)
@@ -511,7 +511,7 @@ static void decode(size_t n, Dtype t, const void *in, float *y, bool add)
     decode_kernel<<<stride_blocks(n), KERNEL_THREADS, 0, my_stream()>>>(n, t, in, y, add);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 309 "chapters/10-compress.nw"
+#line 312 "chapters/10-compress.nw"
 /** Grid-stride count of the entries that are not finite, into *bad. */
 __global__ void nonfinite_kernel(size_t n, const float *x, unsigned long long *bad)
 {
@@ -533,7 +533,7 @@ static size_t count_nonfinite(size_t n, const float *x)
     release(bad);
     return (size_t)host;
 }
-#line 883 "chapters/10-compress.nw"
+#line 887 "chapters/10-compress.nw"
 /** The sum over the block of @p v, in every thread (blockDim.x a power of two). */
 __device__ float block_sum(float v, float *sh)
 {
@@ -548,7 +548,7 @@ __device__ float block_sum(float v, float *sh)
     __syncthreads();
     return sum;
 }
-#line 903 "chapters/10-compress.nw"
+#line 907 "chapters/10-compress.nw"
 /** Modified Gram-Schmidt on the columns of a[rows x cols], by one block. */
 __global__ void orthonormalize_kernel(int rows, int cols, float *a)
 {
@@ -573,13 +573,13 @@ __global__ void orthonormalize_kernel(int rows, int cols, float *a)
     }
 }
 
-#line 931 "chapters/10-compress.nw"
+#line 935 "chapters/10-compress.nw"
 static void orthonormalize(int rows, int cols, float *a)
 {
     orthonormalize_kernel<<<1, KERNEL_THREADS, 0, my_stream()>>>(rows, cols, a);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 1115 "chapters/10-compress.nw"
+#line 1119 "chapters/10-compress.nw"
 /** Count the magnitudes whose bits under @p mask are @p prefix, by their byte at @p shift. */
 __global__ void radix_count_kernel(size_t n, const float *x, uint32_t prefix, uint32_t mask,
                                    int shift, unsigned long long *count)
@@ -599,7 +599,7 @@ __global__ void radix_count_kernel(size_t n, const float *x, uint32_t prefix, ui
         if (local[b])
             atomicAdd(&count[b], (unsigned long long)local[b]);
 }
-#line 1141 "chapters/10-compress.nw"
+#line 1145 "chapters/10-compress.nw"
 /** Append every entry above @p t, and up to @p ties entries equal to it. */
 __global__ void radix_take_kernel(size_t n, const float *x, uint32_t t, unsigned long long ties,
                                   unsigned long long *taken, IndexValue *out)
@@ -613,7 +613,7 @@ __global__ void radix_take_kernel(size_t n, const float *x, uint32_t t, unsigned
             out[atomicAdd(&taken[0], 1ull)] = IndexValue{(uint32_t)i, x[i]};
     }
 }
-#line 1157 "chapters/10-compress.nw"
+#line 1161 "chapters/10-compress.nw"
 /** What the GPU's counting pass reads: the vector, and 256 counters in device memory. */
 typedef struct DeviceMagnitudes {
     size_t n;                     /**< entries */
@@ -634,7 +634,7 @@ static void count_bytes(const void *ctx, uint32_t prefix, uint32_t mask, int shi
     for (int b = 0; b < 256; b++)
         count[b] = (size_t)host[b];
 }
-#line 1180 "chapters/10-compress.nw"
+#line 1184 "chapters/10-compress.nw"
 static void top_k(size_t n, const float *x, size_t k, IndexValue *out)
 {
     if (n == 0 || k == 0)
@@ -650,7 +650,7 @@ static void top_k(size_t n, const float *x, size_t k, IndexValue *out)
     sync();
     release(v.counters);
 }
-#line 942 "chapters/10-compress.nw"
+#line 946 "chapters/10-compress.nw"
 /** One thread per entry: distinct indices, so no two threads add to one place. */
 __global__ void scatter_add_kernel(size_t k, const IndexValue *v, float a, float *y)
 {
@@ -666,14 +666,14 @@ static void scatter_add(size_t k, const IndexValue *v, float a, float *y)
     scatter_add_kernel<<<stride_blocks(k), KERNEL_THREADS, 0, my_stream()>>>(k, v, a, y);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2193 "chapters/02-shm.nw"
+#line 2209 "chapters/02-shm.nw"
 static void peer_copy(void *dst, const void *src, size_t bytes)
 {
     CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, my_stream()));
     CUDA_CHECK(cudaStreamSynchronize(my_stream()));
 }
 
-#line 2220 "chapters/02-shm.nw"
+#line 2236 "chapters/02-shm.nw"
 static int ipc_export(void *p, void *handle, char *err)
 {
     static_assert(sizeof(cudaIpcMemHandle_t) == DEVICE_IPC_BYTES, "IPC handle size");
@@ -685,7 +685,7 @@ static int ipc_export(void *p, void *handle, char *err)
     return 0;
 }
 
-#line 2238 "chapters/02-shm.nw"
+#line 2254 "chapters/02-shm.nw"
 static long mapped; /* mappings from ipc_open() not yet closed; closing counts them */
 
 static void *ipc_open(const void *handle, char *err)
@@ -702,20 +702,20 @@ static void *ipc_open(const void *handle, char *err)
     return p;
 }
 
-#line 2203 "chapters/02-shm.nw"
+#line 2219 "chapters/02-shm.nw"
 static void ipc_close(void *p)
 {
     __atomic_sub_fetch(&mapped, 1, __ATOMIC_RELAXED);
     CUDA_CHECK(cudaIpcCloseMemHandle(p));
 }
-#line 1423 "chapters/06-production.nw"
+#line 1427 "chapters/06-production.nw"
 static void bind_thread(void)
 {
     CUDA_CHECK(cudaSetDevice(ordinal));
     if (!own.s)
         CUDA_CHECK(cudaStreamCreateWithFlags(&own.s, cudaStreamNonBlocking));
 }
-#line 3563 "chapters/01-mlp.nw"
+#line 3591 "chapters/01-mlp.nw"
 static int gpu_close(char *err)
 {
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -737,11 +737,11 @@ static int gpu_close(char *err)
                          "cuda:%d: %ld buffer(s) from alloc() never released, "
                          "%ld IPC mapping(s) never closed, %ld pinned buffer(s) never freed",
                          ordinal, held, maps, pins);
-#line 3583 "chapters/01-mlp.nw"
+#line 3611 "chapters/01-mlp.nw"
     return 0;
 }
 
-#line 3454 "chapters/01-mlp.nw"
+#line 3482 "chapters/01-mlp.nw"
 /* every member, in Device's order, as C++ requires */
 static Device cuda = {
     .kind = DEVICE_CUDA,
@@ -770,7 +770,7 @@ static Device cuda = {
     .scale = scale,
     .gather_rows = gather_rows,
     .linear_forward = NULL, /* set by the open */
-#line 2258 "chapters/02-shm.nw"
+#line 2274 "chapters/02-shm.nw"
     .peer_copy = peer_copy,
     .ipc_export = ipc_export,
     .ipc_open = ipc_open,
@@ -786,14 +786,14 @@ static Device cuda = {
     .scatter_add = scatter_add,
 };
 
-#line 3481 "chapters/01-mlp.nw"
+#line 3509 "chapters/01-mlp.nw"
 /**
  * The backend's entry point (DEVICE_CUDA_ENTRY), found by device_cuda_open() with dlsym():
  * the CUDA device for GPU @p rank % count, or NULL with the reason in @p why.
  */
 extern "C" const Device *device_cuda_backend_open(int rank, char *why)
 {
-#line 3506 "chapters/01-mlp.nw"
+#line 3534 "chapters/01-mlp.nw"
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) {
@@ -802,11 +802,11 @@ extern "C" const Device *device_cuda_backend_open(int rank, char *why)
         cudaGetLastError(); /* clear the error so later calls do not report it */
         return NULL;
     }
-#line 3488 "chapters/01-mlp.nw"
+#line 3516 "chapters/01-mlp.nw"
     ordinal = rank % count;
     cuda.count = count;
     CUDA_CHECK(cudaSetDevice(ordinal));
-#line 3524 "chapters/01-mlp.nw"
+#line 3552 "chapters/01-mlp.nw"
     cublasStatus_t s = cublasCreate(&handle);
     if (s != CUBLAS_STATUS_SUCCESS) {
         snprintf(why, ERR_LEN, "cublasCreate failed: %s", cublasGetStatusString(s));
@@ -816,7 +816,7 @@ extern "C" const Device *device_cuda_backend_open(int rank, char *why)
     CUBLAS_CHECK(cublasSetStream(handle, stream));
     const char *plain = getenv("DPS_CUDA_BIAS_PLAIN");
     bias_plain = plain && strcmp(plain, "1") == 0;
-#line 3282 "chapters/01-mlp.nw"
+#line 3308 "chapters/01-mlp.nw"
     const char *plain_linear = getenv("DPS_CUDA_PLAIN_LINEAR");
     cuda.linear_forward = NULL;
     if (!(plain_linear && strcmp(plain_linear, "1") == 0)) {
@@ -827,12 +827,12 @@ extern "C" const Device *device_cuda_backend_open(int rank, char *why)
             lt = NULL;
         }
     }
-#line 3534 "chapters/01-mlp.nw"
+#line 3562 "chapters/01-mlp.nw"
     cudaDeviceProp prop;
     CUDA_CHECK(cudaGetDeviceProperties(&prop, ordinal));
     snprintf(cuda.description, sizeof cuda.description, "cuda:%d %.100s (sm_%d%d, %.1f GiB)",
              ordinal, prop.name, prop.major, prop.minor,
              (double)prop.totalGlobalMem / (1u << 30));
-#line 3492 "chapters/01-mlp.nw"
+#line 3520 "chapters/01-mlp.nw"
     return &cuda;
 }

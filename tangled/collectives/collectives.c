@@ -2,7 +2,7 @@
  * @file collectives.c
  * @brief The ring's collectives, written once over the comm and device interfaces.
  */
-#line 414 "chapters/04-rs.nw"
+#line 419 "chapters/04-rs.nw"
 #include "collectives.h"
 
 #include <stdlib.h>
@@ -11,7 +11,7 @@
 #include "launch.h"
 #include "util.h"
 
-#line 431 "chapters/04-rs.nw"
+#line 436 "chapters/04-rs.nw"
 __attribute__((weak)) /* Exercise 4.2 may replace it: see the end of the chapter */
 int ring_reduce_scatter(Comm *c, float *buf, size_t count, float *scratch, char *err)
 {
@@ -28,7 +28,7 @@ int ring_reduce_scatter(Comm *c, float *buf, size_t count, float *scratch, char 
     }
     return 0;
 }
-#line 248 "chapters/05-ag.nw"
+#line 250 "chapters/05-ag.nw"
 int ring_all_gather(Comm *c, void *buf, size_t count, size_t elem, char *err)
 {
     char *b = buf;
@@ -44,10 +44,10 @@ int ring_all_gather(Comm *c, void *buf, size_t count, size_t elem, char *err)
     }
     return 0;
 }
-#line 320 "chapters/05-ag.nw"
+#line 322 "chapters/05-ag.nw"
 int ring_all_reduce(Comm *c, float *buf, size_t count, float *scratch, float scale, char *err)
 {
-#line 323 "chapters/05-ag.nw"
+#line 325 "chapters/05-ag.nw"
     if (ring_reduce_scatter(c, buf, count, scratch, err))
         return -1;
     if (scale != 1.0f) {
@@ -56,13 +56,13 @@ int ring_all_reduce(Comm *c, float *buf, size_t count, float *scratch, float sca
     }
     return ring_all_gather(c, buf, count, sizeof(float), err);
 }
-#line 312 "chapters/05-ag.nw"
+#line 314 "chapters/05-ag.nw"
 void sum_to_mean(Comm *c, float *p, size_t n)
 {
     if (c->size > 1)
         c->dev->scale(n, 1.0f / (float)c->size, p);
 }
-#line 591 "chapters/05-ag.nw"
+#line 593 "chapters/05-ag.nw"
 int ring_sum_doubles(Comm *host, double *v, int n, char *err)
 {
     int size = host->size;
@@ -77,7 +77,7 @@ int ring_sum_doubles(Comm *host, double *v, int n, char *err)
     free(all);
     return rc;
 }
-#line 780 "chapters/05-ag.nw"
+#line 782 "chapters/05-ag.nw"
 /** FNV-1a: a 64-bit fingerprint of @p bytes bytes. */
 static uint64_t hash_bytes(const void *p, size_t bytes)
 {
@@ -88,7 +88,7 @@ static uint64_t hash_bytes(const void *p, size_t bytes)
     return h;
 }
 
-#line 753 "chapters/05-ag.nw"
+#line 755 "chapters/05-ag.nw"
 int replicas_agree(Comm *host, const Model *m, uint64_t *hash, char *err)
 {
     float *w = xcalloc(m->n_params, sizeof *w);
@@ -102,12 +102,12 @@ int replicas_agree(Comm *host, const Model *m, uint64_t *hash, char *err)
         if (hashes[q] != *hash)
             rc = error_set(err, "the weights of rank %d differ from rank %d's after training",
                            q, host->rank);
-#line 767 "chapters/05-ag.nw"
+#line 769 "chapters/05-ag.nw"
     free(hashes);
     return rc;
 }
 
-#line 1085 "chapters/07-zero.nw"
+#line 1089 "chapters/07-zero.nw"
 /** Chunk @p k of @p count floats over @p size ranks, clipped to [lo, hi), from lo. */
 static void window_chunk(size_t count, int size, int k, size_t lo, size_t hi, size_t *a,
                          size_t *b)
@@ -118,7 +118,7 @@ static void window_chunk(size_t count, int size, int k, size_t lo, size_t hi, si
     *a = s - lo, *b = e - lo;
 }
 
-#line 1097 "chapters/07-zero.nw"
+#line 1101 "chapters/07-zero.nw"
 int ring_reduce_scatter_window(Comm *c, float *win, size_t count, size_t lo, size_t hi,
                                float *scratch, char *err)
 {

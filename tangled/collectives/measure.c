@@ -2,7 +2,7 @@
  * @file measure.c
  * @brief The ping-pong of one size (chapter 2) and the collectives under test (chapter 4).
  */
-#line 3410 "chapters/02-shm.nw"
+#line 3426 "chapters/02-shm.nw"
 #include "measure.h"
 
 #include <math.h>
@@ -16,7 +16,7 @@
 #include "star.h"
 #include "util.h"
 
-#line 3432 "chapters/02-shm.nw"
+#line 3448 "chapters/02-shm.nw"
 static unsigned char pattern(size_t i, size_t size)
 {
     return (unsigned char)((i * 2654435761u + size * 40503u) >> 7);
@@ -31,21 +31,21 @@ static void fill(const Device *dev, unsigned char *host, void *buf, size_t size)
 
 static long count_wrong(const Device *dev, unsigned char *host, const void *buf, size_t size)
 {
-#line 3447 "chapters/02-shm.nw"
+#line 3463 "chapters/02-shm.nw"
     dev->download(host, buf, size);
     long wrong = 0;
     for (size_t i = 0; i < size; i++)
         wrong += host[i] != pattern(i, size);
     return wrong;
 }
-#line 3494 "chapters/02-shm.nw"
+#line 3510 "chapters/02-shm.nw"
 int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, void *sbuf,
                   void *rbuf, double *times, PingRow *row, char *err)
 {
     const Device *dev = c->dev;
     int me = c->rank, peer = 1 - me;
     row->wrong = 0;
-#line 3513 "chapters/02-shm.nw"
+#line 3529 "chapters/02-shm.nw"
     if (tm->check) {
         launch_phase("checking %zu B", size);
         if (me == 0) {
@@ -57,7 +57,7 @@ int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, v
             return -1;
         }
     }
-#line 3536 "chapters/02-shm.nw"
+#line 3552 "chapters/02-shm.nw"
     launch_phase("pingpong %zu B", size);
     for (int i = -tm->warmup; i < tm->iters; i++) {
         double t0 = now_seconds();
@@ -68,7 +68,7 @@ int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, v
             times[i] = (now_seconds() - t0) / 2;
     }
     row->oneway = median(times, tm->iters);
-#line 3560 "chapters/02-shm.nw"
+#line 3576 "chapters/02-shm.nw"
     launch_phase("sendrecv %zu B", size);
     for (int i = -tm->warmup; i < tm->iters; i++) {
         double t0 = now_seconds();
@@ -78,10 +78,10 @@ int pingpong_size(Comm *c, const Timing *tm, size_t size, unsigned char *host, v
             times[i] = now_seconds() - t0;
     }
     row->both = median(times, tm->iters);
-#line 3503 "chapters/02-shm.nw"
+#line 3519 "chapters/02-shm.nw"
     return 0;
 }
-#line 374 "chapters/05-ag.nw"
+#line 376 "chapters/05-ag.nw"
 static void fill_chunk(int r, int size, float *x, size_t count)
 {
     for (size_t i = 0; i < count; i++)
@@ -97,11 +97,11 @@ static long wrong_all_gather(int r, int size, const float *x, size_t count)
     for (int k = 0; k < size; k++)
         for (size_t i = chunk_start(count, size, k); i < chunk_start(count, size, k + 1); i++)
             wrong += x[i] != collective_value(k, i);
-#line 390 "chapters/05-ag.nw"
+#line 392 "chapters/05-ag.nw"
     return wrong;
 }
 
-#line 400 "chapters/05-ag.nw"
+#line 402 "chapters/05-ag.nw"
 static long wrong_all_reduce(int r, int size, const float *x, size_t count)
 {
     (void)r;
@@ -121,20 +121,20 @@ static int run_all_reduce(Comm *c, float *buf, size_t count, float *scratch, cha
 {
     return ring_all_reduce(c, buf, count, scratch, 1.0f, err);
 }
-#line 854 "chapters/06-production.nw"
+#line 858 "chapters/06-production.nw"
 static int run_native_all_reduce(Comm *c, float *buf, size_t count, float *scratch, char *err)
 {
-#line 857 "chapters/06-production.nw"
+#line 861 "chapters/06-production.nw"
     (void)scratch;
     if (!c->allreduce)
         return error_set(err,
                          "the %s transport has no all-reduce of its own: use "
                          "--transport mpi under mpirun",
                          c->name);
-#line 861 "chapters/06-production.nw"
+#line 865 "chapters/06-production.nw"
     return c->allreduce(c, buf, count, err);
 }
-#line 924 "chapters/06-production.nw"
+#line 928 "chapters/06-production.nw"
 static int run_ps_all_reduce(Comm *c, float *buf, size_t count, float *scratch, char *err)
 {
     size_t bytes = count * sizeof *buf;
@@ -145,7 +145,7 @@ static int run_ps_all_reduce(Comm *c, float *buf, size_t count, float *scratch, 
     return star_send_all(c, buf, count, err);
 }
 
-#line 947 "chapters/06-production.nw"
+#line 951 "chapters/06-production.nw"
 static int run_memcpy(Comm *c, float *buf, size_t count, float *scratch, char *err)
 {
     (void)err;
@@ -162,7 +162,7 @@ static long wrong_memcpy(int r, int size, const float *x, size_t count)
     return wrong;
 }
 
-#line 1334 "chapters/08-direct.nw"
+#line 1342 "chapters/08-direct.nw"
 static int run_one_shot(Comm *c, float *buf, size_t count, float *scratch, char *err)
 {
     return direct_one_shot(c, buf, count, scratch, 1.0f, err); /* scratch: a whole vector */
@@ -182,7 +182,7 @@ static int run_all_reduce_auto(Comm *c, float *buf, size_t count, float *scratch
 {
     return all_reduce(c, buf, count, scratch, 1.0f, err);
 }
-#line 1062 "chapters/09-hosts.nw"
+#line 1069 "chapters/09-hosts.nw"
 static int run_hierarchical(Comm *c, float *buf, size_t count, float *scratch, char *err)
 {
     static Hierarchy h; /* this process's: its program measures on one communicator */

@@ -2,12 +2,12 @@
  * @file star.c
  * @brief The star's two collectives: rank 0 gathers and sums, rank 0 sends to all.
  */
-#line 274 "chapters/03-ps.nw"
+#line 277 "chapters/03-ps.nw"
 #include "star.h"
 
 int star_gather_sum(Comm *c, float *buf, float *scratch, size_t count, float scale, char *err)
 {
-#line 279 "chapters/03-ps.nw"
+#line 282 "chapters/03-ps.nw"
     for (int q = 1; q < c->size; q++) {
         if (c->recv(c, q, scratch, count * sizeof *buf, err))
             return -1;

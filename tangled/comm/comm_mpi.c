@@ -2,7 +2,7 @@
  * @file comm_mpi.c
  * @brief The MPI transport's calls: they load libdps_mpi.so on first use (chapter 6).
  */
-#line 182 "chapters/06-production.nw"
+#line 185 "chapters/06-production.nw"
 #include "comm_mpi.h"
 
 #include <stdio.h>
@@ -12,7 +12,7 @@
 #include "transport.h"
 #include "util.h"
 
-#line 244 "chapters/06-production.nw"
+#line 247 "chapters/06-production.nw"
 /** MPI's table, once it is loaded. */
 static const MpiOps *mpi_loaded;
 
@@ -35,7 +35,7 @@ static const MpiOps *mpi_ops(char *err)
     return NULL;
 }
 
-#line 272 "chapters/06-production.nw"
+#line 275 "chapters/06-production.nw"
 /** The run's --timeout, until the communicator opens. */
 static double mpi_wait = 60;
 
@@ -66,7 +66,7 @@ void comm_mpi_timeout(double seconds)
     mpi_wait = seconds;
 }
 
-#line 307 "chapters/06-production.nw"
+#line 310 "chapters/06-production.nw"
 void comm_mpi_abort(int status)
 {
     if (mpi_loaded)
@@ -80,7 +80,7 @@ void comm_mpi_finalize(void)
         mpi_loaded->finalize();
 }
 
-#line 328 "chapters/06-production.nw"
+#line 331 "chapters/06-production.nw"
 /** The row's open: MPI's world needs no shared world, and knows the rank. */
 static Comm *mpi_open(ShmWorld *w, int rank, const Device *dev, char *err)
 {

@@ -3,7 +3,7 @@
  * @brief The shared-memory transport: a rank's communicator opened and closed, and the
  *        transport's row (chapters 2, 8).
  */
-#line 2687 "chapters/02-shm.nw"
+#line 2703 "chapters/02-shm.nw"
 #include "shm_internal.h"
 
 #include <stdio.h>
@@ -12,7 +12,7 @@
 #include "transport.h"
 #include "util.h"
 
-#line 2340 "chapters/02-shm.nw"
+#line 2356 "chapters/02-shm.nw"
 static void shm_close(Comm *comm)
 {
     ShmComm *c = (ShmComm *)comm;
@@ -22,34 +22,34 @@ static void shm_close(Comm *comm)
         for (int r = 0; r < c->w->size; r++)
             if (c->dev_out[r])
                 comm->dev->ipc_close(c->dev_out[r]);
-#line 340 "chapters/08-direct.nw"
+#line 345 "chapters/08-direct.nw"
         for (int k = 0; k < c->dev_windows; k++)
             for (int r = 0; r < c->w->size; r++)
                 if (c->dev_window[k][r] && r != c->comm.rank)
                     comm->dev->ipc_close(c->dev_window[k][r]);
-#line 2350 "chapters/02-shm.nw"
+#line 2366 "chapters/02-shm.nw"
         if (met && shm_barrier(comm, err) == 0) /* no peer maps this rank's memory any more */
-#line 2368 "chapters/02-shm.nw"
+#line 2384 "chapters/02-shm.nw"
         {
             for (int r = 0; r < c->w->size; r++)
                 if (c->dev_in[r])
                     comm->dev->release(c->dev_in[r]);
-#line 347 "chapters/08-direct.nw"
+#line 352 "chapters/08-direct.nw"
             for (int k = 0; k < c->dev_windows; k++)
                 if (c->dev_window[k][c->comm.rank])
                     comm->dev->release(c->dev_window[k][c->comm.rank]);
-#line 2373 "chapters/02-shm.nw"
+#line 2389 "chapters/02-shm.nw"
         } else
             fprintf(stderr,
                     "shm: rank %d: closing: %s; its GPU memory is kept until the "
                     "process ends, since a peer may still map it\n",
                     comm->rank, err);
-#line 2356 "chapters/02-shm.nw"
+#line 2372 "chapters/02-shm.nw"
     }
     free(c);
 }
 
-#line 2387 "chapters/02-shm.nw"
+#line 2403 "chapters/02-shm.nw"
 Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
 {
     if (rank < 0 || rank >= w->size) {
@@ -68,11 +68,11 @@ Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
                      .barrier = shm_barrier,
                      .close = shm_close,
                      .state = c};
-#line 2399 "chapters/02-shm.nw"
+#line 2415 "chapters/02-shm.nw"
     c->w = w;
     long cores = cores_available();
     c->spin = w->size <= cores ? 20000 : 0;
-#line 472 "chapters/08-direct.nw"
+#line 477 "chapters/08-direct.nw"
     if ((dev->kind == DEVICE_CPU && w->window) ||
         (dev->kind != DEVICE_CPU && dev->ipc_export && dev->ipc_open && dev->ipc_close)) {
         c->comm.alloc_shared = shm_alloc_shared;
@@ -81,7 +81,7 @@ Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
         c->comm.advance = shm_advance;
         c->comm.wait_for = shm_wait_for;
     }
-#line 2403 "chapters/02-shm.nw"
+#line 2419 "chapters/02-shm.nw"
     if (dev->kind != DEVICE_CPU && shm_open_device_rings(c, err)) {
         free(c);
         return NULL;
@@ -89,7 +89,7 @@ Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
     return &c->comm;
 }
 
-#line 2426 "chapters/02-shm.nw"
+#line 2442 "chapters/02-shm.nw"
 Comm *comm_shm_host(Comm *c, char *err)
 {
     if (c->dev->kind == DEVICE_CPU)
@@ -97,7 +97,7 @@ Comm *comm_shm_host(Comm *c, char *err)
     return comm_shm_open(((ShmComm *)c)->w, c->rank, device_cpu(), err);
 }
 
-#line 3134 "chapters/02-shm.nw"
+#line 3150 "chapters/02-shm.nw"
 const TransportDef transport_shm = {
     .name = "shm",
     .title = "fork --n_gpus ranks on this machine, over shared memory",

@@ -2,7 +2,7 @@
  * @file mpi_backend.c
  * @brief The MPI transport itself, built with mpicc's flags into libdps_mpi.so (chapter 6).
  */
-#line 363 "chapters/06-production.nw"
+#line 366 "chapters/06-production.nw"
 #include "mpi_backend.h"
 
 #include <mpi.h>
@@ -11,7 +11,7 @@
 #include "mpi_window.h"
 #include "util.h"
 
-#line 409 "chapters/06-production.nw"
+#line 412 "chapters/06-production.nw"
 /** Largest piece of a message, in bytes: an MPI count is an int. */
 #define MPI_PIECE ((size_t)1 << 30)
 /** The tag of our messages. */
@@ -19,7 +19,7 @@
 
 static int pieces(size_t bytes)
 {
-#line 414 "chapters/06-production.nw"
+#line 417 "chapters/06-production.nw"
     return bytes ? (int)((bytes + MPI_PIECE - 1) / MPI_PIECE) : 1;
 }
 
@@ -29,7 +29,7 @@ static size_t piece_len(size_t bytes, int k)
     return bytes - lo < MPI_PIECE ? bytes - lo : MPI_PIECE;
 }
 
-#line 437 "chapters/06-production.nw"
+#line 440 "chapters/06-production.nw"
 static int mpi_error(int rc, const char *what, int peer, char *err)
 {
     char msg[MPI_MAX_ERROR_STRING];
@@ -46,25 +46,25 @@ static int check_count(const MPI_Status *st, size_t bytes, int k, int from, char
     if ((size_t)got != piece_len(bytes, k))
         return error_set(err, "recv from rank %d: %d bytes arrived, this rank expected %zu",
                          from, got, piece_len(bytes, k));
-#line 454 "chapters/06-production.nw"
+#line 457 "chapters/06-production.nw"
     return 0;
 }
 
-#line 468 "chapters/06-production.nw"
+#line 471 "chapters/06-production.nw"
 static int mpi_send(Comm *c, int to, const void *buf, size_t bytes, char *err)
 {
     (void)c;
     for (int k = 0; k < pieces(bytes); k++) {
         int rc = MPI_Send((const char *)buf + (size_t)k * MPI_PIECE, (int)piece_len(bytes, k),
                           MPI_BYTE, to, MPI_TAG_DPS, MPI_COMM_WORLD);
-#line 475 "chapters/06-production.nw"
+#line 478 "chapters/06-production.nw"
         if (rc != MPI_SUCCESS)
             return mpi_error(rc, "send to", to, err);
     }
     return 0;
 }
 
-#line 493 "chapters/06-production.nw"
+#line 496 "chapters/06-production.nw"
 static int mpi_recv(Comm *c, int from, void *buf, size_t bytes, char *err)
 {
     (void)c;
@@ -80,7 +80,7 @@ static int mpi_recv(Comm *c, int from, void *buf, size_t bytes, char *err)
     return 0;
 }
 
-#line 519 "chapters/06-production.nw"
+#line 522 "chapters/06-production.nw"
 /** The @p n exchanges of @p x at once: every piece of every one posted, then one wait. */
 static int mpi_exchange(const Exchange *x, int n, char *err)
 {
@@ -90,7 +90,7 @@ static int mpi_exchange(const Exchange *x, int n, char *err)
     MPI_Request *req = xcalloc((size_t)total, sizeof *req);
     MPI_Status *st = xcalloc((size_t)total, sizeof *st);
     int rc = MPI_SUCCESS, k = 0;
-#line 582 "chapters/06-production.nw"
+#line 585 "chapters/06-production.nw"
     for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
         for (int j = 0; j < pieces(x[i].rbytes) && rc == MPI_SUCCESS; j++, k++)
             rc = MPI_Irecv((char *)x[i].rbuf + (size_t)j * MPI_PIECE,
@@ -101,7 +101,7 @@ static int mpi_exchange(const Exchange *x, int n, char *err)
             rc = MPI_Isend((const char *)x[i].sbuf + (size_t)j * MPI_PIECE,
                            (int)piece_len(x[i].sbytes, j), MPI_BYTE, x[i].to, MPI_TAG_DPS,
                            MPI_COMM_WORLD, &req[k]);
-#line 529 "chapters/06-production.nw"
+#line 532 "chapters/06-production.nw"
     if (rc == MPI_SUCCESS)
         rc = MPI_Waitall(k, req, st);
     int bad = rc != MPI_SUCCESS ? mpi_error(rc, "sendrecv with", x[0].from, err) : 0;
@@ -113,16 +113,16 @@ static int mpi_exchange(const Exchange *x, int n, char *err)
     return bad ? -1 : 0;
 }
 
-#line 554 "chapters/06-production.nw"
+#line 557 "chapters/06-production.nw"
 static int mpi_sendrecv(Comm *c, int to, const void *sbuf, size_t sbytes, int from, void *rbuf,
                         size_t rbytes, char *err)
 {
-#line 558 "chapters/06-production.nw"
+#line 561 "chapters/06-production.nw"
     (void)c;
     Exchange x = {
-#line 559 "chapters/06-production.nw"
+#line 562 "chapters/06-production.nw"
         .to = to, .sbuf = sbuf, .sbytes = sbytes, .from = from, .rbuf = rbuf, .rbytes = rbytes};
-#line 561 "chapters/06-production.nw"
+#line 564 "chapters/06-production.nw"
     return mpi_exchange(&x, 1, err);
 }
 
@@ -132,7 +132,7 @@ static int mpi_sendrecv2(Comm *c, const Exchange x[2], char *err)
     return mpi_exchange(x, 2, err);
 }
 
-#line 604 "chapters/06-production.nw"
+#line 607 "chapters/06-production.nw"
 /** MPI's own all-reduce: the sum, in place, in pieces of at most 2^28 floats. */
 static int mpi_allreduce(Comm *c, float *buf, size_t count, char *err)
 {
@@ -150,7 +150,7 @@ static int mpi_allreduce(Comm *c, float *buf, size_t count, char *err)
     return 0;
 }
 
-#line 634 "chapters/06-production.nw"
+#line 637 "chapters/06-production.nw"
 static int mpi_barrier(Comm *c, char *err)
 {
     (void)c;
@@ -160,14 +160,14 @@ static int mpi_barrier(Comm *c, char *err)
 
 static void mpi_close(Comm *c)
 {
-#line 595 "chapters/09-hosts.nw"
+#line 602 "chapters/09-hosts.nw"
     mpi_windows_close(c);
-#line 644 "chapters/06-production.nw"
+#line 647 "chapters/06-production.nw"
     free(c);
     MPI_Finalize();
 }
 
-#line 663 "chapters/06-production.nw"
+#line 667 "chapters/06-production.nw"
 static int mpi_start(int *rank, int *size, char *err)
 {
     int ready = 0, level = 0;
@@ -179,14 +179,14 @@ static int mpi_start(int *rank, int *size, char *err)
                          "MPI offers threads at level %d, and the communication thread "
                          "needs MPI_THREAD_SERIALIZED",
                          level);
-#line 672 "chapters/06-production.nw"
+#line 676 "chapters/06-production.nw"
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_rank(MPI_COMM_WORLD, rank);
     MPI_Comm_size(MPI_COMM_WORLD, size);
     return 0;
 }
 
-#line 691 "chapters/06-production.nw"
+#line 695 "chapters/06-production.nw"
 static Comm *mpi_world_open(const Device *dev, double wait, char *err)
 {
     if (dev->kind != DEVICE_CPU) {
@@ -209,16 +209,16 @@ static Comm *mpi_world_open(const Device *dev, double wait, char *err)
                 .barrier = mpi_barrier,
                 .close = mpi_close,
                 .allreduce = mpi_allreduce};
-#line 588 "chapters/09-hosts.nw"
+#line 595 "chapters/09-hosts.nw"
     if (mpi_windows_open(c, wait, err)) {
         free(c);
         return NULL;
     }
-#line 706 "chapters/06-production.nw"
+#line 710 "chapters/06-production.nw"
     return c;
 }
 
-#line 721 "chapters/06-production.nw"
+#line 725 "chapters/06-production.nw"
 static void mpi_abort_job(int status)
 {
     MPI_Abort(MPI_COMM_WORLD, status);
@@ -229,14 +229,14 @@ static void mpi_finalize_job(void)
     MPI_Finalize();
 }
 
-#line 742 "chapters/06-production.nw"
+#line 746 "chapters/06-production.nw"
 /** The four calls, as comm_mpi.c reaches them. */
 static const MpiOps mpi_backend = {.init = mpi_start,
                                    .open = mpi_world_open,
                                    .abort = mpi_abort_job,
                                    .finalize = mpi_finalize_job};
 
-#line 747 "chapters/06-production.nw"
+#line 751 "chapters/06-production.nw"
 /** The table, for dlsym(DPS_MPI_ENTRY). */
 const MpiOps *mpi_backend_ops(void)
 {

@@ -3,12 +3,12 @@
  * @brief The shared-memory transport on a GPU: its rings and windows in GPU memory, opened
  *        through CUDA IPC handles (chapters 2, 8).
  */
-#line 2668 "chapters/02-shm.nw"
+#line 2684 "chapters/02-shm.nw"
 #include "shm_internal.h"
 
 #include "util.h"
 
-#line 2314 "chapters/02-shm.nw"
+#line 2330 "chapters/02-shm.nw"
 /** After a failed opening: close the mappings of the peers' rings, and free this rank's own
  * unless @p peers_may_map them (the rank came to the barrier); those are left to the process's
  * end, which the failure brings. */
@@ -24,7 +24,7 @@ static void drop_device_rings(ShmComm *c, bool peers_may_map)
     }
 }
 
-#line 2271 "chapters/02-shm.nw"
+#line 2287 "chapters/02-shm.nw"
 int shm_open_device_rings(ShmComm *c, char *err)
 {
     ShmWorld *w = c->w;
@@ -41,7 +41,7 @@ int shm_open_device_rings(ShmComm *c, char *err)
                                  "shm: rank %d: no device memory for the ring from "
                                  "rank %d (%zu bytes)",
                                  me, src, w->dev_bytes);
-#line 2285 "chapters/02-shm.nw"
+#line 2301 "chapters/02-shm.nw"
             if (dev->ipc_export(c->dev_in[src], shm_ipc_slot(w, src, me), err))
                 return drop_device_rings(c, false), -1;
         }
@@ -53,7 +53,7 @@ int shm_open_device_rings(ShmComm *c, char *err)
     return 0;
 }
 
-#line 282 "chapters/08-direct.nw"
+#line 286 "chapters/08-direct.nw"
 /** Allocate this rank's next window on its device, export it, and open every peer's. */
 int shm_open_device_windows(ShmComm *c, char *err)
 {

@@ -3,7 +3,7 @@
  * @brief The shared-memory transport: messages through the channels (send, recv, sendrecv,
  *        sendrecv2) (chapter 2).
  */
-#line 2646 "chapters/02-shm.nw"
+#line 2662 "chapters/02-shm.nw"
 #include "shm_internal.h"
 
 #include <string.h>
@@ -12,7 +12,7 @@
 #include "launch.h"
 #include "util.h"
 
-#line 1507 "chapters/02-shm.nw"
+#line 1521 "chapters/02-shm.nw"
 /** Once per channel, a bit per peer in @p done: map in its ring's pages. */
 static void map_in(const ShmWorld *w, uint64_t *done, int peer, void *ring)
 {
@@ -21,7 +21,7 @@ static void map_in(const ShmWorld *w, uint64_t *done, int peer, void *ring)
     *done |= (uint64_t)1 << peer;
     madvise(ring, w->host_bytes, MADV_POPULATE_WRITE);
 }
-#line 1703 "chapters/02-shm.nw"
+#line 1717 "chapters/02-shm.nw"
 /** The device-payload bit of a message header. */
 #define ON_DEVICE (1ull << 63)
 
@@ -35,7 +35,7 @@ typedef struct Transfer {
     size_t header_done;      /**< header bytes moved */
 } Transfer;
 
-#line 1668 "chapters/02-shm.nw"
+#line 1682 "chapters/02-shm.nw"
 bool shm_on_device(const ShmComm *c)
 {
     return c->comm.dev->kind != DEVICE_CPU;
@@ -57,7 +57,7 @@ static Transfer transfer(const ShmComm *c, int peer, const void *buf, size_t byt
         t.header[i] = (unsigned char)(h >> (8 * i));
     return t;
 }
-#line 1727 "chapters/02-shm.nw"
+#line 1741 "chapters/02-shm.nw"
 static size_t progress_send(ShmComm *c, Transfer *t)
 {
     ShmWorld *w = c->w;
@@ -72,14 +72,14 @@ static size_t progress_send(ShmComm *c, Transfer *t)
         moved += k;
     }
     if (t->header_done == 8 && t->done < t->bytes) {
-#line 1762 "chapters/02-shm.nw"
+#line 1776 "chapters/02-shm.nw"
         if (shm_on_device(c))
             k = shm_ring_push(&ch->dev, c->dev_out[t->peer], w->dev_bytes, t->buf + t->done,
                               t->bytes - t->done, c->comm.dev->peer_copy);
         else
             k = shm_ring_push(&ch->host, ring, w->host_bytes, t->buf + t->done,
                               t->bytes - t->done, host_copy);
-#line 1742 "chapters/02-shm.nw"
+#line 1756 "chapters/02-shm.nw"
         t->done += k;
         moved += k;
     }
@@ -87,7 +87,7 @@ static size_t progress_send(ShmComm *c, Transfer *t)
         shm_ring_bell(w, t->peer);
     return moved;
 }
-#line 1779 "chapters/02-shm.nw"
+#line 1793 "chapters/02-shm.nw"
 static long progress_recv(ShmComm *c, Transfer *t, char *err)
 {
     ShmWorld *w = c->w;
@@ -98,7 +98,7 @@ static long progress_recv(ShmComm *c, Transfer *t, char *err)
     if (t->header_done < 8) {
         unsigned char got[8];
         k = shm_ring_pop(&ch->host, ring, w->host_bytes, got, 8 - t->header_done, host_copy);
-#line 1826 "chapters/02-shm.nw"
+#line 1840 "chapters/02-shm.nw"
         if (memcmp(got, t->header + t->header_done, k) != 0) {
             memcpy(t->header + t->header_done, got, k);
             uint64_t h = 0;
@@ -114,19 +114,19 @@ static long progress_recv(ShmComm *c, Transfer *t, char *err)
                              (unsigned long long)(h & ~ON_DEVICE),
                              shm_on_device(c) ? "device" : "host", t->bytes);
         }
-#line 1790 "chapters/02-shm.nw"
+#line 1804 "chapters/02-shm.nw"
         t->header_done += k;
         moved += k;
     }
     if (t->header_done == 8 && t->done < t->bytes) {
-#line 1814 "chapters/02-shm.nw"
+#line 1828 "chapters/02-shm.nw"
         if (shm_on_device(c))
             k = shm_ring_pop(&ch->dev, c->dev_in[t->peer], w->dev_bytes, t->buf + t->done,
                              t->bytes - t->done, c->comm.dev->peer_copy);
         else
             k = shm_ring_pop(&ch->host, ring, w->host_bytes, t->buf + t->done,
                              t->bytes - t->done, host_copy);
-#line 1795 "chapters/02-shm.nw"
+#line 1809 "chapters/02-shm.nw"
         t->done += k;
         moved += k;
     }
@@ -134,7 +134,7 @@ static long progress_recv(ShmComm *c, Transfer *t, char *err)
         shm_ring_bell(w, t->peer);
     return (long)moved;
 }
-#line 1902 "chapters/02-shm.nw"
+#line 1917 "chapters/02-shm.nw"
 /** The transfer a wait is for: a receive first, since a send waits on its peer only when
  * the ring is full. */
 static const Transfer *pending(Transfer *const out[2], Transfer *const in[2])
@@ -143,7 +143,7 @@ static const Transfer *pending(Transfer *const out[2], Transfer *const in[2])
            : !finished(in[1])  ? in[1]
            : !finished(out[0]) ? out[0]
                                : out[1];
-#line 1908 "chapters/02-shm.nw"
+#line 1923 "chapters/02-shm.nw"
 }
 
 static int timed_out(ShmComm *c, Transfer *const out[2], Transfer *const in[2], char *err)
@@ -157,15 +157,15 @@ static int timed_out(ShmComm *c, Transfer *const out[2], Transfer *const in[2], 
                      "rank %d is in '%s')",
                      is_in ? "recv from" : "send to", t->peer, c->w->timeout, t->done, t->bytes,
                      t->peer, phase);
-#line 1919 "chapters/02-shm.nw"
+#line 1934 "chapters/02-shm.nw"
 }
 
-#line 1866 "chapters/02-shm.nw"
+#line 1881 "chapters/02-shm.nw"
 static int exchange(ShmComm *c, Transfer *out[2], Transfer *in[2], char *err)
 {
     Bell *b = &c->w->bell[c->comm.rank];
     double deadline = 0; /* set when we first have to wait after a move */
-#line 1496 "chapters/02-shm.nw"
+#line 1510 "chapters/02-shm.nw"
     for (int i = 0; i < 2; i++) {
         if (out[i])
             map_in(c->w, &c->mapped_out, out[i]->peer,
@@ -174,17 +174,17 @@ static int exchange(ShmComm *c, Transfer *out[2], Transfer *in[2], char *err)
             map_in(c->w, &c->mapped_in, in[i]->peer,
                    shm_host_ring(c->w, in[i]->peer, c->comm.rank));
     }
-#line 1871 "chapters/02-shm.nw"
+#line 1886 "chapters/02-shm.nw"
     while (!finished(out[0]) || !finished(out[1]) || !finished(in[0]) || !finished(in[1])) {
-#line 1873 "chapters/02-shm.nw"
+#line 1888 "chapters/02-shm.nw"
         uint32_t seen = atomic_load(&b->seq);
-#line 1936 "chapters/02-shm.nw"
+#line 1951 "chapters/02-shm.nw"
         size_t moved = 0;
         for (int i = 0; i < 2; i++) {
             if (!finished(out[i]) &&
                 (i == 0 || finished(out[0]) || out[0]->peer != out[1]->peer))
                 moved += progress_send(c, out[i]);
-#line 1940 "chapters/02-shm.nw"
+#line 1955 "chapters/02-shm.nw"
             if (!finished(in[i]) && (i == 0 || finished(in[0]) || in[0]->peer != in[1]->peer)) {
                 long k = progress_recv(c, in[i], err);
                 if (k < 0)
@@ -192,7 +192,7 @@ static int exchange(ShmComm *c, Transfer *out[2], Transfer *in[2], char *err)
                 moved += (size_t)k;
             }
         }
-#line 1875 "chapters/02-shm.nw"
+#line 1890 "chapters/02-shm.nw"
         if (moved) {
             deadline = 0;
             continue;
@@ -206,17 +206,17 @@ static int exchange(ShmComm *c, Transfer *out[2], Transfer *in[2], char *err)
     launch_waiting(-1);
     return 0;
 }
-#line 2008 "chapters/02-shm.nw"
+#line 2023 "chapters/02-shm.nw"
 static int check_peer(const Comm *c, int peer, const char *what, char *err)
 {
     if (peer < 0 || peer >= c->size || peer == c->rank)
         return error_set(err, "%s rank %d: no such peer (rank %d of %d)", what, peer, c->rank,
                          c->size);
-#line 2014 "chapters/02-shm.nw"
+#line 2029 "chapters/02-shm.nw"
     return 0;
 }
 
-#line 2027 "chapters/02-shm.nw"
+#line 2042 "chapters/02-shm.nw"
 int shm_send(Comm *comm, int to, const void *buf, size_t bytes, char *err)
 {
     ShmComm *c = (ShmComm *)comm;
@@ -235,7 +235,7 @@ int shm_recv(Comm *comm, int from, void *buf, size_t bytes, char *err)
     return exchange(c, (Transfer *[2]){NULL, NULL}, (Transfer *[2]){&t, NULL}, err);
 }
 
-#line 1964 "chapters/02-shm.nw"
+#line 1979 "chapters/02-shm.nw"
 int shm_sendrecv(Comm *comm, int to, const void *sbuf, size_t sbytes, int from, void *rbuf,
                  size_t rbytes, char *err)
 {
@@ -246,7 +246,7 @@ int shm_sendrecv(Comm *comm, int to, const void *sbuf, size_t sbytes, int from, 
     return exchange(c, (Transfer *[2]){&out, NULL}, (Transfer *[2]){&in, NULL}, err);
 }
 
-#line 1984 "chapters/02-shm.nw"
+#line 1999 "chapters/02-shm.nw"
 int shm_sendrecv2(Comm *comm, const Exchange x[2], char *err)
 {
     ShmComm *c = (ShmComm *)comm;

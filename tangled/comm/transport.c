@@ -2,20 +2,20 @@
  * @file transport.c
  * @brief The transport table, and opening a rank's communicators with a row of it.
  */
-#line 3150 "chapters/02-shm.nw"
+#line 3166 "chapters/02-shm.nw"
 #include "transport.h"
 
 #include <stdio.h>
 #include <string.h>
 
 const TransportDef *const transport_table[] = {
-#line 3165 "chapters/02-shm.nw"
+#line 3181 "chapters/02-shm.nw"
     &transport_shm,
     &transport_mpi,
     NULL,
 };
 
-#line 3169 "chapters/02-shm.nw"
+#line 3185 "chapters/02-shm.nw"
 const TransportDef *transport_find(const char *name)
 {
     for (const TransportDef *const *t = transport_table; *t; t++)
@@ -31,7 +31,7 @@ void transport_names(char *buf, size_t len, const char *sep)
     for (const TransportDef *const *t = transport_table; *t && used < len; t++)
         used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? sep : "", (*t)->name);
 }
-#line 3187 "chapters/02-shm.nw"
+#line 3203 "chapters/02-shm.nw"
 int comm_open_rank(const TransportDef *t, ShmWorld *w, int rank, const Device *dev, Comm **c,
                    Comm **host, char *err)
 {

@@ -2,7 +2,7 @@
  * @file device_cpu.c
  * @brief The CPU device: the readable reference of every kernel.
  */
-#line 1872 "chapters/01-mlp.nw"
+#line 1894 "chapters/01-mlp.nw"
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -16,7 +16,7 @@
 #include "mlp_kernels.h"
 #include "util.h"
 
-#line 1909 "chapters/01-mlp.nw"
+#line 1932 "chapters/01-mlp.nw"
 static long cpu_live; /* buffers from alloc() not yet released, counted atomically */
 
 static void *alloc(size_t bytes)
@@ -36,7 +36,7 @@ static void release(void *p)
         __atomic_sub_fetch(&cpu_live, 1, __ATOMIC_RELAXED);
     free(p);
 }
-#line 1934 "chapters/01-mlp.nw"
+#line 1957 "chapters/01-mlp.nw"
 static void upload(void *dst, const void *src, size_t bytes)
 {
     memcpy(dst, src, bytes);
@@ -55,9 +55,9 @@ static void zero(void *p, size_t bytes)
 }
 static void sync(void)
 {
-#line 1950 "chapters/01-mlp.nw"
+#line 1973 "chapters/01-mlp.nw"
 }
-#line 1401 "chapters/01-mlp.nw"
+#line 1420 "chapters/01-mlp.nw"
 static const void *resident(const void *host, size_t bytes)
 {
     (void)bytes;
@@ -67,7 +67,7 @@ static void release_resident(const void *p)
 {
     (void)p;
 }
-#line 1968 "chapters/01-mlp.nw"
+#line 1991 "chapters/01-mlp.nw"
 static int cpu_close(char *err)
 {
     long held = __atomic_load_n(&cpu_live, __ATOMIC_RELAXED);
@@ -75,12 +75,12 @@ static int cpu_close(char *err)
         return error_set(err, "cpu: %ld buffer(s) from alloc() never released", held);
     return 0;
 }
-#line 2178 "chapters/02-shm.nw"
+#line 2194 "chapters/02-shm.nw"
 static void peer_copy(void *dst, const void *src, size_t bytes)
 {
     memcpy(dst, src, bytes);
 }
-#line 1993 "chapters/01-mlp.nw"
+#line 2017 "chapters/01-mlp.nw"
 /** op(A)[i][p] of the stored A, inside gemm_plain(). */
 #define A_AT(i, p) (ta ? A[(size_t)(p)*m + (i)] : A[(size_t)(i)*k + (p)])
 
@@ -93,15 +93,15 @@ void gemm_plain(bool ta, bool tb, int m, int n, int k, float alpha, const float 
         for (int j = 0; j < n; j++)
             c[j] = beta == 0.0f ? 0.0f : beta * c[j];
         if (!tb) {
-#line 2019 "chapters/01-mlp.nw"
+#line 2043 "chapters/01-mlp.nw"
             for (int p = 0; p < k; p++) {
                 const float a = alpha * A_AT(i, p), *b = B + (size_t)p * n;
                 for (int j = 0; j < n; j++)
                     c[j] += a * b[j];
             }
-#line 2006 "chapters/01-mlp.nw"
+#line 2030 "chapters/01-mlp.nw"
         } else {
-#line 2039 "chapters/01-mlp.nw"
+#line 2063 "chapters/01-mlp.nw"
             for (int j = 0; j < n; j++) {
                 const float *b = B + (size_t)j * k;
                 float s = 0;
@@ -109,24 +109,24 @@ void gemm_plain(bool ta, bool tb, int m, int n, int k, float alpha, const float 
                     s += A_AT(i, p) * b[p];
                 c[j] += alpha * s;
             }
-#line 2008 "chapters/01-mlp.nw"
+#line 2032 "chapters/01-mlp.nw"
         }
     }
 #undef A_AT
 }
-#line 2058 "chapters/01-mlp.nw"
+#line 2082 "chapters/01-mlp.nw"
 static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
                  const float *B, float beta, float *C)
 {
 #ifdef HAVE_BLAS
     cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
                 m, n, k, alpha, A, ta ? m : k, B, tb ? k : n, beta, C, n);
-#line 2065 "chapters/01-mlp.nw"
+#line 2089 "chapters/01-mlp.nw"
 #else
     gemm_plain(ta, tb, m, n, k, alpha, A, B, beta, C);
 #endif
 }
-#line 2118 "chapters/01-mlp.nw"
+#line 2142 "chapters/01-mlp.nw"
 static void bias_act_forward(float *y, const float *bias, int rows, int cols, bool relu)
 {
     for (int i = 0; i < rows; i++) {
@@ -135,13 +135,13 @@ static void bias_act_forward(float *y, const float *bias, int rows, int cols, bo
             row[j] = bias_act(row[j], bias[j], relu);
     }
 }
-#line 2133 "chapters/01-mlp.nw"
+#line 2157 "chapters/01-mlp.nw"
 static void relu_backward(float *dy, const float *y, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         dy[i] = relu_grad(dy[i], y[i]);
 }
-#line 2145 "chapters/01-mlp.nw"
+#line 2169 "chapters/01-mlp.nw"
 static void bias_backward(float *dbias, const float *dy, int rows, int cols)
 {
     for (int j = 0; j < cols; j++)
@@ -150,7 +150,7 @@ static void bias_backward(float *dbias, const float *dy, int rows, int cols)
         for (int j = 0; j < cols; j++)
             dbias[j] += dy[(size_t)i * cols + j];
 }
-#line 1633 "chapters/01-mlp.nw"
+#line 1653 "chapters/01-mlp.nw"
 static void softmax_xent(const float *logits, const int *labels, int rows, int cols,
                          float *dlogits, float *stats)
 {
@@ -165,7 +165,7 @@ static void softmax_xent(const float *logits, const int *labels, int rows, int c
     stats[0] += (float)loss;
     stats[1] += (float)right;
 }
-#line 2163 "chapters/01-mlp.nw"
+#line 2188 "chapters/01-mlp.nw"
 static void axpy(size_t n, float a, const float *x, float *y)
 {
     for (size_t i = 0; i < n; i++)
@@ -187,7 +187,7 @@ static void gather_rows(void *dst, const void *src, const int *rows, int n, size
                words * sizeof *d);
 }
 
-#line 706 "chapters/08-direct.nw"
+#line 714 "chapters/08-direct.nw"
 static void reduce(size_t n, const float *const *src, int k, float scale, float *dst)
 {
     enum { BLOCK = 1024 };
@@ -209,13 +209,13 @@ static void reduce(size_t n, const float *const *src, int k, float scale, float 
             dst[lo + i] = acc[i] * scale;
     }
 }
-#line 400 "chapters/07-zero.nw"
+#line 403 "chapters/07-zero.nw"
 static void adamw(size_t n, const AdamStep *a, const float *g, float *m, float *u, float *p)
 {
     for (size_t i = 0; i < n; i++)
         adamw_element(a, g[i], &m[i], &u[i], &p[i]);
 }
-#line 244 "chapters/10-compress.nw"
+#line 247 "chapters/10-compress.nw"
 static void encode(size_t n, Dtype t, const float *x, void *out)
 {
     for (size_t i = 0; i < n; i++)
@@ -236,7 +236,7 @@ static size_t count_nonfinite(size_t n, const float *x)
     return bad;
 }
 
-#line 838 "chapters/10-compress.nw"
+#line 842 "chapters/10-compress.nw"
 static void orthonormalize(int rows, int cols, float *a)
 {
     for (int j = 0; j < cols; j++) {
@@ -255,7 +255,7 @@ static void orthonormalize(int rows, int cols, float *a)
         }
     }
 }
-#line 1065 "chapters/10-compress.nw"
+#line 1069 "chapters/10-compress.nw"
 /** What the CPU's counting pass reads: the vector. */
 typedef struct Magnitudes {
     size_t n;       /**< entries */
@@ -273,7 +273,7 @@ static void count_bytes(const void *ctx, uint32_t prefix, uint32_t mask, int shi
             count[u >> shift & 255u]++;
     }
 }
-#line 1085 "chapters/10-compress.nw"
+#line 1089 "chapters/10-compress.nw"
 static void top_k(size_t n, const float *x, size_t k, IndexValue *out)
 {
     Magnitudes v = {n, x};
@@ -286,13 +286,13 @@ static void top_k(size_t n, const float *x, size_t k, IndexValue *out)
             out[j++] = (IndexValue){(uint32_t)i, x[i]};
     }
 }
-#line 859 "chapters/10-compress.nw"
+#line 863 "chapters/10-compress.nw"
 static void scatter_add(size_t k, const IndexValue *v, float a, float *y)
 {
     for (size_t i = 0; i < k; i++)
         y[v[i].index] += a * v[i].value;
 }
-#line 2192 "chapters/01-mlp.nw"
+#line 2217 "chapters/01-mlp.nw"
 static Device cpu = {
     .kind = DEVICE_CPU,
     .name = "cpu",
@@ -326,7 +326,7 @@ static Device cpu = {
     .scatter_add = scatter_add,
 };
 
-#line 2242 "chapters/01-mlp.nw"
+#line 2267 "chapters/01-mlp.nw"
 #ifdef HAVE_BLAS
 /** Whether the person running the program set OPENBLAS_NUM_THREADS. */
 static bool threads_asked(void)
@@ -354,7 +354,7 @@ const Device *device_cpu(void)
     return &cpu;
 }
 
-#line 2222 "chapters/01-mlp.nw"
+#line 2247 "chapters/01-mlp.nw"
 void device_cpu_threads(int threads)
 {
 #ifdef HAVE_BLAS

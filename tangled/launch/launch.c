@@ -2,10 +2,10 @@
  * @file launch.c
  * @brief The launcher: fork, supervise, fail fast.
  */
-#line 231 "chapters/02-shm.nw"
+#line 238 "chapters/02-shm.nw"
 #include "launch.h"
 
-#line 254 "chapters/02-shm.nw"
+#line 262 "chapters/02-shm.nw"
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -22,11 +22,11 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#line 235 "chapters/02-shm.nw"
+#line 242 "chapters/02-shm.nw"
 #include "device.h"
 #include "util.h"
 
-#line 188 "chapters/02-shm.nw"
+#line 195 "chapters/02-shm.nw"
 /** Seconds between SIGTERM and SIGKILL when ranks are stopped. */
 #define GRACE_SECONDS 1.0
 
@@ -48,7 +48,7 @@ typedef struct Board {
 static Board *board;  /* the current launch's board; NULL outside one */
 static int self = -1; /* this process's rank; -1 in the parent */
 
-#line 277 "chapters/02-shm.nw"
+#line 285 "chapters/02-shm.nw"
 void launch_phase(const char *fmt, ...)
 {
     if (!board || self < 0)
@@ -59,7 +59,7 @@ void launch_phase(const char *fmt, ...)
     va_end(ap);
     launch_alive();
 }
-#line 292 "chapters/02-shm.nw"
+#line 300 "chapters/02-shm.nw"
 void launch_phase_of(int rank, char *buf, size_t len)
 {
     if (!board || rank < 0 || rank >= board->size || len == 0) {
@@ -77,7 +77,7 @@ int launch_rank(void)
 {
     return self;
 }
-#line 338 "chapters/02-shm.nw"
+#line 347 "chapters/02-shm.nw"
 void launch_alive(void)
 {
     if (!board || self < 0)
@@ -92,7 +92,7 @@ void launch_waiting(int peer)
     if (board && self >= 0)
         atomic_store_explicit(&board->slot[self].waiting_for, peer, memory_order_relaxed);
 }
-#line 370 "chapters/02-shm.nw"
+#line 380 "chapters/02-shm.nw"
 static void run_rank(int rank, int size, RankMain rank_main, void *arg, pid_t parent,
                      const sigset_t *mask)
 {
@@ -114,7 +114,7 @@ static void run_rank(int rank, int size, RankMain rank_main, void *arg, pid_t pa
     }
     _exit(0);
 }
-#line 455 "chapters/02-shm.nw"
+#line 465 "chapters/02-shm.nw"
 static void describe(int rank, int status, char *msg)
 {
     char phase[96];
@@ -131,7 +131,7 @@ static void describe(int rank, int status, char *msg)
                  WEXITSTATUS(status), phase);
 }
 
-#line 533 "chapters/02-shm.nw"
+#line 544 "chapters/02-shm.nw"
 /** Whether rank @p r's chain of waits leads to rank @p c (within the size of the run). */
 static bool waits_on(int r, int c, int size)
 {
@@ -141,7 +141,7 @@ static bool waits_on(int r, int c, int size)
     return false;
 }
 
-#line 548 "chapters/02-shm.nw"
+#line 559 "chapters/02-shm.nw"
 bool launch_stopped(pid_t pid)
 {
     char path[64], buf[512];
@@ -156,17 +156,17 @@ bool launch_stopped(pid_t pid)
     return close && close[1] == ' ' && close[2] == 'T';
 }
 
-#line 504 "chapters/02-shm.nw"
+#line 515 "chapters/02-shm.nw"
 static void name_the_rank_that_stood_still(const pid_t *pids, int size, int failed, char *msg)
 {
-#line 507 "chapters/02-shm.nw"
+#line 518 "chapters/02-shm.nw"
     double now = now_seconds(), worst = 0, next = 0;
     int c = -1;
     for (int r = 0; r < size && c < 0; r++)
         if (r != failed && pids[r] > 0 && launch_stopped(pids[r]))
             c = r, worst = now - atomic_load(&board->slot[r].progress_at);
     if (c < 0) {
-#line 570 "chapters/02-shm.nw"
+#line 581 "chapters/02-shm.nw"
         for (int r = 0; r < size; r++) {
             if (r == failed || pids[r] == 0)
                 continue; /* the failed rank, and ranks already ended */
@@ -176,27 +176,27 @@ static void name_the_rank_that_stood_still(const pid_t *pids, int size, int fail
             else if (still > next)
                 next = still;
         }
-#line 514 "chapters/02-shm.nw"
+#line 525 "chapters/02-shm.nw"
         if (c < 0 || worst < 1.0 || worst < 2 * next)
             return; /* no rank stands out */
     }
     char phase[96], who[ERR_LEN / 2] = "", line[ERR_LEN];
     launch_phase_of(c, phase, sizeof phase);
     int n = 0;
-#line 564 "chapters/02-shm.nw"
+#line 575 "chapters/02-shm.nw"
     for (int r = 0; r < size; r++)
         if (r != c && waits_on(r, c, size) && strlen(who) + 8 < sizeof who)
             snprintf(who + strlen(who), sizeof who - strlen(who), "%s%d", n++ ? ", " : "", r);
-#line 521 "chapters/02-shm.nw"
+#line 532 "chapters/02-shm.nw"
     snprintf(line, sizeof line,
              "rank %d made no progress for %.1f s in '%s'; %s%s %s "
              "waiting for it: %s",
              c, worst, phase, n == 1 ? "rank " : "ranks ", who, n == 1 ? "was" : "were", msg);
-#line 524 "chapters/02-shm.nw"
+#line 535 "chapters/02-shm.nw"
     snprintf(msg, ERR_LEN, "%s", line);
 }
 
-#line 585 "chapters/02-shm.nw"
+#line 596 "chapters/02-shm.nw"
 static void signal_all(const pid_t *pids, int size, int sig)
 {
     for (int r = 0; r < size; r++)
@@ -204,15 +204,15 @@ static void signal_all(const pid_t *pids, int size, int sig)
             kill(pids[r], sig);
 }
 
-#line 423 "chapters/02-shm.nw"
+#line 433 "chapters/02-shm.nw"
 static int supervise(pid_t *pids, int size, double limit_s, const sigset_t *chld, char *err)
 {
-#line 426 "chapters/02-shm.nw"
+#line 436 "chapters/02-shm.nw"
     int alive = size, failed = 0;
     double start = now_seconds(), kill_at = INFINITY;
     char msg[ERR_LEN] = "";
     while (alive > 0) {
-#line 601 "chapters/02-shm.nw"
+#line 613 "chapters/02-shm.nw"
         int status;
         pid_t pid;
         while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
@@ -234,10 +234,10 @@ static int supervise(pid_t *pids, int size, double limit_s, const sigset_t *chld
         }
         if (pid < 0 && errno == ECHILD)
             break; /* no child left at all */
-#line 431 "chapters/02-shm.nw"
+#line 441 "chapters/02-shm.nw"
         if (alive == 0)
             break;
-#line 637 "chapters/02-shm.nw"
+#line 649 "chapters/02-shm.nw"
         double t = now_seconds();
         if (!failed && limit_s > 0 && t - start > limit_s) {
             int r = 0;
@@ -249,7 +249,7 @@ static int supervise(pid_t *pids, int size, double limit_s, const sigset_t *chld
                      "%d rank(s) still running after the limit of %g s "
                      "(rank %d is in '%s')",
                      alive, limit_s, r, phase);
-#line 646 "chapters/02-shm.nw"
+#line 658 "chapters/02-shm.nw"
             failed = 1;
             signal_all(pids, size, SIGTERM);
             kill_at = t + GRACE_SECONDS;
@@ -257,7 +257,7 @@ static int supervise(pid_t *pids, int size, double limit_s, const sigset_t *chld
             signal_all(pids, size, SIGKILL);
             kill_at = INFINITY;
         }
-#line 667 "chapters/02-shm.nw"
+#line 680 "chapters/02-shm.nw"
         double wake = kill_at;
         if (!failed && limit_s > 0)
             wake = start + limit_s;
@@ -265,19 +265,19 @@ static int supervise(pid_t *pids, int size, double limit_s, const sigset_t *chld
         struct timespec ts = {.tv_sec = (time_t)wait_s,
                               .tv_nsec = (long)((wait_s - (time_t)wait_s) * 1e9)};
         sigtimedwait(chld, NULL, &ts);
-#line 435 "chapters/02-shm.nw"
+#line 445 "chapters/02-shm.nw"
     }
     if (failed)
         return error_set(err, "%s", msg);
     return 0;
 }
-#line 688 "chapters/02-shm.nw"
+#line 701 "chapters/02-shm.nw"
 int launch(int size, RankMain rank_main, void *arg, double limit_s, char *err)
 {
     if (size < 1 || size > LAUNCH_MAX_RANKS)
         return error_set(err, "launch: %d ranks asked for; 1 to %d are possible", size,
                          LAUNCH_MAX_RANKS);
-#line 722 "chapters/02-shm.nw"
+#line 735 "chapters/02-shm.nw"
     if (device_fork_hazard())
         return error_set(err,
                          "launch: this process has opened %s, whose context does not survive "
@@ -285,7 +285,7 @@ int launch(int size, RankMain rank_main, void *arg, double limit_s, char *err)
                          "error'); open the device in each rank, after launch(), and compute "
                          "one-device results in a child of their own",
                          device_fork_hazard());
-#line 744 "chapters/02-shm.nw"
+#line 757 "chapters/02-shm.nw"
     size_t bytes = sizeof(Board) + (size_t)size * sizeof(RankSlot);
     Board *b = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (b == MAP_FAILED)
@@ -299,7 +299,7 @@ int launch(int size, RankMain rank_main, void *arg, double limit_s, char *err)
     }
     board = b;
 
-#line 696 "chapters/02-shm.nw"
+#line 709 "chapters/02-shm.nw"
     sigset_t chld, old;
     sigemptyset(&chld);
     sigaddset(&chld, SIGCHLD);
@@ -307,7 +307,7 @@ int launch(int size, RankMain rank_main, void *arg, double limit_s, char *err)
     fflush(NULL);
     pid_t pids[LAUNCH_MAX_RANKS] = {0}, parent = getpid();
     int rc = 0;
-#line 767 "chapters/02-shm.nw"
+#line 780 "chapters/02-shm.nw"
     for (int r = 0; r < size; r++) {
         pid_t pid = fork();
         if (pid == 0)
@@ -321,7 +321,7 @@ int launch(int size, RankMain rank_main, void *arg, double limit_s, char *err)
         }
         pids[r] = pid;
     }
-#line 704 "chapters/02-shm.nw"
+#line 717 "chapters/02-shm.nw"
     if (rc == 0)
         rc = supervise(pids, size, limit_s, &chld, err);
     sigprocmask(SIG_SETMASK, &old, NULL);
@@ -329,7 +329,7 @@ int launch(int size, RankMain rank_main, void *arg, double limit_s, char *err)
     munmap(b, bytes);
     return rc;
 }
-#line 1127 "chapters/09-hosts.nw"
+#line 1134 "chapters/09-hosts.nw"
 /** What the watchdog says a rank is, and how long it may stand still. */
 static struct {
     double timeout_s;
@@ -344,23 +344,23 @@ static void *watchdog(void *arg)
         nanosleep(&tick, NULL);
         double still = now_seconds() - atomic_load(&board->slot[self].progress_at);
         if (still > watch.timeout_s) {
-#line 1154 "chapters/09-hosts.nw"
+#line 1161 "chapters/09-hosts.nw"
             char phase[96], line[ERR_LEN];
             launch_phase_of(self, phase, sizeof phase);
             int n = snprintf(line, sizeof line,
                              "%s: %s made no progress for %.1f s in '%s': a "
                              "peer, or the link to it, is gone\n",
                              program_name(), watch.who, still, phase);
-#line 1158 "chapters/09-hosts.nw"
+#line 1165 "chapters/09-hosts.nw"
             if (write(2, line, (size_t)(n < (int)sizeof line ? n : (int)sizeof line - 1)) < 0)
                 _exit(EXIT_FAILURE);
             _exit(EXIT_FAILURE);
-#line 1142 "chapters/09-hosts.nw"
+#line 1149 "chapters/09-hosts.nw"
         }
     }
     return NULL;
 }
-#line 1167 "chapters/09-hosts.nw"
+#line 1174 "chapters/09-hosts.nw"
 void launch_watch(int rank, double timeout_s, const char *who)
 {
     board = xcalloc(1, sizeof *board + (size_t)(rank + 1) * sizeof(RankSlot));

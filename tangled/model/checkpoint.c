@@ -2,10 +2,10 @@
  * @file checkpoint.c
  * @brief Writing, reading and checking checkpoints.
  */
-#line 191 "chapters/A2-failure.nw"
+#line 192 "chapters/A2-failure.nw"
 #include "checkpoint.h"
 
-#line 210 "chapters/A2-failure.nw"
+#line 212 "chapters/A2-failure.nw"
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -18,11 +18,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#line 195 "chapters/A2-failure.nw"
+#line 196 "chapters/A2-failure.nw"
 #include "report.h"
 #include "util.h"
 
-#line 233 "chapters/A2-failure.nw"
+#line 235 "chapters/A2-failure.nw"
 uint32_t crc32_update(uint32_t crc, const void *data, size_t n)
 {
     static uint32_t table[256];
@@ -43,7 +43,7 @@ uint32_t crc32_update(uint32_t crc, const void *data, size_t n)
     return ~crc;
 }
 
-#line 276 "chapters/A2-failure.nw"
+#line 278 "chapters/A2-failure.nw"
 static void put32(unsigned char *p, uint32_t v)
 {
     for (int i = 0; i < 4; i++)
@@ -56,7 +56,7 @@ static void put64(unsigned char *p, uint64_t v)
         p[i] = (unsigned char)(v >> (8 * i));
 }
 
-#line 292 "chapters/A2-failure.nw"
+#line 294 "chapters/A2-failure.nw"
 static uint32_t get32(const unsigned char *p)
 {
     uint32_t v = 0;
@@ -73,7 +73,7 @@ static uint64_t get64(const unsigned char *p)
     return v;
 }
 
-#line 313 "chapters/A2-failure.nw"
+#line 315 "chapters/A2-failure.nw"
 static uint32_t float_bits(float f)
 {
     uint32_t u;
@@ -88,13 +88,13 @@ static float bits_float(uint32_t u)
     return f;
 }
 
-#line 332 "chapters/A2-failure.nw"
+#line 334 "chapters/A2-failure.nw"
 size_t checkpoint_bytes(size_t n_params)
 {
     return CKPT_HEADER + 4 * n_params + 4;
 }
 
-#line 343 "chapters/A2-failure.nw"
+#line 345 "chapters/A2-failure.nw"
 void checkpoint_encode(const Checkpoint *ck, unsigned char *buf)
 {
     memset(buf, 0, CKPT_HEADER);
@@ -117,7 +117,7 @@ void checkpoint_encode(const Checkpoint *ck, unsigned char *buf)
     size_t body = CKPT_HEADER + 4 * ck->n_params;
     put32(buf + body, crc32_update(0, buf, body));
 }
-#line 414 "chapters/A2-failure.nw"
+#line 417 "chapters/A2-failure.nw"
 /** Write all of @p buf to @p fd, going on after short writes and interruptions. */
 static int write_all(int fd, const unsigned char *buf, size_t n)
 {
@@ -133,7 +133,7 @@ static int write_all(int fd, const unsigned char *buf, size_t n)
     return 0;
 }
 
-#line 434 "chapters/A2-failure.nw"
+#line 437 "chapters/A2-failure.nw"
 /** The directory part of @p path ("." when it has none) into @p dir of PATH_MAX bytes. */
 static void dir_of(const char *path, char *dir)
 {
@@ -147,7 +147,7 @@ static void dir_of(const char *path, char *dir)
         *slash = '\0';
 }
 
-#line 452 "chapters/A2-failure.nw"
+#line 455 "chapters/A2-failure.nw"
 /** fsync the directory holding @p path, so that a rename in it is on the disk. */
 static int sync_dir(const char *path)
 {
@@ -161,7 +161,7 @@ static int sync_dir(const char *path)
     return rc < 0 && errno != EINVAL ? -1 : 0; /* some file systems cannot sync a directory */
 }
 
-#line 470 "chapters/A2-failure.nw"
+#line 473 "chapters/A2-failure.nw"
 int checkpoint_writable(const char *path, char *err)
 {
     struct stat st;
@@ -176,7 +176,7 @@ int checkpoint_writable(const char *path, char *err)
     return 0;
 }
 
-#line 490 "chapters/A2-failure.nw"
+#line 493 "chapters/A2-failure.nw"
 int checkpoint_write(const char *path, const Checkpoint *ck, char *err)
 {
     char tmp[PATH_MAX];
@@ -185,14 +185,14 @@ int checkpoint_write(const char *path, const Checkpoint *ck, char *err)
     size_t n = checkpoint_bytes(ck->n_params);
     unsigned char *buf = xcalloc(n, 1);
     checkpoint_encode(ck, buf);
-#line 515 "chapters/A2-failure.nw"
+#line 518 "chapters/A2-failure.nw"
     sigset_t hold, old;
     sigemptyset(&hold);
     sigaddset(&hold, SIGTERM);
     sigaddset(&hold, SIGINT);
     sigaddset(&hold, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &hold, &old);
-#line 529 "chapters/A2-failure.nw"
+#line 532 "chapters/A2-failure.nw"
     const char *step = NULL, *what = tmp;
     int e = 0;
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -210,7 +210,7 @@ int checkpoint_write(const char *path, const Checkpoint *ck, char *err)
         unlink(tmp); /* whatever failed, the old checkpoint was not touched */
     else if (sync_dir(path) != 0)
         step = "fsync the directory of", what = path, e = errno;
-#line 500 "chapters/A2-failure.nw"
+#line 503 "chapters/A2-failure.nw"
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     free(buf);
     if (step)
@@ -218,16 +218,16 @@ int checkpoint_write(const char *path, const Checkpoint *ck, char *err)
                          "checkpoint: cannot %s %s: %s (the last checkpoint, if any, is "
                          "intact)",
                          step, what, strerror(e));
-#line 506 "chapters/A2-failure.nw"
+#line 509 "chapters/A2-failure.nw"
     return 0;
 }
-#line 576 "chapters/A2-failure.nw"
+#line 579 "chapters/A2-failure.nw"
 int checkpoint_parse(const unsigned char *buf, size_t len, const char *name, Checkpoint *ck,
                      char *err)
 {
-#line 580 "chapters/A2-failure.nw"
+#line 583 "chapters/A2-failure.nw"
     memset(ck, 0, sizeof *ck);
-#line 599 "chapters/A2-failure.nw"
+#line 602 "chapters/A2-failure.nw"
     if (len < 8 || memcmp(buf, CKPT_MAGIC, 8) != 0)
         return error_set(err, "%s is not a checkpoint of this book (no DPSCKPT magic)", name);
     if (len < 12)
@@ -237,7 +237,7 @@ int checkpoint_parse(const unsigned char *buf, size_t len, const char *name, Che
     if (version != CKPT_VERSION)
         return error_set(err, "%s has format version %u; this program reads version %d", name,
                          version, CKPT_VERSION);
-#line 615 "chapters/A2-failure.nw"
+#line 618 "chapters/A2-failure.nw"
     if (len < CKPT_HEADER + 4)
         return error_set(err, "%s is truncated: %zu bytes, the header has %d", name, len,
                          CKPT_HEADER);
@@ -247,19 +247,19 @@ int checkpoint_parse(const unsigned char *buf, size_t len, const char *name, Che
                          "%s is truncated: %zu bytes, but its header promises %llu "
                          "parameters",
                          name, len, (unsigned long long)n);
-#line 622 "chapters/A2-failure.nw"
+#line 625 "chapters/A2-failure.nw"
     if (len != checkpoint_bytes((size_t)n))
         return error_set(err, "%s has %zu bytes, %zu more than its %llu parameters need", name,
                          len, len - checkpoint_bytes((size_t)n), (unsigned long long)n);
-#line 631 "chapters/A2-failure.nw"
+#line 634 "chapters/A2-failure.nw"
     size_t body = len - 4;
     uint32_t stored = get32(buf + body), computed = crc32_update(0, buf, body);
     if (stored != computed)
         return error_set(err, "%s is damaged: its CRC-32 is %08x but its bytes give %08x", name,
                          stored, computed);
-#line 584 "chapters/A2-failure.nw"
+#line 587 "chapters/A2-failure.nw"
     Checkpoint c = {0};
-#line 678 "chapters/A2-failure.nw"
+#line 681 "chapters/A2-failure.nw"
     uint32_t L = get32(buf + 12);
     if (L < 1 || L > MAX_LAYERS)
         return error_set(err, "%s is malformed: %u layers (1 to %d are possible)", name, L,
@@ -278,7 +278,7 @@ int checkpoint_parse(const unsigned char *buf, size_t len, const char *name, Che
                          "%s is malformed: a model of these widths has %llu parameters, the "
                          "header says %llu",
                          name, (unsigned long long)expect, (unsigned long long)n);
-#line 704 "chapters/A2-failure.nw"
+#line 707 "chapters/A2-failure.nw"
     if (get32(buf + 92) != 0) /* found by the fuzzer: else two files would read the same */
         return error_set(err, "%s is malformed: its reserved bytes 92-95 are not zero", name);
     uint32_t epoch = get32(buf + 56), epochs = get32(buf + 60);
@@ -298,10 +298,10 @@ int checkpoint_parse(const unsigned char *buf, size_t len, const char *name, Che
                          "samples, lr %g",
                          name, epoch, epochs, (unsigned long long)c.global_batch,
                          (unsigned long long)c.n_train, (double)c.lr);
-#line 722 "chapters/A2-failure.nw"
+#line 725 "chapters/A2-failure.nw"
     c.epoch = (int)epoch;
     c.epochs = (int)epochs;
-#line 586 "chapters/A2-failure.nw"
+#line 589 "chapters/A2-failure.nw"
     c.params = xcalloc(n, sizeof(float));
     for (size_t i = 0; i < n; i++)
         c.params[i] = bits_float(get32(buf + CKPT_HEADER + 4 * i));
@@ -309,7 +309,7 @@ int checkpoint_parse(const unsigned char *buf, size_t len, const char *name, Che
     return 0;
 }
 
-#line 644 "chapters/A2-failure.nw"
+#line 647 "chapters/A2-failure.nw"
 int checkpoint_load(const char *path, Checkpoint *ck, char *err)
 {
     memset(ck, 0, sizeof *ck);
@@ -327,10 +327,10 @@ void checkpoint_free(Checkpoint *ck)
     free(ck->params);
     memset(ck, 0, sizeof *ck);
 }
-#line 754 "chapters/A2-failure.nw"
+#line 757 "chapters/A2-failure.nw"
 int checkpoint_match(const Checkpoint *ck, const Checkpoint *want, const char *name, char *err)
 {
-#line 773 "chapters/A2-failure.nw"
+#line 776 "chapters/A2-failure.nw"
     char have[128], need[128];
     bool same = ck->n_layers == want->n_layers;
     for (int l = 0; same && l <= ck->n_layers; l++)
@@ -342,9 +342,9 @@ int checkpoint_match(const Checkpoint *ck, const Checkpoint *want, const char *n
                          "--resume: %s holds a %s model, this run builds %s (give the "
                          "--hidden it was written with)",
                          name, have, need);
-#line 782 "chapters/A2-failure.nw"
+#line 785 "chapters/A2-failure.nw"
     }
-#line 790 "chapters/A2-failure.nw"
+#line 793 "chapters/A2-failure.nw"
     if (ck->seed != want->seed)
         return error_set(err,
                          "--resume: %s was written with --seed %llu, this run has --seed "
@@ -356,40 +356,40 @@ int checkpoint_match(const Checkpoint *ck, const Checkpoint *want, const char *n
                          "has %llu (--data, --train_size)",
                          name, (unsigned long long)ck->n_train,
                          (unsigned long long)want->n_train);
-#line 799 "chapters/A2-failure.nw"
+#line 802 "chapters/A2-failure.nw"
     if (ck->global_batch != want->global_batch)
         return error_set(err,
                          "--resume: %s was written with a global batch of %llu samples, "
                          "this run's is %llu (--batch_size x ranks)",
                          name, (unsigned long long)ck->global_batch,
                          (unsigned long long)want->global_batch);
-#line 804 "chapters/A2-failure.nw"
+#line 807 "chapters/A2-failure.nw"
     if (float_bits(ck->lr) != float_bits(want->lr))
         return error_set(err, "--resume: %s was written with --lr %g, this run has --lr %g",
                          name, (double)ck->lr, (double)want->lr);
-#line 759 "chapters/A2-failure.nw"
+#line 762 "chapters/A2-failure.nw"
     if (ck->epoch >= want->epochs)
         return error_set(err,
                          "--resume: %s already holds epoch %d, and this run asks for "
                          "--epochs %d: nothing to resume (raise --epochs)",
                          name, ck->epoch, want->epochs);
-#line 765 "chapters/A2-failure.nw"
+#line 768 "chapters/A2-failure.nw"
     return 0;
 }
 
-#line 813 "chapters/A2-failure.nw"
+#line 816 "chapters/A2-failure.nw"
 int checkpoint_restore(const Checkpoint *ck, Model *m, char *err)
 {
     if (!ck->params || ck->n_params != m->n_params)
         return error_set(err, "checkpoint: %zu parameters for a model of %zu", ck->n_params,
                          m->n_params);
-#line 819 "chapters/A2-failure.nw"
+#line 822 "chapters/A2-failure.nw"
     m->dev->upload(m->params, ck->params, m->n_params * sizeof(float));
     m->dev->sync();
     return 0;
 }
 
-#line 828 "chapters/A2-failure.nw"
+#line 831 "chapters/A2-failure.nw"
 void checkpoint_describe(const Checkpoint *ck, char *buf, size_t len)
 {
     char shape[128], n1[32], n2[32];

@@ -2,7 +2,7 @@
  * @file data.c
  * @brief The synthetic data set and the MNIST IDX loader.
  */
-#line 583 "chapters/01-mlp.nw"
+#line 594 "chapters/01-mlp.nw"
 #include "data.h"
 
 #include <errno.h>
@@ -17,7 +17,7 @@
 #include "rng.h"
 #include "util.h"
 
-#line 177 "chapters/01-mlp.nw"
+#line 183 "chapters/01-mlp.nw"
 #define SYN_LATENT 6    /**< d: dimension of the latent space */
 #define SYN_MODES  10   /**< blobs per class */
 #define SYN_SPREAD 0.25 /**< s: spread of a sample around its blob */
@@ -33,7 +33,7 @@ typedef struct Generator {
 
 enum { STREAM_GENERATOR = 1, STREAM_TRAIN = 2, STREAM_TEST = 3 };
 
-#line 203 "chapters/01-mlp.nw"
+#line 210 "chapters/01-mlp.nw"
 static void generator_init(Generator *g, uint64_t seed, int features)
 {
     Rng r;
@@ -47,10 +47,10 @@ static void generator_init(Generator *g, uint64_t seed, int features)
     for (size_t i = 0; i < (size_t)features * SYN_LATENT; i++)
         g->proj[i] = rng_normal(&r);
 }
-#line 250 "chapters/01-mlp.nw"
+#line 258 "chapters/01-mlp.nw"
 static void generate(const Generator *g, uint64_t seed, int split, long i, float *x, int32_t *y)
 {
-#line 253 "chapters/01-mlp.nw"
+#line 261 "chapters/01-mlp.nw"
     Rng r;
     rng_seed(&r, seed, ((uint64_t)split << 40) + (uint64_t)i);
     int c = (int)rng_below(&r, N_CLASSES), k = (int)rng_below(&r, SYN_MODES);
@@ -69,7 +69,7 @@ static void generate(const Generator *g, uint64_t seed, int split, long i, float
     *y = c;
 }
 
-#line 282 "chapters/01-mlp.nw"
+#line 291 "chapters/01-mlp.nw"
 static void synthetic(Dataset *d, const Generator *g, uint64_t seed, int split, long n)
 {
     d->n = n;
@@ -81,7 +81,7 @@ static void synthetic(Dataset *d, const Generator *g, uint64_t seed, int split, 
     for (long i = 0; i < n; i++)
         generate(g, seed, split, i, d->x + (size_t)i * (size_t)d->features, &d->y[i]);
 }
-#line 308 "chapters/01-mlp.nw"
+#line 318 "chapters/01-mlp.nw"
 static uint32_t be32(const unsigned char *p)
 {
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
@@ -97,20 +97,20 @@ static int read_idx(const char *path, unsigned char **buf, size_t *len, char *er
     if (access(path, F_OK) != 0 && access(gz, R_OK) == 0)
         return error_set(err, "%s: not found, but %s is: decompress it first (gunzip)", path,
                          gz);
-#line 324 "chapters/01-mlp.nw"
+#line 334 "chapters/01-mlp.nw"
     return -1;
 }
-#line 360 "chapters/01-mlp.nw"
+#line 370 "chapters/01-mlp.nw"
 int idx_parse_images(const unsigned char *b, size_t len, const char *path, Dataset *d,
                      char *err)
 {
-#line 380 "chapters/01-mlp.nw"
+#line 390 "chapters/01-mlp.nw"
     if (len < 16)
         return error_set(err,
                          "%s: truncated header: %zu bytes, an IDX image file starts with "
                          "16",
                          path, len);
-#line 384 "chapters/01-mlp.nw"
+#line 394 "chapters/01-mlp.nw"
     uint32_t magic = be32(b), n = be32(b + 4), rows = be32(b + 8), cols = be32(b + 12);
     if (magic != 0x00000803)
         return error_set(err,
@@ -118,7 +118,7 @@ int idx_parse_images(const unsigned char *b, size_t len, const char *path, Datas
                          "unsigned bytes, 3 dimensions)%s",
                          path, magic,
                          magic == 0x00000801 ? "; this looks like a label file" : "");
-#line 389 "chapters/01-mlp.nw"
+#line 399 "chapters/01-mlp.nw"
     if (n == 0 || rows == 0 || cols == 0 || rows > 4096 || cols > 4096)
         return error_set(err, "%s: bad dimensions %u x %u x %u", path, n, rows, cols);
     size_t need = 16 + (size_t)n * rows * cols;
@@ -128,7 +128,7 @@ int idx_parse_images(const unsigned char *b, size_t len, const char *path, Datas
                          "the file has %zu bytes",
                          path, len < need ? "truncated" : "trailing data", n, rows, cols, need,
                          len);
-#line 364 "chapters/01-mlp.nw"
+#line 374 "chapters/01-mlp.nw"
     d->n = n;
     d->rows = (int)rows;
     d->cols = (int)cols;
@@ -139,17 +139,17 @@ int idx_parse_images(const unsigned char *b, size_t len, const char *path, Datas
     return 0;
 }
 
-#line 414 "chapters/01-mlp.nw"
+#line 424 "chapters/01-mlp.nw"
 int idx_parse_labels(const unsigned char *b, size_t len, const char *path, Dataset *d,
                      char *err)
 {
-#line 439 "chapters/01-mlp.nw"
+#line 449 "chapters/01-mlp.nw"
     if (len < 8)
         return error_set(err,
                          "%s: truncated header: %zu bytes, an IDX label file starts with "
                          "8",
                          path, len);
-#line 443 "chapters/01-mlp.nw"
+#line 453 "chapters/01-mlp.nw"
     uint32_t magic = be32(b), n = be32(b + 4);
     if (magic != 0x00000801)
         return error_set(err,
@@ -157,14 +157,14 @@ int idx_parse_labels(const unsigned char *b, size_t len, const char *path, Datas
                          "unsigned bytes, 1 dimension)%s",
                          path, magic,
                          magic == 0x00000803 ? "; this looks like an image file" : "");
-#line 448 "chapters/01-mlp.nw"
+#line 458 "chapters/01-mlp.nw"
     if (len != 8 + (size_t)n)
         return error_set(err,
                          "%s: %s: the header promises %u labels (%zu bytes), the file "
                          "has %zu bytes",
                          path, len < 8 + (size_t)n ? "truncated" : "trailing data", n,
                          8 + (size_t)n, len);
-#line 459 "chapters/01-mlp.nw"
+#line 469 "chapters/01-mlp.nw"
     if ((long)n != d->n)
         return error_set(err, "%s: %u labels, but the image file has %ld images", path, n,
                          d->n);
@@ -172,14 +172,14 @@ int idx_parse_labels(const unsigned char *b, size_t len, const char *path, Datas
         if (b[8 + i] >= N_CLASSES)
             return error_set(err, "%s: label %u at index %u is not in 0..%d", path, b[8 + i], i,
                              N_CLASSES - 1);
-#line 419 "chapters/01-mlp.nw"
+#line 429 "chapters/01-mlp.nw"
     d->classes = N_CLASSES;
     d->y = xcalloc(n ? n : 1, sizeof(int32_t));
     for (uint32_t i = 0; i < n; i++)
         d->y[i] = b[8 + i];
     return 0;
 }
-#line 479 "chapters/01-mlp.nw"
+#line 490 "chapters/01-mlp.nw"
 /** Read the file at @p path and hand its bytes to @p parse. */
 static int idx_file(int (*parse)(const unsigned char *, size_t, const char *, Dataset *,
                                  char *),
@@ -193,7 +193,7 @@ static int idx_file(int (*parse)(const unsigned char *, size_t, const char *, Da
     free(b);
     return rc;
 }
-#line 520 "chapters/01-mlp.nw"
+#line 531 "chapters/01-mlp.nw"
 static int idx_split(const char *dir, const char *images, const char *labels, Dataset *d,
                      char *err)
 {
@@ -210,7 +210,7 @@ static int idx_split(const char *dir, const char *images, const char *labels, Da
     return 0;
 }
 
-#line 546 "chapters/01-mlp.nw"
+#line 557 "chapters/01-mlp.nw"
 static int idx_load(const char *dir, Dataset *train, Dataset *test, char *err)
 {
     struct stat st;
@@ -234,14 +234,14 @@ static int idx_load(const char *dir, Dataset *train, Dataset *test, char *err)
     return 0;
 }
 
-#line 616 "chapters/01-mlp.nw"
+#line 627 "chapters/01-mlp.nw"
 int data_load(const char *source, long train_size, uint64_t seed, Dataset *train, Dataset *test,
               char *err)
 {
     memset(train, 0, sizeof *train);
     memset(test, 0, sizeof *test);
     if (strcmp(source, "synthetic") == 0) {
-#line 640 "chapters/01-mlp.nw"
+#line 651 "chapters/01-mlp.nw"
         Generator g;
         generator_init(&g, seed, 28 * 28);
         synthetic(train, &g, seed, STREAM_TRAIN, train_size ? train_size : SYNTHETIC_TRAIN);
@@ -251,11 +251,11 @@ int data_load(const char *source, long train_size, uint64_t seed, Dataset *train
                  (unsigned long long)seed);
         snprintf(test->source, sizeof test->source, "%s", train->source);
         return 0;
-#line 623 "chapters/01-mlp.nw"
+#line 634 "chapters/01-mlp.nw"
     }
     if (idx_load(source, train, test, err))
         return -1;
-#line 662 "chapters/01-mlp.nw"
+#line 673 "chapters/01-mlp.nw"
     if (train_size > train->n) {
         error_set(err, "--train_size %ld: the training set in %s has only %ld samples",
                   train_size, source, train->n);
@@ -265,11 +265,11 @@ int data_load(const char *source, long train_size, uint64_t seed, Dataset *train
     }
     if (train_size)
         train->n = train_size;
-#line 627 "chapters/01-mlp.nw"
+#line 638 "chapters/01-mlp.nw"
     return 0;
 }
 
-#line 685 "chapters/01-mlp.nw"
+#line 696 "chapters/01-mlp.nw"
 void data_free(Dataset *d)
 {
     free(d->x);

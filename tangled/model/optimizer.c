@@ -2,7 +2,7 @@
  * @file optimizer.c
  * @brief SGD, heavy-ball momentum and AdamW (chapter 7).
  */
-#line 227 "chapters/07-zero.nw"
+#line 230 "chapters/07-zero.nw"
 #include "optimizer.h"
 
 #include <math.h>
@@ -11,7 +11,7 @@
 
 #include "mlp_kernels.h"
 
-#line 248 "chapters/07-zero.nw"
+#line 251 "chapters/07-zero.nw"
 void optimizer_init(Optimizer *o, const OptimizerConfig *cfg, float lr, const Device *dev,
                     size_t n)
 {
@@ -32,7 +32,7 @@ size_t optimizer_state_bytes(const Optimizer *o)
     return ((o->m ? o->n : 0) + (o->u ? o->n : 0)) * sizeof(float);
 }
 
-#line 283 "chapters/07-zero.nw"
+#line 286 "chapters/07-zero.nw"
 void optimizer_step(Optimizer *o, float *p, const float *g)
 {
     const Device *dev = o->dev;
@@ -53,12 +53,12 @@ void optimizer_step(Optimizer *o, float *p, const float *g)
                       .decay = o->cfg.weight_decay,
                       .correct1 = (float)c1,
                       .sqrt_correct2 = (float)sqrt(c2)};
-#line 299 "chapters/07-zero.nw"
+#line 302 "chapters/07-zero.nw"
         dev->adamw(o->n, &a, g, o->m, o->u, p);
     }
 }
 
-#line 308 "chapters/07-zero.nw"
+#line 311 "chapters/07-zero.nw"
 const char *optimizer_name(OptimizerKind kind)
 {
     return kind == OPTIM_ADAMW ? "adamw" : kind == OPTIM_MOMENTUM ? "momentum" : "sgd";
@@ -71,13 +71,13 @@ int optimizer_state_floats(OptimizerKind kind)
 
 int optimizer_config(OptimizerConfig *cfg, const char *name, float momentum, float weight_decay)
 {
-#line 321 "chapters/07-zero.nw"
+#line 324 "chapters/07-zero.nw"
     *cfg = (OptimizerConfig){.momentum = momentum,
                              .weight_decay = weight_decay,
                              .beta1 = 0.9f,
                              .beta2 = 0.999f,
                              .eps = 1e-8f};
-#line 323 "chapters/07-zero.nw"
+#line 326 "chapters/07-zero.nw"
     for (int k = OPTIM_SGD; k <= OPTIM_ADAMW; k++)
         if (strcmp(name, optimizer_name((OptimizerKind)k)) == 0) {
             cfg->kind = (OptimizerKind)k;
@@ -86,7 +86,7 @@ int optimizer_config(OptimizerConfig *cfg, const char *name, float momentum, flo
     return -1;
 }
 
-#line 336 "chapters/07-zero.nw"
+#line 339 "chapters/07-zero.nw"
 void optimizer_names(char *buf, size_t len, const char *sep)
 {
     size_t used = 0;
@@ -96,7 +96,7 @@ void optimizer_names(char *buf, size_t len, const char *sep)
                                  optimizer_name((OptimizerKind)k));
 }
 
-#line 347 "chapters/07-zero.nw"
+#line 350 "chapters/07-zero.nw"
 void optimizer_free(Optimizer *o)
 {
     if (o->m)

@@ -2,7 +2,7 @@
  * @file train.c
  * @brief The training loop.
  */
-#line 4245 "chapters/01-mlp.nw"
+#line 4278 "chapters/01-mlp.nw"
 #include "train.h"
 
 #include <stdlib.h>
@@ -13,7 +13,7 @@
 #include "trace.h"
 #include "util.h"
 
-#line 4282 "chapters/01-mlp.nw"
+#line 4315 "chapters/01-mlp.nw"
 enum { STREAM_SHUFFLE = 1000 };
 
 long train_steps_per_epoch(long n_train, int batch_size, int world)
@@ -21,7 +21,7 @@ long train_steps_per_epoch(long n_train, int batch_size, int world)
     return n_train / ((long)batch_size * world);
 }
 
-#line 4709 "chapters/01-mlp.nw"
+#line 4742 "chapters/01-mlp.nw"
 static int around_layer(Strategy *s, Model *m, int l, Pass pass, bool before, char *err)
 {
     if (!s)
@@ -31,7 +31,7 @@ static int around_layer(Strategy *s, Model *m, int l, Pass pass, bool before, ch
     return hook ? hook(s, m, l, pass, err) : 0;
 }
 
-#line 2700 "chapters/A1-support.nw"
+#line 2701 "chapters/A1-support.nw"
 static void layer_pass(Model *m, int B, int l, Pass pass)
 {
     double t0 = trace_on() ? now_seconds() : 0;
@@ -49,7 +49,7 @@ static void layer_pass(Model *m, int B, int l, Pass pass)
     }
 }
 
-#line 4690 "chapters/01-mlp.nw"
+#line 4723 "chapters/01-mlp.nw"
 static int forward_layers(Model *m, Strategy *s, int B, Pass pass, char *err)
 {
     m->rows = B; /* chapter 11's hooks read it */
@@ -64,7 +64,7 @@ static int forward_layers(Model *m, Strategy *s, int B, Pass pass, char *err)
     return 0;
 }
 
-#line 4648 "chapters/01-mlp.nw"
+#line 4681 "chapters/01-mlp.nw"
 int evaluate(Model *m, Strategy *s, const Dataset *d, int world, int rank, double *right,
              char *err)
 {
@@ -88,7 +88,7 @@ int evaluate(Model *m, Strategy *s, const Dataset *d, int world, int rank, doubl
     m->dev->zero(m->stats, 2 * sizeof(float));
     return 0;
 }
-#line 879 "chapters/A2-failure.nw"
+#line 882 "chapters/A2-failure.nw"
 /** The generator that shuffles @p epoch: a resumed run's first from its checkpoint. */
 static void train_shuffle_rng(Rng *r, const TrainConfig *cfg, int epoch, int first)
 {
@@ -98,7 +98,7 @@ static void train_shuffle_rng(Rng *r, const TrainConfig *cfg, int epoch, int fir
         rng_seed(r, cfg->seed, STREAM_SHUFFLE + (uint64_t)epoch);
 }
 
-#line 854 "chapters/A2-failure.nw"
+#line 857 "chapters/A2-failure.nw"
 /** Save @p m after @p epoch into cfg->checkpoint (rank 0 of @p world ranks does this). */
 static int train_checkpoint(const TrainConfig *cfg, const Model *m, int world, long n_train,
                             int epoch, char *err)
@@ -111,7 +111,7 @@ static int train_checkpoint(const TrainConfig *cfg, const Model *m, int world, l
                      .n_train = (uint64_t)n_train,
                      .lr = cfg->lr,
                      .n_params = m->n_params};
-#line 862 "chapters/A2-failure.nw"
+#line 865 "chapters/A2-failure.nw"
     for (int l = 0; l <= m->n_layers; l++)
         ck.width[l] = m->width[l];
     rng_seed(&ck.rng, cfg->seed, STREAM_SHUFFLE + (uint64_t)epoch + 1);
@@ -122,38 +122,38 @@ static int train_checkpoint(const TrainConfig *cfg, const Model *m, int world, l
     return rc;
 }
 
-#line 4300 "chapters/01-mlp.nw"
+#line 4333 "chapters/01-mlp.nw"
 void train_report_end(FILE *f, const TrainResult *res, bool quiet)
 {
     if (quiet) {
         fprintf(f, "final: loss %.4f train_acc %.4f test_acc %.4f", res->last.loss,
                 res->last.train_acc, res->last.test_acc);
-#line 2073 "chapters/10-compress.nw"
+#line 2078 "chapters/10-compress.nw"
         if (res->last_scale > 0)
             fprintf(f, " skipped %ld", res->skipped);
-#line 4306 "chapters/01-mlp.nw"
+#line 4339 "chapters/01-mlp.nw"
         fprintf(f, "\n");
     } else {
         report_breakdown(f, &res->timers);
-#line 568 "chapters/07-zero.nw"
+#line 571 "chapters/07-zero.nw"
         char all[32], p[32], g[32], optimizer[32];
         fprintf(f, "state: %s on rank 0 (parameters %s, gradients %s, optimizer %s)\n",
                 format_bytes(all, res->state_bytes), format_bytes(p, res->param_bytes),
                 format_bytes(g, res->grad_bytes),
                 format_bytes(optimizer, res->optimizer_bytes));
-#line 2078 "chapters/10-compress.nw"
+#line 2083 "chapters/10-compress.nw"
         if (res->last_scale > 0)
             fprintf(f, "loss scale: %ld steps skipped (overflow), scale %g at the end\n",
                     res->skipped, (double)res->last_scale);
-#line 4311 "chapters/01-mlp.nw"
+#line 4344 "chapters/01-mlp.nw"
     }
 }
 
-#line 586 "chapters/10-compress.nw"
+#line 589 "chapters/10-compress.nw"
 void loss_scale_init(LossScale *ls, float first, int window)
 {
     *ls = (LossScale){.scale = first > 0 ? first : 1.0f, .window = window, .on = first > 0};
-#line 590 "chapters/10-compress.nw"
+#line 593 "chapters/10-compress.nw"
 }
 
 bool loss_scale_check(LossScale *ls, const Device *dev, float *grads, size_t n)
@@ -175,7 +175,7 @@ bool loss_scale_check(LossScale *ls, const Device *dev, float *grads, size_t n)
     return false;
 }
 
-#line 4323 "chapters/01-mlp.nw"
+#line 4356 "chapters/01-mlp.nw"
 int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Dataset *test,
               Strategy *s, TrainResult *res, char *err)
 {
@@ -184,16 +184,16 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
     const int K = cfg->accum > 1 ? cfg->accum : 1; /* micro-batches per step (chapter 7) */
     const long global = (long)b * world * K,
                steps = train_steps_per_epoch(train->n, b * K, world);
-#line 4372 "chapters/01-mlp.nw"
+#line 4405 "chapters/01-mlp.nw"
     if (steps < 1)
         return error_set(err,
                          "a global batch of %ld samples is larger than the training set "
                          "(%ld samples)",
                          global, train->n);
-#line 4375 "chapters/01-mlp.nw"
+#line 4408 "chapters/01-mlp.nw"
     if (b > m->max_batch)
         return error_set(err, "batch %d exceeds the model's buffers (%d)", b, m->max_batch);
-#line 4392 "chapters/01-mlp.nw"
+#line 4425 "chapters/01-mlp.nw"
     memset(res, 0, sizeof *res);
     res->steps = steps;
     res->dropped = train->n - steps * global;
@@ -204,7 +204,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
     const int32_t *y_dev = dev->resident(train->y, (size_t)train->n * sizeof(int32_t));
     int *rows_dev = dev->alloc((size_t)b * sizeof(int));
     const bool speaks = rank == 0 && !(s && s->mute); /* chapter 11: one rank of a row */
-#line 552 "chapters/07-zero.nw"
+#line 555 "chapters/07-zero.nw"
     Optimizer opt;
     optimizer_init(&opt, &cfg->optimizer, cfg->lr, dev,
                    s && s->shards_state ? s->state_hi - s->state_lo : m->n_params);
@@ -212,12 +212,12 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
     res->param_bytes = s && s->param_bytes ? s->param_bytes : m->n_params * sizeof(float);
     res->grad_bytes = s && s->grad_bytes ? s->grad_bytes : m->n_params * sizeof(float);
     res->state_bytes = res->param_bytes + res->grad_bytes + res->optimizer_bytes;
-#line 636 "chapters/10-compress.nw"
+#line 639 "chapters/10-compress.nw"
     LossScale ls;
     loss_scale_init(&ls, cfg->loss_scale, cfg->scale_window > 0 ? cfg->scale_window : 2000);
-#line 4335 "chapters/01-mlp.nw"
+#line 4368 "chapters/01-mlp.nw"
     int rc = 0, first = 1;
-#line 894 "chapters/A2-failure.nw"
+#line 897 "chapters/A2-failure.nw"
     if (cfg->resume) {
         if (checkpoint_restore(cfg->resume, m, err))
             rc = -1;
@@ -226,15 +226,15 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
             fprintf(cfg->out, "resume: %s holds epoch %d; training epochs %d to %d\n",
                     cfg->checkpoint, cfg->resume->epoch, first, cfg->epochs);
     }
-#line 4337 "chapters/01-mlp.nw"
+#line 4370 "chapters/01-mlp.nw"
     for (int epoch = first; epoch <= cfg->epochs && rc == 0; epoch++) {
-#line 4419 "chapters/01-mlp.nw"
+#line 4452 "chapters/01-mlp.nw"
         for (long i = 0; i < train->n; i++)
             perm[i] = (int32_t)i;
         Rng r;
         train_shuffle_rng(&r, cfg, epoch, first);
         rng_shuffle(&r, perm, train->n);
-#line 4445 "chapters/01-mlp.nw"
+#line 4478 "chapters/01-mlp.nw"
         Progress bar;
         progress_begin(&bar, cfg->out ? cfg->out : stdout, cfg->quiet || !cfg->out || !speaks,
                        epoch, cfg->epochs, steps);
@@ -244,7 +244,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
             if (cfg->phase)
                 cfg->phase("epoch %d, step %ld of %ld", epoch, step + 1, steps);
             for (int micro = 0; micro < K && rc == 0; micro++) { /* K > 1: chapter 7 */
-#line 4477 "chapters/01-mlp.nw"
+#line 4510 "chapters/01-mlp.nw"
                 const int32_t *mine = perm + step * global + ((long)micro * world + rank) * b;
                 if (dev->upload_async) /* perm is pinned: the copy is queued, not waited for */
                     dev->upload_async(rows_dev, mine, (size_t)b * sizeof *mine);
@@ -254,16 +254,16 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
                 dev->sync();
                 timers_add(&res->timers, "data", (t1 = now_seconds()) - t);
                 t = t1;
-#line 4513 "chapters/01-mlp.nw"
+#line 4546 "chapters/01-mlp.nw"
                 rc = forward_layers(m, s, b, PASS_FORWARD, err);
                 if (rc == 0)
                     model_loss(m, b, true);
-#line 849 "chapters/07-zero.nw"
+#line 852 "chapters/07-zero.nw"
                 if (K > 1 || ls.on) /* ls: chapter 10's loss scale, 1 unless it is on */
                     dev->scale((size_t)b * (size_t)m->width[m->n_layers], ls.scale / (float)K,
                                m->dact[m->n_layers]);
                 m->accumulate = micro > 0;
-#line 4517 "chapters/01-mlp.nw"
+#line 4550 "chapters/01-mlp.nw"
                 for (int l = m->n_layers - 1; l >= 0 && rc == 0; l--) {
                     if (around_layer(s, m, l, PASS_BACKWARD, true, err))
                         rc = -1;
@@ -272,7 +272,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
                     if (rc == 0 && micro == K - 1 && s && s->grads_ready &&
                         s->grads_ready(s, m, l, err))
                         rc = -1;
-#line 4524 "chapters/01-mlp.nw"
+#line 4557 "chapters/01-mlp.nw"
                     if (rc == 0 && around_layer(s, m, l, PASS_BACKWARD, false, err))
                         rc = -1;
                 }
@@ -280,14 +280,14 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
                 dev->sync();
                 timers_add(&res->timers, "compute", (t1 = now_seconds()) - t);
                 t = t1;
-#line 4456 "chapters/01-mlp.nw"
+#line 4489 "chapters/01-mlp.nw"
             }
-#line 4546 "chapters/01-mlp.nw"
+#line 4579 "chapters/01-mlp.nw"
             if (rc == 0 && s && s->sync_gradients && s->sync_gradients(s, m, &res->timers, err))
                 rc = -1;
-#line 641 "chapters/10-compress.nw"
+#line 644 "chapters/10-compress.nw"
             bool skip = rc == 0 && loss_scale_check(&ls, dev, m->grads, m->n_params);
-#line 4549 "chapters/01-mlp.nw"
+#line 4582 "chapters/01-mlp.nw"
             t = now_seconds();
             if (s && s->update) {
                 if (rc == 0 && s->update(s, m, &opt, &res->timers, err))
@@ -297,13 +297,13 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
                 dev->sync();
                 timers_add(&res->timers, "update", now_seconds() - t);
             }
-#line 4458 "chapters/01-mlp.nw"
+#line 4491 "chapters/01-mlp.nw"
             t = now_seconds();
             progress_update(&bar, step + 1, global);
         }
         double train_seconds = now_seconds() - epoch_start;
         progress_end(&bar);
-#line 4585 "chapters/01-mlp.nw"
+#line 4618 "chapters/01-mlp.nw"
         if (rc == 0) {
             float st[2];
             dev->download(st, m->stats, sizeof st);
@@ -323,9 +323,9 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
             e->seconds = train_seconds;
             e->samples_per_s = seen / train_seconds;
             e->step_ms = 1e3 * train_seconds / steps;
-#line 4617 "chapters/01-mlp.nw"
+#line 4650 "chapters/01-mlp.nw"
             e->state_bytes = res->state_bytes; /* chapter 7 */
-#line 705 "chapters/10-compress.nw"
+#line 708 "chapters/10-compress.nw"
             e->half = (HalfCensus){.measured = false};
             float *g = rank == 0 && cfg->log && m->grads && !(s && s->update)
                            ? malloc(m->n_params * sizeof *g)
@@ -335,13 +335,13 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
                 half_census(g, m->n_params, &e->half);
                 free(g);
             }
-#line 4605 "chapters/01-mlp.nw"
+#line 4638 "chapters/01-mlp.nw"
             if (rc == 0 && speaks && cfg->out && !cfg->quiet)
                 report_epoch(cfg->out, e);
             if (rc == 0 && rank == 0 && cfg->log)
                 report_csv_row(cfg->log, e);
         }
-#line 913 "chapters/A2-failure.nw"
+#line 916 "chapters/A2-failure.nw"
         if (rc == 0 && cfg->checkpoint && rank == 0) {
             double t_ck = now_seconds();
             if (cfg->phase)
@@ -350,15 +350,15 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
                 rc = -1;
             timers_add(&res->timers, "checkpoint", now_seconds() - t_ck);
         }
-#line 4342 "chapters/01-mlp.nw"
+#line 4375 "chapters/01-mlp.nw"
     }
-#line 1478 "chapters/07-zero.nw"
+#line 1482 "chapters/07-zero.nw"
     if (rc == 0 && s && s->unshard && s->unshard(s, m, err))
         rc = -1;
-#line 645 "chapters/10-compress.nw"
+#line 648 "chapters/10-compress.nw"
     res->skipped = ls.skipped;
     res->last_scale = ls.on ? ls.scale : 0;
-#line 4351 "chapters/01-mlp.nw"
+#line 4384 "chapters/01-mlp.nw"
     optimizer_free(&opt);
     if (dev->host_alloc)
         dev->host_release(perm);
@@ -367,6 +367,6 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
     dev->release_resident(x_dev);
     dev->release_resident(y_dev);
     dev->release(rows_dev);
-#line 4346 "chapters/01-mlp.nw"
+#line 4379 "chapters/01-mlp.nw"
     return rc;
 }

@@ -25,7 +25,7 @@ static const char *examples =
     "  ./pingpong --n_gpus 8 -e 1M              the barrier at 8 ranks\n"
     "  ./pingpong --device cuda                 GPU buffers through CUDA IPC\n";
 
-#line 3580 "chapters/02-shm.nw"
+#line 3596 "chapters/02-shm.nw"
 static int pingpong_rank(Rank *r, char *err)
 {
     const Options *o = &r->run->o;
@@ -52,13 +52,13 @@ static int pingpong_rank(Rank *r, char *err)
                    "one-way", "algbw", "sendrecv", "algbw", "#wrong", "(B)", "(us)", "(GB/s)",
                    "(us)", "(GB/s)", "");
     }
-#line 3589 "chapters/02-shm.nw"
+#line 3605 "chapters/02-shm.nw"
     unsigned char *host = xcalloc(o->max_bytes ? o->max_bytes : 1, 1);
     void *sbuf = dev->alloc(o->max_bytes), *rbuf = dev->alloc(o->max_bytes);
     double *times = xcalloc((size_t)o->iters, sizeof *times);
     double alpha = 0, beta = 0;
     size_t last = 0;
-#line 3617 "chapters/02-shm.nw"
+#line 3633 "chapters/02-shm.nw"
     if (rank < 2) {
         for (size_t s = o->min_bytes; s <= o->max_bytes; s = s ? s * o->step_factor : 1) {
             PingRow row;
@@ -80,12 +80,12 @@ static int pingpong_rank(Rank *r, char *err)
                 if (row.wrong)
                     return error_set(err, "%ld of %zu bytes came back wrong", row.wrong, s);
             }
-#line 3624 "chapters/02-shm.nw"
+#line 3640 "chapters/02-shm.nw"
             if (s > o->max_bytes / o->step_factor)
                 break;
         }
     }
-#line 3640 "chapters/02-shm.nw"
+#line 3656 "chapters/02-shm.nw"
     launch_phase("barrier");
     if (c->barrier(c, err))
         return -1;
@@ -100,7 +100,7 @@ static int pingpong_rank(Rank *r, char *err)
     if (rank == 0)
         printf("# barrier: %d ranks, %.2f us (mean of %d)\n", size,
                (now_seconds() - t0) / BARRIERS * 1e6, BARRIERS);
-#line 3596 "chapters/02-shm.nw"
+#line 3612 "chapters/02-shm.nw"
     if (rank == 0) {
 #line 226 "chapters/A3-programs.nw"
         if (last <= o->min_bytes)
@@ -114,7 +114,7 @@ static int pingpong_rank(Rank *r, char *err)
                    last, (alpha + beta * (double)(last - o->min_bytes)) * 1e6, o->min_bytes,
                    alpha * 1e6);
     }
-#line 3598 "chapters/02-shm.nw"
+#line 3614 "chapters/02-shm.nw"
     dev->release(sbuf);
     dev->release(rbuf);
     free(host);

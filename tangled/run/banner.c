@@ -2,13 +2,13 @@
  * @file banner.c
  * @brief The run layer: the banner of a training run (chapters 3, 7, 8).
  */
-#line 3326 "chapters/02-shm.nw"
+#line 3342 "chapters/02-shm.nw"
 #include "run.h"
 
 #include "report.h"
 #include "util.h"
 
-#line 1066 "chapters/03-ps.nw"
+#line 1069 "chapters/03-ps.nw"
 void run_banner(const Rank *r, const Model *m, const Strategy *s)
 {
     const Run *run = r->run;
@@ -18,7 +18,7 @@ void run_banner(const Rank *r, const Model *m, const Strategy *s)
     printf("%s: %s (--strategy %s), %d %s\n", program_name(),
            s && s->runs ? s->runs : def->title, def->name, r->size,
            r->size == 1 ? "rank" : "ranks");
-#line 1074 "chapters/03-ps.nw"
+#line 1077 "chapters/03-ps.nw"
     printf("  ranks    %d (%s%s%s%s%s)\n", r->size,
            def->shape == SHAPE_THREADS  ? "threads of one process"
            : !r->c                      ? "one process"
@@ -31,12 +31,12 @@ void run_banner(const Rank *r, const Model *m, const Strategy *s)
                  s && s->world > 0 ? s->world : r->size - def->servers, def->trainer);
     state_banner(&run->o, s, m->n_params);
     exercises_banner("  exercise ");
-#line 1091 "chapters/03-ps.nw"
+#line 1094 "chapters/03-ps.nw"
     if (def->traffic && r->size > 1) {
         def->traffic(line, sizeof line, r->size, m->n_params * sizeof(float));
         printf("  traffic  %s\n", line);
     }
-#line 2060 "chapters/10-compress.nw"
+#line 2065 "chapters/10-compress.nw"
     GradCodec g = run_codec(&run->o);
     if (grad_codec_active(&g) && (def->needs & CARRIES_CODEC) && r->size > 1) {
         char b[32];
@@ -44,9 +44,9 @@ void run_banner(const Rank *r, const Model *m, const Strategy *s)
         printf("  codec    %s: %s sent per rank and step\n", line,
                format_bytes(b, grad_codec_bytes(&g, m, r->size, 0)));
     }
-#line 1087 "chapters/03-ps.nw"
+#line 1090 "chapters/03-ps.nw"
 }
-#line 1111 "chapters/03-ps.nw"
+#line 1114 "chapters/03-ps.nw"
 void train_banner(FILE *f, const Options *o, const Model *m, const Dataset *train,
                   const Dataset *test, const Device *dev, const char *note, int trainers,
                   const char *each)
@@ -59,7 +59,7 @@ void train_banner(FILE *f, const Options *o, const Model *m, const Dataset *trai
     fprintf(f, "  data     %s: %s train, %s test, %dx%d, %d classes\n", train->source,
             format_count(n2, train->n), format_count(n3, test->n), train->rows, train->cols,
             train->classes);
-#line 1139 "chapters/03-ps.nw"
+#line 1142 "chapters/03-ps.nw"
     int step_b = o->batch_size * o->accum; /* a rank's samples per step (chapter 7) */
     long steps = train_steps_per_epoch(train->n, step_b, trainers);
     long dropped = train->n - steps * step_b * trainers;
@@ -70,12 +70,12 @@ void train_banner(FILE *f, const Options *o, const Model *m, const Dataset *trai
     if (dropped > 0)
         fprintf(f, " (last %ld samples dropped)", dropped);
     fprintf(f, "\n");
-#line 1125 "chapters/03-ps.nw"
+#line 1128 "chapters/03-ps.nw"
     if (o->accum > 1)
         fprintf(f, "  accum    %d micro-batches of %d per %s and step, synced once\n", o->accum,
                 o->batch_size, each);
 }
-#line 2990 "chapters/02-shm.nw"
+#line 3006 "chapters/02-shm.nw"
 bool run_gpu_sharing(const Rank *r, char *line, size_t len)
 {
     char pipe[ERR_LEN];
@@ -90,7 +90,7 @@ bool run_gpu_sharing(const Rank *r, char *line, size_t len)
                 program_name(), line, pipe);
     return true;
 }
-#line 582 "chapters/07-zero.nw"
+#line 585 "chapters/07-zero.nw"
 void state_banner(const Options *o, const Strategy *s, size_t n_params)
 {
     OptimizerConfig cfg;
@@ -107,7 +107,7 @@ void state_banner(const Options *o, const Strategy *s, size_t n_params)
            format_bytes(g, grads), o->optimizer, format_bytes(optimizer, opt),
            sharded ? " (its chunk of the state)" : "");
     if (sharded) {
-#line 611 "chapters/07-zero.nw"
+#line 614 "chapters/07-zero.nw"
         size_t chunk = (s->state_hi - s->state_lo) * sizeof(float);
         size_t p_fly = params != full && params > chunk ? params - chunk : 0;
         size_t g_fly = grads != full && grads > chunk ? grads - chunk : 0;
@@ -122,5 +122,5 @@ void state_banner(const Options *o, const Strategy *s, size_t n_params)
                    "beside a chunk of %s\n",
                    gf, c);
     }
-#line 599 "chapters/07-zero.nw"
+#line 602 "chapters/07-zero.nw"
 }

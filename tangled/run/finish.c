@@ -2,7 +2,7 @@
  * @file finish.c
  * @brief The run layer: compare the replicas, report, release the run (chapters 2, 3).
  */
-#line 3341 "chapters/02-shm.nw"
+#line 3357 "chapters/02-shm.nw"
 #include "run.h"
 
 #include <errno.h>
@@ -12,7 +12,7 @@
 #include "launch.h"
 #include "trace.h"
 
-#line 1037 "chapters/03-ps.nw"
+#line 1040 "chapters/03-ps.nw"
 /** After training: compare the replicas, print the final figures (@p res: this rank's). */
 int run_report(const Rank *r, const Strategy *s, const Model *m, const TrainResult *res,
                char *err)
@@ -35,7 +35,7 @@ int run_report(const Rank *r, const Strategy *s, const Model *m, const TrainResu
         r->run->strategy->report(s, stdout);
     return 0;
 }
-#line 3038 "chapters/02-shm.nw"
+#line 3054 "chapters/02-shm.nw"
 int run_finish(Run *run)
 {
     char err[ERR_LEN];
@@ -44,11 +44,11 @@ int run_finish(Run *run)
         run_fail(run, err);
     }
     run->log = NULL;
-#line 2688 "chapters/A1-support.nw"
+#line 2689 "chapters/A1-support.nw"
     if (run->o.trace && (trace_write(run->o.trace, err) ||
                          (run->trace_owner && trace_close(run->o.trace, err))))
         run_fail(run, err);
-#line 3047 "chapters/02-shm.nw"
+#line 3063 "chapters/02-shm.nw"
     data_free(&run->train);
     data_free(&run->test);
     checkpoint_free(&run->resume);

@@ -2,7 +2,7 @@
  * @file prepare.c
  * @brief The run layer: a training run's data, log, checkpoint, model and loop (chapter 1).
  */
-#line 3290 "chapters/02-shm.nw"
+#line 3306 "chapters/02-shm.nw"
 #include "run.h"
 
 #include <errno.h>
@@ -15,7 +15,7 @@
 #include "trace.h"
 #include "util.h"
 
-#line 2663 "chapters/A1-support.nw"
+#line 2664 "chapters/A1-support.nw"
 /** --trace: create the file (one process of the run does) and start recording. */
 static int trace_begin(Run *run)
 {
@@ -33,7 +33,7 @@ static int trace_begin(Run *run)
     return 0;
 }
 
-#line 4789 "chapters/01-mlp.nw"
+#line 4822 "chapters/01-mlp.nw"
 int run_prepare_training(Run *run, int trainers, const char *word)
 {
     Options o = run->o; /* a copy: only rank 0 of an MPI run keeps the log */
@@ -41,7 +41,7 @@ int run_prepare_training(Run *run, int trainers, const char *word)
         o.log = NULL;
     if (train_prepare(&o, trainers, word, &run->train, &run->test, &run->log, &run->resume) ||
         trace_begin(run)) {
-#line 4797 "chapters/01-mlp.nw"
+#line 4830 "chapters/01-mlp.nw"
         if (run->mpi)
             run->transport->leave();
         return EXIT_USAGE;
@@ -49,7 +49,7 @@ int run_prepare_training(Run *run, int trainers, const char *word)
     return RUN_GO;
 }
 
-#line 4814 "chapters/01-mlp.nw"
+#line 4847 "chapters/01-mlp.nw"
 int run_model(const Run *run, const Device *dev, Model *m, char *err)
 {
     const Options *o = &run->o;
@@ -57,7 +57,7 @@ int run_model(const Run *run, const Device *dev, Model *m, char *err)
                       o->batch_size, o->seed, err);
 }
 
-#line 4830 "chapters/01-mlp.nw"
+#line 4863 "chapters/01-mlp.nw"
 TrainConfig run_train_config(const Run *run, bool reports)
 {
     const Options *o = &run->o;
@@ -79,10 +79,10 @@ TrainConfig run_train_config(const Run *run, bool reports)
         .loss_scale = strcmp(o->grad_dtype, "fp16") == 0 ? o->loss_scale : 0,
         .scale_window = o->scale_window,
     };
-#line 4850 "chapters/01-mlp.nw"
+#line 4883 "chapters/01-mlp.nw"
 }
 
-#line 4867 "chapters/01-mlp.nw"
+#line 4900 "chapters/01-mlp.nw"
 /** Undo what train_prepare() did to the log and the checkpoint before it failed; returns -1. */
 static int prepare_failed(const Options *o, FILE **log, bool created, Checkpoint *resume)
 {
@@ -95,7 +95,7 @@ static int prepare_failed(const Options *o, FILE **log, bool created, Checkpoint
     return -1;
 }
 
-#line 4982 "chapters/01-mlp.nw"
+#line 5015 "chapters/01-mlp.nw"
 /** Open @p path for appending; *created says whether this call made the file. */
 static FILE *log_open(const char *path, bool *created)
 {
@@ -120,14 +120,14 @@ static bool regular_file(FILE *f)
     struct stat st;
     return fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
 }
-#line 4892 "chapters/01-mlp.nw"
+#line 4925 "chapters/01-mlp.nw"
 int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *train,
                   Dataset *test, FILE **log, Checkpoint *resume)
 {
     char err[ERR_LEN];
     *log = NULL;
     memset(resume, 0, sizeof *resume);
-#line 451 "chapters/07-zero.nw"
+#line 454 "chapters/07-zero.nw"
     if (o->checkpoint && strcmp(o->optimizer, "sgd") != 0) {
         fprintf(stderr,
                 "%s: --checkpoint with --optimizer %s: a checkpoint does not hold the "
@@ -135,16 +135,16 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
                 program_name(), o->optimizer);
         return -1;
     }
-#line 880 "chapters/07-zero.nw"
+#line 883 "chapters/07-zero.nw"
     if (o->checkpoint && o->accum > 1) {
         fprintf(stderr,
                 "%s: --checkpoint with --accum %d: a checkpoint does not record the "
                 "micro-batches yet (use --accum 1)\n",
                 program_name(), o->accum);
-#line 883 "chapters/07-zero.nw"
+#line 886 "chapters/07-zero.nw"
         return -1;
     }
-#line 931 "chapters/A2-failure.nw"
+#line 934 "chapters/A2-failure.nw"
     if (o->resume && !o->checkpoint) {
         fprintf(stderr, "%s: --resume needs --checkpoint FILE (the file to resume from)\n",
                 program_name());
@@ -154,24 +154,24 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
         fprintf(stderr, "%s: --checkpoint: %s\n", program_name(), err);
         return -1;
     }
-#line 946 "chapters/A2-failure.nw"
+#line 949 "chapters/A2-failure.nw"
     if (o->resume && checkpoint_load(o->checkpoint, resume, err)) {
         fprintf(stderr, "%s: --resume: %s\n", program_name(), err);
         return -1;
     }
-#line 4967 "chapters/01-mlp.nw"
+#line 5000 "chapters/01-mlp.nw"
     bool created = false;
     if (o->log && !(*log = log_open(o->log, &created))) {
         fprintf(stderr, "%s: --log %s: cannot open: %s\n", program_name(), o->log,
                 strerror(errno));
         return prepare_failed(o, log, false, resume);
     }
-#line 4901 "chapters/01-mlp.nw"
+#line 4934 "chapters/01-mlp.nw"
     if (data_load(o->data, o->train_size, o->seed, train, test, err)) {
         fprintf(stderr, "%s: %s\n", program_name(), err);
         return prepare_failed(o, log, created, resume);
     }
-#line 4921 "chapters/01-mlp.nw"
+#line 4954 "chapters/01-mlp.nw"
     long global = (long)o->batch_size * ranks;
     if (global > train->n) {
         if (ranks == 1)
@@ -186,7 +186,7 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
                     program_name(), global, o->batch_size, ranks, ranks_word, train->n);
         return prepare_failed(o, log, created, resume);
     }
-#line 957 "chapters/A2-failure.nw"
+#line 960 "chapters/A2-failure.nw"
     if (o->resume) {
         Checkpoint want = {.n_layers = o->n_hidden + 1,
                            .seed = o->seed,
@@ -194,7 +194,7 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
                            .n_train = (uint64_t)train->n,
                            .lr = o->lr,
                            .epochs = o->epochs};
-#line 961 "chapters/A2-failure.nw"
+#line 964 "chapters/A2-failure.nw"
         want.width[0] = train->features;
         for (int l = 0; l < o->n_hidden; l++)
             want.width[l + 1] = o->hidden[l];
@@ -205,17 +205,17 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
             return prepare_failed(o, log, created, resume);
         }
     }
-#line 4946 "chapters/01-mlp.nw"
+#line 4979 "chapters/01-mlp.nw"
     if (*log && !o->resume && regular_file(*log) && ftruncate(fileno(*log), 0) != 0) {
         fprintf(stderr, "%s: --log %s: %s\n", program_name(), o->log, strerror(errno));
         return prepare_failed(o, log, created, resume);
     }
     if (*log && (!regular_file(*log) || (fseek(*log, 0, SEEK_END) == 0 && ftell(*log) == 0)))
         report_csv_header(*log); /* a resumed run appends to its log */
-#line 4908 "chapters/01-mlp.nw"
+#line 4941 "chapters/01-mlp.nw"
     return 0;
 }
-#line 2012 "chapters/10-compress.nw"
+#line 2017 "chapters/10-compress.nw"
 GradCodec run_codec(const Options *o)
 {
     GradCodec g = {.dtype = DTYPE_FP32};

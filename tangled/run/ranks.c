@@ -2,7 +2,7 @@
  * @file ranks.c
  * @brief The run layer: parse, decide how the ranks run, start them (chapters 2, 6, 8).
  */
-#line 3266 "chapters/02-shm.nw"
+#line 3282 "chapters/02-shm.nw"
 #include "run.h"
 
 #include <sched.h>
@@ -17,7 +17,7 @@
 #include "trace.h"
 #include "util.h"
 
-#line 2895 "chapters/02-shm.nw"
+#line 2911 "chapters/02-shm.nw"
 int run_parse(Run *run, int argc, char **argv, unsigned accepted, const char *summary,
               const char *examples)
 {
@@ -40,7 +40,7 @@ int run_parse(Run *run, int argc, char **argv, unsigned accepted, const char *su
     return RUN_GO;
 }
 
-#line 2874 "chapters/02-shm.nw"
+#line 2890 "chapters/02-shm.nw"
 int run_start(Run *run, bool mpi)
 {
     run->ranks = run->o.n_gpus;
@@ -48,7 +48,7 @@ int run_start(Run *run, bool mpi)
     run->mpi = run->transport->join != NULL;
     run->mpi_rank = 0;
     if (run->mpi) {
-#line 775 "chapters/06-production.nw"
+#line 779 "chapters/06-production.nw"
         char err[ERR_LEN];
         int size;
         if (run->transport->join(&run->mpi_rank, &size, err)) {
@@ -61,17 +61,17 @@ int run_start(Run *run, bool mpi)
                         "%s: --n_gpus %d, but mpirun started %d process(es): give mpirun "
                         "-np %d, or leave --n_gpus out\n",
                         program_name(), run->o.n_gpus, size, run->o.n_gpus);
-#line 788 "chapters/06-production.nw"
+#line 792 "chapters/06-production.nw"
             run->transport->leave();
             return EXIT_USAGE;
         }
         run->ranks = size;
         comm_mpi_timeout(run->o.timeout); /* chapter 9: a host's ranks wait this long */
     }
-#line 2882 "chapters/02-shm.nw"
+#line 2898 "chapters/02-shm.nw"
     return RUN_GO;
 }
-#line 623 "chapters/08-direct.nw"
+#line 631 "chapters/08-direct.nw"
 /** Bind this process to the @p rank-th block of (allowed cores / @p size) allowed cores,
  *  when @p size ranks each can have one at least. */
 static void bind_to_core(int rank, int size)
@@ -94,7 +94,7 @@ static void bind_to_core(int rank, int size)
     sched_setaffinity(0, sizeof mine, &mine);
 }
 
-#line 2936 "chapters/02-shm.nw"
+#line 2952 "chapters/02-shm.nw"
 /** The prelude of every rank, then the program's body. */
 static int rank_main(int rank, int size, void *arg, char *err)
 {
@@ -119,25 +119,25 @@ static int rank_main(int rank, int size, void *arg, char *err)
     launch_phase("closing the device");
     return device_close(r.dev, err);
 }
-#line 3012 "chapters/02-shm.nw"
+#line 3028 "chapters/02-shm.nw"
 int run_ranks(Run *run, int (*body)(Rank *r, char *err))
 {
     char err[ERR_LEN];
     run->body = body;
     if (run->mpi) {
-#line 1185 "chapters/09-hosts.nw"
+#line 1192 "chapters/09-hosts.nw"
         char host[64] = "?", who[128];
         gethostname(host, sizeof host - 1);
         snprintf(who, sizeof who, "rank %d on %s", run->mpi_rank, host);
         launch_watch(run->mpi_rank, run->o.timeout, who);
-#line 813 "chapters/06-production.nw"
+#line 817 "chapters/06-production.nw"
         if (rank_main(run->mpi_rank, run->ranks, run, err)) {
             fprintf(stderr, "%s: %s: %s\n", program_name(), who, err);
             run->transport->abort(EXIT_FAILURE);
         }
         return 0;
     }
-#line 3018 "chapters/02-shm.nw"
+#line 3034 "chapters/02-shm.nw"
     if (!(run->w = shm_world_create(run->ranks, 0, run->o.timeout, err)))
         return run_fail(run, err);
     int rc = launch(run->ranks, rank_main, run, 0, err);
@@ -152,7 +152,7 @@ int run_fail(Run *run, const char *line)
     run->status = EXIT_FAILURE;
     return EXIT_FAILURE;
 }
-#line 917 "chapters/03-ps.nw"
+#line 920 "chapters/03-ps.nw"
 int run_one(Run *run, int (*body)(Rank *r, char *err))
 {
     char err[ERR_LEN];

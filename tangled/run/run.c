@@ -2,7 +2,7 @@
  * @file run.c
  * @brief The run layer: training over the ranks with a strategy (chapters 3, 6).
  */
-#line 3310 "chapters/02-shm.nw"
+#line 3326 "chapters/02-shm.nw"
 #include "run.h"
 
 #include <string.h>
@@ -11,12 +11,12 @@
 #include "trace.h"
 #include "util.h"
 
-#line 866 "chapters/03-ps.nw"
+#line 869 "chapters/03-ps.nw"
 static int check_strategy(const Run *run);
 static int train_rank(Rank *r, char *err);
 static int run_threads(Run *run);
 
-#line 881 "chapters/03-ps.nw"
+#line 884 "chapters/03-ps.nw"
 int run_training(Run *run)
 {
     const StrategyDef *def = run->strategy;
@@ -39,14 +39,14 @@ int run_training(Run *run)
         run_ranks(run, train_rank);
     return run_finish(run);
 }
-#line 1156 "chapters/03-ps.nw"
+#line 1159 "chapters/03-ps.nw"
 /** RUN_GO when run->strategy can run as asked; else EXIT_USAGE after one line. */
 static int check_strategy(const Run *run)
 {
     const StrategyDef *def = run->strategy;
     const Options *o = &run->o;
     char why[ERR_LEN] = "";
-#line 3383 "chapters/06-production.nw"
+#line 3387 "chapters/06-production.nw"
     bool given = o->given & OPT_TRANSPORT;
     bool over_mpi = transport_find(o->transport) == &transport_mpi;
     char names[ERR_LEN / 4];
@@ -55,14 +55,14 @@ static int check_strategy(const Run *run)
                  "--strategy %s: %s needs the MPI transport (drop --transport "
                  "shm, run under mpirun)",
                  def->name, def->title);
-#line 3390 "chapters/06-production.nw"
+#line 3394 "chapters/06-production.nw"
     } else if (given && over_mpi && !(def->needs & RUNS_OVER_MPI)) {
         strategy_names(names, sizeof names, RUNS_OVER_MPI, ", ");
         snprintf(why, sizeof why,
                  "--strategy %s runs on this machine's shared memory; over "
                  "--transport mpi use %s",
                  def->name, names);
-#line 3394 "chapters/06-production.nw"
+#line 3398 "chapters/06-production.nw"
     } else if (def->shape == SHAPE_ONE && (o->given & OPT_N_GPUS) && o->n_gpus != 1) {
         snprintf(why, sizeof why, "--strategy %s trains on one device: drop --n_gpus or give 1",
                  def->name);
@@ -74,17 +74,17 @@ static int check_strategy(const Run *run)
                  "--strategy %s drives CPU replicas from one process; this "
                  "book's CUDA backend holds one GPU per process (use nccl or ring on GPUs)",
                  def->name);
-#line 3404 "chapters/06-production.nw"
+#line 3408 "chapters/06-production.nw"
     } else if (def->check) {
         def->check(o->n_gpus, strcmp(o->device, "cpu") == 0, why, sizeof why);
     }
-#line 3421 "chapters/06-production.nw"
+#line 3425 "chapters/06-production.nw"
     if (!why[0] && (o->given & OPT_BUCKET) && !(def->needs & USES_BUCKETS)) {
         strategy_names(names, sizeof names, USES_BUCKETS, ", ");
         snprintf(why, sizeof why, "--bucket_mb sets the buckets of --strategy %s only", names);
-#line 3425 "chapters/06-production.nw"
+#line 3429 "chapters/06-production.nw"
     }
-#line 1083 "chapters/09-hosts.nw"
+#line 1090 "chapters/09-hosts.nw"
     if (!why[0] && (o->given & OPT_RANKS_PER_HOST) && !(def->needs & USES_HOSTS)) {
         strategy_names(names, sizeof names, USES_HOSTS, ", ");
         snprintf(why, sizeof why, "--ranks_per_host groups the ranks of --strategy %s only",
@@ -94,14 +94,14 @@ static int check_strategy(const Run *run)
         snprintf(why, sizeof why, "--ranks_per_host %d does not divide --n_gpus %d",
                  o->ranks_per_host, o->n_gpus);
     }
-#line 2030 "chapters/10-compress.nw"
+#line 2035 "chapters/10-compress.nw"
     if (!why[0] && (o->given & OPT_CODEC)) {
         GradCodec g = {.dtype = DTYPE_FP32};
         dtype_parse(o->grad_dtype, &g.dtype);
         bool fine = grad_codec_parse(o->compress, &g, why, sizeof why) == 0;
         unsigned carries =
             g.kind != COMPRESS_NONE ? CARRIES_CODEC : CARRIES_CODEC | CARRIES_DTYPE;
-#line 2035 "chapters/10-compress.nw"
+#line 2040 "chapters/10-compress.nw"
         if (fine && grad_codec_active(&g) && !(def->needs & carries))
             snprintf(why, sizeof why, "--grad_dtype %s --compress %s with --strategy %s: %s",
                      o->grad_dtype, o->compress, def->name, def->no_codec);
@@ -110,21 +110,21 @@ static int check_strategy(const Run *run)
                      "--grad_dtype %s with --compress %s: top-k's pairs "
                      "travel as 32-bit indices and floats",
                      o->grad_dtype, o->compress);
-#line 2041 "chapters/10-compress.nw"
+#line 2046 "chapters/10-compress.nw"
         if (fine && !why[0] && g.dtype == DTYPE_FP16 && g.kind != COMPRESS_NONE)
             snprintf(why, sizeof why,
                      "--grad_dtype fp16 with --compress %s: a skipped step "
                      "would leave its overflow in the error feedback (use bf16)",
                      o->compress);
-#line 2044 "chapters/10-compress.nw"
+#line 2049 "chapters/10-compress.nw"
         if (fine && !why[0] && g.dtype != DTYPE_FP16 &&
             (o->loss_scale != 65536 || o->scale_window != 2000))
             snprintf(why, sizeof why,
                      "--loss_scale and --scale_window scale fp16 gradients "
                      "only (add --grad_dtype fp16)");
-#line 2048 "chapters/10-compress.nw"
+#line 2053 "chapters/10-compress.nw"
     }
-#line 679 "chapters/11-tensor.nw"
+#line 681 "chapters/11-tensor.nw"
     if (!why[0] && o->tp > 0 && def != &strategy_tensor) {
         snprintf(why, sizeof why, "--tp splits the layers of --strategy tensor only");
     } else if (!why[0] && def == &strategy_tensor && o->tp > 0 && !run->mpi &&
@@ -136,18 +136,18 @@ static int check_strategy(const Run *run)
             snprintf(why, sizeof why,
                      "--strategy tensor splits hidden layers, and --hidden 0 "
                      "has none");
-#line 689 "chapters/11-tensor.nw"
+#line 691 "chapters/11-tensor.nw"
         for (int k = 0; !why[0] && k < o->n_hidden; k += 2)
             if (!run->mpi && o->hidden[k] < T)
                 snprintf(why, sizeof why, "--tp %d: hidden layer %d has only %d units to split",
                          T, k + 1, o->hidden[k]);
     }
-#line 440 "chapters/07-zero.nw"
+#line 443 "chapters/07-zero.nw"
     if (!why[0] && (def->needs & SGD_ONLY) && strcmp(o->optimizer, "sgd") != 0)
         snprintf(why, sizeof why,
                  "--optimizer %s: %s steps with plain SGD on its server (use --optimizer sgd)",
                  o->optimizer, def->title);
-#line 869 "chapters/07-zero.nw"
+#line 872 "chapters/07-zero.nw"
     if (!why[0] && (def->needs & NO_CHECKPOINT) && o->checkpoint)
         snprintf(why, sizeof why,
                  "--checkpoint with --strategy %s: it keeps only a part of each layer's "
@@ -156,16 +156,16 @@ static int check_strategy(const Run *run)
     if (!why[0] && (def->needs & NO_ACCUM) && o->accum > 1)
         snprintf(why, sizeof why, "--accum %d: %s steps once per push (use --accum 1)",
                  o->accum, def->title);
-#line 1167 "chapters/03-ps.nw"
+#line 1170 "chapters/03-ps.nw"
     if (!why[0] && o->n_gpus < def->min_ranks)
         snprintf(why, sizeof why, "--n_gpus %d: %s needs %s (--n_gpus %d or more)", o->n_gpus,
                  def->title, def->why_min, def->min_ranks);
-#line 1171 "chapters/03-ps.nw"
+#line 1174 "chapters/03-ps.nw"
     if (why[0])
         fprintf(stderr, "%s: %s\n", program_name(), why);
     return why[0] ? EXIT_USAGE : RUN_GO;
 }
-#line 995 "chapters/03-ps.nw"
+#line 998 "chapters/03-ps.nw"
 static int open_strategy(const Rank *r, Model *m, Strategy *s, char *err)
 {
     const StrategyDef *def = r->run->strategy;
@@ -177,7 +177,7 @@ static int open_strategy(const Rank *r, Model *m, Strategy *s, char *err)
                        .ranks_per_host = r->run->o.ranks_per_host,
                        .tp = r->run->o.tp,
                        .codec = run_codec(&r->run->o)};
-#line 1004 "chapters/03-ps.nw"
+#line 1007 "chapters/03-ps.nw"
     return def->open ? def->open(s, &env, err) : 0;
 }
 
@@ -191,7 +191,7 @@ static int serve(const Rank *r, Model *m, Strategy *s, const TrainConfig *cfg, c
     return run->strategy->serve(s, m, cfg, steps, err);
 }
 
-#line 942 "chapters/03-ps.nw"
+#line 945 "chapters/03-ps.nw"
 static int train_rank(Rank *r, char *err)
 {
     Run *run = r->run;
@@ -203,18 +203,18 @@ static int train_rank(Rank *r, char *err)
         return -1;
     if (speaks && !run->o.quiet)
         run_banner(r, &m, &s);
-#line 978 "chapters/03-ps.nw"
+#line 981 "chapters/03-ps.nw"
     TrainConfig cfg = run_train_config(run, speaks);
     TrainResult res;
     int rc = r->rank < def->servers ? serve(r, &m, &s, &cfg, err)
                                     : train_run(&cfg, &m, &run->train, &run->test,
                                                 def->open ? &s : NULL, &res, err);
-#line 984 "chapters/03-ps.nw"
+#line 987 "chapters/03-ps.nw"
     if (rc == 0 && run->o.trace) /* appendix A: before the report's barrier */
         rc = trace_write(run->o.trace, err);
     if (rc == 0)
         rc = run_report(r, &s, &m, speaks ? &res : NULL, err);
-#line 954 "chapters/03-ps.nw"
+#line 957 "chapters/03-ps.nw"
     if (rc)
         return -1; /* closing may wait for peers (a thread inside an all-reduce): don't */
     if (def->close)
@@ -222,14 +222,14 @@ static int train_rank(Rank *r, char *err)
     model_free(&m);
     return 0;
 }
-#line 3343 "chapters/06-production.nw"
+#line 3347 "chapters/06-production.nw"
 /** Build one replica on the CPU, for a strategy that drives them all. */
 static int build_replica(Model *m, void *arg, char *err)
 {
     return run_model(arg, device_cpu(), m, err);
 }
 
-#line 3319 "chapters/06-production.nw"
+#line 3323 "chapters/06-production.nw"
 /** SHAPE_THREADS: every replica in this process. */
 static int run_threads(Run *run)
 {
@@ -237,7 +237,7 @@ static int run_threads(Run *run)
     long cores = cores_available();
     device_cpu_threads((int)(cores / run->ranks > 0 ? cores / run->ranks : 1));
     const Device *cpu = device_open("cpu", 0, note, err);
-#line 3360 "chapters/06-production.nw"
+#line 3364 "chapters/06-production.nw"
     if (!run->o.quiet) {
         Rank r = {.size = run->ranks, .dev = device_cpu(), .run = run};
         Model probe;
@@ -247,14 +247,14 @@ static int run_threads(Run *run)
         run_banner(&r, &probe, NULL);
         model_free(&probe);
     }
-#line 3327 "chapters/06-production.nw"
+#line 3331 "chapters/06-production.nw"
     TrainConfig cfg = run_train_config(run, true);
     Model master;
     TrainResult res;
     if (run->strategy->threads(&cfg, run->ranks, &run->train, &run->test, build_replica, run,
                                &master, &res, err))
         return run_fail(run, err);
-#line 3334 "chapters/06-production.nw"
+#line 3338 "chapters/06-production.nw"
     train_report_end(stdout, &res, run->o.quiet);
     model_free(&master);
     return device_close(cpu, err) ? run_fail(run, err) : 0;

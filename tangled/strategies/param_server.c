@@ -2,7 +2,7 @@
  * @file param_server.c
  * @brief The parameter server's two roles.
  */
-#line 515 "chapters/03-ps.nw"
+#line 518 "chapters/03-ps.nw"
 #include "param_server.h"
 
 #include <stdlib.h>
@@ -18,7 +18,7 @@
 /** Most figures the server sums after each epoch: train_run()'s. */
 #define PS_STATS TRAIN_STATS
 
-#line 369 "chapters/03-ps.nw"
+#line 372 "chapters/03-ps.nw"
 /** The server's half of sum_stats: add the workers' vectors, send back the sum. */
 static int sum_through_server(Comm *host, char *err)
 {
@@ -34,11 +34,11 @@ static int sum_through_server(Comm *host, char *err)
             return -1;
     return 0;
 }
-#line 215 "chapters/03-ps.nw"
+#line 218 "chapters/03-ps.nw"
 int ps_serve(Comm *c, Comm *host, Model *m, int epochs, long steps, float lr, PsReport *rep,
              char *err)
 {
-#line 219 "chapters/03-ps.nw"
+#line 222 "chapters/03-ps.nw"
     const Device *dev = m->dev;
     const size_t P = m->n_params, bytes = P * sizeof(float);
     const int workers = c->size - 1;
@@ -47,7 +47,7 @@ int ps_serve(Comm *c, Comm *host, Model *m, int epochs, long steps, float lr, Ps
     for (int epoch = 1; epoch <= epochs; epoch++) {
         for (long step = 0; step < steps; step++) {
             launch_phase("epoch %d step %ld: waiting for gradients", epoch, step);
-#line 312 "chapters/03-ps.nw"
+#line 315 "chapters/03-ps.nw"
             double t0 = now_seconds();
             dev->zero(m->grads, bytes);
             if (star_gather_sum(c, m->grads, incoming, P, 1.0f / workers, err))
@@ -56,7 +56,7 @@ int ps_serve(Comm *c, Comm *host, Model *m, int epochs, long steps, float lr, Ps
             double t1 = now_seconds();
             rep->wait += t1 - t0;
             rep->bytes_in += (double)bytes * workers;
-#line 335 "chapters/03-ps.nw"
+#line 338 "chapters/03-ps.nw"
             model_sgd_step(m, lr);
             dev->sync();
             double took = now_seconds() - t1;
@@ -71,7 +71,7 @@ int ps_serve(Comm *c, Comm *host, Model *m, int epochs, long steps, float lr, Ps
             rep->send += now_seconds() - t0;
             rep->bytes_out += (double)bytes * workers;
             rep->steps++;
-#line 229 "chapters/03-ps.nw"
+#line 232 "chapters/03-ps.nw"
         }
         launch_phase("epoch %d: summing the figures", epoch);
         if (sum_through_server(host, err))
@@ -80,7 +80,7 @@ int ps_serve(Comm *c, Comm *host, Model *m, int epochs, long steps, float lr, Ps
     dev->release(incoming);
     return 0;
 }
-#line 414 "chapters/03-ps.nw"
+#line 417 "chapters/03-ps.nw"
 static int push(Strategy *s, Model *m, Timers *t, char *err)
 {
     Comm *c = ((Comm **)s->state)[0];
@@ -92,7 +92,7 @@ static int push(Strategy *s, Model *m, Timers *t, char *err)
     return 0;
 }
 
-#line 443 "chapters/03-ps.nw"
+#line 446 "chapters/03-ps.nw"
 static int pull(Strategy *s, Model *m, Optimizer *opt, Timers *t, char *err)
 {
     (void)opt; /* the server steps */
@@ -110,7 +110,7 @@ static int pull(Strategy *s, Model *m, Optimizer *opt, Timers *t, char *err)
     return 0;
 }
 
-#line 470 "chapters/03-ps.nw"
+#line 473 "chapters/03-ps.nw"
 static int ps_sum_stats(Strategy *s, double *v, int n, char *err)
 {
     Comm *host = ((Comm **)s->state)[1];
@@ -120,12 +120,12 @@ static int ps_sum_stats(Strategy *s, double *v, int n, char *err)
     memcpy(buf, v, (size_t)n * sizeof *v);
     if (host->send(host, 0, buf, sizeof buf, err) || host->recv(host, 0, buf, sizeof buf, err))
         return -1;
-#line 480 "chapters/03-ps.nw"
+#line 483 "chapters/03-ps.nw"
     memcpy(v, buf, (size_t)n * sizeof *v);
     return 0;
 }
 
-#line 494 "chapters/03-ps.nw"
+#line 497 "chapters/03-ps.nw"
 void ps_worker(Strategy *s, Comm *c, Comm *host, Comm **state)
 {
     state[0] = c;
@@ -136,9 +136,9 @@ void ps_worker(Strategy *s, Comm *c, Comm *host, Comm **state)
                     .sum_stats = ps_sum_stats,
                     .update = pull,
                     .state = state};
-#line 501 "chapters/03-ps.nw"
+#line 504 "chapters/03-ps.nw"
 }
-#line 752 "chapters/03-ps.nw"
+#line 755 "chapters/03-ps.nw"
 /** A rank's parameter-server state: the worker's two communicators come first. */
 typedef struct PsState {
     Comm *pair[2]; /**< the communicator and the host one: a worker's Strategy.state */
@@ -164,15 +164,15 @@ static void ps_close(Strategy *s)
     free(s->state);
 }
 
-#line 789 "chapters/03-ps.nw"
+#line 792 "chapters/03-ps.nw"
 static int ps_serve_all(Strategy *s, Model *m, const TrainConfig *cfg, long steps, char *err)
 {
-#line 792 "chapters/03-ps.nw"
+#line 795 "chapters/03-ps.nw"
     PsState *st = s->state;
     int done = cfg->resume ? cfg->resume->epoch : 0;
     return ps_serve(st->pair[0], st->pair[1], m, cfg->epochs - done, steps, cfg->lr, &st->rep,
                     err);
-#line 797 "chapters/03-ps.nw"
+#line 800 "chapters/03-ps.nw"
 }
 
 static void ps_print_report(const Strategy *s, FILE *f)
@@ -189,7 +189,7 @@ static void ps_traffic(char *line, size_t len, int ranks, size_t bytes)
              format_bytes(b, 2 * (size_t)(ranks - 1) * bytes), ranks - 1, ranks - 1);
 }
 
-#line 722 "chapters/03-ps.nw"
+#line 725 "chapters/03-ps.nw"
 const StrategyDef strategy_ps = {
     .name = "param_server",
     .title = "a parameter server",
@@ -207,7 +207,7 @@ const StrategyDef strategy_ps = {
     .report = ps_print_report,
     .traffic = ps_traffic,
 };
-#line 1195 "chapters/03-ps.nw"
+#line 1198 "chapters/03-ps.nw"
 void ps_report(FILE *f, const PsReport *rep)
 {
     char in[32], out[32];

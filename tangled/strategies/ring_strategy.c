@@ -2,7 +2,7 @@
  * @file ring_strategy.c
  * @brief The ring all-reduce as a strategy of train_run (chapter 5).
  */
-#line 534 "chapters/05-ag.nw"
+#line 536 "chapters/05-ag.nw"
 #include "ring_strategy.h"
 
 #include <stdlib.h>
@@ -14,7 +14,7 @@
 #include "traffic.h"
 #include "util.h"
 
-#line 563 "chapters/05-ag.nw"
+#line 565 "chapters/05-ag.nw"
 static int ring_sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
 {
     RingState *st = s->state;
@@ -24,7 +24,7 @@ static int ring_sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
     if (ring_reduce_scatter(c, m->grads, n, st->scratch, err))
         return -1;
     size_t lo = chunk_start(n, c->size, c->rank), hi = chunk_start(n, c->size, c->rank + 1);
-#line 573 "chapters/05-ag.nw"
+#line 575 "chapters/05-ag.nw"
     sum_to_mean(c, m->grads + lo, hi - lo);
     c->dev->sync();
     double t1 = now_seconds();
@@ -36,13 +36,13 @@ static int ring_sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
     return 0;
 }
 
-#line 608 "chapters/05-ag.nw"
+#line 610 "chapters/05-ag.nw"
 int ring_sum_stats(Strategy *s, double *v, int n, char *err)
 {
     return ring_sum_doubles(((RingState *)s->state)->host, v, n, err);
 }
 
-#line 623 "chapters/05-ag.nw"
+#line 625 "chapters/05-ag.nw"
 void ring_state(RingState *st, Comm *c, Comm *host, size_t scratch_floats)
 {
     st->c = c;
@@ -59,14 +59,14 @@ void ring_strategy(Strategy *s, RingState *st, Comm *c, Comm *host, size_t n_par
                     .sum_stats = ring_sum_stats,
                     .update = NULL,
                     .state = st};
-#line 636 "chapters/05-ag.nw"
+#line 638 "chapters/05-ag.nw"
 }
 
 void ring_strategy_free(RingState *st)
 {
     st->c->dev->release(st->scratch);
 }
-#line 675 "chapters/05-ag.nw"
+#line 677 "chapters/05-ag.nw"
 static int ring_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     if (grad_codec_active(&e->codec)) /* chapter 10 */
@@ -85,7 +85,7 @@ static void ring_close(Strategy *s)
     free(s->state);
 }
 
-#line 657 "chapters/05-ag.nw"
+#line 659 "chapters/05-ag.nw"
 const StrategyDef strategy_ring = {
     .name = "ring",
     .title = "ring all-reduce",

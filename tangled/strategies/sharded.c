@@ -2,7 +2,7 @@
  * @file sharded.c
  * @brief ZeRO-2 and FSDP: gradients (and parameters) sharded layer by layer (chapter 7).
  */
-#line 1177 "chapters/07-zero.nw"
+#line 1181 "chapters/07-zero.nw"
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,7 +12,7 @@
 #include "strategy.h"
 #include "traffic.h"
 
-#line 1194 "chapters/07-zero.nw"
+#line 1198 "chapters/07-zero.nw"
 enum { OP_GATHER, OP_SCATTER }; /* the queue's operations */
 
 /** A rank's part of each layer, its shards, and the buffers that pass through. */
@@ -36,7 +36,7 @@ typedef struct Shards {
     long gathered[MAX_LAYERS]; /**< layer l's last gather, as a queue sequence number */
     long reduced[MAX_LAYERS];  /**< layer l's last reduce-scatter */
 } Shards;
-#line 1224 "chapters/07-zero.nw"
+#line 1228 "chapters/07-zero.nw"
 static size_t layer_start(const Model *m, int l)
 {
     return m->layer[l].w;
@@ -46,12 +46,12 @@ static size_t layer_size(const Model *m, int l)
 {
     return m->layer[l].b + (size_t)m->layer[l].out - m->layer[l].w;
 }
-#line 1587 "chapters/07-zero.nw"
+#line 1591 "chapters/07-zero.nw"
 static int shards_sum_stats(Strategy *s, double *v, int n, char *err)
 {
     return ring_sum_doubles(((Shards *)s->state)->host, v, n, err);
 }
-#line 1247 "chapters/07-zero.nw"
+#line 1251 "chapters/07-zero.nw"
 static int shards_work(void *state, int kind, int l, char *err)
 {
     Shards *sh = state;
@@ -74,13 +74,13 @@ static int shards_work(void *state, int kind, int l, char *err)
     dev->sync();
     return rc;
 }
-#line 1321 "chapters/07-zero.nw"
+#line 1325 "chapters/07-zero.nw"
 static void gather(Shards *sh, int l)
 {
     sh->m->dev->sync(); /* the buffer's last reader, layer l - 2 or l + 2, has finished */
     sh->gathered[l] = queue_post(&sh->q, OP_GATHER, l);
 }
-#line 1335 "chapters/07-zero.nw"
+#line 1339 "chapters/07-zero.nw"
 static int shards_before(Strategy *s, Model *m, int l, Pass pass, char *err)
 {
     Shards *sh = s->state;
@@ -106,7 +106,7 @@ static int shards_before(Strategy *s, Model *m, int l, Pass pass, char *err)
         model_layer_params_at(m, l, sh->pbuf[l % 2]);
     return 0;
 }
-#line 1368 "chapters/07-zero.nw"
+#line 1372 "chapters/07-zero.nw"
 static int shards_after(Strategy *s, Model *m, int l, Pass pass, char *err)
 {
     (void)err;
@@ -115,7 +115,7 @@ static int shards_after(Strategy *s, Model *m, int l, Pass pass, char *err)
         model_layer_params_at(m, l, NULL);
     return 0;
 }
-#line 1386 "chapters/07-zero.nw"
+#line 1390 "chapters/07-zero.nw"
 static int shards_grads_ready(Strategy *s, Model *m, int l, char *err)
 {
     (void)err;
@@ -124,7 +124,7 @@ static int shards_grads_ready(Strategy *s, Model *m, int l, char *err)
     sh->reduced[l] = queue_post(&sh->q, OP_SCATTER, l);
     return 0;
 }
-#line 1414 "chapters/07-zero.nw"
+#line 1418 "chapters/07-zero.nw"
 static int shards_sync(Strategy *s, Model *m, Timers *t, char *err)
 {
     (void)m;
@@ -137,7 +137,7 @@ static int shards_sync(Strategy *s, Model *m, Timers *t, char *err)
     timers_add(t, "share-reduce wait", now_seconds() - t0);
     return 0;
 }
-#line 1429 "chapters/07-zero.nw"
+#line 1433 "chapters/07-zero.nw"
 static int shards_update(Strategy *s, Model *m, Optimizer *opt, Timers *t, char *err)
 {
     Shards *sh = s->state;
@@ -154,7 +154,7 @@ static int shards_update(Strategy *s, Model *m, Optimizer *opt, Timers *t, char 
     timers_add(t, "share-only", now_seconds() - t1);
     return 0;
 }
-#line 1459 "chapters/07-zero.nw"
+#line 1463 "chapters/07-zero.nw"
 static int shards_unshard(Strategy *s, Model *m, char *err)
 {
     Shards *sh = s->state;
@@ -169,7 +169,7 @@ static int shards_unshard(Strategy *s, Model *m, char *err)
     m->dev->sync();
     return 0;
 }
-#line 1491 "chapters/07-zero.nw"
+#line 1495 "chapters/07-zero.nw"
 static void shards_layout(Shards *sh, const Model *m, int N, int r)
 {
     size_t c0 = chunk_start(m->n_params, N, r), c1 = chunk_start(m->n_params, N, r + 1);
@@ -193,7 +193,7 @@ static void shards_layout(Shards *sh, const Model *m, int N, int r)
     if (!sh->params)
         sh->n = c1 - c0;
 }
-#line 1525 "chapters/07-zero.nw"
+#line 1529 "chapters/07-zero.nw"
 static int shards_open(Strategy *s, const StrategyEnv *e, bool params, char *err)
 {
     Model *m = e->m;
@@ -201,7 +201,7 @@ static int shards_open(Strategy *s, const StrategyEnv *e, bool params, char *err
     Shards *sh = xcalloc(1, sizeof *sh);
     *sh = (Shards){.c = e->c, .host = e->host, .m = m, .params = params};
     shards_layout(sh, m, e->c->size, e->c->rank);
-#line 1540 "chapters/07-zero.nw"
+#line 1544 "chapters/07-zero.nw"
     size_t floats = sh->n + 1, largest = sh->buf[0] > sh->buf[1] ? sh->buf[0] : sh->buf[1];
     sh->gshard = dev->alloc(floats * sizeof(float));
     size_t scratch = chunk_max(params ? largest : m->n_params, e->c->size);
@@ -221,7 +221,7 @@ static int shards_open(Strategy *s, const StrategyEnv *e, bool params, char *err
         dev->sync();
         model_give_up_params(m);
     }
-#line 1567 "chapters/07-zero.nw"
+#line 1571 "chapters/07-zero.nw"
     size_t gathered = params ? sh->buf[0] + sh->buf[1] : 0, full = m->n_params;
     *s = (Strategy){.rank = e->c->rank,
                     .world = e->c->size,
@@ -239,11 +239,11 @@ static int shards_open(Strategy *s, const StrategyEnv *e, bool params, char *err
                     .grad_bytes = (sh->n + (sh->gbuf[0] ? sh->buf[0] + sh->buf[1] : full)) *
                                   sizeof(float),
                     .state = sh};
-#line 1534 "chapters/07-zero.nw"
+#line 1538 "chapters/07-zero.nw"
     static const char *const names[] = {"gather layer", "reduce-scatter layer"};
     return queue_start(&sh->q, dev, shards_work, sh, names, err);
 }
-#line 1599 "chapters/07-zero.nw"
+#line 1603 "chapters/07-zero.nw"
 static int zero2_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     return shards_open(s, e, false, err);
@@ -266,7 +266,7 @@ static void shards_close(Strategy *s)
             dev->release(bufs[k]);
     free(sh);
 }
-#line 1630 "chapters/07-zero.nw"
+#line 1634 "chapters/07-zero.nw"
 static void shards_report(const Strategy *s, FILE *f)
 {
     const Shards *sh = s->state;
@@ -275,7 +275,7 @@ static void shards_report(const Strategy *s, FILE *f)
             "it (%ld gathers and reduce-scatters)\n",
             sh->q.busy, sh->q.exposed, sh->q.done);
 }
-#line 1646 "chapters/07-zero.nw"
+#line 1650 "chapters/07-zero.nw"
 static void fsdp_traffic(char *line, size_t len, int ranks, size_t bytes)
 {
     char sent[32], model[32];
@@ -285,7 +285,7 @@ static void fsdp_traffic(char *line, size_t len, int ranks, size_t bytes)
              format_bytes(sent, 3 * (size_t)(ranks - 1) * bytes / (size_t)ranks),
              format_bytes(model, bytes));
 }
-#line 1668 "chapters/07-zero.nw"
+#line 1672 "chapters/07-zero.nw"
 const StrategyDef strategy_zero2 = {
     .name = "zero2",
     .title = "ZeRO-2 (gradients and optimizer state sharded)",
@@ -300,7 +300,7 @@ const StrategyDef strategy_zero2 = {
     .report = shards_report,
     .traffic = ring_traffic,
 };
-#line 1684 "chapters/07-zero.nw"
+#line 1688 "chapters/07-zero.nw"
 const StrategyDef strategy_fsdp = {
     .name = "fsdp",
     .title = "FSDP (parameters, gradients and optimizer state sharded)",

@@ -1,5 +1,5 @@
 /** @file tensor.c @brief Megatron's split of the MLP on a grid of ranks (chapter 11). */
-#line 547 "chapters/11-tensor.nw"
+#line 549 "chapters/11-tensor.nw"
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -13,7 +13,7 @@
 #include "tensor.h"
 #include "util.h"
 
-#line 144 "chapters/11-tensor.nw"
+#line 146 "chapters/11-tensor.nw"
 /** The tensor strategy's state: the column's ring first (ring_sum_stats finds it). */
 typedef struct TensorState {
     RingState col;              /**< the column: gradients' communicator, figures', scratch */
@@ -39,7 +39,7 @@ typedef struct TensorState {
     long steps;                 /**< steps synced so far */
     char runs[160];             /**< what the banner calls it */
 } TensorState;
-#line 172 "chapters/11-tensor.nw"
+#line 174 "chapters/11-tensor.nw"
 /** The view of @p parent whose members are @p n ranks from @p first, @p stride apart. */
 static Comm *grid_view(Comm *parent, int first, int stride, int n, char *err)
 {
@@ -59,7 +59,7 @@ static int open_grid(TensorState *st, const StrategyEnv *e, Comm **col, char *er
     st->col_host = *col ? grid_view(e->host, st->t, st->T, st->D, err) : NULL;
     return st->col_host ? 0 : -1;
 }
-#line 201 "chapters/11-tensor.nw"
+#line 203 "chapters/11-tensor.nw"
 static int share_of(const TensorState *st, int k)
 {
     return st->split[k] ? (int)(chunk_start((size_t)st->width[k], st->T, st->t + 1) -
@@ -76,7 +76,7 @@ static void plan_split(TensorState *st, const Model *m)
         st->lo[k] = st->split[k] ? (int)chunk_start((size_t)m->width[k], st->T, st->t) : 0;
     }
 }
-#line 228 "chapters/11-tensor.nw"
+#line 230 "chapters/11-tensor.nw"
 /** Copy layer @p l's share between @p whole (the whole model's layout, host memory) and
  * @p mine (the rank's model @p m, host memory): into mine when @p take, else out of it. */
 static void copy_share(const TensorState *st, const Model *m, int l, float *whole, float *mine,
@@ -99,7 +99,7 @@ static void copy_share(const TensorState *st, const Model *m, int l, float *whol
         take ? (mine[ly->b + j] = own_bias ? whole[b + lo + j] : 0.0f)
              : (whole[b + lo + j] = own_bias ? mine[ly->b + j] : 0.0f);
 }
-#line 258 "chapters/11-tensor.nw"
+#line 260 "chapters/11-tensor.nw"
 static int take_share(TensorState *st, Model *m, char *err)
 {
     const Device *dev = m->dev;
@@ -112,7 +112,7 @@ static int take_share(TensorState *st, Model *m, char *err)
     st->whole = m->n_params;
     model_free(m);
     int rc = model_init(m, dev, st->width[0], hidden, L - 1, st->width[L], max_batch, 1, err);
-#line 271 "chapters/11-tensor.nw"
+#line 273 "chapters/11-tensor.nw"
     float *mine = rc == 0 ? xcalloc(m->n_params, sizeof(float)) : NULL;
     for (int l = 0; rc == 0 && l < L; l++) {
         copy_share(st, m, l, whole, mine, true);
@@ -123,7 +123,7 @@ static int take_share(TensorState *st, Model *m, char *err)
     free(mine), free(whole);
     return rc;
 }
-#line 325 "chapters/11-tensor.nw"
+#line 327 "chapters/11-tensor.nw"
 static int row_sum(TensorState *st, float *buf, size_t count, Pass pass, char *err)
 {
     double t0 = now_seconds();
@@ -135,7 +135,7 @@ static int row_sum(TensorState *st, float *buf, size_t count, Pass pass, char *e
     return 0;
 }
 
-#line 298 "chapters/11-tensor.nw"
+#line 300 "chapters/11-tensor.nw"
 static int tensor_after_layer(Strategy *s, Model *m, int l, Pass pass, char *err)
 {
     TensorState *st = s->state;
@@ -156,7 +156,7 @@ static int tensor_after_layer(Strategy *s, Model *m, int l, Pass pass, char *err
                      (size_t)m->layer[l].out * sizeof(float));
     return 0;
 }
-#line 345 "chapters/11-tensor.nw"
+#line 347 "chapters/11-tensor.nw"
 static int tensor_sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
 {
     TensorState *st = s->state;
@@ -170,7 +170,7 @@ static int tensor_sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
     timers_add(t, "all-reduce", now_seconds() - t0);
     return 0;
 }
-#line 369 "chapters/11-tensor.nw"
+#line 371 "chapters/11-tensor.nw"
 static int tensor_unshard(Strategy *s, Model *m, char *err)
 {
     TensorState *st = s->state;
@@ -196,7 +196,7 @@ static int tensor_unshard(Strategy *s, Model *m, char *err)
         model_free(m), *m = all;
     return rc;
 }
-#line 458 "chapters/11-tensor.nw"
+#line 460 "chapters/11-tensor.nw"
 static void tensor_free(TensorState *st, Comm *col)
 {
     Comm *views[] = {st->row, st->row_host, col, st->col_host};
@@ -215,7 +215,7 @@ static void tensor_close(Strategy *s)
     ring_strategy_free(&st->col);
     tensor_free(st, st->col.c);
 }
-#line 425 "chapters/11-tensor.nw"
+#line 427 "chapters/11-tensor.nw"
 static void tensor_buffers(TensorState *st, Model *m, Comm *col)
 {
     int widest = 0;
@@ -228,7 +228,7 @@ static void tensor_buffers(TensorState *st, Model *m, Comm *col)
     m->dev->zero(st->zeros, (size_t)widest * sizeof(float));
 }
 
-#line 403 "chapters/11-tensor.nw"
+#line 405 "chapters/11-tensor.nw"
 static int tensor_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     Model *m = e->m;
@@ -236,7 +236,7 @@ static int tensor_open(Strategy *s, const StrategyEnv *e, char *err)
     st->T = e->tp > 0 ? e->tp : e->c->size;
     st->accum = e->accum > 1 ? e->accum : 1;
     Comm *col = NULL;
-#line 445 "chapters/11-tensor.nw"
+#line 447 "chapters/11-tensor.nw"
     if (st->T < 1 || e->c->size % st->T) {
         error_set(err, "--tp %d does not divide the %d ranks", st->T, e->c->size);
         return free(st), -1;
@@ -247,7 +247,7 @@ static int tensor_open(Strategy *s, const StrategyEnv *e, char *err)
                       m->width[k]);
             return free(st), -1;
         }
-#line 411 "chapters/11-tensor.nw"
+#line 413 "chapters/11-tensor.nw"
     if (open_grid(st, e, &col, err) || (plan_split(st, m), take_share(st, m, err)))
         return tensor_free(st, col), -1;
     tensor_buffers(st, m, col);
@@ -255,7 +255,7 @@ static int tensor_open(Strategy *s, const StrategyEnv *e, char *err)
              "tensor parallel: %d row(s) of %d rank(s), the "
              "layers split along each row, the batch down each column",
              st->D, st->T);
-#line 416 "chapters/11-tensor.nw"
+#line 418 "chapters/11-tensor.nw"
     *s = (Strategy){.rank = st->d,
                     .world = st->D,
                     .mute = st->t != 0,
@@ -265,10 +265,10 @@ static int tensor_open(Strategy *s, const StrategyEnv *e, char *err)
                     .unshard = tensor_unshard,
                     .state = st,
                     .runs = st->runs};
-#line 420 "chapters/11-tensor.nw"
+#line 422 "chapters/11-tensor.nw"
     return 0;
 }
-#line 489 "chapters/11-tensor.nw"
+#line 491 "chapters/11-tensor.nw"
 size_t tensor_row_bytes(const int *width, int L, int b, int T, int t)
 {
     size_t bytes = 0;
@@ -281,7 +281,7 @@ size_t tensor_row_bytes(const int *width, int L, int b, int T, int t)
     }
     return bytes;
 }
-#line 530 "chapters/11-tensor.nw"
+#line 532 "chapters/11-tensor.nw"
 static void tensor_report(const Strategy *s, FILE *f)
 {
     const TensorState *st = s->state;
@@ -295,9 +295,9 @@ static void tensor_report(const Strategy *s, FILE *f)
             st->accum * tensor_row_bytes(st->width, st->n_layers, st->batch, st->T, 0),
             st->col_bytes / k, N, ring_coded_bytes(st->whole, N, 0, DTYPE_FP32),
             st->row_seconds);
-#line 542 "chapters/11-tensor.nw"
+#line 544 "chapters/11-tensor.nw"
 }
-#line 697 "chapters/11-tensor.nw"
+#line 699 "chapters/11-tensor.nw"
 const StrategyDef strategy_tensor = {
     .name = "tensor",
     .title = "tensor parallel: each pair of layers split along a row of ranks",

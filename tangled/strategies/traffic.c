@@ -2,7 +2,7 @@
  * @file traffic.c
  * @brief The banner's traffic lines that several strategies print (chapters 5-8).
  */
-#line 704 "chapters/05-ag.nw"
+#line 706 "chapters/05-ag.nw"
 #include "traffic.h"
 
 #include <stdio.h>
@@ -10,7 +10,7 @@
 
 #include "report.h"
 
-#line 715 "chapters/05-ag.nw"
+#line 717 "chapters/05-ag.nw"
 void allreduce_traffic(char *line, size_t len, int ranks, size_t bytes)
 {
     char b1[32], b2[32];

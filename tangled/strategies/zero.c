@@ -2,7 +2,7 @@
  * @file zero.c
  * @brief ZeRO-1: the optimizer's state sharded over the ranks (chapter 7).
  */
-#line 636 "chapters/07-zero.nw"
+#line 639 "chapters/07-zero.nw"
 #include <stdlib.h>
 
 #include "collectives.h"
@@ -12,7 +12,7 @@
 #include "traffic.h"
 #include "util.h"
 
-#line 659 "chapters/07-zero.nw"
+#line 662 "chapters/07-zero.nw"
 static int zero1_sync(Strategy *s, Model *m, Timers *t, char *err)
 {
     RingState *st = s->state;
@@ -26,7 +26,7 @@ static int zero1_sync(Strategy *s, Model *m, Timers *t, char *err)
     return 0;
 }
 
-#line 677 "chapters/07-zero.nw"
+#line 680 "chapters/07-zero.nw"
 static int zero1_update(Strategy *s, Model *m, Optimizer *opt, Timers *t, char *err)
 {
     RingState *st = s->state;
@@ -42,7 +42,7 @@ static int zero1_update(Strategy *s, Model *m, Optimizer *opt, Timers *t, char *
     return 0;
 }
 
-#line 705 "chapters/07-zero.nw"
+#line 708 "chapters/07-zero.nw"
 static int zero1_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     (void)err;
@@ -68,7 +68,7 @@ static void zero1_close(Strategy *s)
     free(s->state);
 }
 
-#line 735 "chapters/07-zero.nw"
+#line 738 "chapters/07-zero.nw"
 const StrategyDef strategy_zero1 = {
     .name = "zero1",
     .title = "ZeRO-1 (optimizer state sharded, ring collectives)",

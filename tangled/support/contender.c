@@ -2,7 +2,7 @@
  * @file contender.c
  * @brief Running a benchmark's contenders and reading their tables (chapter 6).
  */
-#line 3558 "chapters/06-production.nw"
+#line 3562 "chapters/06-production.nw"
 #include "contender.h"
 
 #include <errno.h>
@@ -19,7 +19,7 @@
 #include "report.h"
 #include "util.h"
 
-#line 1566 "chapters/08-direct.nw"
+#line 1575 "chapters/08-direct.nw"
 /** Row @p row of this round: the first round makes it, the others add their time. */
 static void contender_row(Contender *col, int row, size_t size, size_t count, double us,
                           double bw, long wrong)
@@ -35,7 +35,7 @@ static void contender_row(Contender *col, int row, size_t size, size_t count, do
         col->round_us[col->rounds][row] = us;
     col->wrong[row] = wrong > col->wrong[row] ? wrong : col->wrong[row];
 }
-#line 1587 "chapters/08-direct.nw"
+#line 1596 "chapters/08-direct.nw"
 /** The round is over: each row's time is the median of its rounds. */
 static void contender_round_end(Contender *col)
 {
@@ -50,10 +50,10 @@ static void contender_round_end(Contender *col)
     }
 }
 
-#line 3587 "chapters/06-production.nw"
+#line 3591 "chapters/06-production.nw"
 void contender_run(Contender *col)
 {
-#line 3621 "chapters/06-production.nw"
+#line 3625 "chapters/06-production.nw"
     int fd[2];
     if (pipe(fd) != 0)
         fatal("pipe: %s", strerror(errno));
@@ -65,14 +65,14 @@ void contender_run(Contender *col)
     int rc = posix_spawnp(&pid, col->argv[0], &fa, NULL, col->argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     close(fd[1]);
-#line 3590 "chapters/06-production.nw"
+#line 3594 "chapters/06-production.nw"
     if (rc != 0) {
         close(fd[0]);
         snprintf(col->why, sizeof col->why, "cannot run %s: %s", col->argv[0], strerror(rc));
-#line 3594 "chapters/06-production.nw"
+#line 3598 "chapters/06-production.nw"
         return;
     }
-#line 3645 "chapters/06-production.nw"
+#line 3649 "chapters/06-production.nw"
     FILE *f = fdopen(fd[0], "r");
     char line[512];
     int row = 0;
@@ -89,7 +89,7 @@ void contender_run(Contender *col)
     if (f)
         fclose(f);
     contender_round_end(col);
-#line 3597 "chapters/06-production.nw"
+#line 3601 "chapters/06-production.nw"
     int st;
     waitpid(pid, &st, 0);
     col->ran = true;
@@ -99,7 +99,7 @@ void contender_run(Contender *col)
                  WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
 }
 
-#line 3672 "chapters/06-production.nw"
+#line 3676 "chapters/06-production.nw"
 double contender_at(const Contender *col, size_t size, enum ContenderField field)
 {
     for (int i = 0; i < col->rows; i++)
@@ -109,7 +109,7 @@ double contender_at(const Contender *col, size_t size, enum ContenderField field
                                               : (double)col->wrong[i];
     return NAN;
 }
-#line 3691 "chapters/06-production.nw"
+#line 3695 "chapters/06-production.nw"
 void machine_line(char *buf, size_t len)
 {
     char model[128] = "unknown CPU", line[256];
@@ -130,7 +130,7 @@ void machine_line(char *buf, size_t len)
     snprintf(buf, len, "%s, %ld cores, %s %s, %s", model, sysconf(_SC_NPROCESSORS_ONLN),
              u.sysname, u.release, day);
 }
-#line 3755 "chapters/06-production.nw"
+#line 3759 "chapters/06-production.nw"
 static void table_heading(FILE *csv, const Contender *col, int n, int base, const int *vs,
                           int n_vs)
 {
@@ -151,12 +151,12 @@ static void table_heading(FILE *csv, const Contender *col, int n, int base, cons
         fprintf(csv, "size");
         for (int k = 0; k < n; k++)
             fprintf(csv, ",%s_us,%s_%s", col[k].key, col[k].key, col[k].bus ? "busbw" : "bw");
-#line 3776 "chapters/06-production.nw"
+#line 3780 "chapters/06-production.nw"
         fprintf(csv, ",wrong\n");
     }
 }
 
-#line 3789 "chapters/06-production.nw"
+#line 3793 "chapters/06-production.nw"
 /** One line of the table (and of the CSV); 1 when an element was wrong. */
 static int table_row(FILE *csv, const Contender *col, int n, int base, const int *vs, int n_vs,
                      size_t size)
@@ -165,7 +165,7 @@ static int table_row(FILE *csv, const Contender *col, int n, int base, const int
     printf("%12zu", size);
     if (csv)
         fprintf(csv, "%zu", size);
-#line 3818 "chapters/06-production.nw"
+#line 3822 "chapters/06-production.nw"
     for (int k = 0; k < n; k++) {
         double t = contender_at(&col[k], size, CONTENDER_US);
         double b = contender_at(&col[k], size, CONTENDER_BUSBW);
@@ -178,7 +178,7 @@ static int table_row(FILE *csv, const Contender *col, int n, int base, const int
             fprintf(csv, ",%.3f,%.4f", t, b);
         wrong += isnan(w) ? 0 : w;
     }
-#line 3798 "chapters/06-production.nw"
+#line 3802 "chapters/06-production.nw"
     printf(" %7.0f", wrong);
     double mine = contender_at(&col[base], size, CONTENDER_BUSBW);
     for (int j = 0; j < n_vs; j++)
@@ -189,10 +189,10 @@ static int table_row(FILE *csv, const Contender *col, int n, int base, const int
     return wrong > 0;
 }
 
-#line 3726 "chapters/06-production.nw"
+#line 3730 "chapters/06-production.nw"
 int contender_table(FILE *csv, const Contender *col, int n, int base, const int *vs, int n_vs)
 {
-#line 3729 "chapters/06-production.nw"
+#line 3733 "chapters/06-production.nw"
     int status = 0, sizes = base;
     for (int k = 0; k < n && col[sizes].rows == 0; k++)
         sizes = k;

@@ -2,10 +2,10 @@
  * @file util.c
  * @brief Error reporting, allocation and the clock.
  */
-#line 151 "chapters/A1-support.nw"
+#line 152 "chapters/A1-support.nw"
 #include "util.h"
 
-#line 135 "chapters/A1-support.nw"
+#line 136 "chapters/A1-support.nw"
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#line 184 "chapters/A1-support.nw"
+#line 185 "chapters/A1-support.nw"
 static const char *progname = "dps";
 
 void set_program_name(const char *argv0)
@@ -31,7 +31,7 @@ const char *program_name(void)
     return progname;
 }
 
-#line 215 "chapters/A1-support.nw"
+#line 216 "chapters/A1-support.nw"
 void fatal(const char *fmt, ...)
 {
     va_list ap;
@@ -44,7 +44,7 @@ void fatal(const char *fmt, ...)
     exit(EXIT_RUNTIME);
 }
 
-#line 236 "chapters/A1-support.nw"
+#line 237 "chapters/A1-support.nw"
 int error_set(char *err, const char *fmt, ...)
 {
     va_list ap;
@@ -54,7 +54,7 @@ int error_set(char *err, const char *fmt, ...)
     return -1;
 }
 
-#line 261 "chapters/A1-support.nw"
+#line 262 "chapters/A1-support.nw"
 void *xcalloc(size_t count, size_t size)
 {
     void *p = calloc(count ? count : 1, size ? size : 1);
@@ -63,7 +63,7 @@ void *xcalloc(size_t count, size_t size)
     return p;
 }
 
-#line 286 "chapters/A1-support.nw"
+#line 287 "chapters/A1-support.nw"
 double now_seconds(void)
 {
     struct timespec ts;
@@ -71,7 +71,7 @@ double now_seconds(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-#line 306 "chapters/A1-support.nw"
+#line 307 "chapters/A1-support.nw"
 int cores_available(void)
 {
     cpu_set_t allowed;
@@ -83,7 +83,7 @@ int cores_available(void)
     return n < 1 ? 1 : (int)n;
 }
 
-#line 347 "chapters/A1-support.nw"
+#line 348 "chapters/A1-support.nw"
 int read_file(const char *path, unsigned char **buf, size_t *len, char *err)
 {
     FILE *f = fopen(path, "rb");
@@ -103,12 +103,12 @@ int read_file(const char *path, unsigned char **buf, size_t *len, char *err)
         free(*buf);
         return error_set(err, "%s: read error after %zu of %zu bytes: %s", path, got, *len,
                          strerror(e));
-#line 367 "chapters/A1-support.nw"
+#line 368 "chapters/A1-support.nw"
     }
     return 0;
 }
 
-#line 397 "chapters/A1-support.nw"
+#line 398 "chapters/A1-support.nw"
 __attribute__((weak)) const char *exercises_linked(void)
 {
     return NULL;
