@@ -125,16 +125,18 @@ void hierarchy_close(Hierarchy *h)
         h->local->close(h->local);
     memset(h, 0, sizeof *h);
 }
-#line 1676 "chapters/10-compress.nw"
-/** The ring across hosts on buf[0..count): coded when the hierarchy says so (chapter 10). */
+#line 865 "chapters/09-hosts.nw"
+/** The ring across hosts on buf[0..count), the ranks of one place (coded: chapter 10). */
 static int cross_ring(const Hierarchy *h, float *buf, size_t count, float *scratch, float scale,
                       char *err)
 {
+#line 1676 "chapters/10-compress.nw"
     if (h->dtype != DTYPE_FP32)
         return ring_all_reduce_coded(h->cross, buf, count, h->dtype, h->wire, scale, err);
+#line 870 "chapters/09-hosts.nw"
     return ring_all_reduce(h->cross, buf, count, scratch, scale, err);
 }
-#line 860 "chapters/09-hosts.nw"
+#line 875 "chapters/09-hosts.nw"
 size_t hierarchy_scratch(const Hierarchy *h, size_t count)
 {
     return chunk_max(chunk_max(count, h->per_host), h->hosts);
@@ -152,7 +154,7 @@ int hierarchical_all_reduce(const Hierarchy *h, float *buf, size_t count, float 
     if (direct_copies(in, buf, v, err))
         return -1;
     uint32_t base = in->progress(in);
-#line 887 "chapters/09-hosts.nw"
+#line 902 "chapters/09-hosts.nw"
     const float *part[DEVICE_MAX_SOURCES];
     launch_phase("hierarchical: reduce-scatter within the host, %zu floats", count);
     in->advance(in, base + 1); /* my buffer is ready */
@@ -161,11 +163,11 @@ int hierarchical_all_reduce(const Hierarchy *h, float *buf, size_t count, float 
     for (int q = 0; q < n; q++)
         part[q] = v[q] + lo;
     in->dev->reduce(hi - lo, part, n, 1.0f, buf + lo);
-#line 878 "chapters/09-hosts.nw"
+#line 893 "chapters/09-hosts.nw"
     launch_phase("hierarchical: ring across %d hosts, %zu floats", h->hosts, hi - lo);
     if (cross_ring(h, buf + lo, hi - lo, scratch, scale, err))
         return -1;
-#line 898 "chapters/09-hosts.nw"
+#line 913 "chapters/09-hosts.nw"
     launch_phase("hierarchical: all-gather within the host, %zu floats", count);
     in->advance(in, base + 2); /* my chunk holds the total */
     if (direct_wait_all(in, base + 2, err))
@@ -178,6 +180,6 @@ int hierarchical_all_reduce(const Hierarchy *h, float *buf, size_t count, float 
     in->advance(in, base + 3); /* I have read every owner's chunk */
     if (direct_wait_all(in, base + 3, err))
         return -1;
-#line 882 "chapters/09-hosts.nw"
+#line 897 "chapters/09-hosts.nw"
     return 0;
 }
