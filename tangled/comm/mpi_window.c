@@ -38,7 +38,7 @@ typedef struct MpiWindows {
     int n_win;                      /**< how many */
     double wait;                    /**< seconds to wait for a peer's progress */
 } MpiWindows;
-#line 498 "chapters/09-hosts.nw"
+#line 521 "chapters/09-hosts.nw"
 static void *mpi_alloc_shared(Comm *c, size_t bytes)
 {
     MpiWindows *w = c->state;
@@ -52,6 +52,7 @@ static void *mpi_alloc_shared(Comm *c, size_t bytes)
     MPI_Info_free(&info);
     if (rc != MPI_SUCCESS)
         return NULL;
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, x->win); /* its epoch: the window's whole life */
     x->bytes = bytes;
     w->n_win++;
     return x->base;
@@ -73,16 +74,25 @@ static void *mpi_peer_buffer(Comm *c, int peer, const void *mine)
     }
     return NULL;
 }
-#line 541 "chapters/09-hosts.nw"
+#line 566 "chapters/09-hosts.nw"
 static uint32_t mpi_progress(Comm *c)
 {
     MpiWindows *w = c->state;
     return atomic_load_explicit(w->counter[w->host_rank[c->rank]], memory_order_relaxed);
 }
 
+/** MPI's memory barrier on every window: stores before it are seen by a peer after its own. */
+static void mpi_sync_windows(MpiWindows *w)
+{
+    for (int i = 0; i < w->n_win; i++)
+        MPI_Win_sync(w->win[i].win);
+    MPI_Win_sync(w->counter_win);
+}
+
 static void mpi_advance(Comm *c, uint32_t value)
 {
     MpiWindows *w = c->state;
+    mpi_sync_windows(w);
     atomic_store_explicit(w->counter[w->host_rank[c->rank]], value, memory_order_release);
 }
 
@@ -99,6 +109,7 @@ static int mpi_wait_for(Comm *c, int peer, uint32_t value, char *err)
         if (k % 1024 == 1023 && now_seconds() > give_up)
             return error_set(err, "rank %d made no progress for %g s", peer, w->wait);
     }
+    mpi_sync_windows(w);
     return 0;
 }
 #line 426 "chapters/09-hosts.nw"
@@ -110,7 +121,7 @@ int mpi_windows_open(Comm *c, double wait, char *err)
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL, &w->host);
 #line 433 "chapters/09-hosts.nw"
     MPI_Comm_set_errhandler(w->host, MPI_ERRORS_RETURN);
-#line 452 "chapters/09-hosts.nw"
+#line 453 "chapters/09-hosts.nw"
     MPI_Group world, host;
     MPI_Comm_group(MPI_COMM_WORLD, &world);
     MPI_Comm_group(w->host, &host);
@@ -136,7 +147,15 @@ int mpi_windows_open(Comm *c, double wait, char *err)
     c->state = w;
     if (rc != MPI_SUCCESS) /* no shared memory: no windows */
         return 0;
-#line 469 "chapters/09-hosts.nw"
+#line 482 "chapters/09-hosts.nw"
+    int *model = NULL, has = 0;
+    MPI_Win_get_attr(w->counter_win, MPI_WIN_MODEL, &model, &has);
+    if (!has || *model != MPI_WIN_UNIFIED) { /* a separate public copy: no windows */
+        MPI_Win_free(&w->counter_win);
+        return 0;
+    }
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, w->counter_win);
+#line 492 "chapters/09-hosts.nw"
     int n_host;
     MPI_Comm_size(w->host, &n_host);
     w->counter = xcalloc((size_t)n_host, sizeof *w->counter);
@@ -149,25 +168,29 @@ int mpi_windows_open(Comm *c, double wait, char *err)
     }
     atomic_store(w->counter[w->host_rank[c->rank]], 0);
     MPI_Barrier(w->host); /* every counter is 0 before anyone reads one */
-#line 484 "chapters/09-hosts.nw"
+#line 507 "chapters/09-hosts.nw"
     c->alloc_shared = mpi_alloc_shared;
     c->peer_buffer = mpi_peer_buffer;
     c->progress = mpi_progress;
     c->advance = mpi_advance;
     c->wait_for = mpi_wait_for;
-#line 447 "chapters/09-hosts.nw"
+#line 448 "chapters/09-hosts.nw"
     return 0;
 }
-#line 574 "chapters/09-hosts.nw"
+#line 609 "chapters/09-hosts.nw"
 void mpi_windows_close(Comm *c)
 {
     MpiWindows *w = c->state;
     if (!w)
         return;
-    for (int i = w->n_win - 1; i >= 0; i--)
+    for (int i = w->n_win - 1; i >= 0; i--) {
+        MPI_Win_unlock_all(w->win[i].win);
         MPI_Win_free(&w->win[i].win);
-    if (w->counter)
+    }
+    if (w->counter) {
+        MPI_Win_unlock_all(w->counter_win);
         MPI_Win_free(&w->counter_win);
+    }
     MPI_Comm_free(&w->host);
     free(w->counter);
     free(w->host_rank);
