@@ -2,22 +2,23 @@
  * @file cost_model.c
  * @brief The alpha-beta model of the all-reduces of chapters 5, 8 and 9 (chapter 9).
  */
-#line 1484 "chapters/09-hosts.nw"
+#line 1488 "chapters/09-hosts.nw"
 #include "cost_model.h"
 
 #include <math.h>
 #include <string.h>
 
-#line 1499 "chapters/09-hosts.nw"
+#line 1503 "chapters/09-hosts.nw"
 int cost_terms(CostAlgo a, const Machine *m, CostTerms *t)
 {
     double H = m->hosts, L = m->per_host, N = H * L, halves = L > 1 ? 2 : 0;
-    double per_card = ceil(L / (m->cards > 0 ? m->cards : 1)) / L; /* a chunk is n/L */
+    double C = m->cards > 0 ? m->cards : 1;
+    double per_card = ceil(L / C) / L; /* a chunk is n/L */
     memset(t, 0, sizeof *t);
     switch (a) {
-    case COST_FLAT_RING:
+    case COST_FLAT_RING: /* as NCCL runs it: C channels, one card each, n/C bytes each */
         if (H > 1)
-            t->between_steps = 2 * (N - 1), t->between_bytes = 2 * (N - 1) / N;
+            t->between_steps = 2 * (N - 1), t->between_bytes = 2 * (N - 1) / N / C;
         else
             t->within_steps = 2 * (N - 1), t->within_bytes = 2 * (N - 1) / N;
         return 1;
@@ -39,7 +40,7 @@ int cost_terms(CostAlgo a, const Machine *m, CostTerms *t)
     default: return 0;
     }
 }
-#line 1543 "chapters/09-hosts.nw"
+#line 1548 "chapters/09-hosts.nw"
 double cost_predict(CostAlgo a, const Machine *m, double bytes)
 {
     CostTerms t;
@@ -58,7 +59,7 @@ const char *cost_name(CostAlgo a)
     static const char *names[] = {"flat ring", "hierarchical", "tree", "one-shot", "two-shot"};
     return a < N_COST_ALGOS ? names[a] : "?";
 }
-#line 1581 "chapters/09-hosts.nw"
+#line 1586 "chapters/09-hosts.nw"
 int cost_fit(const double *steps, const double *bytes, const double *t, int n, Link *out)
 {
     double ss = 0, sb = 0, bb = 0, st = 0, bt = 0;
@@ -73,7 +74,7 @@ int cost_fit(const double *steps, const double *bytes, const double *t, int n, L
     out->beta = (ss * bt - sb * st) / det;
     return out->alpha >= 0 && out->beta > 0 ? 0 : -1;
 }
-#line 1571 "chapters/09-hosts.nw"
+#line 1576 "chapters/09-hosts.nw"
 double cost_fit_rate(const double *over, const double *t, int n)
 {
     double sx = 0, sxx = 0; /* minimise the sum of (over[i] u / t[i] - 1)^2, u = 1 / rate */

@@ -21,12 +21,16 @@ static void expect_terms(CostAlgo a, int H, int L, int C, double ws, double wb, 
               t.between_bytes, ws, wb, bs, bb);
 }
 
-/* By hand: a flat ring of N = 4 sends 2(N-1)/N = 1.5 n in 6 steps; the hierarchy of 2 x 2
- * reduces and gathers within (1 step and n/2 each), and its 2 rings cross in 2 steps of n/2
- * each, sharing one card (n per host in all) or one card each (n/2). */
+/* By hand: a flat ring of N = 4 sends 2(N-1)/N = 1.5 n in 6 steps; with a card per rank it
+ * runs as NCCL does, a channel per card, each card 1.5 n / 2 (8 x 8 with 8 cards: 2 x 63/64 n
+ * / 8). The hierarchy of 2 x 2 reduces and gathers within (1 step and n/2 each), and its 2
+ * rings cross in 2 steps of n/2 each, sharing one card (n per host in all) or one card each
+ * (n/2). */
 Test(cost_model, each_algorithm_counts_the_steps_and_bytes_worked_by_hand)
 {
     expect_terms(COST_FLAT_RING, 2, 2, 1, 0, 0, 6, 1.5);
+    expect_terms(COST_FLAT_RING, 2, 2, 2, 0, 0, 6, 0.75);
+    expect_terms(COST_FLAT_RING, 8, 8, 8, 0, 0, 126, 2.0 * 63 / 64 / 8);
     expect_terms(COST_FLAT_RING, 1, 4, 1, 6, 1.5, 0, 0);
     expect_terms(COST_HIERARCHICAL, 2, 2, 1, 2, 1, 2, 1);
     expect_terms(COST_HIERARCHICAL, 2, 2, 2, 2, 1, 2, 0.5);
