@@ -341,6 +341,7 @@ run_one() {
     fi
     took=$(($(ms) - t0))
     SPENT=$((SPENT + took))
+    [ -z "${GRADE_TIMES:-}" ] || echo "time:   $t: $took ms" >&2
     info=$(grep -a '^info:' "$bin.one.out" | head -5)
     [ -z "$info" ] || INFO+="$info"$'\n'
     # The warden says 124 when its limit ended the test. timeout(1) says 137 too when the test
