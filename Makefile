@@ -707,7 +707,7 @@ DEB_TEST  := build-essential noweb libcriterion-dev clang-format-14 libopenblas-
 DEB_BOOK  := noweb texlive-latex-base texlive-latex-recommended texlive-pictures lmodern latexmk \
              poppler-utils clang-format-14 gcc
 DEB_DOCS  := doxygen
-DEB_OTHER := valgrind clang zip unzip python3 debootstrap
+DEB_OTHER := valgrind clang libclang-rt-dev zip unzip python3 debootstrap
 DEB_PACKAGES := $(sort $(DEB_TEST) $(DEB_BOOK) $(DEB_DOCS) $(DEB_OTHER))
 
 # Each waits for the package lock when another install holds it (DEPS_WAIT seconds at most).
@@ -749,7 +749,7 @@ extract = awk 'index($$0, "$(1)") == 1 {on = 1} on && !/^\#line/ {print} on && /
 book: $(CHAPTERS) tangled/device/device_cpu.c kernels/device_cuda.cu book/book.tex book/preface.tex book/style.tex book/refs.bib \
       book/weave.sh book/cdefs.awk book/uses.awk book/listing.clang-format book/timeline.awk \
       book/cells.awk book/runs_table.awk book/spread_table.awk book/ink.c book/numbers.awk book/numbers-allow.txt \
-      book/numbers-known.txt book/index-required.txt $(wildcard book/data/*.csv) $(wildcard book/data/*.txt)
+      book/numbers-known.txt book/index-required.txt book/pages.awk $(wildcard book/data/*.csv) $(wildcard book/data/*.txt)
 	@if [ "$(INSTRUCTOR)" = 1 ] && [ -f .handout ]; then \
 	  echo "book: this is a student's handout: its chapters hold no answers, so there is no instructor's edition to build here" >&2; exit 2; fi
 	@$(MAKE) --no-print-directory deps-book-check
@@ -772,6 +772,15 @@ book: $(CHAPTERS) tangled/device/device_cpu.c kernels/device_cuda.cu book/book.t
 	  || { tail -40 latexmk.log; exit 1; }
 	@! grep -E "multiply defined|There were undefined|(Reference|Citation) .* undefined" $(BOOK_DIR)/book.log \
 	  || { echo "book: a label defined twice, or an undefined reference or citation (above)" >&2; exit 1; }
+	@# Both editions paginate alike: each build keeps its labels' pages (book-EDITION.aux, with
+	@# the hash of what it was built from); with the other edition's from the same sources
+	@# beside it, every label both define must be on the same page (book/pages.awk).
+	@ed=$(if $(filter 1,$(INSTRUCTOR)),instructor,students); other=$(if $(filter 1,$(INSTRUCTOR)),students,instructor); \
+	  cd $(BOOK_DIR) && cat chapters.tex cells.tex style.tex book.tex $(CURDIR)/book/preface.tex refs.bib | md5sum > book-$$ed.hash && \
+	  cp book.aux book-$$ed.aux && \
+	  if cmp -s book-$$ed.hash book-$$other.hash && [ -f book-$$other.aux ]; then \
+	    awk -f $(CURDIR)/book/pages.awk book-students.aux book-instructor.aux || exit 1; \
+	  else echo "book: the other edition was not built from these sources: make book$(if $(filter 1,$(INSTRUCTOR)),, INSTRUCTOR=1) compares the pages of both"; fi
 	@# The subject index: 150 entries at least, and every term of book/index-required.txt.
 	@n=$$(grep -cE '^ *\\(item|subitem|subsubitem) ' $(BOOK_DIR)/book.ind); \
 	  missing=$$(grep -v '^#' book/index-required.txt | while read -r t; do \
