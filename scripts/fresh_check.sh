@@ -32,10 +32,19 @@
 #                                          count (git rev-list --count HEAD) is even, trixie
 #                                          when it is odd, so consecutive commits cover both;
 #                                          make ci-full runs both whole.
+#   scripts/fresh_check.sh --roots         only the cached roots of both suites, made when
+#                                          missing: .ci/run starts it beside its first
+#                                          stages, so that a cold machine's debootstrap
+#                                          (about 60 s a suite, mostly the network's) is
+#                                          done by the time fresh-check needs the roots.
+#                                          A root is made under a lock ($dir/SUITE.lock):
+#                                          a check that needs it meanwhile waits for it.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-suites=("$@") first_only=
-if [ "${1:-}" = --one ]; then
+suites=("$@") first_only= roots_only=
+if [ "${1:-}" = --roots ]; then
+    roots_only=1 suites=(bookworm trixie)
+elif [ "${1:-}" = --one ]; then
     count=$(git rev-list --count HEAD 2>/dev/null) || { echo "fresh-check: --one needs a git tree (HEAD's commit count)" >&2; exit 2; }
     if [ $((count % 2)) = 0 ]; then suites=(bookworm trixie) first_only=trixie
     else suites=(trixie bookworm) first_only=bookworm; fi
@@ -53,9 +62,11 @@ mkdir -p "$dir" || exit 1
 dir=$(cd "$dir" && pwd)
 
 # What is checked is HEAD, committed: say so when the tree holds more.
-git diff --quiet HEAD -- 2>/dev/null && [ -z "$(git ls-files --others --exclude-standard)" ] ||
-    echo "fresh-check: warning: the tree has changes that are not committed; the check clones HEAD ($(git rev-parse --short HEAD)) without them" >&2
-git bundle create "$dir/head.bundle" HEAD >/dev/null 2>&1 || { echo "fresh-check: git bundle failed" >&2; exit 1; }
+if [ -z "$roots_only" ]; then
+    git diff --quiet HEAD -- 2>/dev/null && [ -z "$(git ls-files --others --exclude-standard)" ] ||
+        echo "fresh-check: warning: the tree has changes that are not committed; the check clones HEAD ($(git rev-parse --short HEAD)) without them" >&2
+    git bundle create "$dir/head.bundle" HEAD >/dev/null 2>&1 || { echo "fresh-check: git bundle failed" >&2; exit 1; }
+fi
 
 t_all=$(date +%s)
 step() { # step NAME LOG COMMAND...: run it, print its time, stop the check when it fails
@@ -112,10 +123,11 @@ readme_commands() {
         "$dir/$suite.$tag.test.log" | sed "s/^/fresh-check:   /"
 }
 
-# One suite: its root, then the README's commands in it (step exits on a failure).
-run_suite() {
-    local suite=$1 base root
-    base=$dir/$suite.base root=$dir/$suite.root
+# The cached root of suite $1, made when missing (or with FRESH_REFRESH), under the suite's
+# lock: a check that starts while another makes it waits, then finds it made.
+make_base() {
+    local suite=$1 base=$dir/$1.base lock
+    exec {lock}>"$dir/$suite.lock" && flock "$lock" || { echo "fresh-check: $suite: no lock $dir/$suite.lock" >&2; exit 1; }
     if [ -n "${FRESH_REFRESH:-}" ] || [ ! -f "$base/.fresh-made" ]; then
         rm -rf "$base"
         step "$suite: debootstrap (minbase, git and make)" "$dir/$suite.debootstrap.log" \
@@ -124,6 +136,14 @@ run_suite() {
     else
         echo "fresh-check: $suite: the cached root $base (FRESH_REFRESH=1 makes it again)"
     fi
+    exec {lock}>&-
+}
+
+# One suite: its root, then the README's commands in it (step exits on a failure).
+run_suite() {
+    local suite=$1 base root
+    base=$dir/$suite.base root=$dir/$suite.root
+    make_base "$suite"
     rm -rf "$root"
     step "$suite: a copy of the root" "$dir/$suite.copy.log" cp -a "$base" "$root"
     cp "$dir/head.bundle" "$root/tmp/head.bundle" && chmod 644 "$root/tmp/head.bundle"
@@ -143,6 +163,15 @@ run_suite() {
         readme_commands "$root" reader user-after "$suite, a user without sudo, once installed"
     rm -rf "$root"
 }
+
+if [ -n "$roots_only" ]; then
+    pids=() rc=0
+    for suite in "${suites[@]}"; do make_base "$suite" & pids+=($!); done
+    for p in "${pids[@]}"; do wait "$p" || rc=1; done
+    [ $rc = 0 ] || exit 1
+    echo "fresh-check: the roots of ${suites[*]} are ready ($(($(date +%s) - t_all)) s)"
+    exit 0
+fi
 
 # With --one, the other suite's first command runs beside the whole one (it is mostly the
 # network's: debootstrap and apt), its lines shown when both are done.
