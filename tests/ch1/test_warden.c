@@ -1,12 +1,18 @@
 /* The autograder's warden (tests/jail/warden.c): what root does around the jail user's code.
  * `take` copies the student's object out of the user's directory only when it is what it
  * claims (never through a link); `run` bounds a command's time and leaves nothing of it
- * running; `sweep` removes a user's files at any depth. (The sweep also kills every process of
- * its user on the machine: here it sweeps a user id that no process has, made up for the
- * test; make autograder-check's attacks run it on the jail's user.) */
+ * running; `sweep` removes a user's files at any depth, its IPC objects and its keys. (The
+ * sweep also kills every process of its user on the machine: here it sweeps a user id that no
+ * process has, made up for the test; make autograder-check's attacks run it on the jail's
+ * user.) */
 #include <grp.h>
+#include <linux/keyctl.h>
+#include <mqueue.h>
 #include <signal.h>
+#include <sys/msg.h>
+#include <sys/shm.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "helpers.h"
@@ -214,5 +220,127 @@ Test(warden, sweep_removes_a_tree_deeper_than_path_max, .timeout = 60)
     snprintf(cmd, sizeof cmd, "test -z \"$(ls -A %s)\"", dir);
     cr_expect(system(cmd) == 0, "the sweep left something of the chain in %s", dir);
     unlink(list);
+    remove_scratch(dir);
+}
+
+/* What a user leaves in the kernel rather than in files: a System V segment it made and gave
+ * to root (IPC_SET keeps the maker's rights, so it would outlive the grade in root's name), a
+ * message queue, and a key in its user keyring (the user's, not a process's: it outlives them
+ * all). The sweep as that user removes the segment and the queue and empties the keyring.
+ * Root only. */
+Test(warden, sweep_removes_ipc_objects_made_and_given_away_and_the_users_keys, .timeout = 30)
+{
+    if (geteuid() != 0)
+        cr_skip_test("the sweep needs root (it acts as the user it sweeps): run make test as root");
+    static Run r;
+    char dir[64], list[128], desc[64];
+    scratch(dir, sizeof dir);
+    uid_t uid = (uid_t)(2000000000u + (unsigned)getpid() % 100000u); /* no process has it */
+    key_t shm_key = (key_t)(0x5d000000 | (getpid() & 0xffffff)), msg_key = shm_key ^ 0x00800000;
+    snprintf(desc, sizeof desc, "dps-warden-test-%d", (int)getpid());
+    pid_t p = fork();
+    if (p == 0) {
+        if (setgroups(0, NULL) || setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
+            _exit(1);
+        struct shmid_ds ds;
+        int shm = shmget(shm_key, 4096, IPC_CREAT | IPC_EXCL | 0600);
+        if (shm < 0 || shmctl(shm, IPC_STAT, &ds))
+            _exit(2);
+        ds.shm_perm.uid = 0, ds.shm_perm.gid = 0; /* given to root */
+        if (shmctl(shm, IPC_SET, &ds) || msgget(msg_key, IPC_CREAT | IPC_EXCL | 0600) < 0)
+            _exit(3);
+        /* 5: no keyrings here (a container's seccomp may refuse add_key): the rest stands */
+        if (syscall(SYS_add_key, "user", desc, "left behind", 11, KEY_SPEC_USER_KEYRING) < 0)
+            _exit(errno == ENOSYS || errno == EPERM || errno == EACCES ? 5 : 4);
+        _exit(0);
+    }
+    int st;
+    cr_assert(p > 0 && waitpid(p, &st, 0) == p && WIFEXITED(st) &&
+                  (WEXITSTATUS(st) == 0 || WEXITSTATUS(st) == 5),
+              "the user %u could not make its objects (step %d)", (unsigned)uid,
+              WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+    int keys = WEXITSTATUS(st) == 0;
+    int shm = shmget(shm_key, 0, 0);
+    struct shmid_ds ds;
+    cr_assert(shm >= 0 && shmctl(shm, IPC_STAT, &ds) == 0 && ds.shm_perm.uid == 0 &&
+              ds.shm_perm.cuid == uid, "the segment is not root's and made by user %u",
+              (unsigned)uid);
+    snprintf(list, sizeof list, "%s.list", dir);
+    FILE *f = fopen(list, "w");
+    cr_assert(f);
+    fwrite(dir, 1, strlen(dir) + 1, f);
+    fclose(f);
+    char spec[64];
+    snprintf(spec, sizeof spec, "%u:%u", (unsigned)uid, (unsigned)uid);
+    run_program((char *[]){WARDEN, "sweep", spec, list, NULL}, &r);
+    cr_expect(r.status == 0, "the sweep: status %d (%s)", r.status, r.err);
+    int shm_left = shmget(shm_key, 0, 0), shm_errno = errno, msg_left = msgget(msg_key, 0);
+    cr_expect(shm_left < 0 && shm_errno == ENOENT, "the segment given to root outlived the sweep");
+    cr_expect(msg_left < 0, "the message queue outlived the sweep");
+    if (shm_left >= 0)
+        shmctl(shm_left, IPC_RMID, NULL);
+    if (msg_left >= 0)
+        msgctl(msg_left, IPC_RMID, NULL);
+    p = keys ? fork() : -2;
+    if (p == 0) { /* the key is found only in the user's own keyring, by the user */
+        if (setgroups(0, NULL) || setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
+            _exit(1);
+        long k = syscall(SYS_keyctl, KEYCTL_SEARCH, KEY_SPEC_USER_KEYRING, "user", desc, 0);
+        syscall(SYS_keyctl, KEYCTL_CLEAR, KEY_SPEC_USER_KEYRING);
+        _exit(k < 0 ? 0 : 2);
+    }
+    if (keys) {
+        cr_assert(p > 0 && waitpid(p, &st, 0) == p && WIFEXITED(st));
+        cr_expect(WEXITSTATUS(st) == 0, "the key in user %u's keyring outlived the sweep",
+                  (unsigned)uid);
+    }
+    unlink(list);
+    remove_scratch(dir);
+}
+
+/* The jail's user may make no POSIX message queue (RLIMIT_MSGQUEUE 0, tests/jail/jail.h): a
+ * queue outlives its maker and no sweep could list it without mounting its file system. This
+ * test's own binary, copied where the user can run it, probes for it under warden run --drop:
+ * mq_open with O_CREAT must fail. Root only. */
+static const char *mq_probe_env = "DPS_WARDEN_MQ_PROBE";
+__attribute__((constructor)) static void mq_probe(void)
+{
+    const char *name = getenv(mq_probe_env);
+    if (!name)
+        return;
+    mqd_t q = mq_open(name, O_CREAT | O_RDWR, 0600, NULL);
+    if (q != (mqd_t)-1) {
+        mq_close(q);
+        mq_unlink(name);
+        _exit(10); /* it made one */
+    }
+    _exit(errno == EMFILE ? 11 : 12); /* the limit refused it, or something else did */
+}
+
+Test(warden, the_jail_user_can_make_no_posix_message_queue, .timeout = 30)
+{
+    if (geteuid() != 0)
+        cr_skip_test("dropping to the jail's user needs root: run make test as root");
+    static Run r;
+    char dir[64], probe[96], self[4096], name[64], spec[64], cmd[8300];
+    scratch(dir, sizeof dir);
+    cr_assert(chmod(dir, 0755) == 0);
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    cr_assert(n > 0);
+    self[n] = 0;
+    snprintf(probe, sizeof probe, "%s/probe", dir);
+    snprintf(cmd, sizeof cmd, "cp '%s' %s && chmod 755 %s", self, probe, probe);
+    cr_assert(system(cmd) == 0, "could not copy the test binary to %s", probe);
+    snprintf(name, sizeof name, "/dps-warden-mq-%d", (int)getpid());
+    uid_t uid = (uid_t)(2000000000u + (unsigned)getpid() % 100000u);
+    snprintf(spec, sizeof spec, "%u:%u", (unsigned)uid, (unsigned)uid);
+    setenv(mq_probe_env, name, 1);
+    run_program((char *[]){WARDEN, "run", "--timeout", "20", "--drop", spec, "--", probe, NULL},
+                &r);
+    unsetenv(mq_probe_env);
+    mq_unlink(name);
+    cr_expect(r.status == 11, "the jail's user %s (status %d: 10 made one, 12 refused for "
+              "another reason than the limit; %s)", r.status == 10 ? "made a message queue" :
+              "was not refused by RLIMIT_MSGQUEUE", r.status, r.err);
     remove_scratch(dir);
 }

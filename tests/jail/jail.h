@@ -180,7 +180,9 @@ extern const int jail_n_entries;
 /* The jail user's limits, for the host and for everything the grader runs as that user (the
  * compiler, tests/jail/warden.c). A process may not raise them. The process count is the
  * user's, across the machine (threads count), so it is set only where the user is one of the
- * jail's own; the CPU time is each test's limit, from JAIL_CPU (seconds). */
+ * jail's own; the CPU time is each test's limit, from JAIL_CPU (seconds). No POSIX message
+ * queue (RLIMIT_MSGQUEUE 0): a queue outlives its maker, and the sweep could not list it
+ * without mounting the mqueue file system, which a container may forbid. */
 #define JAIL_NPROC     128
 #define JAIL_FSIZE     ((rlim_t)64 << 20)  /* bytes of one file */
 #define JAIL_DATA      ((rlim_t)2 << 30)   /* bytes of one process's own memory (heap) */

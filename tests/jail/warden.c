@@ -13,8 +13,9 @@
  *   warden sweep UID:GID DIRS
  *       Kill every process of user UID, as that user (kill(-1), again until none is left),
  *       then, as that user, remove what it owns at the top of each directory named in the
- *       file DIRS (NUL-separated: the directories it can write) and its System V IPC
- *       objects; check as root that no process of UID is left. 0, or 1 with a line saying
+ *       file DIRS (NUL-separated: the directories it can write), its System V IPC
+ *       objects (owned or made) and its keyrings' keys; check as root that no process of
+ *       UID is left. 0, or 1 with a line saying
  *       what survived.
  *   warden take UID DIR NAME DEST MAX
  *       Copy file NAME of directory DIR (the jail user's) to DEST, a path of root's, only
@@ -27,6 +28,7 @@
  * them here with O_NOFOLLOW relative to a directory it opened itself. */
 #include <dirent.h>
 #include <errno.h>
+#include <linux/keyctl.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <signal.h>
@@ -39,6 +41,7 @@
 #include <sys/sem.h>
 #include <sys/shm.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -332,7 +335,9 @@ static int clear_dir(const char *path, uid_t uid, int *removed)
     return bad;
 }
 
-/* Remove the calling user's System V IPC objects, as /proc/sysvipc lists them. */
+/* Remove the calling user's System V IPC objects, as /proc/sysvipc lists them: those it owns
+ * and those it made and gave away (IPC_SET to root's uid leaves the maker its rights, so the
+ * object would outlive the grade in root's name). */
 static void clear_ipc(uid_t uid)
 {
     const char *kind[3] = {"shm", "sem", "msg"};
@@ -340,7 +345,7 @@ static void clear_ipc(uid_t uid)
         char path[32], line[512];
         snprintf(path, sizeof path, "/proc/sysvipc/%s", kind[k]);
         FILE *f = fopen(path, "r");
-        int id_col = 1, uid_col = -1, col = 0;
+        int id_col = 1, uid_col = -1, cuid_col = -1, col = 0;
         if (!f || !fgets(line, sizeof line, f)) {
             if (f)
                 fclose(f);
@@ -349,12 +354,15 @@ static void clear_ipc(uid_t uid)
         for (char *t = strtok(line, " \t\n"); t; t = strtok(NULL, " \t\n"), col++)
             if (!strcmp(t, "uid"))
                 uid_col = col;
+            else if (!strcmp(t, "cuid"))
+                cuid_col = col;
         while (uid_col > 0 && fgets(line, sizeof line, f)) {
             long v[32] = {0};
             int n = 0;
             for (char *t = strtok(line, " \t\n"); t && n < 32; t = strtok(NULL, " \t\n"))
                 v[n++] = atol(t);
-            if (n <= uid_col || (uid_t)v[uid_col] != uid)
+            if (n <= uid_col || n <= cuid_col ||
+                ((uid_t)v[uid_col] != uid && (cuid_col < 0 || (uid_t)v[cuid_col] != uid)))
                 continue;
             int id = (int)v[id_col];
             if (k == 0)
@@ -366,6 +374,19 @@ static void clear_ipc(uid_t uid)
         }
         fclose(f);
     }
+}
+
+/* Empty the calling user's keyrings: the user keyring, the user session keyring and the
+ * persistent one (where the kernel has it). They belong to the user, not to a process, so a
+ * key added to them outlives every process of the user and could carry what one exercise's
+ * host saw into the next exercise's output. */
+static void clear_keys(void)
+{
+    syscall(SYS_keyctl, KEYCTL_CLEAR, KEY_SPEC_USER_KEYRING);
+    syscall(SYS_keyctl, KEYCTL_CLEAR, KEY_SPEC_USER_SESSION_KEYRING);
+    long persistent = syscall(SYS_keyctl, KEYCTL_GET_PERSISTENT, -1, KEY_SPEC_PROCESS_KEYRING);
+    if (persistent >= 0)
+        syscall(SYS_keyctl, KEYCTL_CLEAR, persistent);
 }
 
 static int sweep(int argc, char **argv)
@@ -404,6 +425,7 @@ static int sweep(int argc, char **argv)
             if (dirs[at])
                 bad |= clear_dir(dirs + at, uid, &removed);
         clear_ipc(uid);
+        clear_keys();
         _exit(bad ? 4 : 0);
     }
     int st = 0;

@@ -218,7 +218,7 @@ int jail_drop(uid_t uid, gid_t gid, long cpu)
     rlim_t cpu_s = cpu > 0 ? (rlim_t)cpu : JAIL_CPU;
     if (limit(RLIMIT_CORE, 0, 0) || limit(RLIMIT_FSIZE, JAIL_FSIZE, JAIL_FSIZE) ||
         limit(RLIMIT_DATA, JAIL_DATA, JAIL_DATA) || limit(RLIMIT_AS, JAIL_AS, JAIL_AS) || limit(RLIMIT_NOFILE, JAIL_NOFILE, JAIL_NOFILE) ||
-        limit(RLIMIT_CPU, cpu_s, cpu_s + 1) ||
+        limit(RLIMIT_CPU, cpu_s, cpu_s + 1) || limit(RLIMIT_MSGQUEUE, 0, 0) ||
         (root && limit(RLIMIT_NPROC, JAIL_NPROC, JAIL_NPROC))) {
         fprintf(stderr, "jail: cannot set the jail's limits: %s\n", strerror(errno));
         return -1;
