@@ -215,7 +215,7 @@ attacks= loops=
 if [ "$(id -u)" != 0 ]; then
     echo "autograder-check: not root: the jail's isolation was not exercised (run as root, as Gradescope and CI do)"
 elif [ "$chapters" = 1 ]; then
-    attacks="forge_verdict read_hidden write_results plant_links proc_peek daemon spinners fill_disk memory_hog"
+    attacks="forge_verdict read_hidden write_results plant_links proc_peek daemon spinners fill_disk memory_hog kernel_leftovers"
     if [ $bounded != 0 ]; then attacks+=" fork_bomb"
     else echo "autograder-check: no cgroup to bound them: the fork bomb not run, the others not bounded"; fi
     # ATTACKS="a b" runs only those (while working on one).
@@ -424,6 +424,7 @@ for a in attacks:
                 "memory_hog": f["procs"] != "0", "fill_disk": f["files"] != "0",
                 "fork_bomb": f["procs"] != "0" or f["rc"] != "0" or
                              "Resource temporarily unavailable" in stdout,
+                "kernel_leftovers": "LEAKED-KERNEL" in text,
                 "read_placed": "LEAKED-PLACE" in text}[a]
         line = (f"{a}, jail {'on' if jail else 'off'}: {'succeeded' if done else 'failed'}; "
                 f"{got.get(target, 0):g} on {target}, "
