@@ -424,7 +424,7 @@ for a in attacks:
                 "memory_hog": f["procs"] != "0", "fill_disk": f["files"] != "0",
                 "fork_bomb": f["procs"] != "0" or f["rc"] != "0" or
                              "Resource temporarily unavailable" in stdout,
-                "kernel_leftovers": "LEAKED-KERNEL" in text,
+                "kernel_leftovers": "= 777777" in text,
                 "read_placed": "LEAKED-PLACE" in text}[a]
         line = (f"{a}, jail {'on' if jail else 'off'}: {'succeeded' if done else 'failed'}; "
                 f"{got.get(target, 0):g} on {target}, "
