@@ -749,7 +749,8 @@ extract = awk 'index($$0, "$(1)") == 1 {on = 1} on && !/^\#line/ {print} on && /
 book: $(CHAPTERS) tangled/device/device_cpu.c kernels/device_cuda.cu book/book.tex book/preface.tex book/style.tex book/refs.bib \
       book/weave.sh book/cdefs.awk book/uses.awk book/listing.clang-format book/timeline.awk \
       book/cells.awk book/runs_table.awk book/spread_table.awk book/ink.c book/numbers.awk book/numbers-allow.txt \
-      book/numbers-known.txt book/index-required.txt book/pages.awk $(wildcard book/data/*.csv) $(wildcard book/data/*.txt)
+      book/numbers-known.txt book/index-required.txt book/pages.awk book/constants.txt book/constants.sh \
+      scripts/hosts.sh tests/ch11/test_tensor.c $(wildcard book/data/*.csv) $(wildcard book/data/*.txt)
 	@if [ "$(INSTRUCTOR)" = 1 ] && [ -f .handout ]; then \
 	  echo "book: this is a student's handout: its chapters hold no answers, so there is no instructor's edition to build here" >&2; exit 2; fi
 	@$(MAKE) --no-print-directory deps-book-check
@@ -781,6 +782,8 @@ book: $(CHAPTERS) tangled/device/device_cpu.c kernels/device_cuda.cu book/book.t
 	  if cmp -s book-$$ed.hash book-$$other.hash && [ -f book-$$other.aux ]; then \
 	    awk -f $(CURDIR)/book/pages.awk book-students.aux book-instructor.aux || exit 1; \
 	  else echo "book: the other edition was not built from these sources: make book$(if $(filter 1,$(INSTRUCTOR)),, INSTRUCTOR=1) compares the pages of both"; fi
+	@# Every constant the prose states is the one the code sets (book/constants.txt).
+	@book/constants.sh $(CHAPTERS)
 	@# The subject index: 150 entries at least, and every term of book/index-required.txt.
 	@n=$$(grep -cE '^ *\\(item|subitem|subsubitem) ' $(BOOK_DIR)/book.ind); \
 	  missing=$$(grep -v '^#' book/index-required.txt | while read -r t; do \

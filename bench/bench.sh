@@ -641,6 +641,8 @@ part_ddp() {
 # Then a training step: --strategy hierarchical and ring on 2 hosts x 2 at 1 Gbit/s against
 # the same ranks forked on one host.
 hosts_sh() { DPS_HOSTS=bench scripts/hosts.sh "$@"; }
+# The links' token bucket, as scripts/hosts.sh sets it (BURST_MS, BURST_MIN, QUEUE_MS).
+eval "$(grep -E '^(BURST_MS|BURST_MIN|QUEUE_MS)=[0-9]+$' scripts/hosts.sh)"
 # K LINK OP: "size us" lines. The small sizes warm up long enough to empty the token
 # bucket (a run that starts with a full bucket sends its first burst at the wire's speed),
 # so that every size is measured as the link sustains it.
@@ -701,10 +703,11 @@ hosts_csv() {
       awk -v s="$sz" '$1 == s { print $2 }' "$dir/$link.${h}x$k.$op" | median |
         awk -v s="$sz" -v n="$n" '{ if ($1 == "") printf ",nan,nan"; else printf ",%.2f,%.4f", $1, s / $1 / 1e3 * 2 * (n - 1) / n }'
     done
-    # a token bucket passes at most its burst (1 ms of the rate, at least 256 KiB, as
-    # scripts/hosts.sh shapes) plus rate x t bytes in t: each host's 2(H-1)/H x size bytes
-    # take at least (those - burst) / rate
-    awk -v s="$sz" -v n="$n" -v h="$h" -v r="$rate" -v u="$fast_gbs" 'BEGIN { b = r / 1000; if (b < 262144) b = 262144;
+    # a token bucket passes at most its burst (BURST_MS of the rate, at least BURST_MIN
+    # bytes, as scripts/hosts.sh shapes) plus rate x t bytes in t: each host's 2(H-1)/H x
+    # size bytes take at least (those - burst) / rate
+    awk -v s="$sz" -v n="$n" -v h="$h" -v r="$rate" -v u="$fast_gbs" -v bms="$BURST_MS" -v bmin="$BURST_MIN" \
+      'BEGIN { b = r * bms / 1000; if (b < bmin) b = bmin;
       t = (2 * (h - 1) / h * s - b) / r * 1e6;
       if (t <= 0) printf ",nan,nan"; else printf ",%.2f,%.4f", t, s / t / 1e3 * 2 * (n - 1) / n
       printf ",%g,%s\n", r * 8 / 1e9, u }'
