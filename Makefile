@@ -53,7 +53,7 @@ CC       ?= gcc
 # first build installs one (scripts/deps.sh: as root or through sudo, waiting for the
 # package lock), or says in one line what to install and stops. Only a compiler named
 # without a path (cc, gcc, clang, clang-14...) is installed; a path is the user's to provide.
-NO_CC_GOALS := clean help hosts hosts-down deps deps-test deps-book deps-docs tangle manifest guide autograder fresh-check \
+NO_CC_GOALS := clean help hosts hosts-down deps deps-test deps-book deps-docs tangle manifest guide autograder fresh-check syllabus \
                docs check-tangle check-layers check-ci ci-full chapter0
 CC_NAME     := $(firstword $(CC))
 ifeq ($(shell command -v $(CC_NAME) 2>/dev/null),)
@@ -176,7 +176,7 @@ MPI_LIBS   := $(shell mpicc --showme:link)
 endif
 
 ifeq ($(MAKELEVEL),0)
-ifeq ($(filter clean hosts hosts-down deps deps-test deps-book deps-docs deps-book-check tangle book docs help manifest guide handout handout-check autograder autograder-check matrix fresh-check ci-full check-ci autograder-check-book autograder-check-chapters autograder-check-zips,$(MAKECMDGOALS)),)
+ifeq ($(filter clean hosts hosts-down deps deps-test deps-book deps-docs deps-book-check tangle book docs help manifest guide handout handout-check autograder autograder-check matrix fresh-check ci-full check-ci autograder-check-book autograder-check-chapters autograder-check-zips syllabus,$(MAKECMDGOALS)),)
 $(info build: nvcc $(CUDA_WHY))
 $(info build: OpenBLAS $(BLAS_WHY))
 $(info build: mpicc $(if $(HAVE_MPI),found (--transport mpi),$(if $(filter 1,$(NO_MPI)),off (NO_MPI=1),not found)))
@@ -206,7 +206,7 @@ LIB        := $(BUILD)/libdps.a
 .PHONY: all chapter0 chapter1 chapter2 chapter3 chapter4 chapter5 chapter6 chapter7 chapter8 chapter9 chapter10 chapter11 tangle check-tangle check-variants check-layers test test-run deps deps-test deps-book deps-docs deps-check deps-book-check \
         book docs clean help grade grade-build grade-submission manifest guide handout handout-check autograder autograder-check \
         bench faults memcheck fuzz soak matrix fresh-check hosts hosts-down prove solutions ci-full check-ci \
-        autograder-check-book autograder-check-chapters autograder-check-zips
+        autograder-check-book autograder-check-chapters autograder-check-zips syllabus
 .DEFAULT_GOAL := all
 
 all: $(PROGRAMS)
@@ -612,6 +612,12 @@ endef
 # What students must not see: the solutions, the hidden tests, the instructor's guide.
 NOT_FOR_STUDENTS := solutions tests/hidden instructors
 
+# The guide's three courses, week by week, from instructors/syllabus.txt and the book's pages
+# (make book first); make book says when the guide's copy no longer matches the pages.
+syllabus:
+	@[ -f $(BOOK_DIR)/book.toc ] || { echo "syllabus: build the book first: make book" >&2; exit 2; }
+	@python3 instructors/syllabus.py --guide
+
 # A tarball for students: HEAD without NOT_FOR_STUDENTS, with the student's edition of the
 # book, built from that tree (without the answers).
 handout:
@@ -808,6 +814,8 @@ book: $(CHAPTERS) tangled/device/device_cpu.c kernels/device_cuda.cu book/book.t
 	  [ -z "$$gone" ] || [ -f .handout ] || { printf '%s\n' "$$gone"; echo "book: book/numbers-known.txt lists numbers the prose no longer types (above): remove them" >&2; exit 1; }; \
 	  echo "book: $$(wc -l < $(BOOK_DIR)/numbers-known.txt) measured numbers still typed by hand (book/numbers-known.txt)"
 	cp $(BOOK_DIR)/book.pdf $(BOOK_PDF)
+	@# The guide's syllabus gives pages: say when they have moved (make syllabus writes them).
+	@[ ! -f instructors/syllabus.py ] || python3 instructors/syllabus.py --check 2>&1 | sed 's/^syllabus:/book: note:/' || true
 	@awk -f book/grain.awk $(CHAPTERS)
 	@echo "book: $(BOOK_PDF) ($$(pdfinfo $(BOOK_PDF) 2>/dev/null | sed -n 's/^Pages: *//p') pages)"
 
