@@ -40,6 +40,7 @@
 #   make autograder-check  those zips run as Gradescope runs them, on solutions and mistakes
 #   make handout-check   the handout and the student's book hold none of the answers' sentences
 #   make guide           the instructor's guide's counts and points, from the MANIFEST and tests
+#   make syllabus        the guide's three courses, week by week, from the built book's pages
 #   make deps            install the Debian packages (deps-test, deps-book: only what those need;
 #                        each waits for the package lock, DEPS_WAIT=600 seconds at most)
 #   make clean
