@@ -616,6 +616,7 @@ NOT_FOR_STUDENTS := solutions tests/hidden instructors
 # The guide's three courses, week by week, from instructors/syllabus.txt and the book's pages
 # (make book first); make book says when the guide's copy no longer matches the pages.
 syllabus:
+	@[ -f instructors/syllabus.py ] || { echo "syllabus: this is a student's handout: the courses are in the instructor's tree" >&2; exit 2; }
 	@[ -f $(BOOK_DIR)/book.toc ] || { echo "syllabus: build the book first: make book" >&2; exit 2; }
 	@python3 instructors/syllabus.py --guide
 
