@@ -2,13 +2,13 @@
  * @file cost_model.c
  * @brief The alpha-beta model of the all-reduces of chapters 5, 8 and 9 (chapter 9).
  */
-#line 1520 "chapters/09-hosts.nw"
+#line 1529 "chapters/09-hosts.nw"
 #include "cost_model.h"
 
 #include <math.h>
 #include <string.h>
 
-#line 1535 "chapters/09-hosts.nw"
+#line 1544 "chapters/09-hosts.nw"
 int cost_terms(CostAlgo a, const Machine *m, CostTerms *t)
 {
     double H = m->hosts, L = m->per_host, N = H * L, halves = L > 1 ? 2 : 0;
@@ -40,7 +40,7 @@ int cost_terms(CostAlgo a, const Machine *m, CostTerms *t)
     default: return 0;
     }
 }
-#line 1580 "chapters/09-hosts.nw"
+#line 1589 "chapters/09-hosts.nw"
 double cost_predict(CostAlgo a, const Machine *m, double bytes)
 {
     CostTerms t;
@@ -59,7 +59,7 @@ const char *cost_name(CostAlgo a)
     static const char *names[] = {"flat ring", "hierarchical", "tree", "one-shot", "two-shot"};
     return a < N_COST_ALGOS ? names[a] : "?";
 }
-#line 1618 "chapters/09-hosts.nw"
+#line 1627 "chapters/09-hosts.nw"
 int cost_fit(const double *steps, const double *bytes, const double *t, int n, Link *out)
 {
     double ss = 0, sb = 0, bb = 0, st = 0, bt = 0;
@@ -74,7 +74,7 @@ int cost_fit(const double *steps, const double *bytes, const double *t, int n, L
     out->beta = (ss * bt - sb * st) / det;
     return out->alpha >= 0 && out->beta > 0 ? 0 : -1;
 }
-#line 1608 "chapters/09-hosts.nw"
+#line 1617 "chapters/09-hosts.nw"
 double cost_fit_rate(const double *over, const double *t, int n)
 {
     double sx = 0, sxx = 0; /* minimise the sum of (over[i] u / t[i] - 1)^2, u = 1 / rate */

@@ -53,16 +53,20 @@ static int view_sendrecv2(Comm *c, const Exchange x[2], char *err)
         y[i].to = up(c, x[i].to), y[i].from = up(c, x[i].from);
     return parent_of(c)->sendrecv2(parent_of(c), y, err);
 }
-#line 218 "chapters/09-hosts.nw"
+#line 223 "chapters/09-hosts.nw"
 static int view_barrier(Comm *c, char *err)
 {
-    int n = c->size, r = c->rank;
-    for (int k = 1; k < n; k *= 2)
-        if (c->sendrecv(c, (r + k) % n, NULL, 0, (r - k % n + n) % n, NULL, 0, err))
+    if (c->rank != 0) /* arrive, then wait to be let go */
+        return c->send(c, 0, NULL, 0, err) || c->recv(c, 0, NULL, 0, err) ? -1 : 0;
+    for (int r = 1; r < c->size; r++)
+        if (c->recv(c, r, NULL, 0, err))
+            return -1;
+    for (int r = 1; r < c->size; r++)
+        if (c->send(c, r, NULL, 0, err))
             return -1;
     return 0;
 }
-#line 236 "chapters/09-hosts.nw"
+#line 245 "chapters/09-hosts.nw"
 static void *view_alloc_shared(Comm *c, size_t bytes)
 {
     return parent_of(c)->alloc_shared(parent_of(c), bytes);
@@ -87,7 +91,7 @@ static int view_wait_for(Comm *c, int peer, uint32_t value, char *err)
 {
     return parent_of(c)->wait_for(parent_of(c), up(c, peer), value, err);
 }
-#line 267 "chapters/09-hosts.nw"
+#line 276 "chapters/09-hosts.nw"
 static void view_close(Comm *c)
 {
     free(((View *)c->state)->members);
@@ -103,7 +107,7 @@ Comm *comm_view(Comm *parent, const int *members, int n, char *err)
             return error_set(err, "a view's member %d is not a rank of %d", members[i],
                              parent->size),
                    NULL;
-#line 281 "chapters/09-hosts.nw"
+#line 290 "chapters/09-hosts.nw"
         for (int j = 0; j < i; j++)
             if (members[j] == members[i])
                 return error_set(err, "a view names rank %d twice", members[i]), NULL;
@@ -112,7 +116,7 @@ Comm *comm_view(Comm *parent, const int *members, int n, char *err)
     }
     if (me < 0)
         return error_set(err, "rank %d is not in its own view", parent->rank), NULL;
-#line 295 "chapters/09-hosts.nw"
+#line 304 "chapters/09-hosts.nw"
     View *v = xcalloc(1, sizeof *v);
     v->parent = parent;
     v->members = xcalloc((size_t)n, sizeof *v->members);
@@ -135,6 +139,6 @@ Comm *comm_view(Comm *parent, const int *members, int n, char *err)
                 .progress = windows ? view_progress : NULL,
                 .advance = windows ? view_advance : NULL,
                 .wait_for = windows ? view_wait_for : NULL};
-#line 290 "chapters/09-hosts.nw"
+#line 299 "chapters/09-hosts.nw"
     return c;
 }

@@ -26,7 +26,7 @@ static const char *examples =
     "  ./scale --machine here                   this machine's links, checked\n"
     "  ./scale --machine here --compress powersgd:2 --hidden 1024,1024\n"
     "                                           where a codec pays (chapter 10)\n";
-#line 1787 "chapters/09-hosts.nw"
+#line 1796 "chapters/09-hosts.nw"
 /** Column @p name of CSV @p path: sizes (first column) into @p size, values into @p v, at
  *  most @p most rows; rows read (0 when the file or the column is missing). */
 static int csv_column(const char *path, const char *name, double *size, double *v, int most)
@@ -57,7 +57,7 @@ static int csv_column(const char *path, const char *name, double *size, double *
         fclose(f);
     return rows;
 }
-#line 1647 "chapters/09-hosts.nw"
+#line 1656 "chapters/09-hosts.nw"
 /** This machine's within-host link, from chapter 8's two-shot at 2 and 4 ranks. */
 static int fit_within(const char *dir, Link *within, char *err)
 {
@@ -78,10 +78,10 @@ static int fit_within(const char *dir, Link *within, char *err)
                          "no fit of the link within a host from %s/crossovers_n2.csv "
                          "and crossovers_n4.csv (make bench)",
                          dir);
-#line 1665 "chapters/09-hosts.nw"
+#line 1674 "chapters/09-hosts.nw"
     return 0;
 }
-#line 1672 "chapters/09-hosts.nw"
+#line 1681 "chapters/09-hosts.nw"
 /** Messages from this size up measure a link's rate; smaller ones, its steps. */
 #define RATE_FROM 65536
 
@@ -112,7 +112,7 @@ static int fit_between(const char *dir, const char *link, Link *between, char *e
         return error_set(err, "no fit of the %s link from %s (make bench)", link, path);
     return 0;
 }
-#line 1709 "chapters/09-hosts.nw"
+#line 1718 "chapters/09-hosts.nw"
 /** The model against hosts_LAYOUT_LINK.csv's ring and hierarchy: the worst error, or -1
  *  when nothing was measured. */
 static double validate(const char *dir, const char *layout, const char *link, Machine *m,
@@ -146,7 +146,7 @@ static double validate(const char *dir, const char *layout, const char *link, Ma
     }
     return worst;
 }
-#line 1824 "chapters/09-hosts.nw"
+#line 1833 "chapters/09-hosts.nw"
 /** Fit the links of the machine measured in @p dir, check the model on every case. */
 static int scale_here(const char *dir, FILE *csv, char *err)
 {
@@ -160,14 +160,14 @@ static int scale_here(const char *dir, FILE *csv, char *err)
                 "case,alpha_us,beta_ns,measured_us,model_us,error,rate_gbs\nfit/within,"
                 "%.4f,%.6f,nan,nan,nan,nan\n",
                 m.within.alpha * 1e6, m.within.beta * 1e9);
-#line 1835 "chapters/09-hosts.nw"
+#line 1844 "chapters/09-hosts.nw"
     char pattern[512];
     glob_t g;
     snprintf(pattern, sizeof pattern, "%s/hosts_4x1_*.csv", dir);
     if (glob(pattern, 0, NULL, &g) != 0)
         return error_set(err, "no %s (make bench, as root)", pattern);
     for (size_t i = 0; i < g.gl_pathc; i++) {
-#line 1849 "chapters/09-hosts.nw"
+#line 1858 "chapters/09-hosts.nw"
         char link[64];
         if (sscanf(strrchr(g.gl_pathv[i], '/') + 1, "hosts_4x1_%63[^.].csv", link) != 1 ||
             fit_between(dir, link, &m.between, err))
@@ -176,7 +176,7 @@ static int scale_here(const char *dir, FILE *csv, char *err)
             "# links %s: alpha %.2f us, beta %.3f ns/B, a rate of %.3f GB/s; from the flat ring "
             "4 x 1\n",
             link, m.between.alpha * 1e6, m.between.beta * 1e9, m.between.rate / 1e9);
-#line 1855 "chapters/09-hosts.nw"
+#line 1864 "chapters/09-hosts.nw"
         if (csv)
             fprintf(csv, "fit/%s,%.4f,%.6f,nan,nan,nan,%.6f\n", link, m.between.alpha * 1e6,
                     m.between.beta * 1e9, m.between.rate / 1e9);
@@ -187,12 +187,12 @@ static int scale_here(const char *dir, FILE *csv, char *err)
                 printf("# %s, %s: the model within %.0f%% of every size from 64 KiB\n", link,
                        layout, worst * 100);
         }
-#line 1842 "chapters/09-hosts.nw"
+#line 1851 "chapters/09-hosts.nw"
     }
     globfree(&g);
     return 0;
 }
-#line 1756 "chapters/09-hosts.nw"
+#line 1765 "chapters/09-hosts.nw"
 /** H100 SXM GPUs, @p per_host a host on NVLink, one InfiniBand card each between hosts. */
 static Machine h100_cluster(int hosts, int per_host)
 {
@@ -201,14 +201,14 @@ static Machine h100_cluster(int hosts, int per_host)
                      .cards = per_host,
                      .within = {.alpha = 0.47e-6, .beta = 1 / 450e9},
                      .between = {.alpha = 2.7e-6, .beta = 1 / 50e9}};
-#line 1762 "chapters/09-hosts.nw"
+#line 1771 "chapters/09-hosts.nw"
 }
 
 /** An H100's dense bf16 rate, in FLOP/s. */
 #define H100_FLOPS 989e12
 /** The share of it a training step is assumed to reach. */
 #define ASSUMED_MFU 0.4
-#line 1776 "chapters/09-hosts.nw"
+#line 1785 "chapters/09-hosts.nw"
 /** Seconds of compute of a step of @p params parameters on @p tokens tokens a GPU. */
 static double step_compute(double params, double tokens)
 {
