@@ -38,7 +38,8 @@
 #   make autograder      a Gradescope autograder zip of HEAD, hidden tests included
 #                        (CHAPTER=N or "3 4": a weekly one; HIDDEN_VISIBILITY=visible|...)
 #   make autograder-check  those zips run as Gradescope runs them, on solutions and mistakes
-#   make handout-check   the handout and the student's book hold none of the answers' sentences
+#   make handout-check   the handout and the student's book hold none of the answers' sentences,
+#                        and none of its functions answers an exercise
 #   make guide           the instructor's guide's counts and points, from the MANIFEST and tests
 #   make syllabus        the guide's three courses, week by week, from the built book's pages
 #   make deps            install the Debian packages (deps-test, deps-book: only what those need;
@@ -647,6 +648,12 @@ handout-check: handout
 	@rm -rf $(BUILD)/handout-check && mkdir -p $(BUILD)/handout-check && \
 	  tar -xzf $(BUILD)/dps-handout.tar.gz -C $(BUILD)/handout-check
 	@python3 scripts/check_handout.py $(BUILD)/handout-check/dps-handout book/book-instructor.pdf
+	@# Nor any function of it: each one whose prototype fits an exercise's, called or
+	@# pasted, is graded on that exercise, and none may pass.
+	@$(MAKE) --no-print-directory $(LIB)
+	@rm -rf $(BUILD)/substitutes && \
+	  python3 scripts/substitutes.py $(BUILD)/handout-check/dps-handout $(BUILD)/substitutes && \
+	  $(GRADE_ENV) tests/grade.sh substitute $(BUILD)/substitutes
 
 # A Gradescope autograder: HEAD without solutions/ (the hidden tests are in), with
 # setup.sh and run_autograder at the root of the zip (instructors/autograder).

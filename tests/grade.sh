@@ -14,6 +14,9 @@
 #                                   only the exercises whose tests open the device under test;
 #                                   with PROVE_ONLY=solutions (SANITIZE=), the solutions only
 #   tests/grade.sh solutions        build the solutions' test binaries, run nothing (make soak)
+#   tests/grade.sh substitute DIR   grade each function of the handout that fits an
+#                                   exercise's prototype (scripts/substitutes.py wrote them
+#                                   to DIR); fail if one passes (make handout-check)
 #   tests/grade.sh replacing        "chN/name:book_function" for each started exercise that
 #                                   replaces a book function (make chapterN EXERCISES=1)
 #   tests/grade.sh place DIR        copy each exercise's file found in DIR (a submission, in
@@ -39,7 +42,7 @@ set -uo pipefail
 # Bash reads a script as it runs it; this brace makes it read the whole of it first, so a
 # file changed while grading cannot change what runs.
 {
-mode=${1:?usage: tests/grade.sh test|grade|prove|solutions|replacing|place [CHAPTER|DIR]}
+mode=${1:?usage: tests/grade.sh test|grade|prove|solutions|substitute|replacing|place [CHAPTER|DIR]}
 # Nothing made here is writable by others, whatever the umask given (with 000, Criterion's
 # socket in /tmp would take a verdict from any user who connects): at least 022.
 umask "$(printf '%03o' $((8#$(umask) | 8#022)))"
@@ -47,7 +50,7 @@ arg=${2:-}
 # The chapters graded: CHAPTER ("4", "ch4", or a list, "3 4" or "3,4"), else GRADE_CHAPTERS
 # (a weekly autograder's, from instructors/autograder/env.sh), else every chapter.
 only=$(printf '%s' "${arg:-${GRADE_CHAPTERS:-}}" | sed 's/ch//g; s/,/ /g')
-[ "$mode" = place ] && only=$(printf '%s' "${GRADE_CHAPTERS:-}" | sed 's/ch//g; s/,/ /g')
+[ "$mode" = place ] || [ "$mode" = substitute ] && only=$(printf '%s' "${GRADE_CHAPTERS:-}" | sed 's/ch//g; s/,/ /g')
 : "${CC:=gcc}" "${CFLAGS:=}" "${LDLIBS:=}" "${LIB:=build/libdps.a}"
 : "${GRADE_TIMEOUT:=60}" "${GRADE_RESULTS:=results.json}" "${GRADE_HIDDEN_VISIBILITY:=after_published}"
 manifest=exercises/MANIFEST
@@ -243,7 +246,7 @@ started() { [ "$(hash_of "exercises/$1/$2.c")" != "$3" ]; }
 # The test files of exercise $1/$2: the public one, then the hidden one if this tree has it.
 test_files() {
     echo "tests/$1/ex_$2.c"
-    [ -f "tests/hidden/$1/ex_$2.c" ] && echo "tests/hidden/$1/ex_$2.c"
+    [ "${PUBLIC_ONLY:-}" != 1 ] && [ -f "tests/hidden/$1/ex_$2.c" ] && echo "tests/hidden/$1/ex_$2.c"
     return 0
 }
 
@@ -738,6 +741,73 @@ prove)
         [ $status = 0 ] && echo "prove: $checked solutions pass all $n_public public and $n_hidden hidden tests; their $checked skeletons and $n_cheats cheats fail every one"
     fi
     [ $skipped = 0 ] || echo "prove: DEVICE=$device: the $skipped other exercises are DEVICE=cpu's to prove: their tests open no device"
+    ;;
+
+substitute)
+    # Every submission scripts/substitutes.py wrote (DIR/list: "chN NAME FILE" a line: an
+    # exercise answered by a function of the handout whose prototype fits) graded with the
+    # check of calls off (a paste is a call that check cannot see); fails if one passes every
+    # public and hidden test of its exercise: the handout holds that exercise's answer.
+    dir=${arg:?usage: tests/grade.sh substitute DIR, as scripts/substitutes.py writes it}
+    [ -f "$dir/list" ] || { echo "substitute: $dir/list is missing (scripts/substitutes.py writes it)" >&2; exit 2; }
+    [ -d tests/hidden ] || { echo "substitute: no tests/hidden: a substitute is graded as the autograder grades it, from the instructor's tree" >&2; exit 2; }
+    one_substitute() {
+        local ch=$1 name=$2 file=$3 how
+        how=${file##*--} how=${how%.c}
+        # The public tests first: one that fails there cannot pass, and its hidden tests'
+        # binary is not built (most substitutes fail at once).
+        PUBLIC_ONLY=1 GRADE_CALLS=all grade_exercise "$ch" "$name" "$file" "$work/substitute-$ch-$name-$how"
+        [ "$(count_ok)" = "$(count_of)" ] &&
+            GRADE_CALLS=all grade_exercise "$ch" "$name" "$file" "$work/substitute-$ch-$name-$how"
+        if all_unbuilt; then
+            echo "unbuilt $ch/$name $how"
+            failures | sed -n '2,4s/^/   /p'
+        elif [ "$(count_ok)" = "$(count_of)" ]; then
+            echo "passes $ch/$name $how $(count_ok) $(count_of)"
+        else
+            echo "fails $ch/$name $how $(count_ok) $(count_of)"
+        fi
+    }
+    jobs=${PROVE_JOBS:-2} n=0
+    while read -r ch name file; do
+        [ -n "$file" ] || continue
+        while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+        n=$((n + 1))
+        one_substitute "$ch" "$name" "$file" >"$work/substitute-$n.out" 2>&1 &
+    done <"$dir/list"
+    wait
+    # The leaks known and waiting for their exercise's rework (instructors/known-substitutes.txt).
+    known=instructors/known-substitutes.txt
+    passed=0 failed=0 unbuilt=0 waiting=0 seen_known=
+    for k in $(seq 1 $n); do
+        read -r verdict which how ok of <"$work/substitute-$k.out"
+        case $verdict in
+        passes) passed=$((passed + 1))
+            if [ -f "$known" ] && awk -v w="$which" -v h="$how" '$1 == w && $2 == h { f = 1 } END { exit !f }' "$known"; then
+                waiting=$((waiting + 1)) seen_known="$seen_known $which:$how"
+                echo "substitute: $which is answered by the handout's $how, as $known says (its rework is to come)"
+            else
+                echo "substitute: $which is answered by the handout's $how: it passes all $of tests (scripts/substitutes.py wrote $dir/${which%/*}/${which#*/}--$how.c)"
+                status=1
+            fi ;;
+        fails) failed=$((failed + 1))
+            [ "$ok" = 0 ] || echo "substitute: $which by $how passes $ok of $of tests (not all: no answer)" ;;
+        unbuilt) unbuilt=$((unbuilt + 1))
+            echo "substitute: $which by $how does not build:"; sed 1d "$work/substitute-$k.out" ;;
+        *) cat "$work/substitute-$k.out"; echo "substitute: a grade stopped before its end (above)"; status=1 ;;
+        esac
+    done
+    # A listed leak that no longer passes: its line goes (the list only shrinks by evidence).
+    if [ -f "$known" ]; then
+        while read -r which how _; do
+            [[ -z $which || $which == \#* ]] && continue
+            [ -n "$only" ] && ! grep -qw "${which%%/*}" <<<"$(printf 'ch%s ' $only)" && continue
+            [[ " $seen_known " == *" $which:$how "* ]] && continue
+            echo "substitute: $known lists $which answered by $how, which no longer passes it: remove the line"
+            status=1
+        done <"$known"
+    fi
+    echo "substitute: $n functions of the handout fit an exercise's prototype: $failed fail their exercise, $passed pass it ($waiting of them listed in $known, to be reworked), $unbuilt do not build"
     ;;
 
 solutions)
