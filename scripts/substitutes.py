@@ -18,8 +18,10 @@ and lists them in OUT_DIR/list ("chN NAME FILE", one a line), for `tests/grade.s
 substitute OUT_DIR` to grade with the check of calls off (GRADE_CALLS=all: a paste is a
 call the check cannot see). The prototypes are the compiler's (gcc -aux-info), read from
 the handout's files with their #line directives removed, so a pasted file's lines are its
-own. A file that does not compile alone here (a CUDA or MPI backend without its headers)
-is named on stderr and skipped.
+own. A file that does not compile alone without its own build's flags (the MPI backend, which
+mpicc builds) is named on stderr and skipped: its functions take an MPI communicator, which no
+test hands an exercise. The jail's proxies (tests/jail) are skipped: each forwards a call to
+the judge, which serves only the exercise under test.
 """
 import os
 import re
@@ -118,6 +120,7 @@ def members(header, struct):
 
 def main(handout, out_dir):
     handout = os.path.realpath(handout)
+    out_dir = os.path.abspath(out_dir)       # a pasted file is #included by this path
     unlined = os.path.join(out_dir, "unlined")
     os.makedirs(unlined, exist_ok=True)
     sources = []
@@ -134,11 +137,6 @@ def main(handout, out_dir):
                     sources.append(rel)
     dirs = sorted({os.path.dirname(s) for s in sources})
     includes = ["-I" + os.path.join(unlined, d) for d in dirs]
-    try:                                     # MPI's headers, where this machine has them
-        includes += subprocess.run(["mpicc", "--showme:compile"], capture_output=True,
-                                   text=True).stdout.split()
-    except OSError:
-        pass
     manifest = [l.split() for l in open(os.path.join(handout, "exercises", "MANIFEST"))
                 if l.strip() and not l.startswith("#")]
 
@@ -154,6 +152,11 @@ def main(handout, out_dir):
     for rel in sources:
         if rel.startswith("exercises/"):
             continue                         # the skeletons: the exercises themselves
+        if rel.startswith("tests/jail/"):
+            # The autograder's proxies: each forwards a call to the judge over the jail's
+            # socket, which exists only in the jail, where the judge serves the calls of the
+            # exercise under test alone (tests/jail/judge.c).
+            continue
         found[rel] = functions(os.path.join(unlined, rel), includes)
 
     declared = {}                            # a library function: the header declaring it

@@ -793,7 +793,10 @@ substitute)
         fails) failed=$((failed + 1))
             [ "$ok" = 0 ] || echo "substitute: $which by $how passes $ok of $of tests (not all: no answer)" ;;
         unbuilt) unbuilt=$((unbuilt + 1))
-            echo "substitute: $which by $how does not build:"; sed 1d "$work/substitute-$k.out" ;;
+            # A paste that does not build is a leak this check could not see.
+            echo "substitute: $which by $how does not build, so it could not be graded (scripts/substitutes.py must paste it whole, or skip its file and say why):"
+            sed 1d "$work/substitute-$k.out"
+            status=1 ;;
         *) cat "$work/substitute-$k.out"; echo "substitute: a grade stopped before its end (above)"; status=1 ;;
         esac
     done

@@ -17,12 +17,18 @@
 #include "comm.h"
 #include "util.h"
 
-/* 6.1: DDP's bucket assignment, as bucket_assign in buckets.h: layers from the last to the
- * first; a bucket closes as soon as it holds at least its cap in bytes (first_cap for the
- * first bucket, cap for the others); a layer is never split; bucket_of[l] is layer l's
- * bucket (bucket 0 holds the last layer). Returns the number of buckets. */
-int ddp_buckets(const size_t *layer_floats, int n_layers, size_t cap, size_t first_cap,
-                int *bucket_of);
+/* 6.1: buckets chosen by the cost model. Backward finishes the layers from the last
+ * (n_layers - 1) to the first (0): layer l's gradients are final at time ready[l], so
+ * ready[n_layers - 1] <= ... <= ready[0]. A bucket is a run of consecutive layers; its
+ * all-reduce takes alpha + beta * bytes (4 bytes a float of its layers). The all-reduces run
+ * one at a time, the bucket of the last layers first: each starts as soon as its lowest
+ * layer is ready and the all-reduce before it has ended. Choose the buckets so that the last
+ * all-reduce ends as early as it can: set bucket_of[l] to layer l's bucket (bucket 0 holds
+ * layer n_layers - 1, as bucket_assign numbers them), *end to the time the last all-reduce
+ * ends, and return the number of buckets. n_layers >= 1; alpha, beta and the times are >= 0;
+ * of several equally early choices, any. */
+int ddp_buckets(const size_t *layer_floats, const double *ready, int n_layers, double alpha,
+                double beta, int *bucket_of, double *end);
 
 /* 6.2: fp16 gradient compression, rounded stochastically: h[i] = x[i] as an IEEE 754 half
  * (binary16), rounded up or down by the 16-bit noise[i]. For finite x, a = |x|; s is the

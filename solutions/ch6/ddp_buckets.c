@@ -1,18 +1,43 @@
-/* Exercise 6.1, a solution: DDP's bucket assignment. */
+/* Exercise 6.1, a solution: buckets chosen by the cost model, by dynamic programming over
+ * the layers in the order backward finishes them. */
+#include <math.h>
+#include <stdlib.h>
+
 #include "ch6.h"
 
-int ddp_buckets(const size_t *layer_floats, int n_layers, size_t cap, size_t first_cap,
-                int *bucket_of)
+int ddp_buckets(const size_t *layer_floats, const double *ready, int n_layers, double alpha,
+                double beta, int *bucket_of, double *end)
 {
-    int b = 0;
-    size_t bytes = 0;
-    for (int l = n_layers - 1; l >= 0; l--) {
-        bucket_of[l] = b;
-        bytes += layer_floats[l] * sizeof(float);
-        if (l > 0 && bytes >= (b == 0 ? first_cap : cap)) { /* full: the next layer opens one */
-            b++;
-            bytes = 0;
+    int n = n_layers;
+    /* Position i is the i-th layer backward finishes, layer n - 1 - i. E[j]: the earliest
+     * end of the all-reduces of the first j, with a bucket closing after the j-th; from[j]:
+     * the position where that last bucket starts. A later bucket's end only grows with an
+     * earlier one's (it starts at the later of that end and its own readiness), so the best
+     * prefix is the earliest one. */
+    double *E = xcalloc((size_t)n + 1, sizeof *E);
+    int *from = xcalloc((size_t)n + 1, sizeof *from);
+    E[0] = -INFINITY;
+    for (int j = 1; j <= n; j++) {
+        double r = ready[n - j], bytes = 0;
+        E[j] = INFINITY;
+        for (int i = j - 1; i >= 0; i--) {
+            bytes += 4.0 * (double)layer_floats[n - 1 - i];
+            double t = fmax(E[i], r) + alpha + beta * bytes;
+            if (t < E[j]) {
+                E[j] = t;
+                from[j] = i;
+            }
         }
     }
-    return n_layers > 0 ? b + 1 : 0;
+    int k = 0;
+    for (int j = n; j > 0; j = from[j])
+        k++;
+    int b = k - 1;
+    for (int j = n; j > 0; j = from[j], b--)
+        for (int i = from[j]; i < j; i++)
+            bucket_of[n - 1 - i] = b;
+    *end = E[n];
+    free(E);
+    free(from);
+    return k;
 }

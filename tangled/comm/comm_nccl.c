@@ -2,7 +2,7 @@
  * @file comm_nccl.c
  * @brief NCCL as a transport: a communicator whose all-reduce is NCCL's (chapter 6).
  */
-#line 2129 "chapters/06-production.nw"
+#line 2131 "chapters/06-production.nw"
 #include "comm_nccl.h"
 
 #include <stdlib.h>
@@ -11,7 +11,7 @@
 #include "nccl_backend.h"
 #include "util.h"
 
-#line 2436 "chapters/06-production.nw"
+#line 2438 "chapters/06-production.nw"
 /** NCCL's table, once it is loaded: the one piece of state the loader keeps. */
 static const NcclOps *nccl_loaded;
 
@@ -29,7 +29,7 @@ static const NcclOps *nccl_ops(char *err)
     }
     return nccl_loaded = ops();
 }
-#line 2159 "chapters/06-production.nw"
+#line 2161 "chapters/06-production.nw"
 /** NCCL's communicator: the Comm callers see comes first. */
 typedef struct NcclComm {
     Comm comm;    /**< what the callers see */
@@ -45,7 +45,7 @@ static int nccl_allreduce(Comm *c, float *buf, size_t count, char *err)
     return nccl ? nccl->all_reduce(n->nccl, n->stream, buf, count, false, err) : -1;
 }
 
-#line 2186 "chapters/06-production.nw"
+#line 2188 "chapters/06-production.nw"
 static int nccl_send(Comm *c, int to, const void *buf, size_t bytes, char *err)
 {
     Comm *in = ((NcclComm *)c)->inner;
@@ -58,7 +58,7 @@ static int nccl_recv(Comm *c, int from, void *buf, size_t bytes, char *err)
     return in->recv(in, from, buf, bytes, err);
 }
 
-#line 2204 "chapters/06-production.nw"
+#line 2206 "chapters/06-production.nw"
 static int nccl_sendrecv(Comm *c, int to, const void *sbuf, size_t sbytes, int from, void *rbuf,
                          size_t rbytes, char *err)
 {
@@ -71,14 +71,14 @@ static int nccl_barrier(Comm *c, char *err)
     Comm *in = ((NcclComm *)c)->inner;
     return in->barrier(in, err);
 }
-#line 2226 "chapters/06-production.nw"
+#line 2228 "chapters/06-production.nw"
 static int nccl_sendrecv2(Comm *c, const Exchange x[2], char *err)
 {
     Comm *in = ((NcclComm *)c)->inner;
     return in->sendrecv2(in, x, err);
 }
 
-#line 2241 "chapters/06-production.nw"
+#line 2243 "chapters/06-production.nw"
 static void nccl_close(Comm *c)
 {
     NcclComm *n = (NcclComm *)c;
@@ -88,33 +88,33 @@ static void nccl_close(Comm *c)
         nccl->close(n->nccl, n->stream);
     free(n);
 }
-#line 2260 "chapters/06-production.nw"
+#line 2262 "chapters/06-production.nw"
 Comm *comm_nccl_open(Comm *c, Comm *host, char *err)
 {
     const Device *dev = c->dev;
-#line 2292 "chapters/06-production.nw"
+#line 2294 "chapters/06-production.nw"
 #ifndef HAVE_NCCL
     if (dev->kind == DEVICE_CUDA && host->size <= dev->count)
         return error_set(err, "NCCL: this build has no NCCL (it needs the CUDA toolkit with "
                               "nccl.h)"),
                NULL;
-#line 2296 "chapters/06-production.nw"
+#line 2298 "chapters/06-production.nw"
 #endif
     if (dev->kind != DEVICE_CUDA)
         return error_set(err, "NCCL moves GPU memory, and the buffers are on the CPU: use "
                               "--device cuda"),
                NULL;
-#line 2300 "chapters/06-production.nw"
+#line 2302 "chapters/06-production.nw"
     if (host->size > dev->count)
         return error_set(err, "NCCL: %d ranks on %d GPU%s: NCCL needs one GPU per rank",
                          host->size, dev->count, dev->count == 1 ? "" : "s"),
                NULL;
-#line 2264 "chapters/06-production.nw"
+#line 2266 "chapters/06-production.nw"
     const NcclOps *nccl = nccl_ops(err); /* loaded only now that it can be used */
     if (!nccl)
         return NULL;
     NcclComm *n = xcalloc(1, sizeof *n);
-#line 2338 "chapters/06-production.nw"
+#line 2340 "chapters/06-production.nw"
     unsigned char id[NCCL_ID_BYTES] = {0};
     int sent = 0;
     if (host->rank == 0) {
@@ -128,7 +128,7 @@ Comm *comm_nccl_open(Comm *c, Comm *host, char *err)
         free(n);
         return NULL;
     }
-#line 2269 "chapters/06-production.nw"
+#line 2271 "chapters/06-production.nw"
     if (nccl->init(&n->nccl, &n->stream, host->size, id, host->rank, err)) {
         free(n);
         return NULL;
@@ -146,6 +146,6 @@ Comm *comm_nccl_open(Comm *c, Comm *host, char *err)
                      .close = nccl_close,
                      .allreduce = nccl_allreduce,
                      .state = n};
-#line 2279 "chapters/06-production.nw"
+#line 2281 "chapters/06-production.nw"
     return &n->comm;
 }

@@ -2,7 +2,7 @@
  * @file nccl_backend.c
  * @brief NCCL's calls behind a table: built into libdps_nccl.so, loaded by dlopen().
  */
-#line 2470 "chapters/06-production.nw"
+#line 2472 "chapters/06-production.nw"
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 #include <string.h>
@@ -10,17 +10,17 @@
 #include "nccl_backend.h"
 #include "util.h"
 
-#line 2493 "chapters/06-production.nw"
+#line 2495 "chapters/06-production.nw"
 /** @cond */
 _Static_assert(sizeof(ncclUniqueId) == NCCL_ID_BYTES, "NCCL's unique id size");
 /** @endcond */
 
-#line 2508 "chapters/06-production.nw"
+#line 2510 "chapters/06-production.nw"
 static int unique_id(unsigned char id[NCCL_ID_BYTES], char *err)
 {
     ncclResult_t r = ncclGetUniqueId((ncclUniqueId *)id);
     return r == ncclSuccess ? 0 : error_set(err, "ncclGetUniqueId: %s", ncclGetErrorString(r));
-#line 2513 "chapters/06-production.nw"
+#line 2515 "chapters/06-production.nw"
 }
 
 static int init(void **comm, void **stream, int size, const unsigned char *id, int rank,
@@ -33,10 +33,10 @@ static int init(void **comm, void **stream, int size, const unsigned char *id, i
         return error_set(err, "ncclCommInitRank: %s", ncclGetErrorString(r));
     cudaError_t e = cudaStreamCreate((cudaStream_t *)stream);
     return e == cudaSuccess ? 0 : error_set(err, "cudaStreamCreate: %s", cudaGetErrorString(e));
-#line 2526 "chapters/06-production.nw"
+#line 2528 "chapters/06-production.nw"
 }
 
-#line 2535 "chapters/06-production.nw"
+#line 2537 "chapters/06-production.nw"
 static void close_comm(void *comm, void *stream)
 {
     if (comm)
@@ -44,7 +44,7 @@ static void close_comm(void *comm, void *stream)
     if (stream)
         cudaStreamDestroy((cudaStream_t)stream);
 }
-#line 2556 "chapters/06-production.nw"
+#line 2558 "chapters/06-production.nw"
 static int backend_all_reduce(void *comm, void *stream, float *buf, size_t count, bool mean,
                               char *err)
 {
@@ -54,10 +54,10 @@ static int backend_all_reduce(void *comm, void *stream, float *buf, size_t count
         return error_set(err, "ncclAllReduce: %s", ncclGetErrorString(r));
     cudaError_t e = cudaStreamSynchronize((cudaStream_t)stream);
     return e == cudaSuccess ? 0 : error_set(err, "ncclAllReduce: %s", cudaGetErrorString(e));
-#line 2566 "chapters/06-production.nw"
+#line 2568 "chapters/06-production.nw"
 }
 
-#line 2573 "chapters/06-production.nw"
+#line 2575 "chapters/06-production.nw"
 /** The table, for dlsym(NCCL_ENTRY). */
 const NcclOps *nccl_backend_ops(void)
 {
@@ -65,6 +65,6 @@ const NcclOps *nccl_backend_ops(void)
                                 .init = init,
                                 .all_reduce = backend_all_reduce,
                                 .close = close_comm};
-#line 2578 "chapters/06-production.nw"
+#line 2580 "chapters/06-production.nw"
     return &ops;
 }

@@ -46,7 +46,7 @@ static int check_strategy(const Run *run)
     const StrategyDef *def = run->strategy;
     const Options *o = &run->o;
     char why[ERR_LEN] = "";
-#line 3387 "chapters/06-production.nw"
+#line 3389 "chapters/06-production.nw"
     bool given = o->given & OPT_TRANSPORT;
     bool over_mpi = transport_find(o->transport) == &transport_mpi;
     char names[ERR_LEN / 4];
@@ -55,14 +55,14 @@ static int check_strategy(const Run *run)
                  "--strategy %s: %s needs the MPI transport (drop --transport "
                  "shm, run under mpirun)",
                  def->name, def->title);
-#line 3394 "chapters/06-production.nw"
+#line 3396 "chapters/06-production.nw"
     } else if (given && over_mpi && !(def->needs & RUNS_OVER_MPI)) {
         strategy_names(names, sizeof names, RUNS_OVER_MPI, ", ");
         snprintf(why, sizeof why,
                  "--strategy %s runs on this machine's shared memory; over "
                  "--transport mpi use %s",
                  def->name, names);
-#line 3398 "chapters/06-production.nw"
+#line 3400 "chapters/06-production.nw"
     } else if (def->shape == SHAPE_ONE && (o->given & OPT_N_GPUS) && o->n_gpus != 1) {
         snprintf(why, sizeof why, "--strategy %s trains on one device: drop --n_gpus or give 1",
                  def->name);
@@ -74,15 +74,15 @@ static int check_strategy(const Run *run)
                  "--strategy %s drives CPU replicas from one process; this "
                  "book's CUDA backend holds one GPU per process (use nccl or ring on GPUs)",
                  def->name);
-#line 3408 "chapters/06-production.nw"
+#line 3410 "chapters/06-production.nw"
     } else if (def->check) {
         def->check(o->n_gpus, strcmp(o->device, "cpu") == 0, why, sizeof why);
     }
-#line 3425 "chapters/06-production.nw"
+#line 3427 "chapters/06-production.nw"
     if (!why[0] && (o->given & OPT_BUCKET) && !(def->needs & USES_BUCKETS)) {
         strategy_names(names, sizeof names, USES_BUCKETS, ", ");
         snprintf(why, sizeof why, "--bucket_mb sets the buckets of --strategy %s only", names);
-#line 3429 "chapters/06-production.nw"
+#line 3431 "chapters/06-production.nw"
     }
 #line 1185 "chapters/09-hosts.nw"
     if (!why[0] && (o->given & OPT_RANKS_PER_HOST) && !(def->needs & USES_HOSTS)) {
@@ -222,14 +222,14 @@ static int train_rank(Rank *r, char *err)
     model_free(&m);
     return 0;
 }
-#line 3347 "chapters/06-production.nw"
+#line 3349 "chapters/06-production.nw"
 /** Build one replica on the CPU, for a strategy that drives them all. */
 static int build_replica(Model *m, void *arg, char *err)
 {
     return run_model(arg, device_cpu(), m, err);
 }
 
-#line 3323 "chapters/06-production.nw"
+#line 3325 "chapters/06-production.nw"
 /** SHAPE_THREADS: every replica in this process. */
 static int run_threads(Run *run)
 {
@@ -237,7 +237,7 @@ static int run_threads(Run *run)
     long cores = cores_available();
     device_cpu_threads((int)(cores / run->ranks > 0 ? cores / run->ranks : 1));
     const Device *cpu = device_open("cpu", 0, note, err);
-#line 3364 "chapters/06-production.nw"
+#line 3366 "chapters/06-production.nw"
     if (!run->o.quiet) {
         Rank r = {.size = run->ranks, .dev = device_cpu(), .run = run};
         Model probe;
@@ -247,14 +247,14 @@ static int run_threads(Run *run)
         run_banner(&r, &probe, NULL);
         model_free(&probe);
     }
-#line 3331 "chapters/06-production.nw"
+#line 3333 "chapters/06-production.nw"
     TrainConfig cfg = run_train_config(run, true);
     Model master;
     TrainResult res;
     if (run->strategy->threads(&cfg, run->ranks, &run->train, &run->test, build_replica, run,
                                &master, &res, err))
         return run_fail(run, err);
-#line 3338 "chapters/06-production.nw"
+#line 3340 "chapters/06-production.nw"
     train_report_end(stdout, &res, run->o.quiet);
     model_free(&master);
     return device_close(cpu, err) ? run_fail(run, err) : 0;

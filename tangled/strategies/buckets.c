@@ -2,7 +2,7 @@
  * @file buckets.c
  * @brief DDP-style buckets: a communication thread all-reduces them during backward.
  */
-#line 1247 "chapters/06-production.nw"
+#line 1251 "chapters/06-production.nw"
 #include "buckets.h"
 
 #include <stdlib.h>
@@ -13,11 +13,10 @@
 #include "strategy.h"
 #include "traffic.h"
 
-#line 1266 "chapters/06-production.nw"
-__attribute__((weak)) int bucket_assign(const size_t *layer_floats, int n_layers, size_t cap,
-                                        size_t first_cap, int *bucket_of)
+#line 1269 "chapters/06-production.nw"
+int bucket_assign(const size_t *layer_floats, int n_layers, size_t cap, size_t first_cap,
+                  int *bucket_of)
 {
-#line 1270 "chapters/06-production.nw"
     int b = 0;
     size_t bytes = 0;
     for (int l = n_layers - 1; l >= 0; l--) {
@@ -30,7 +29,7 @@ __attribute__((weak)) int bucket_assign(const size_t *layer_floats, int n_layers
     }
     return n_layers > 0 ? b + 1 : 0;
 }
-#line 1593 "chapters/06-production.nw"
+#line 1595 "chapters/06-production.nw"
 static int all_reduce_bucket(void *state, int kind, int k, char *err)
 {
     (void)kind; /* the buckets post one kind of operation */
@@ -42,7 +41,7 @@ static int all_reduce_bucket(void *state, int kind, int k, char *err)
     return rc;
 }
 
-#line 1617 "chapters/06-production.nw"
+#line 1619 "chapters/06-production.nw"
 static int grads_ready(Strategy *s, Model *m, int layer, char *err)
 {
     (void)err;
@@ -54,7 +53,7 @@ static int grads_ready(Strategy *s, Model *m, int layer, char *err)
     return 0;
 }
 
-#line 1659 "chapters/06-production.nw"
+#line 1661 "chapters/06-production.nw"
 static int bucket_sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
 {
     (void)m;
@@ -70,7 +69,7 @@ static int bucket_sum_stats(Strategy *s, double *v, int n, char *err)
 {
     return ring_sum_doubles(((BucketState *)s->state)->host, v, n, err);
 }
-#line 1697 "chapters/06-production.nw"
+#line 1699 "chapters/06-production.nw"
 int bucket_strategy(Strategy *s, BucketState *st, Comm *c, Comm *host, Model *m,
                     size_t cap_bytes, char *err)
 {
@@ -78,7 +77,7 @@ int bucket_strategy(Strategy *s, BucketState *st, Comm *c, Comm *host, Model *m,
     st->c = c;
     st->host = host;
     st->m = m;
-#line 1726 "chapters/06-production.nw"
+#line 1728 "chapters/06-production.nw"
     size_t floats[MAX_LAYERS];
     int of[MAX_LAYERS];
     for (int l = 0; l < m->n_layers; l++)
@@ -87,7 +86,7 @@ int bucket_strategy(Strategy *s, BucketState *st, Comm *c, Comm *host, Model *m,
     st->n = bucket_assign(floats, m->n_layers, cap_bytes, first, of);
     if (st->n < 1 || st->n > m->n_layers)
         return error_set(err, "bucket_assign made %d buckets of %d layers", st->n, m->n_layers);
-#line 1749 "chapters/06-production.nw"
+#line 1751 "chapters/06-production.nw"
     size_t largest = 0;
     for (int k = 0; k < st->n; k++) {
         Bucket *b = &st->bucket[k];
@@ -104,14 +103,14 @@ int bucket_strategy(Strategy *s, BucketState *st, Comm *c, Comm *host, Model *m,
                              "bucket_assign: bucket %d is not a run of layers below "
                              "bucket %d's",
                              k, k - 1);
-#line 1763 "chapters/06-production.nw"
+#line 1765 "chapters/06-production.nw"
         if (b->hi - b->lo > largest)
             largest = b->hi - b->lo;
     }
     if (st->bucket[0].hi != m->n_params || st->bucket[st->n - 1].lo != 0)
         return error_set(err, "bucket_assign: the buckets do not cover every layer");
     st->scratch = c->dev->alloc((chunk_max(largest, c->size) + 1) * sizeof(float));
-#line 1706 "chapters/06-production.nw"
+#line 1708 "chapters/06-production.nw"
     static const char *const names[] = {"all-reduce bucket"};
     if (queue_start(&st->q, c->dev, all_reduce_bucket, st, names, err))
         return -1;
@@ -121,18 +120,18 @@ int bucket_strategy(Strategy *s, BucketState *st, Comm *c, Comm *host, Model *m,
                     .sum_stats = bucket_sum_stats,
                     .grads_ready = grads_ready,
                     .state = st};
-#line 1713 "chapters/06-production.nw"
+#line 1715 "chapters/06-production.nw"
     return 0;
 }
 
-#line 1783 "chapters/06-production.nw"
+#line 1785 "chapters/06-production.nw"
 void bucket_strategy_free(BucketState *st)
 {
     queue_stop(&st->q);
     st->c->dev->release(st->scratch);
 }
 
-#line 3105 "chapters/06-production.nw"
+#line 3107 "chapters/06-production.nw"
 static int bucketed_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     BucketState *st = xcalloc(1, sizeof *st);
@@ -149,7 +148,7 @@ static void bucketed_close(Strategy *s)
     free(s->state);
 }
 
-#line 3130 "chapters/06-production.nw"
+#line 3132 "chapters/06-production.nw"
 static void bucketed_report(const Strategy *s, FILE *f)
 {
     const BucketState *bs = s->state;
@@ -161,7 +160,7 @@ static void bucketed_report(const Strategy *s, FILE *f)
             busy > 0 ? 100 * (1 - exposed / busy) : 0.0);
 }
 
-#line 3080 "chapters/06-production.nw"
+#line 3082 "chapters/06-production.nw"
 const StrategyDef strategy_ring_bucketed = {
     .name = "ring_bucketed",
     .title = "ring all-reduce in buckets during backward",

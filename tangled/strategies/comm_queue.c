@@ -2,7 +2,7 @@
  * @file comm_queue.c
  * @brief A thread that runs a rank's collectives in order (chapter 6).
  */
-#line 1390 "chapters/06-production.nw"
+#line 1392 "chapters/06-production.nw"
 #include "comm_queue.h"
 
 #include <string.h>
@@ -10,7 +10,7 @@
 #include "trace.h"
 #include "util.h"
 
-#line 1440 "chapters/06-production.nw"
+#line 1442 "chapters/06-production.nw"
 static void *queue_thread(void *arg)
 {
     CommQueue *q = arg;
@@ -31,7 +31,7 @@ static void *queue_thread(void *arg)
         double dt = now_seconds() - t0;
         trace_span(LANE_COMM, t0, t0 + dt, "%s %d", q->names[kind], item);
         pthread_mutex_lock(&q->mu);
-#line 1480 "chapters/06-production.nw"
+#line 1482 "chapters/06-production.nw"
         q->busy += dt;
         if (rc && !q->failed) {
             q->failed = true;
@@ -39,13 +39,13 @@ static void *queue_thread(void *arg)
         }
         q->done++;
         pthread_cond_broadcast(&q->cv);
-#line 1461 "chapters/06-production.nw"
+#line 1463 "chapters/06-production.nw"
     }
     pthread_mutex_unlock(&q->mu);
     return NULL;
 }
 
-#line 1490 "chapters/06-production.nw"
+#line 1492 "chapters/06-production.nw"
 int queue_start(CommQueue *q, const Device *dev, QueueWork work, void *state,
                 const char *const *names, char *err)
 {
@@ -72,7 +72,7 @@ void queue_stop(CommQueue *q)
     pthread_cond_destroy(&q->cv);
 }
 
-#line 1534 "chapters/06-production.nw"
+#line 1536 "chapters/06-production.nw"
 long queue_post(CommQueue *q, int kind, int item)
 {
     pthread_mutex_lock(&q->mu);
@@ -85,7 +85,7 @@ long queue_post(CommQueue *q, int kind, int item)
     return seq;
 }
 
-#line 1548 "chapters/06-production.nw"
+#line 1550 "chapters/06-production.nw"
 int queue_wait(CommQueue *q, long seq, char *err)
 {
     double t0 = now_seconds();

@@ -2,7 +2,7 @@
  * @file data_parallel.c
  * @brief One process driving every replica, as torch.nn.DataParallel (chapter 6).
  */
-#line 2619 "chapters/06-production.nw"
+#line 2621 "chapters/06-production.nw"
 #include "production.h"
 
 #include <pthread.h>
@@ -14,7 +14,7 @@
 #include "strategy.h"
 #include "util.h"
 
-#line 2662 "chapters/06-production.nw"
+#line 2664 "chapters/06-production.nw"
 /** Most figures dp_stats() sums: train_run()'s. */
 #define DP_STATS TRAIN_STATS
 
@@ -38,7 +38,7 @@ typedef struct DpReplica {
     char err[ERR_LEN];      /**< and its reason */
 } DpReplica;
 
-#line 2695 "chapters/06-production.nw"
+#line 2697 "chapters/06-production.nw"
 /** Gather: wait for every replica's gradients; the master adds them and takes the mean. */
 static int dp_gather(Strategy *s, Model *m, Timers *t, char *err)
 {
@@ -56,7 +56,7 @@ static int dp_gather(Strategy *s, Model *m, Timers *t, char *err)
     return 0;
 }
 
-#line 2724 "chapters/06-production.nw"
+#line 2726 "chapters/06-production.nw"
 /** The master steps; then every other replica copies its weights (replicate). */
 static int dp_update(Strategy *s, Model *m, Optimizer *opt, Timers *t, char *err)
 {
@@ -73,14 +73,14 @@ static int dp_update(Strategy *s, Model *m, Optimizer *opt, Timers *t, char *err
     return 0;
 }
 
-#line 2752 "chapters/06-production.nw"
+#line 2754 "chapters/06-production.nw"
 /** Sum the replicas' figures, in replica order, so every replica gets the same bits. */
 static int dp_stats(Strategy *s, double *v, int n, char *err)
 {
     DpShared *sh = ((DpReplica *)s->state)->sh;
     if (n > DP_STATS) /* the same n on every replica: all return before any barrier */
         return error_set(err, "data_parallel: %d figures to sum, at most %d", n, DP_STATS);
-#line 2759 "chapters/06-production.nw"
+#line 2761 "chapters/06-production.nw"
     memcpy(sh->stats[s->rank], v, (size_t)n * sizeof *v);
     pthread_barrier_wait(&sh->bar);
     for (int i = 0; i < n; i++) {
@@ -92,7 +92,7 @@ static int dp_stats(Strategy *s, double *v, int n, char *err)
     return 0;
 }
 
-#line 2779 "chapters/06-production.nw"
+#line 2781 "chapters/06-production.nw"
 static void *dp_thread(void *arg)
 {
     DpReplica *r = arg;
@@ -102,24 +102,24 @@ static void *dp_thread(void *arg)
                   .sum_stats = dp_stats,
                   .update = dp_update,
                   .state = r};
-#line 2785 "chapters/06-production.nw"
+#line 2787 "chapters/06-production.nw"
     TrainConfig cfg = *r->cfg;
     if (r->rank != 0)
         cfg.out = NULL, cfg.log = NULL;
     r->rc = train_run(&cfg, &r->sh->models[r->rank], r->train, r->test, &s, &r->res, r->err);
-#line 2790 "chapters/06-production.nw"
+#line 2792 "chapters/06-production.nw"
     return NULL;
 }
-#line 2804 "chapters/06-production.nw"
+#line 2806 "chapters/06-production.nw"
 int data_parallel_run(const TrainConfig *cfg, int replicas, const Dataset *train,
                       const Dataset *test, int (*build)(Model *m, void *arg, char *err),
                       void *build_arg, Model *master, TrainResult *res, char *err)
 {
-#line 2809 "chapters/06-production.nw"
+#line 2811 "chapters/06-production.nw"
     if (replicas < 1 || replicas > LAUNCH_MAX_RANKS)
         return error_set(err, "data_parallel: %d replicas (1 to %d)", replicas,
                          LAUNCH_MAX_RANKS);
-#line 2829 "chapters/06-production.nw"
+#line 2831 "chapters/06-production.nw"
     DpShared *sh = xcalloc(1, sizeof *sh);
     DpReplica *rep = xcalloc((size_t)replicas, sizeof *rep);
     pthread_t *th = xcalloc((size_t)replicas, sizeof *th);
@@ -128,7 +128,7 @@ int data_parallel_run(const TrainConfig *cfg, int replicas, const Dataset *train
     int rc = 0, started = 0;
     for (int q = 0; q < replicas && rc == 0; q++)
         rc = build(&sh->models[q], build_arg, err);
-#line 2848 "chapters/06-production.nw"
+#line 2850 "chapters/06-production.nw"
     pthread_barrier_init(&sh->bar, NULL, (unsigned)replicas);
     for (int q = 0; q < replicas && rc == 0; q++, started++) {
         rep[q] = (DpReplica){.sh = sh, .rank = q, .cfg = cfg, .train = train, .test = test};
@@ -137,7 +137,7 @@ int data_parallel_run(const TrainConfig *cfg, int replicas, const Dataset *train
     }
     for (int q = 0; q < started; q++)
         pthread_join(th[q], NULL);
-#line 2867 "chapters/06-production.nw"
+#line 2869 "chapters/06-production.nw"
     for (int q = 0; q < started && rc == 0; q++)
         if (rep[q].rc)
             rc = error_set(err, "replica %d: %s", q, rep[q].err);
@@ -152,10 +152,10 @@ int data_parallel_run(const TrainConfig *cfg, int replicas, const Dataset *train
     free(sh);
     free(rep);
     free(th);
-#line 2815 "chapters/06-production.nw"
+#line 2817 "chapters/06-production.nw"
     return rc;
 }
-#line 3287 "chapters/06-production.nw"
+#line 3289 "chapters/06-production.nw"
 static void dp_traffic(char *line, size_t len, int ranks, size_t bytes)
 {
     char b[32];

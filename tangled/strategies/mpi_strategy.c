@@ -2,7 +2,7 @@
  * @file mpi_strategy.c
  * @brief The transport's own all-reduce (MPI_Allreduce) as a strategy (chapter 6).
  */
-#line 1980 "chapters/06-production.nw"
+#line 1982 "chapters/06-production.nw"
 #include "production.h"
 
 #include <stdlib.h>
@@ -12,7 +12,7 @@
 #include "traffic.h"
 #include "util.h"
 
-#line 2001 "chapters/06-production.nw"
+#line 2003 "chapters/06-production.nw"
 static int native_sync(Strategy *s, Model *m, Timers *t, char *err)
 {
     NativeState *st = s->state;
@@ -30,7 +30,7 @@ static int native_stats(Strategy *s, double *v, int n, char *err)
     return ring_sum_doubles(((NativeState *)s->state)->host, v, n, err);
 }
 
-#line 2033 "chapters/06-production.nw"
+#line 2035 "chapters/06-production.nw"
 int native_strategy(Strategy *s, NativeState *st, Comm *c, Comm *host, char *err)
 {
     if (!c->allreduce)
@@ -38,7 +38,7 @@ int native_strategy(Strategy *s, NativeState *st, Comm *c, Comm *host, char *err
                          "the %s transport has no all-reduce of its own: --strategy mpi "
                          "runs under mpirun with --transport mpi",
                          c->name);
-#line 2039 "chapters/06-production.nw"
+#line 2041 "chapters/06-production.nw"
     st->c = c;
     st->host = host;
     *s = (Strategy){.rank = c->rank,
@@ -46,10 +46,10 @@ int native_strategy(Strategy *s, NativeState *st, Comm *c, Comm *host, char *err
                     .sync_gradients = native_sync,
                     .sum_stats = native_stats,
                     .state = st};
-#line 2044 "chapters/06-production.nw"
+#line 2046 "chapters/06-production.nw"
     return 0;
 }
-#line 3174 "chapters/06-production.nw"
+#line 3176 "chapters/06-production.nw"
 static int mpi_row_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     NativeState *st = xcalloc(1, sizeof *st);
@@ -65,7 +65,7 @@ static void mpi_row_close(Strategy *s)
     free(s->state);
 }
 
-#line 3156 "chapters/06-production.nw"
+#line 3158 "chapters/06-production.nw"
 const StrategyDef strategy_mpi = {
     .name = "mpi",
     .title = "MPI_Allreduce",

@@ -2,7 +2,7 @@
  * @file nccl_strategy.c
  * @brief NCCL's all-reduce as a strategy: the native strategy over NCCL's communicator.
  */
-#line 2321 "chapters/06-production.nw"
+#line 2323 "chapters/06-production.nw"
 #include "production.h"
 
 #include <stdlib.h>
@@ -12,7 +12,7 @@
 #include "traffic.h"
 #include "util.h"
 
-#line 3230 "chapters/06-production.nw"
+#line 3232 "chapters/06-production.nw"
 static int nccl_row_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     char why[ERR_LEN];
@@ -34,7 +34,7 @@ static void nccl_row_close(Strategy *s)
     free(st);
 }
 
-#line 3261 "chapters/06-production.nw"
+#line 3263 "chapters/06-production.nw"
 static int nccl_check(int ranks, bool cpu, char *why, size_t len)
 {
     int gpus = cpu ? 0 : gpu_count();
@@ -48,11 +48,11 @@ static int nccl_check(int ranks, bool cpu, char *why, size_t len)
                  "per rank (two ranks of one communicator cannot share a GPU); use --n_gpus %d "
                  "or --strategy ring",
                  ranks, gpus, gpus == 1 ? "" : "s", gpus);
-#line 3273 "chapters/06-production.nw"
+#line 3275 "chapters/06-production.nw"
     return gpus < ranks ? -1 : 0;
 }
 
-#line 3203 "chapters/06-production.nw"
+#line 3205 "chapters/06-production.nw"
 const StrategyDef strategy_nccl = {
     .name = "nccl",
     .title = "NCCL",

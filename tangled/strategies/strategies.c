@@ -2,12 +2,12 @@
  * @file strategies.c
  * @brief The strategy table: every row, in order (chapter 6).
  */
-#line 2992 "chapters/06-production.nw"
+#line 2994 "chapters/06-production.nw"
 #include "strategy.h"
 
 #include <string.h>
 
-#line 3010 "chapters/06-production.nw"
+#line 3012 "chapters/06-production.nw"
 const StrategyDef strategy_single = {
     .name = "single",
     .title = "one device",
@@ -24,7 +24,7 @@ const StrategyDef *const strategy_table[] = {
     &strategy_tensor, NULL,
 };
 
-#line 3040 "chapters/06-production.nw"
+#line 3042 "chapters/06-production.nw"
 const StrategyDef *strategy_find(const char *name)
 {
     for (const StrategyDef *const *d = strategy_table; *d; d++)

@@ -2,7 +2,7 @@
  * @file contender.c
  * @brief Running a benchmark's contenders and reading their tables (chapter 6).
  */
-#line 3562 "chapters/06-production.nw"
+#line 3564 "chapters/06-production.nw"
 #include "contender.h"
 
 #include <errno.h>
@@ -50,10 +50,10 @@ static void contender_round_end(Contender *col)
     }
 }
 
-#line 3591 "chapters/06-production.nw"
+#line 3593 "chapters/06-production.nw"
 void contender_run(Contender *col)
 {
-#line 3625 "chapters/06-production.nw"
+#line 3627 "chapters/06-production.nw"
     int fd[2];
     if (pipe(fd) != 0)
         fatal("pipe: %s", strerror(errno));
@@ -65,14 +65,14 @@ void contender_run(Contender *col)
     int rc = posix_spawnp(&pid, col->argv[0], &fa, NULL, col->argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     close(fd[1]);
-#line 3594 "chapters/06-production.nw"
+#line 3596 "chapters/06-production.nw"
     if (rc != 0) {
         close(fd[0]);
         snprintf(col->why, sizeof col->why, "cannot run %s: %s", col->argv[0], strerror(rc));
-#line 3598 "chapters/06-production.nw"
+#line 3600 "chapters/06-production.nw"
         return;
     }
-#line 3649 "chapters/06-production.nw"
+#line 3651 "chapters/06-production.nw"
     FILE *f = fdopen(fd[0], "r");
     char line[512];
     int row = 0;
@@ -89,7 +89,7 @@ void contender_run(Contender *col)
     if (f)
         fclose(f);
     contender_round_end(col);
-#line 3601 "chapters/06-production.nw"
+#line 3603 "chapters/06-production.nw"
     int st;
     waitpid(pid, &st, 0);
     col->ran = true;
@@ -99,7 +99,7 @@ void contender_run(Contender *col)
                  WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
 }
 
-#line 3676 "chapters/06-production.nw"
+#line 3678 "chapters/06-production.nw"
 double contender_at(const Contender *col, size_t size, enum ContenderField field)
 {
     for (int i = 0; i < col->rows; i++)
@@ -109,7 +109,7 @@ double contender_at(const Contender *col, size_t size, enum ContenderField field
                                               : (double)col->wrong[i];
     return NAN;
 }
-#line 3695 "chapters/06-production.nw"
+#line 3697 "chapters/06-production.nw"
 void machine_line(char *buf, size_t len)
 {
     char model[128] = "unknown CPU", line[256];
@@ -130,7 +130,7 @@ void machine_line(char *buf, size_t len)
     snprintf(buf, len, "%s, %ld cores, %s %s, %s", model, sysconf(_SC_NPROCESSORS_ONLN),
              u.sysname, u.release, day);
 }
-#line 3759 "chapters/06-production.nw"
+#line 3761 "chapters/06-production.nw"
 static void table_heading(FILE *csv, const Contender *col, int n, int base, const int *vs,
                           int n_vs)
 {
@@ -151,12 +151,12 @@ static void table_heading(FILE *csv, const Contender *col, int n, int base, cons
         fprintf(csv, "size");
         for (int k = 0; k < n; k++)
             fprintf(csv, ",%s_us,%s_%s", col[k].key, col[k].key, col[k].bus ? "busbw" : "bw");
-#line 3780 "chapters/06-production.nw"
+#line 3782 "chapters/06-production.nw"
         fprintf(csv, ",wrong\n");
     }
 }
 
-#line 3793 "chapters/06-production.nw"
+#line 3795 "chapters/06-production.nw"
 /** One line of the table (and of the CSV); 1 when an element was wrong. */
 static int table_row(FILE *csv, const Contender *col, int n, int base, const int *vs, int n_vs,
                      size_t size)
@@ -165,7 +165,7 @@ static int table_row(FILE *csv, const Contender *col, int n, int base, const int
     printf("%12zu", size);
     if (csv)
         fprintf(csv, "%zu", size);
-#line 3822 "chapters/06-production.nw"
+#line 3824 "chapters/06-production.nw"
     for (int k = 0; k < n; k++) {
         double t = contender_at(&col[k], size, CONTENDER_US);
         double b = contender_at(&col[k], size, CONTENDER_BUSBW);
@@ -178,7 +178,7 @@ static int table_row(FILE *csv, const Contender *col, int n, int base, const int
             fprintf(csv, ",%.3f,%.4f", t, b);
         wrong += isnan(w) ? 0 : w;
     }
-#line 3802 "chapters/06-production.nw"
+#line 3804 "chapters/06-production.nw"
     printf(" %7.0f", wrong);
     double mine = contender_at(&col[base], size, CONTENDER_BUSBW);
     for (int j = 0; j < n_vs; j++)
@@ -189,10 +189,10 @@ static int table_row(FILE *csv, const Contender *col, int n, int base, const int
     return wrong > 0;
 }
 
-#line 3730 "chapters/06-production.nw"
+#line 3732 "chapters/06-production.nw"
 int contender_table(FILE *csv, const Contender *col, int n, int base, const int *vs, int n_vs)
 {
-#line 3733 "chapters/06-production.nw"
+#line 3735 "chapters/06-production.nw"
     int status = 0, sizes = base;
     for (int k = 0; k < n && col[sizes].rows == 0; k++)
         sizes = k;

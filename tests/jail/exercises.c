@@ -326,22 +326,27 @@ COLLECTIVE(tree_all_reduce, as_much)
 
 typedef struct {
     const size_t *layer_floats;
+    const double *ready;
     int n_layers;
-    size_t cap, first_cap;
+    double alpha, beta;
     int *bucket_of;
+    double *end;
     int ret;
 } A_ddp_buckets;
 static void visit_ddp_buckets(Wire *w, A_ddp_buckets *a)
 {
-    IN(n_layers), IN(cap), IN(first_cap);
+    IN(n_layers), IN(alpha), IN(beta);
     BUF(layer_floats, jail_n(a->n_layers) * sizeof(size_t), WIRE_IN);
+    BUF(ready, jail_n(a->n_layers) * sizeof(double), WIRE_IN);
     BUF(bucket_of, jail_n(a->n_layers) * sizeof(int), WIRE_BACK);
+    BUF(end, sizeof(double), WIRE_BACK | WIRE_HOST);
     RESULT();
 }
 static void call_ddp_buckets(void *v, void *fn)
 {
     A_ddp_buckets *a = v;
-    a->ret = FN(ddp_buckets)(a->layer_floats, a->n_layers, a->cap, a->first_cap, a->bucket_of);
+    a->ret = FN(ddp_buckets)(a->layer_floats, a->ready, a->n_layers, a->alpha, a->beta,
+                             a->bucket_of, a->end);
 }
 
 typedef struct {
@@ -820,10 +825,10 @@ COLLECTIVE_PROXY(rabenseifner_all_reduce)
 COLLECTIVE_PROXY(naive_all_reduce)
 COLLECTIVE_PROXY(tree_all_reduce)
 
-int ddp_buckets(const size_t *layer_floats, int n_layers, size_t cap, size_t first_cap,
-                int *bucket_of)
+int ddp_buckets(const size_t *layer_floats, const double *ready, int n_layers, double alpha,
+                double beta, int *bucket_of, double *end)
 {
-    A_ddp_buckets a = {layer_floats, n_layers, cap, first_cap, bucket_of, -1};
+    A_ddp_buckets a = {layer_floats, ready, n_layers, alpha, beta, bucket_of, end, -1};
     jail_call(ID_ddp_buckets, &a);
     return a.ret;
 }
