@@ -8,8 +8,7 @@ int ddp_buckets(const size_t *layer_floats, const double *ready, int n_layers, d
     (void)ready;
     (void)alpha;
     (void)beta;
-    /* For each count j of the layers backward has finished, the earliest end of their
-     * all-reduces with a bucket closing after the j-th; then walk back from j = n_layers. */
+    /* Choose the buckets, number them from the last layer, and say when they end. */
     for (int l = 0; l < n_layers; l++)
         bucket_of[l] = -1;
     *end = 0;

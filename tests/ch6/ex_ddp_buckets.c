@@ -60,6 +60,10 @@ Test(ddp_buckets, hand_worked_cases)
      * bucket ends at 21, a bucket a layer at 24. */
     expect("alpha 2, beta 1", four, (double[]){3, 2, 1, 0}, 4, 2, 1, (int[]){1, 1, 1, 0}, 2, 20);
     expect("one layer", big, (double[]){7}, 1, 1, 0.5, (int[]){0}, 1, 18);
+    /* The book's: one layer (2 to 8), one (8 to 14), two (14 to 24); no pair of DDP's caps
+     * ends before 25. */
+    expect("two caps cannot", four, (double[]){11, 9, 7, 2}, 4, 2, 1, (int[]){2, 2, 1, 0}, 3,
+           24);
 }
 
 /* A random model of L layers: sizes, times of readiness (the last layer first), alpha and
