@@ -449,8 +449,8 @@ GRADE_ENV = CC="$(CC)" CFLAGS="$(CFLAGS)" LDLIBS="$(LDLIBS)" LIB="$(LIB)" DPS_TE
 
 test-run: $(PROGRAMS) $(TEST_BIN) $(TWIN)
 	@status=0; echo "test: exercises"; \
-	 $(GRADE_ENV) tests/grade.sh test $(CHAPTER) || status=1; \
-	 $(GRADE_ENV) tests/grade.sh prove $(CHAPTER) || status=1; \
+	 $(GRADE_ENV) tests/grade.sh test "$(CHAPTER)" || status=1; \
+	 $(GRADE_ENV) tests/grade.sh prove "$(CHAPTER)" || status=1; \
 	 echo "test: running the book's tests$(if $(CHAPTER), of $(CHAPTER_DIR)) on DEVICE=$(DEVICE)$(if $(SANITIZE), with -fsanitize=$(SANITIZE))"; \
 	 rm -f $(TEST_BIN).tap; \
 	 DPS_TEST_DEVICE=$(DEVICE) $(TEST_ENV) $(TEST_BIN) --timeout 120 -j$(TEST_JOBS) --short-filename \
@@ -461,7 +461,7 @@ test-run: $(PROGRAMS) $(TEST_BIN) $(TWIN)
 # The proof of the exercises' tests alone (make test runs it): every solution passes every
 # public and hidden test, every pristine skeleton fails each one (CHAPTER=N: chapter N's).
 prove: $(LIB)
-	@$(GRADE_ENV) tests/grade.sh prove $(CHAPTER)
+	@$(GRADE_ENV) tests/grade.sh prove "$(CHAPTER)"
 
 # The solutions' test binaries, built and not run (make soak runs them; make matrix's older
 # compiler builds them all and runs chapter 1's).

@@ -42,4 +42,21 @@ int tree_all_reduce(Comm *c, float *buf, size_t count, float *scratch, char *err
  * refused before anything is sent, with "rows" in err. */
 int torus_all_reduce(Comm *c, int rows, float *buf, size_t count, float *scratch, char *err);
 
+/* 9.3: the all-reduce of ranks in hosts of unequal sizes (nodes, here). The ranks are grouped
+ * into n_nodes nodes of consecutive ranks: node 0 holds the first node_sizes[0] ranks, node 1
+ * the next node_sizes[1], and so on; the sizes sum to c->size. Within a node, ranks read each
+ * other's buffers (c->peer_buffer of ranks of the same node only; c->progress, c->advance and
+ * c->wait_for tell when a buffer or a chunk is ready to read, as in chapter 8); between nodes
+ * they send messages (c->sendrecv, c->send, c->recv), and only to ranks that own a chunk they
+ * own. The chunks: G = the largest node's size, chunk k (0 <= k < G) is [chunk_start(count, G,
+ * k), chunk_start(count, G, k + 1)); in a node of size s, local rank l (rank - the node's
+ * first rank) owns the chunks k with k % s == l. Afterwards every rank's buf holds the sum
+ * over all ranks; no rank returns while a peer may still read its buffer. buf comes from
+ * c->alloc_shared() (the same allocation on every rank); scratch holds count floats of this
+ * rank's own memory. Returns 0, or -1 with err: the comm's error, or node sizes that are not a
+ * layout of the ranks (no node, a size below 1 or above DEVICE_MAX_SOURCES, sizes that do not
+ * sum to c->size), refused before anything is read or sent, with "node" in err. */
+int hierarchical_all_reduce(Comm *c, const int *node_sizes, int n_nodes, float *buf,
+                            size_t count, float *scratch, char *err);
+
 #endif

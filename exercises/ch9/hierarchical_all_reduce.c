@@ -1,7 +1,7 @@
-/* Exercise 8.3: An all-reduce across nodes of unequal sizes (3 stars, 30 points). Read the end
- * of chapter 8. Replace the body below; `make test` runs your tests once this file has
+/* Exercise 9.3: An all-reduce across hosts of unequal sizes (3 stars, 30 points). Read the end
+ * of chapter 9. Replace the body below; `make test` runs your tests once this file has
  * changed. */
-#include "ch8.h"
+#include "ch9.h"
 
 int hierarchical_all_reduce(Comm *c, const int *node_sizes, int n_nodes, float *buf,
                             size_t count, float *scratch, char *err)

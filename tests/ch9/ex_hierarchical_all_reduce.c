@@ -1,5 +1,5 @@
-/* Tests of exercise 8.3, hierarchical_all_reduce. */
-#include "ch8.h"
+/* Tests of exercise 9.3, hierarchical_all_reduce. */
+#include "ch9.h"
 #include "ch8/windows.h"
 #include "helpers.h"
 

@@ -1,7 +1,7 @@
-/* Hidden tests of exercise 8.3, hierarchical_all_reduce: eight ranks as 5+3 and 1+2+5, a
+/* Hidden tests of exercise 9.3, hierarchical_all_reduce: eight ranks as 5+3 and 1+2+5, a
  * large buffer, and back-to-back calls with random delays on 2+1+3 (not in the students'
  * handout). */
-#include "ch8.h"
+#include "ch9.h"
 #include "ch8/windows.h"
 #include "helpers.h"
 

@@ -1,5 +1,5 @@
-/* Exercise 8.3, reference solution. */
-#include "ch8.h"
+/* Exercise 9.3, reference solution. */
+#include "ch9.h"
 
 /* Where this rank stands: its node, the node's first rank and size, its place in it; and
  * the chunks, as many as the largest node has ranks. */
