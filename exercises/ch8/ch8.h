@@ -31,4 +31,14 @@ int direct_broadcast(Comm *c, float *buf, size_t count, int root, char *err);
  * returns while another may still read or write its buffer. Returns 0, or -1 with err. */
 int direct_reduce(Comm *c, float *buf, size_t count, int root, char *err);
 
+/* 8.3: all-to-all by direct reads, in place. buf comes from c->alloc_shared() (the same
+ * allocation on every rank) and holds c->size blocks of count floats: block j, buf[j * count
+ * .. (j + 1) * count), is this rank's message to rank j. Afterwards block j holds rank j's
+ * message to this rank (block c->rank of rank j's buf as the call began), for every j,
+ * this rank's own block included. scratch holds c->size * count floats of this rank's own
+ * memory. Progress as in 8.1: base + 1 once a rank's buf is there to read, base + 2 at the
+ * end; no rank writes its buf while another may still read it. Direct reads only: no rank
+ * sends a message. Returns 0, or -1 with err. */
+int direct_all_to_all(Comm *c, float *buf, size_t count, float *scratch, char *err);
+
 #endif

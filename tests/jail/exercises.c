@@ -500,6 +500,28 @@ static void visit_hierarchical_all_reduce(Wire *w, A_hierarchical_all_reduce *a)
     BUF(scratch, a->count * 4, WIRE_IN);
     ERR(), RESULT();
 }
+/* buf: size blocks of count floats, shared; scratch: as many, in the rank's own memory. */
+typedef struct {
+    Comm *c;
+    float *buf;
+    size_t count;
+    float *scratch;
+    char *err;
+    int ret;
+} A_direct_all_to_all;
+static void visit_direct_all_to_all(Wire *w, A_direct_all_to_all *a)
+{
+    wire_comm(w, &a->c);
+    IN(count);
+    wire_shared(w, &a->buf, (size_t)N_OF(a->c) * a->count * 4);
+    BUF(scratch, (size_t)N_OF(a->c) * a->count * 4, WIRE_IN);
+    ERR(), RESULT();
+}
+static void call_direct_all_to_all(void *v, void *fn)
+{
+    A_direct_all_to_all *a = v;
+    a->ret = FN(direct_all_to_all)(a->c, a->buf, a->count, a->scratch, a->err);
+}
 static void call_direct_broadcast(void *v, void *fn)
 {
     A_direct *a = v;
@@ -680,6 +702,7 @@ enum {
     ID_sense_barrier_wait,
     ID_direct_broadcast,
     ID_direct_reduce,
+    ID_direct_all_to_all,
     ID_hierarchical_all_reduce,
     ID_tree_all_reduce,
     ID_torus_all_reduce,
@@ -714,6 +737,7 @@ const JailEntry jail_entries[] = {
     ENTRY_AS(sense_barrier, sense_barrier_wait),
     ENTRY(direct_broadcast),
     ENTRY(direct_reduce),
+    ENTRY(direct_all_to_all),
     ENTRY(hierarchical_all_reduce),
     ENTRY(tree_all_reduce),
     ENTRY(torus_all_reduce),
@@ -893,6 +917,13 @@ int direct_reduce(Comm *c, float *buf, size_t count, int root, char *err)
 {
     A_direct a = {.c = c, .root = root, .buf = buf, .count = count, .err = err, .ret = -1};
     jail_call(ID_direct_reduce, &a);
+    return a.ret;
+}
+
+int direct_all_to_all(Comm *c, float *buf, size_t count, float *scratch, char *err)
+{
+    A_direct_all_to_all a = {c, buf, count, scratch, err, -1};
+    jail_call(ID_direct_all_to_all, &a);
     return a.ret;
 }
 
