@@ -51,4 +51,16 @@ void onebit_compress(const float *g, float *error, size_t n, uint8_t *bits, floa
  * n. Returns 0, or -1 with the comm's error in err. */
 int onebit_all_reduce(Comm *c, float *grad, float *error, size_t n, void *scratch, char *err);
 
+/* 10.3: QSGD's stochastic quantizer (Alistarh et al. 2017) with s levels, 1 <= s <= 127.
+ * norm is the square root of the sum of v[i]^2 over i, summed in double in the order of i
+ * (its root in double too); *scale = (float)norm. Entry i is sent as a level q[i] in [-s, s]
+ * and stands for norm * q[i] / s. Its sign is v[i]'s (a level of 0 has none; every level is
+ * 0 when norm is 0); its magnitude is one of the two whole numbers nearest a = |v[i]| / norm
+ * * s (computed in double): floor(a), or floor(a) + 1. It is the larger when (double)
+ * noise[i] < P * 2^32, where P is the probability that makes the level right on average:
+ * over uniformly random noise, the expected value of norm * q[i] / s is v[i]. v and noise
+ * hold n entries, q receives n; nothing else is written. */
+void qsgd_quantize(const float *v, const uint32_t *noise, size_t n, int s, int8_t *q,
+                   float *scale);
+
 #endif

@@ -585,6 +585,29 @@ static void call_onebit_compress(void *v, void *fn)
     FN(onebit_compress)(a->g, a->error, a->n, a->bits, a->pos, a->neg);
 }
 
+/* 10.3: v and noise in, n levels and the scale back. */
+typedef struct {
+    const float *v;
+    const uint32_t *noise;
+    size_t n;
+    int s;
+    int8_t *q;
+    float *scale;
+} A_qsgd_quantize;
+static void visit_qsgd_quantize(Wire *w, A_qsgd_quantize *a)
+{
+    IN(n), IN(s);
+    BUF(v, a->n * 4, WIRE_IN);
+    BUF(noise, a->n * 4, WIRE_IN);
+    BUF(q, a->n, WIRE_BACK);
+    BUF(scale, sizeof(float), WIRE_BACK);
+}
+static void call_qsgd_quantize(void *v, void *fn)
+{
+    A_qsgd_quantize *a = v;
+    FN(qsgd_quantize)(a->v, a->noise, a->n, a->s, a->q, a->scale);
+}
+
 /* ... and its all-reduce: grad and error of n floats, scratch of N messages, in the rank's
  * own memory. */
 typedef struct {
@@ -708,6 +731,7 @@ enum {
     ID_torus_all_reduce,
     ID_onebit_compress,
     ID_onebit_all_reduce,
+    ID_qsgd_quantize,
     ID_row_parallel_backward,
     ID_grid_gradient_step,
     ID_gradient_check,
@@ -743,6 +767,7 @@ const JailEntry jail_entries[] = {
     ENTRY(torus_all_reduce),
     ENTRY(onebit_compress),
     ENTRY(onebit_all_reduce),
+    ENTRY(qsgd_quantize),
     ENTRY(row_parallel_backward),
     ENTRY(grid_gradient_step),
     ENTRY_AS(grad_check, gradient_check),
@@ -956,6 +981,13 @@ int onebit_all_reduce(Comm *c, float *grad, float *error, size_t n, void *scratc
     A_onebit_all_reduce a = {c, grad, error, n, scratch, err, -1};
     jail_call(ID_onebit_all_reduce, &a);
     return a.ret;
+}
+
+void qsgd_quantize(const float *v, const uint32_t *noise, size_t n, int s, int8_t *q,
+                   float *scale)
+{
+    A_qsgd_quantize a = {v, noise, n, s, q, scale};
+    jail_call(ID_qsgd_quantize, &a);
 }
 
 void row_parallel_backward(const float *act, const float *W, const float *delta, int B, int h,
