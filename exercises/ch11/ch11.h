@@ -5,6 +5,7 @@
  * library, the members of the Comm or the Device it is handed, and what a "may call" line
  * below gives it: tests/grade.sh refuses any other call, naming it.
  * may call: grid_gradient_step comm_view ring_all_gather ring_all_reduce
+ * may call: vocab_parallel_xent ring_all_gather ring_all_reduce
  */
 #ifndef DPS_EX_CH11_H
 #define DPS_EX_CH11_H
@@ -60,5 +61,20 @@ void row_parallel_backward(const float *act, const float *W, const float *delta,
 int grid_gradient_step(Comm *c, int T, float *grad, size_t count, size_t bias, size_t n_bias,
                        size_t shared, double max_norm, float *scratch, double *norm,
                        char *err);
+
+/* 11.3: softmax cross-entropy with the classes split across c's T ranks, as Megatron splits
+ * a vocabulary. The V classes are shared out in rank order: this rank holds classes
+ * [first, first + cols), and logits[i * cols + j] is row i's logit z for class first + j, for
+ * the same B rows on every rank. labels[i], in [0, V), is row i's class, the same on every
+ * rank. Afterwards, on every rank, loss[i] = log(sum over all V classes k of exp(z_ik)) -
+ * z_i,labels[i], and dlogits[i * cols + j] = (p_i,first+j - (first + j == labels[i])) / B,
+ * with p_ik = exp(z_ik) / (sum over k of exp(z_ik)): this rank's share of the gradient of
+ * the mean loss. No exp may overflow, whatever the finite logits: subtract a row's largest
+ * logit over all V classes first. Within a relative 1e-5 of the same sums on one device. The
+ * logits stay where they are: a rank sends at most 3 (T - 1) B floats' worth of bytes, for
+ * any V. B >= 0; cols >= 0 (a rank may hold no class). Returns 0, or -1 with the comm's error
+ * in err. */
+int vocab_parallel_xent(Comm *c, const float *logits, const int *labels, int B, int cols,
+                        int first, float *loss, float *dlogits, char *err);
 
 #endif

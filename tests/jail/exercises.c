@@ -687,6 +687,34 @@ static void call_grid_gradient_step(void *v, void *fn)
                                     a->shared, a->max_norm, a->scratch, a->norm, a->err);
 }
 
+/* 11.3: logits of B rows of cols classes and B labels in (the test's memory), B losses and
+ * B x cols gradients back. */
+typedef struct {
+    Comm *c;
+    const float *logits;
+    const int *labels;
+    int B, cols, first;
+    float *loss, *dlogits;
+    char *err;
+    int ret;
+} A_vocab_parallel_xent;
+static void visit_vocab_parallel_xent(Wire *w, A_vocab_parallel_xent *a)
+{
+    wire_comm(w, &a->c);
+    IN(B), IN(cols), IN(first);
+    BUF(logits, jail_n(a->B) * jail_n(a->cols) * 4, WIRE_IN | WIRE_HOST);
+    BUF(labels, jail_n(a->B) * sizeof(int), WIRE_IN | WIRE_HOST);
+    BUF(loss, jail_n(a->B) * 4, WIRE_BACK | WIRE_HOST);
+    BUF(dlogits, jail_n(a->B) * jail_n(a->cols) * 4, WIRE_BACK | WIRE_HOST);
+    ERR(), RESULT();
+}
+static void call_vocab_parallel_xent(void *v, void *fn)
+{
+    A_vocab_parallel_xent *a = v;
+    a->ret = FN(vocab_parallel_xent)(a->c, a->logits, a->labels, a->B, a->cols, a->first,
+                                     a->loss, a->dlogits, a->err);
+}
+
 #ifndef JAIL_JUDGE
 /* In the host, the compressor that a student's onebit_all_reduce calls is the book's own
  * (exported by -rdynamic, as the tests of 10.2 supply it): 10.2 is graded apart from 10.1. */
@@ -734,6 +762,7 @@ enum {
     ID_qsgd_quantize,
     ID_row_parallel_backward,
     ID_grid_gradient_step,
+    ID_vocab_parallel_xent,
     ID_gradient_check,
     N_ENTRIES
 };
@@ -770,6 +799,7 @@ const JailEntry jail_entries[] = {
     ENTRY(qsgd_quantize),
     ENTRY(row_parallel_backward),
     ENTRY(grid_gradient_step),
+    ENTRY(vocab_parallel_xent),
     ENTRY_AS(grad_check, gradient_check),
 };
 const int jail_n_entries = N_ENTRIES;
@@ -1004,6 +1034,13 @@ int grid_gradient_step(Comm *c, int T, float *grad, size_t count, size_t bias, s
     A_grid_gradient_step a = {c, T, grad, count, bias, n_bias, shared, max_norm, scratch, norm,
                               err, -1};
     jail_call(ID_grid_gradient_step, &a);
+    return a.ret;
+}
+int vocab_parallel_xent(Comm *c, const float *logits, const int *labels, int B, int cols,
+                        int first, float *loss, float *dlogits, char *err)
+{
+    A_vocab_parallel_xent a = {c, logits, labels, B, cols, first, loss, dlogits, err, -1};
+    jail_call(ID_vocab_parallel_xent, &a);
     return a.ret;
 }
 #endif
