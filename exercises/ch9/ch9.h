@@ -56,7 +56,7 @@ int torus_all_reduce(Comm *c, int rows, float *buf, size_t count, float *scratch
  * rank's own memory. Returns 0, or -1 with err: the comm's error, or node sizes that are not a
  * layout of the ranks (no node, a size below 1 or above DEVICE_MAX_SOURCES, sizes that do not
  * sum to c->size), refused before anything is read or sent, with "node" in err. */
-int hierarchical_all_reduce(Comm *c, const int *node_sizes, int n_nodes, float *buf,
-                            size_t count, float *scratch, char *err);
+int unequal_hosts_all_reduce(Comm *c, const int *node_sizes, int n_nodes, float *buf,
+                             size_t count, float *scratch, char *err);
 
 #endif

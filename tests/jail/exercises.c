@@ -490,8 +490,8 @@ typedef struct {
     size_t count;
     char *err;
     int ret;
-} A_hierarchical_all_reduce;
-static void visit_hierarchical_all_reduce(Wire *w, A_hierarchical_all_reduce *a)
+} A_unequal_hosts_all_reduce;
+static void visit_unequal_hosts_all_reduce(Wire *w, A_unequal_hosts_all_reduce *a)
 {
     wire_comm(w, &a->c);
     IN(n_nodes), IN(count);
@@ -532,11 +532,11 @@ static void call_direct_reduce(void *v, void *fn)
     A_direct *a = v;
     a->ret = FN(direct_reduce)(a->c, a->buf, a->count, a->root, a->err);
 }
-static void call_hierarchical_all_reduce(void *v, void *fn)
+static void call_unequal_hosts_all_reduce(void *v, void *fn)
 {
-    A_hierarchical_all_reduce *a = v;
-    a->ret = FN(hierarchical_all_reduce)(a->c, a->node_sizes, a->n_nodes, a->buf, a->count,
-                                         a->scratch, a->err);
+    A_unequal_hosts_all_reduce *a = v;
+    a->ret = FN(unequal_hosts_all_reduce)(a->c, a->node_sizes, a->n_nodes, a->buf, a->count,
+                                          a->scratch, a->err);
 }
 
 /* Chapter 9's grid: buf and scratch of count floats, in the rank's own memory. */
@@ -754,7 +754,7 @@ enum {
     ID_direct_broadcast,
     ID_direct_reduce,
     ID_direct_all_to_all,
-    ID_hierarchical_all_reduce,
+    ID_unequal_hosts_all_reduce,
     ID_tree_all_reduce,
     ID_torus_all_reduce,
     ID_onebit_compress,
@@ -791,7 +791,7 @@ const JailEntry jail_entries[] = {
     ENTRY(direct_broadcast),
     ENTRY(direct_reduce),
     ENTRY(direct_all_to_all),
-    ENTRY(hierarchical_all_reduce),
+    ENTRY(unequal_hosts_all_reduce),
     ENTRY(tree_all_reduce),
     ENTRY(torus_all_reduce),
     ENTRY(onebit_compress),
@@ -982,11 +982,11 @@ int direct_all_to_all(Comm *c, float *buf, size_t count, float *scratch, char *e
     return a.ret;
 }
 
-int hierarchical_all_reduce(Comm *c, const int *node_sizes, int n_nodes, float *buf,
-                            size_t count, float *scratch, char *err)
+int unequal_hosts_all_reduce(Comm *c, const int *node_sizes, int n_nodes, float *buf,
+                             size_t count, float *scratch, char *err)
 {
-    A_hierarchical_all_reduce a = {c, node_sizes, n_nodes, buf, scratch, count, err, -1};
-    jail_call(ID_hierarchical_all_reduce, &a);
+    A_unequal_hosts_all_reduce a = {c, node_sizes, n_nodes, buf, scratch, count, err, -1};
+    jail_call(ID_unequal_hosts_all_reduce, &a);
     return a.ret;
 }
 

@@ -3,8 +3,8 @@
  * changed. */
 #include "ch9.h"
 
-int hierarchical_all_reduce(Comm *c, const int *node_sizes, int n_nodes, float *buf,
-                            size_t count, float *scratch, char *err)
+int unequal_hosts_all_reduce(Comm *c, const int *node_sizes, int n_nodes, float *buf,
+                             size_t count, float *scratch, char *err)
 {
     /* TODO: check the layout first (node sizes of at least 1 that sum to c->size). Then,
      * with G the largest node's size and chunk k = [chunk_start(count, G, k),
@@ -22,5 +22,5 @@ int hierarchical_all_reduce(Comm *c, const int *node_sizes, int n_nodes, float *
     (void)buf;
     (void)count;
     (void)scratch;
-    return error_set(err, "hierarchical_all_reduce: not written yet");
+    return error_set(err, "unequal_hosts_all_reduce: not written yet");
 }

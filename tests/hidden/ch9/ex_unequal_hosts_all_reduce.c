@@ -1,4 +1,4 @@
-/* Hidden tests of exercise 9.3, hierarchical_all_reduce: eight ranks as 5+3 and 1+2+5, a
+/* Hidden tests of exercise 9.3, unequal_hosts_all_reduce: eight ranks as 5+3 and 1+2+5, a
  * large buffer, and back-to-back calls with random delays on 2+1+3 (not in the students'
  * handout). */
 #include "ch9.h"
@@ -22,7 +22,7 @@ static int run(Comm *c, const Watched *w, float *buf, char *err)
         win_fill(buf, n, rank, call);
         if (delay_of_run)
             win_delay(&g, delay_of_run);
-        if (hierarchical_all_reduce(c, sizes_of_run, nodes_of_run, buf, n, scratch, err))
+        if (unequal_hosts_all_reduce(c, sizes_of_run, nodes_of_run, buf, n, scratch, err))
             return -1;
         for (size_t i = 0; i < n; i++) {
             float want = win_sum(win_value, call, size, i);
@@ -48,14 +48,14 @@ static void run_layout(const int *sizes, int calls, int delay)
     win_run(n, run, N, 60);
 }
 
-Test(hidden_hierarchical_all_reduce, eight_ranks_as_five_three_and_one_two_five)
+Test(hidden_unequal_hosts_all_reduce, eight_ranks_as_five_three_and_one_two_five)
 {
     const int a[] = {2, 5, 3}, b[] = {3, 1, 2, 5};
     run_layout(a, 5, 0);
     run_layout(b, 5, 0);
 }
 
-Test(hidden_hierarchical_all_reduce, back_to_back_calls_with_delays)
+Test(hidden_unequal_hosts_all_reduce, back_to_back_calls_with_delays)
 {
     const int a[] = {3, 2, 1, 3};
     run_layout(a, 30, 50);

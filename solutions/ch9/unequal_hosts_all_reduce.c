@@ -63,7 +63,7 @@ static int wait_node(Comm *c, const Place *p, uint32_t value, char *err)
 static int place_of(Comm *c, const int *node_sizes, int n_nodes, Place *p, char *err)
 {
     if (!node_sizes || n_nodes < 1 || n_nodes > c->size)
-        return error_set(err, "hierarchical_all_reduce: %d node sizes for %d ranks", n_nodes,
+        return error_set(err, "unequal_hosts_all_reduce: %d node sizes for %d ranks", n_nodes,
                          c->size);
     long long total = 0;
     *p = (Place){.sizes = node_sizes, .n_nodes = n_nodes, .node = -1};
@@ -71,12 +71,12 @@ static int place_of(Comm *c, const int *node_sizes, int n_nodes, Place *p, char 
         int s = node_sizes[j];
         if (s < 1)
             return error_set(err,
-                             "hierarchical_all_reduce: node %d has %d ranks (node sizes "
+                             "unequal_hosts_all_reduce: node %d has %d ranks (node sizes "
                              "must be at least 1)",
                              j, s);
         if (s > DEVICE_MAX_SOURCES)
             return error_set(err,
-                             "hierarchical_all_reduce: node %d has %d ranks (node sizes "
+                             "unequal_hosts_all_reduce: node %d has %d ranks (node sizes "
                              "of at most %d)",
                              j, s, DEVICE_MAX_SOURCES);
         if (p->node < 0 && c->rank < total + s)
@@ -86,15 +86,15 @@ static int place_of(Comm *c, const int *node_sizes, int n_nodes, Place *p, char 
     }
     if (total != c->size)
         return error_set(err,
-                         "hierarchical_all_reduce: the node sizes sum to %lld, not to the "
+                         "unequal_hosts_all_reduce: the node sizes sum to %lld, not to the "
                          "%d ranks",
                          total, c->size);
     p->local = c->rank - p->first;
     return 0;
 }
 
-int hierarchical_all_reduce(Comm *c, const int *node_sizes, int n_nodes, float *buf,
-                            size_t count, float *scratch, char *err)
+int unequal_hosts_all_reduce(Comm *c, const int *node_sizes, int n_nodes, float *buf,
+                             size_t count, float *scratch, char *err)
 {
     Place p = {0};
     if (place_of(c, node_sizes, n_nodes, &p, err))
@@ -106,7 +106,7 @@ int hierarchical_all_reduce(Comm *c, const int *node_sizes, int n_nodes, float *
         if (!(v[j] = j == local       ? buf
                      : c->peer_buffer ? c->peer_buffer(c, p.first + j, buf)
                                       : NULL))
-            return error_set(err, "hierarchical_all_reduce: buf is not from alloc_shared");
+            return error_set(err, "unequal_hosts_all_reduce: buf is not from alloc_shared");
     uint32_t base = s > 1 ? c->progress(c) : 0;
     /* 1. my chunks (local, local + s, ...), from my node's buffers, once they are ready */
     if (s > 1) {

@@ -1,4 +1,4 @@
-/* Tests of exercise 9.3, hierarchical_all_reduce. */
+/* Tests of exercise 9.3, unequal_hosts_all_reduce. */
 #include "ch9.h"
 #include "ch8/windows.h"
 #include "helpers.h"
@@ -74,7 +74,7 @@ static int sums(Comm *c, const Watched *w, float *buf, char *err)
         size_t n = counts[call % 4];
         win_fill(buf, n, rank, call);
         win_delay(&g, 40);
-        if (hierarchical_all_reduce(c, sizes_of_run, nodes_of_run, buf, n, scratch, err))
+        if (unequal_hosts_all_reduce(c, sizes_of_run, nodes_of_run, buf, n, scratch, err))
             return -1;
         for (size_t i = 0; i < n; i++) {
             float want = win_sum(win_value, call, size, i);
@@ -99,7 +99,7 @@ static int sums(Comm *c, const Watched *w, float *buf, char *err)
     return 0;
 }
 
-Test(ex_hierarchical_all_reduce, nodes_of_unequal_sizes)
+Test(ex_unequal_hosts_all_reduce, nodes_of_unequal_sizes)
 {
     /* the number of nodes, then their sizes */
     const int runs[][MAX_NODES + 1] = {{2, 3, 1},    {2, 1, 3},       {2, 2, 2}, {3, 1, 1, 2},
@@ -124,7 +124,7 @@ static int refused(Comm *c, const Watched *w, float *buf, char *err)
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         err[0] = 0;
-        if (hierarchical_all_reduce(c, bad[k] + 1, bad[k][0], buf, 16, scratch, err) == 0 ||
+        if (unequal_hosts_all_reduce(c, bad[k] + 1, bad[k][0], buf, 16, scratch, err) == 0 ||
             !strstr(err, "node"))
             return error_set(err,
                              "rank %d: %d node sizes (%d, %d, %d ...) for 4 ranks were "
@@ -139,7 +139,7 @@ static int refused(Comm *c, const Watched *w, float *buf, char *err)
     for (size_t i = 0; i < 16; i++) /* and 1+3 is a layout */
         buf[i] = (float)c->rank;
     const int good[] = {1, 3};
-    if (hierarchical_all_reduce(c, good, 2, buf, 16, scratch, err))
+    if (unequal_hosts_all_reduce(c, good, 2, buf, 16, scratch, err))
         return -1;
     for (size_t i = 0; i < 16; i++)
         if (buf[i] != 6.0f)
@@ -150,7 +150,7 @@ static int refused(Comm *c, const Watched *w, float *buf, char *err)
     return 0;
 }
 
-Test(ex_hierarchical_all_reduce, node_sizes_that_are_not_a_layout_are_refused_others_run)
+Test(ex_unequal_hosts_all_reduce, node_sizes_that_are_not_a_layout_are_refused_others_run)
 {
     win_run(4, refused, 16, 30);
 }
