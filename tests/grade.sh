@@ -292,9 +292,27 @@ build() {
                 return 1
             supply=$bin.supply.o
         fi
-        $CC $CFLAGS -Itests -Iexercises/"$ch" "$tfile" $code $supply "$LIB" \
+        local tobj
+        tobj=$(test_object "$tfile" "$ch" "$bin.log") || return 1
+        $CC $CFLAGS -Itests -Iexercises/"$ch" "$tobj" $code $supply "$LIB" \
             -o "$bin" -lcriterion $LDLIBS >>"$bin.log" 2>&1 && echo "$key" >"$bin.key" || return 1
     fi
+}
+# The object of test file $1 (exercise chapter $2), compiled once for every submission graded
+# against it (a solution, a skeleton, the cheats, the handout's substitutes): its key is the
+# compiler, its flags and the test's own sources, never a submission's. Its path on stdout;
+# the compiler's messages appended to $3. Two jobs that compile it at once each write a file of
+# their own and the last rename wins, with the same bytes.
+test_object() {
+    local tfile=$1 ch=$2 log=$3 key obj
+    key=$({ echo "$CC $CFLAGS $tfile"; cat "$tfile" tests/*.h tests/*/*.h tests/hidden/*/*.h \
+            exercises/"$ch"/*.h tangled/*/*.h 2>/dev/null; } | sha256sum | cut -c1-32)
+    obj=$work/test-$key.o
+    if [ ! -s "$obj" ]; then
+        $CC $CFLAGS -Itests -Iexercises/"$ch" -c "$tfile" -o "$obj.$BASHPID" >>"$log" 2>&1 &&
+            mv -f "$obj.$BASHPID" "$obj" || { rm -f "$obj.$BASHPID"; return 1; }
+    fi
+    echo "$obj"
 }
 # Compile exercise $1/$2's file $3 alone into object $4 and check what it calls; messages
 # appended to $5.
