@@ -73,6 +73,9 @@ need full autograder:book-full "make autograder-check-book"
 [[ " $(command_of autograder:book-full) " != *LOOP_BUDGET* ]] ||
     problem "autograder:book-full must grade the loop-for-ever submission with env.sh's own budget (no LOOP_BUDGET)"
 need full fresh:both "make fresh-check"
+need full handout-check-full "make handout-check"
+[[ " $(command_of handout-check-full) " != *HANDOUT_SUBSTITUTES* ]] ||
+    problem "handout-check-full must substitute the handout's functions (no HANDOUT_SUBSTITUTES)"
 [[ " $(command_of fresh:both) " != *FRESH_SUITES* ]] || problem "fresh:both must run every suite (no FRESH_SUITES)"
 [[ " $(command_of matrix) " != *MATRIX=* ]] || problem "matrix must run every variant (no MATRIX=)"
 # Every chapter's autograder graded in make ci-full: the AG_ONLY and AG_SKIP lists of the
