@@ -3,26 +3,10 @@
 #include <math.h>
 
 #include "ch6.h"
+#include "ch6/buckets_end.h"
 #include "helpers.h"
 
 #define MAX_L 16
-
-/* When the last all-reduce ends with the buckets of bucket_of, run as the header says: from
- * the bucket of the last layers, each starting at the later of its lowest layer's readiness
- * and the end of the one before. This evaluates a choice; it does not make one. */
-static double end_of(const size_t *f, const double *ready, int L, double alpha, double beta,
-                     const int *of)
-{
-    double t = -INFINITY, bytes = 0;
-    for (int l = L - 1; l >= 0; l--) {
-        bytes += 4.0 * (double)f[l];
-        if (l == 0 || of[l - 1] != of[l]) { /* layer l is its bucket's lowest */
-            t = fmax(t, ready[l]) + alpha + beta * bytes;
-            bytes = 0;
-        }
-    }
-    return t;
-}
 
 static bool close_to(double a, double b)
 {
@@ -100,7 +84,7 @@ Test(ddp_buckets, the_buckets_are_runs_and_end_when_it_says)
             cr_assert(of[l] == of[l + 1] || of[l] == of[l + 1] + 1,
                       "layer %d in bucket %d after layer %d in %d", l, of[l], l + 1, of[l + 1]);
         cr_assert(of[0] == n - 1, "the first layer is in bucket %d of %d", of[0], n);
-        double own = end_of(f, ready, L, alpha, beta, of);
+        double own = buckets_end(f, ready, L, alpha, beta, of);
         cr_assert(close_to(end, own), "%d layers: returned end %.17g, but its buckets end at "
                   "%.17g", L, end, own);
     }
@@ -120,11 +104,11 @@ Test(ddp_buckets, no_cap_of_ddps_rule_ends_earlier)
         cr_assert(n >= 1 && n <= L && of[0] == n - 1 && of[L - 1] == 0,
                   "%d layers: %d buckets, the first layer in bucket %d, the last in %d", L, n,
                   of[0], of[L - 1]);
-        end = end_of(f, ready, L, alpha, beta, of); /* what its buckets take, whatever it says */
+        end = buckets_end(f, ready, L, alpha, beta, of); /* what its buckets take, whatever it says */
         for (size_t cap = 4; cap <= 4u * 5000 * MAX_L * 2; cap *= 2)
             for (size_t first = 4; first <= 4u * 5000 * MAX_L * 2; first *= 2) {
                 bucket_assign(f, L, cap, first, rule);
-                double theirs = end_of(f, ready, L, alpha, beta, rule);
+                double theirs = buckets_end(f, ready, L, alpha, beta, rule);
                 cr_assert(end <= theirs * (1 + 1e-12), "%d layers: ends at %.17g, but DDP's "
                           "rule with cap %zu and first cap %zu ends at %.17g", L, end, cap,
                           first, theirs);

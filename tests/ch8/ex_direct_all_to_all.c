@@ -6,30 +6,14 @@
 enum { MOST = 1001, MAX_N = 5 };
 
 /* Rank r's element i of its block for rank j, in call k: integers, each (r, j) its own. */
-static float a2a_value(int r, int j, size_t i, int k)
-{
-    return win_value(r * 8 + j, i, k);
-}
-
 /* Fill rank's blocks for call k, run the all-to-all, and check that block j holds rank j's
  * block for this rank. */
 static int one_call(Comm *c, float *buf, float *scratch, size_t count, int k, char *err)
 {
-    int rank = c->rank, size = c->size;
-    for (int j = 0; j < size; j++)
-        for (size_t i = 0; i < count; i++)
-            buf[(size_t)j * count + i] = a2a_value(rank, j, i, k);
+    win_a2a_fill(buf, count, c->rank, c->size, k);
     if (direct_all_to_all(c, buf, count, scratch, err))
         return -1;
-    for (int j = 0; j < size; j++)
-        for (size_t i = 0; i < count; i++) {
-            float want = a2a_value(j, rank, i, k), got = buf[(size_t)j * count + i];
-            if (got != want)
-                return error_set(err, "N = %d, call %d, %zu floats a block: rank %d has %g at "
-                                 "%zu of block %d, rank %d's block for it holds %g", size, k,
-                                 count, rank, got, i, j, j, want);
-        }
-    return 0;
+    return win_a2a_check(buf, count, c->rank, c->size, k, err);
 }
 
 /* Four counts on every number of ranks; no message, and every peer's buffer read. */

@@ -141,4 +141,33 @@ static inline int win_back_to_back(Comm *c, float *buf, Rooted fn, size_t n, int
     return 0;
 }
 
+/* Exercise 8.3's data: rank r's element i of its block for rank j in call k. */
+static inline float win_a2a_value(int r, int j, size_t i, int k)
+{
+    return win_value(r * 8 + j, i, k);
+}
+
+/* Rank's blocks of call k, count floats each, into buf. */
+static inline void win_a2a_fill(float *buf, size_t count, int rank, int size, int k)
+{
+    for (int j = 0; j < size; j++)
+        for (size_t i = 0; i < count; i++)
+            buf[(size_t)j * count + i] = win_a2a_value(rank, j, i, k);
+}
+
+/* After call k: block j of rank's buf holds rank j's block for rank (0), or -1 with err. */
+static inline int win_a2a_check(const float *buf, size_t count, int rank, int size, int k,
+                                char *err)
+{
+    for (int j = 0; j < size; j++)
+        for (size_t i = 0; i < count; i++) {
+            float want = win_a2a_value(j, rank, i, k), got = buf[(size_t)j * count + i];
+            if (got != want)
+                return error_set(err, "N = %d, call %d, %zu floats a block: rank %d has %g at "
+                                 "%zu of block %d, rank %d's block for it holds %g", size, k,
+                                 count, rank, got, i, j, j, want);
+        }
+    return 0;
+}
+
 #endif

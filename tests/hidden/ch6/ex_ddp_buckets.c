@@ -4,24 +4,10 @@
 #include <math.h>
 
 #include "ch6.h"
+#include "ch6/buckets_end.h"
 #include "helpers.h"
 
 #define MAX_L 1500
-
-/* As the public test's: when the buckets of bucket_of end, run in the header's order. */
-static double end_of(const size_t *f, const double *ready, int L, double alpha, double beta,
-                     const int *of)
-{
-    double t = -INFINITY, bytes = 0;
-    for (int l = L - 1; l >= 0; l--) {
-        bytes += 4.0 * (double)f[l];
-        if (l == 0 || of[l - 1] != of[l]) {
-            t = fmax(t, ready[l]) + alpha + beta * bytes;
-            bytes = 0;
-        }
-    }
-    return t;
-}
 
 static bool close_to(double a, double b, double rel)
 {
@@ -58,7 +44,7 @@ static double checked(const char *what, const size_t *f, const double *ready, in
         cr_assert(of[l] == of[l + 1] || of[l] == of[l + 1] + 1, "%s: layer %d in bucket %d "
                   "after layer %d in %d", what, l, of[l], l + 1, of[l + 1]);
     cr_assert(of[L] == -7, "%s: wrote bucket_of[%d], past the last layer", what, L);
-    double own = end_of(f, ready, L, alpha, beta, of);
+    double own = buckets_end(f, ready, L, alpha, beta, of);
     cr_assert(close_to(end, own, 1e-12), "%s: returned end %.17g, but its buckets end at %.17g",
               what, end, own);
     return end;
@@ -81,7 +67,7 @@ Test(hidden_ddp_buckets, every_split_of_small_models)
                 if (l > 0 && (mask >> (l - 1)) & 1)
                     b++;
             }
-            best = fmin(best, end_of(f, ready, L, alpha, beta, cut));
+            best = fmin(best, buckets_end(f, ready, L, alpha, beta, cut));
         }
         cr_assert(close_to(end, best, 1e-12), "%d layers, alpha %g, beta %g: ends at %.17g, "
                   "the best of every split at %.17g", L, alpha, beta, end, best);
@@ -137,7 +123,7 @@ Test(hidden_ddp_buckets, one_term_free_or_all_ready_at_once)
         for (int l = 0; l < L; l++)
             each[l] = L - 1 - l;
         double end = checked("alpha 0", f, ready, L, 0, beta, of, &n);
-        double per_layer = end_of(f, ready, L, 0, beta, each);
+        double per_layer = buckets_end(f, ready, L, 0, beta, each);
         cr_assert(close_to(end, per_layer, 1e-12), "alpha 0, %d layers: ends at %.17g, a bucket "
                   "a layer at %.17g", L, end, per_layer);
         end = checked("beta 0", f, ready, L, alpha + 1e-6, 0, of, &n);

@@ -8,29 +8,13 @@
 
 enum { BIG = 20011 };
 
-static float a2a_value(int r, int j, size_t i, int k)
-{
-    return win_value(r * 8 + j, i, k);
-}
-
 static int check_call(Comm *c, float *buf, float *scratch, size_t count, int k, char *err)
 {
-    int rank = c->rank, size = c->size;
-    for (int j = 0; j < size; j++)
-        for (size_t i = 0; i < count; i++)
-            buf[(size_t)j * count + i] = a2a_value(rank, j, i, k);
+    win_a2a_fill(buf, count, c->rank, c->size, k);
     uint32_t before = c->progress(c);
     if (direct_all_to_all(c, buf, count, scratch, err) || win_progress_ok(c, before, k, err))
         return -1;
-    for (int j = 0; j < size; j++)
-        for (size_t i = 0; i < count; i++) {
-            float want = a2a_value(j, rank, i, k), got = buf[(size_t)j * count + i];
-            if (got != want)
-                return error_set(err, "N = %d, call %d, %zu floats a block: rank %d has %g at "
-                                 "%zu of block %d, expected %g", size, k, count, rank, got, i,
-                                 j, want);
-        }
-    return 0;
+    return win_a2a_check(buf, count, c->rank, c->size, k, err);
 }
 
 static int six(Comm *c, const Watched *w, float *buf, char *err)
