@@ -500,19 +500,19 @@ memcheck:
 	@$(MAKE) --no-print-directory -j$(BUILD_JOBS) NATIVE=0 NO_CUDA=1 SANITIZE= mlp ring train
 	@set -e; d=$$(mktemp -d); \
 	 echo "memcheck: ./mlp --epochs 1"; \
-	 $(MEMCHECK) ./mlp --device cpu --epochs 1 --train_size 512 --hidden 64 --quiet; \
+	 $(MEMCHECK) ./mlp --device cpu --epochs 1 --train_size 256 --hidden 16 --quiet; \
 	 echo "memcheck: ./ring --n_gpus 2 --epochs 1 --checkpoint"; \
-	 $(MEMCHECK) ./ring --n_gpus 2 --device cpu --epochs 1 --train_size 512 --hidden 64 --quiet \
+	 $(MEMCHECK) ./ring --n_gpus 2 --device cpu --epochs 1 --train_size 256 --hidden 16 --quiet \
 	   --checkpoint $$d/run.ckpt; \
 	 echo "memcheck: ./ring --n_gpus 2 with chapter 10's codecs (PowerSGD, top-k, fp16)"; \
 	 for c in "--compress powersgd:2" "--compress topk:0.01" "--grad_dtype fp16"; do \
-	   $(MEMCHECK) ./ring --n_gpus 2 --device cpu --epochs 1 --train_size 512 --hidden 64 --quiet $$c; done; \
+	   $(MEMCHECK) ./ring --n_gpus 2 --device cpu --epochs 1 --train_size 256 --hidden 16 --quiet $$c; done; \
 	 echo "memcheck: ./mlp --resume of the ring's checkpoint (the same global batch)"; \
-	 $(MEMCHECK) ./mlp --device cpu --epochs 2 --train_size 512 --hidden 64 --batch_size 128 \
+	 $(MEMCHECK) ./mlp --device cpu --epochs 2 --train_size 256 --hidden 16 --batch_size 128 \
 	   --quiet --checkpoint $$d/run.ckpt --resume; \
 	 echo "memcheck: ./train --strategy tensor, a grid of 2 rows of 2 (chapter 11)"; \
 	 $(MEMCHECK) ./train --strategy tensor --n_gpus 4 --tp 2 --device cpu --epochs 1 \
-	   --train_size 512 --hidden 64,32 --quiet; \
+	   --train_size 256 --hidden 16,16 --quiet; \
 	 rm -rf $$d; echo "memcheck: valgrind found no error in ./mlp, ./ring (with codecs too), the resume and the grid"
 
 # libFuzzer on the IDX parsers, the checkpoint reader and the option parser, FUZZ_SECONDS
