@@ -724,7 +724,7 @@ DEB_TEST  := build-essential noweb libcriterion-dev clang-format-14 libopenblas-
 DEB_BOOK  := noweb texlive-latex-base texlive-latex-recommended texlive-pictures lmodern latexmk \
              poppler-utils clang-format-14 gcc
 DEB_DOCS  := doxygen
-DEB_OTHER := valgrind clang libclang-rt-dev zip unzip python3 debootstrap
+DEB_OTHER := valgrind clang libclang-rt-dev zip unzip python3 debootstrap bubblewrap
 DEB_PACKAGES := $(sort $(DEB_TEST) $(DEB_BOOK) $(DEB_DOCS) $(DEB_OTHER))
 
 # Each waits for the package lock when another install holds it (DEPS_WAIT seconds at most).

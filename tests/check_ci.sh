@@ -7,7 +7,8 @@
 #     1's autograder (the attacks), the whole book's grade, the handout check, the book, the
 #     docs, one fresh suite, and every build variant of scripts/matrix.sh (built with -Werror);
 #   - a check CI ran before it was scoped runs in neither runner: every variant's whole
-#     suite, both Debian suites whole, every chapter's autograder graded, the whole book's
+#     suite, both Debian suites whole, every chapter's autograder graded (chapter 1's attacks
+#     in every mode of the grader), the whole book's
 #     with its real time budget, three soak runs, and the rest below;
 #   - a stage of .ci/stages runs in neither runner, or the quick and full budgets of CI pass
 #     its 2400 s.
@@ -73,6 +74,9 @@ need full autograder:book-full "make autograder-check-book"
 [[ " $(command_of autograder:book-full) " != *LOOP_BUDGET* ]] ||
     problem "autograder:book-full must grade the loop-for-ever submission with env.sh's own budget (no LOOP_BUDGET)"
 need full fresh:both "make fresh-check"
+need full autograder:ch1-full "make autograder-check-chapters" "AG_ONLY=1 "
+[[ " $(command_of autograder:ch1-full) " != *AG_ATTACK_MODES* ]] ||
+    problem "autograder:ch1-full must grade every attack in every mode (no AG_ATTACK_MODES)"
 need full handout-check-full "make handout-check"
 [[ " $(command_of handout-check-full) " != *HANDOUT_SUBSTITUTES* ]] ||
     problem "handout-check-full must substitute the handout's functions (no HANDOUT_SUBSTITUTES)"

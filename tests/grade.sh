@@ -37,7 +37,7 @@
 # tests' results, after_published), GRADE_NOTE (a file whose text heads results.json's
 # output: the autograder's list of the files it took), GRADE_JAIL (1: the autograder's
 # jail, tests/jail/jail.h; the student's code runs as GRADE_JAIL_USER, nobody, in a process
-# of its own, and never in the test's).
+# of its own, and never in the test's), GRADE_SANDBOX (the jail's mode: auto, 1 or 0; below).
 set -uo pipefail
 # Bash reads a script as it runs it; this brace makes it read the whole of it first, so a
 # file changed while grading cannot change what runs.
@@ -125,9 +125,48 @@ jail_setup() {
             -o -type d -writable -print0 >"$work/writable" 2>/dev/null
         sweep
     fi
+    sandbox_setup
     JAIL_OBJS="$jail/judge.o $jail/wire.o $jail/exercises-judge.o"
     JAIL_LIST=$("$jail/host" --list)
     export JAIL_HOST=$jail/host JAIL_UID=$juid JAIL_GID=$jgid
+}
+# The mode of the jail (GRADE_SANDBOX: auto, the default, 1 or 0). The sandbox, where
+# bubblewrap can make its namespaces here: the jail's user runs the compiler and the host in
+# new user, PID, IPC, network and mount namespaces (tests/jail/jail.h, jail_sandbox_exec),
+# and what they make dies with them. The jail alone, where it cannot (a container whose
+# seccomp filter refuses new user namespaces, as Docker's default does, or no bwrap): the
+# user's limits and the sweep after every test. With 1 the sandbox or no grade; with 0 the
+# jail alone. ISOLATION names the mode, and ISOLATION_WHY says why in a sentence.
+ISOLATION=none ISOLATION_WHY= SANDBOX=()
+sandbox_setup() {
+    local bw log=$work/sandbox.log
+    unset JAIL_SANDBOX
+    ISOLATION=jail
+    case ${GRADE_SANDBOX:=auto} in
+    0) ISOLATION_WHY="the sandbox was turned off (GRADE_SANDBOX=0)" ;;
+    auto | 1)
+        bw=$(command -v bwrap) || bw=
+        if [ -z "$bw" ]; then
+            ISOLATION_WHY="bubblewrap (bwrap) is not installed"
+        elif "$WARDEN" run --timeout 20 "${DROP[@]}" --sandbox "$bw" -- /bin/true >"$log" 2>&1; then
+            ISOLATION=sandbox SANDBOX=(--sandbox "$bw")
+            export JAIL_SANDBOX=$bw
+        else
+            ISOLATION_WHY="bubblewrap could not make its namespaces here: $(tail -1 "$log" | cut -c1-200)"
+        fi
+        [ "$ISOLATION" = sandbox ] || [ "$GRADE_SANDBOX" != 1 ] ||
+            jail_failed "GRADE_SANDBOX=1 asks for the sandbox, but $ISOLATION_WHY"
+        ;;
+    *) jail_failed "GRADE_SANDBOX=$GRADE_SANDBOX: auto, 1 or 0" ;;
+    esac
+}
+# The grade's sentence on how the student's code ran.
+isolation_note() {
+    case $ISOLATION in
+    sandbox) echo "Your code ran in the sandbox: as an unprivileged user, in namespaces of its own (bubblewrap), apart from the tests." ;;
+    jail) echo "Your code ran in the jail: as an unprivileged user, apart from the tests ($ISOLATION_WHY, so no sandbox)." ;;
+    *) echo "Your code ran inside the tests (no jail)." ;;
+    esac
 }
 # After the jail user's code has run: none of its processes is left, none of its files.
 sweep() {
@@ -214,8 +253,12 @@ build_student() {
         return 1
     fi
     t0=$(ms)
-    "$WARDEN" run --timeout "$limit" --cpu "$GRADE_COMPILE_TIMEOUT" "${DROP[@]}" -- \
-        env -i PATH=/usr/bin:/bin LC_ALL=C TMPDIR="$PWD/$jail/student" \
+    # In the sandbox the compiler sees the headers, the source and its own directory.
+    local box=() tmpdir=$PWD/$jail/student
+    [ ${#SANDBOX[@]} = 0 ] || box=("${SANDBOX[@]}" --ro-bind "$PWD/tangled" --ro-bind "$PWD/exercises"
+        --ro-bind "$PWD/$jail/src" --bind "$PWD/$jail/student" --chdir "$PWD") tmpdir=/tmp
+    "$WARDEN" run --timeout "$limit" --cpu "$GRADE_COMPILE_TIMEOUT" "${DROP[@]}" "${box[@]}" -- \
+        env -i PATH=/usr/bin:/bin LC_ALL=C TMPDIR="$tmpdir" \
         $CC $CFLAGS -fPIC -shared -Iexercises/"$ch" "$jail/src/$base.c" -o "$jail/student/$base.so" >"$log" 2>&1
     rc=$?
     [ $rc != 124 ] || echo "error: the compiler did not finish within $limit s" >>"$log"
@@ -622,6 +665,8 @@ grade)
     [ -n "${GRADE_NOTE:-}" ] && [ -f "$GRADE_NOTE" ] && note=$(cat "$GRADE_NOTE")
     [ $hidden_seen = 1 ] || note="${note:+$note
 }These are the public tests only: the course's autograder also runs hidden ones."
+    note="${note:+$note
+}$(isolation_note)"
     sweep
     [ -z "$SWEEP_FAILED" ] || echo "grade: the jail's sweep: $SWEEP_FAILED" >&2
     # Written beside the results, checked, then renamed over them: Gradescope never reads
@@ -630,7 +675,8 @@ grade)
     rm -f "$tmp"
     {
         printf '{\n  "score": %s,\n  "execution_time": %d,\n' "$earned_total" $(($(date +%s) - start))
-        printf '  "output": "%s",\n  "stdout_visibility": "hidden",\n  "tests": [\n' "$(json_text "$note")"
+        printf '  "output": "%s",\n  "stdout_visibility": "hidden",\n' "$(json_text "$note")"
+        printf '  "extra_data": {"isolation": "%s"},\n  "tests": [\n' "$ISOLATION"
         for i in "${!json[@]}"; do
             printf '    %s%s\n' "${json[$i]}" "$([ "$i" -lt $((${#json[@]} - 1)) ] && echo ,)"
         done

@@ -10,10 +10,11 @@
 #                                                               lines name; the rest not started
 #
 # and, as root, the attacks on the grader (solutions/attacks/; chapter 1's autograder), each
-# with the jail off (it must succeed, or it tests nothing) and on (it must fail: 0 on its
-# exercise, every other exercise's full score, nothing left running, no file left in /tmp or
-# /dev/shm, root's canary file untouched); and a submission whose every exercise loops for
-# ever (the whole book's autograder), graded within the bound env.sh states.
+# in the grader's two modes, the sandbox and the jail alone (it must fail: 0 on its exercise,
+# every other exercise's full score, nothing left running, no file left in /tmp or /dev/shm,
+# root's canary file untouched, results.json naming the mode), and with the jail off (it must
+# succeed, or it tests nothing); and a submission whose every exercise loops for ever (the
+# whole book's autograder), graded within the bound env.sh states.
 #
 # As root each submission is graded as in Gradescope's container: in a cgroup of its own that
 # bounds its processes and memory, with a private /tmp and /dev/shm of 64 MiB each.
@@ -133,11 +134,11 @@ submit() {
     t0=$(date +%s)
     if [ $bounded != 0 ]; then
         mapfile -t cgs < <(cgroup_make "$name")
-        C=$c unshare --mount --propagation private bash -c '
+        C=$c WRAP=${WRAP:-} unshare --mount --propagation private bash -c '
             for d in "$@"; do echo $$ >"$d/cgroup.procs" || exit 99; done
             mount -t tmpfs -o size=64m,mode=1777 tmpfs /tmp &&
                 mount -t tmpfs -o size=64m,mode=1777 tmpfs /dev/shm || exit 99
-            (cd "$C" && AUTOGRADER_ROOT=$C ./run_autograder) >"$C/results/stdout" 2>&1
+            (cd "$C" && AUTOGRADER_ROOT=$C $WRAP ./run_autograder) >"$C/results/stdout" 2>&1
             rc=$?
             find /tmp /dev/shm -mindepth 1 -maxdepth 1 >"$C/check/files.list"
             wc -l <"$C/check/files.list" >"$C/check/files"
@@ -149,7 +150,7 @@ submit() {
         find /var/tmp -maxdepth 1 -type l -lname "$c/*" -delete 2>/dev/null || true
         [ $rc != 99 ] || fail "$name: the bounded setting could not be made (cgroup, mount)"
     else
-        (cd "$c" && AUTOGRADER_ROOT=$c ./run_autograder) >"$c/results/stdout" 2>&1 && rc=0 || rc=$?
+        (cd "$c" && AUTOGRADER_ROOT=$c ${WRAP:-} ./run_autograder) >"$c/results/stdout" 2>&1 && rc=0 || rc=$?
         echo 0 >"$c/check/procs"
         echo 0 >"$c/check/files"
     fi
@@ -215,7 +216,7 @@ attacks= loops=
 if [ "$(id -u)" != 0 ]; then
     echo "autograder-check: not root: the jail's isolation was not exercised (run as root, as Gradescope and CI do)"
 elif [ "$chapters" = 1 ]; then
-    attacks="forge_verdict read_hidden write_results plant_links proc_peek daemon spinners fill_disk memory_hog kernel_leftovers"
+    attacks="forge_verdict read_hidden write_results plant_links proc_peek daemon spinners fill_disk memory_hog kernel_leftovers sandbox_probe"
     if [ $bounded != 0 ]; then attacks+=" fork_bomb"
     else echo "autograder-check: no cgroup to bound them: the fork bomb not run, the others not bounded"; fi
     # ATTACKS="a b" runs only those (while working on one).
@@ -234,17 +235,55 @@ attack_file() {
         { cat "$repo/solutions/attacks/common.h"; grep -v '#include "common.h"' "$f"; }
     else cat "$f"; fi
 }
+# The modes of the grader each attack is graded in (tests/grade.sh, GRADE_SANDBOX):
+#   sandbox  bubblewrap's namespaces around the jail's user, where this machine lets that
+#            user make them (results.json must say "sandbox");
+#   jail     the jail alone: the same grade under tests/jail/nouserns.c's seccomp filter,
+#            which refuses new namespaces as Docker's default profile does (Gradescope's
+#            container, most likely), so that the grader must fall back (results.json: "jail");
+#   off      the jail off, the attack alone: it must succeed, or it tests nothing.
+# AG_ATTACK_MODES=alternate (CI's quick run): each attack in one mode, sandbox and jail in
+# turn, none with the jail off; else a list of modes (default: all three).
+sandbox_here=0
+if command -v bwrap >/dev/null && command -v setpriv >/dev/null &&
+    setpriv --reuid=65534 --regid=65534 --clear-groups bwrap --unshare-user --ro-bind /usr /usr \
+        --symlink usr/lib /lib --symlink usr/lib64 /lib64 /usr/bin/true 2>/dev/null; then
+    sandbox_here=1
+fi
+attack_runs=() k=0
 for a in $attacks; do
-    for jail in 0 1; do
-        A=$a J=$jail T=$(attack_target "$a") MAY_FAIL=$((1 - jail)) submit "attack-$a-$jail" <<'EOF2'
-sed -i "s/GRADE_JAIL=1/GRADE_JAIL=$J/" "$c/source/instructors/autograder/env.sh"
+    case ${AG_ATTACK_MODES:-sandbox jail off} in
+    alternate) modes=$([ $((k % 2)) = 0 ] && echo sandbox || echo jail)
+        # The probe of what the code sees: in the sandbox, which only it shows to be one.
+        [ "$a" != sandbox_probe ] || modes=sandbox ;;
+    *) modes=${AG_ATTACK_MODES:-sandbox jail off} ;;
+    esac
+    k=$((k + 1))
+    for m in $modes; do
+        [ "$m" != sandbox ] || [ $sandbox_here = 1 ] || m=jail
+        case " ${attack_runs[*]} " in *" $a:$m "*) continue ;; esac
+        attack_runs+=("$a:$m")
+    done
+done
+[ -z "$attacks" ] || [ $sandbox_here = 1 ] ||
+    echo "autograder-check: this machine does not let an unprivileged user make namespaces (or has no bwrap): the attacks graded in the jail mode only"
+if [ -n "$attacks" ]; then
+    cc -std=c11 -O2 -Wall -Wextra -Werror -D_GNU_SOURCE "$repo/tests/jail/nouserns.c" -o "$tmp/nouserns" ||
+        fail "tests/jail/nouserns.c does not build"
+fi
+for run in "${attack_runs[@]}"; do
+    a=${run%:*} m=${run#*:}
+    W=
+    [ "$m" != jail ] || W=$tmp/nouserns
+    A=$a M=$m T=$(attack_target "$a") MAY_FAIL=$([ "$m" = off ] && echo 1 || echo 0) WRAP=$W \
+        submit "attack-$a-$m" <<'EOF2'
+[ "$M" != off ] || sed -i "s/GRADE_JAIL=1/GRADE_JAIL=0/" "$c/source/instructors/autograder/env.sh"
 # With the jail off the attack alone (it only has to show that it works, and a grade that it
 # slows down is long); with it on the chapter's other solutions beside it, whose scores must
 # not change.
-[ "$J" = 0 ] || for e in $exercises; do [ "$e" = "$T" ] || cp "$repo/solutions/$e.c" "$c/submission/"; done
+[ "$M" = off ] || for e in $exercises; do [ "$e" = "$T" ] || cp "$repo/solutions/$e.c" "$c/submission/"; done
 attack_file "$A" >"$c/submission/${T#*/}.c"
 EOF2
-    done
 done
 # Submission paths (with the jail on only: the defence is the reading of the submission,
 # which comes before any jail): a folder whose name holds newlines and a line that names a
@@ -252,7 +291,8 @@ done
 # reference solutions.
 if [ -n "$attacks" ]; then
     attacks+=" read_placed"
-    MAY_FAIL=0 submit "attack-read_placed-1" <<'EOF2'
+    attack_runs+=("read_placed:$([ $sandbox_here = 1 ] && echo sandbox || echo jail)")
+    MAY_FAIL=0 submit "attack-read_placed-${attack_runs[-1]#*:}" <<'EOF2'
 for e in $exercises; do [ "$e" = ch1/gemm_blocked ] || cp "$repo/solutions/$e.c" "$c/submission/"; done
 attack_file read_placed >"$c/submission/gemm_blocked.c"
 odd=$c/submission/$'x\n../source/tests/hidden/ch1/ex_sgd_nesterov.c\n'
@@ -286,7 +326,7 @@ first=$(echo $exercises | cut -d' ' -f1)
 echo '#include "/dev/zero"' >"$c/submission/${first#*/}.c"
 EOF2
 fi
-export CHECK_ATTACKS=$attacks CHECK_LOOPS=$loops
+export CHECK_ATTACKS=$attacks CHECK_LOOPS=$loops CHECK_ATTACK_RUNS="${attack_runs[*]}" CHECK_SANDBOX=$sandbox_here
 export CHECK_TARGETS=$(for a in $attacks; do echo "$a=$(attack_target "$a")"; done)
 export CHECK_BOUND=$(. "$image/source/instructors/autograder/env.sh" && echo "$GRADE_BOUND")
 export CHECK_BUDGET=$(. "$image/source/instructors/autograder/env.sh" && echo "$GRADE_BUDGET")
@@ -342,6 +382,10 @@ r, by = load("solutions")
 if abs(r["score"] - total) > 0.01 or any(t["status"] != "passed" for ts in by.values() for t in ts):
     bad = [t["name"] for ts in by.values() for t in ts if t["status"] != "passed"]
     problems.append(f"solutions: score {r['score']} of {total}; failed: {bad}")
+want = "sandbox" if os.environ.get("CHECK_SANDBOX") == "1" else "jail"
+if os.getuid() == 0 and r.get("extra_data", {}).get("isolation") != want:
+    problems.append(f"solutions: graded in the {r.get('extra_data', {}).get('isolation')} mode, "
+                    f"where this machine allows the {want}")
 n_tests = sum(len(ts) for ts in by.values())
 n_hidden = sum(t["name"].endswith("(hidden)") for ts in by.values() for t in ts)
 
@@ -401,10 +445,12 @@ def scores(r):
 
 attacks = os.environ.get("CHECK_ATTACKS", "").split()
 targets = dict(l.split("=", 1) for l in os.environ.get("CHECK_TARGETS", "").split())
-for a in attacks:
+runs = [r.rsplit(":", 1) for r in os.environ.get("CHECK_ATTACK_RUNS", "").split()]
+for a, mode in runs:
     target = targets[a]
-    for jail in ((1,) if a == "read_placed" else (0, 1)):
-        d = os.path.join(tmp, f"attack-{a}-{jail}")
+    jail = mode != "off"
+    if True:
+        d = os.path.join(tmp, f"attack-{a}-{mode}")
         f = facts(d)
         try:
             r = json.load(open(os.path.join(d, "results/results.json")))
@@ -425,17 +471,27 @@ for a in attacks:
                 "fork_bomb": f["procs"] != "0" or f["rc"] != "0" or
                              "Resource temporarily unavailable" in stdout,
                 "kernel_leftovers": "= 777777" in text,
-                "read_placed": "LEAKED-PLACE" in text}[a]
-        line = (f"{a}, jail {'on' if jail else 'off'}: {'succeeded' if done else 'failed'}; "
+                "read_placed": "LEAKED-PLACE" in text,
+                # Not an attack: what the code saw (solutions/attacks/sandbox_probe.c), as
+                # 7SPU; "succeeded" when it saw what its mode should have hidden.
+                "sandbox_probe": set(re.findall(r"= (7[01]{3})\b", text)) !=
+                                 ({"7000"} if mode == "sandbox" else {"7111"})}[a]
+        if a == "sandbox_probe" and not jail:
+            done = not done  # with the jail off it must see the machine
+        isolation = r.get("extra_data", {}).get("isolation")
+        line = (f"{a}, {'jail off' if not jail else 'in the ' + mode}: "
+                f"{'succeeded' if done else 'failed'}; "
                 f"{got.get(target, 0):g} on {target}, "
                 f"{'others full, ' if jail and others_full else 'others NOT full, ' if jail else ''}"
                 f"{f['procs']} processes and {f['files']} files left, canary {f['canary']}, "
                 f"{f['seconds']} s")
         report.append(line)
-        if jail == 0 and not done:
+        if not jail and not done:
             problems.append(f"attack {a}: it failed with the jail off, so it tests nothing ({line})")
-        if jail == 1:
+        if jail:
             bad = []
+            if isolation != mode:
+                bad.append(f"results.json says it was graded in the {isolation} mode")
             if done:
                 bad.append("it succeeded")
             if got.get(target, 0) != 0:
@@ -454,7 +510,7 @@ for a in attacks:
             if a == "read_placed" and text.count("refused: ") < 2:
                 bad.append("the two odd names were not both refused in the output")
             if bad:
-                problems.append(f"attack {a}, jail on: " + "; ".join(bad))
+                problems.append(f"attack {a}, in the {mode}: " + "; ".join(bad))
 
 if os.environ.get("CHECK_LOOPS"):
     d = os.path.join(tmp, "loop-forever")
@@ -492,6 +548,9 @@ print(f"autograder-check: solutions {total:g}/{total:g} ({n_tests} tests, {n_hid
 for line in report:
     print("autograder-check: " + line)
 if attacks:
-    print(f"autograder-check: {len(attacks)} attacks ({', '.join(attacks)}) succeed with the "
-          f"jail off and fail with it on: 0 on their exercise, the others intact, nothing left")
+    modes = sorted({m for _, m in runs})
+    print(f"autograder-check: {len(attacks)} attacks ({', '.join(attacks)}), {len(runs)} grades "
+          f"({', '.join(f'{sum(m == x for _, m in runs)} {x}' for x in modes)}): each fails in "
+          f"the sandbox and the jail (0 on its exercise, the others intact, nothing left)"
+          f"{' and succeeds with the jail off' if 'off' in modes else ''}")
 EOF

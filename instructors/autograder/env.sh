@@ -23,6 +23,10 @@ export GRADE_TIMEOUT=10 GRADE_BUDGET=20 GRADE_COMPILE_TIMEOUT=10 GRADE_BOUND=900
 # removed (tests/jail/warden.c), so the user must be the jail's alone: setup.sh makes it.
 # 0 turns the jail off (the submission's code then runs as root, in the test).
 export GRADE_JAIL=1 GRADE_JAIL_USER=dps-jail
+# Its mode (tests/grade.sh): auto, the sandbox (bubblewrap's namespaces around the jail's
+# user) where this machine allows it and else the jail alone; 1, the sandbox or no grade; 0,
+# the jail alone. results.json says which ran.
+export GRADE_SANDBOX=${GRADE_SANDBOX:-auto}
 # When students see the results of the hidden tests: hidden, after_due_date,
 # after_published or visible (Gradescope's names). Their points count at once.
 export GRADE_HIDDEN_VISIBILITY=after_published
@@ -30,4 +34,4 @@ export GRADE_HIDDEN_VISIBILITY=after_published
 # exercise of the book. make autograder CHAPTER=... and HIDDEN_VISIBILITY=... set both.
 export GRADE_CHAPTERS=
 # The Debian/Ubuntu packages grading needs.
-PACKAGES="build-essential libcriterion-dev libopenblas-dev python3 passwd"
+PACKAGES="build-essential libcriterion-dev libopenblas-dev python3 passwd bubblewrap"

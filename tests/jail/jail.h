@@ -196,6 +196,23 @@ extern const int jail_n_entries;
  * line on stderr. */
 int jail_drop(uid_t uid, gid_t gid, long cpu_seconds);
 
+/* The sandbox (the grader's sandbox mode, tests/grade.sh): bubblewrap at path bwrap, run
+ * by the jail's user after jail_drop, puts cmd in new user, PID, IPC, network, UTS and
+ * cgroup namespaces with no capability, where it sees read-only /usr (and the system's top
+ * directories, /etc/ld.so.cache and /etc/alternatives), a /proc of its own PID namespace, a
+ * /dev of the harmless devices, private /tmp and /dev/shm (JAIL_SANDBOX_TMP bytes each) and
+ * /dev/mqueue, and binds[i].from at binds[i].to (read-only unless writable), in directory
+ * dir. Everything it starts or makes there, processes, files, System V objects, queues,
+ * dies with it; it dies with its parent. Returns only when bwrap cannot be run (a line on
+ * stderr); bwrap itself says, and exits 1, when the namespaces cannot be made. */
+#define JAIL_SANDBOX_TMP "67108864"
+typedef struct SandboxBind {
+    const char *from, *to;
+    int writable;
+} SandboxBind;
+void jail_sandbox_exec(const char *bwrap, const SandboxBind *binds, int n_binds, const char *dir,
+                       char *const cmd[], char *const envp[]);
+
 /* Judge: run exercise id on args in the host; returns when its outputs are back in place.
  * A host that crashes takes this process with it, by the same signal. */
 void jail_call(int id, void *args);

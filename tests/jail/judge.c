@@ -29,12 +29,21 @@ static int sock = -1;
 /* Stop this process as the host stopped: a student's crash is the test's crash. */
 static _Noreturn void host_gone(const char *what)
 {
-    int st = 0;
-    if (host > 0 && waitpid(host, &st, 0) == host && WIFSIGNALED(st)) {
-        fprintf(stderr, "jail: the exercise's code was killed by signal %d (%s)\n",
-                WTERMSIG(st), strsignal(WTERMSIG(st)));
-        signal(WTERMSIG(st), SIG_DFL);
-        raise(WTERMSIG(st));
+    int st = 0, sig = 0;
+    const char *bwrap = getenv("JAIL_SANDBOX");
+    if (host > 0 && waitpid(host, &st, 0) == host) {
+        if (WIFSIGNALED(st))
+            sig = WTERMSIG(st);
+        /* bubblewrap ends with 128 + the signal that killed what it ran. */
+        else if (bwrap && *bwrap && WIFEXITED(st) && WEXITSTATUS(st) > 128 &&
+                 WEXITSTATUS(st) < 128 + NSIG)
+            sig = WEXITSTATUS(st) - 128;
+    }
+    if (sig) {
+        fprintf(stderr, "jail: the exercise's code was killed by signal %d (%s)\n", sig,
+                strsignal(sig));
+        signal(sig, SIG_DFL);
+        raise(sig);
     } else if (host > 0 && WIFEXITED(st))
         fprintf(stderr, "jail: the exercise's code ended its process (exit status %d)\n",
                 WEXITSTATUS(st));
@@ -68,6 +77,19 @@ static _Noreturn void become_host(int fd, pid_t parent)
         _exit(127);
     char *argv[] = {(char *)path, (char *)student, NULL};
     char *envp[] = {"PATH=/usr/bin:/bin", "LC_ALL=C", "OPENBLAS_NUM_THREADS=1", NULL};
+    const char *bwrap = getenv("JAIL_SANDBOX");
+    if (bwrap && *bwrap) {
+        /* The sandbox mode: the host and the student's object are all it sees of the tree. */
+        char host_at[4096], student_at[4096];
+        if (!realpath(path, host_at) || !realpath(student, student_at)) {
+            fprintf(stderr, "jail: cannot find %s or %s: %s\n", path, student, strerror(errno));
+            _exit(127);
+        }
+        SandboxBind binds[] = {{host_at, "/jail/host", 0}, {student_at, "/jail/student.so", 0}};
+        char *inside[] = {"/jail/host", "/jail/student.so", NULL};
+        jail_sandbox_exec(bwrap, binds, 2, "/", inside, envp);
+        _exit(127);
+    }
     execve(path, argv, envp);
     fprintf(stderr, "jail: cannot run %s: %s\n", path, strerror(errno));
     _exit(127);

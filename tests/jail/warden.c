@@ -1,8 +1,11 @@
 /* The jail's warden (tests/grade.sh, as root in the autograder): what the grader does around
  * the jail user's code, done by system calls instead of a shell that follows paths.
  *
- *   warden run [--timeout S] [--drop UID:GID] [--cpu S] [--leftover PATH] -- CMD ARG...
- *       Run CMD (as the jail user, with jail_drop's limits, when --drop is given), in a
+ *   warden run [--timeout S] [--drop UID:GID] [--cpu S] [--leftover PATH]
+ *              [--sandbox BWRAP [--ro-bind PATH]... [--bind PATH]... [--chdir DIR]] -- CMD ARG...
+ *       Run CMD (as the jail user, with jail_drop's limits, when --drop is given; in the
+ *       sandbox of jail_sandbox_exec with --sandbox, bubblewrap at BWRAP, where it sees each
+ *       PATH at its own place, read-only or writable, and starts in DIR), in a
  *       process group of its own, and wait for it, S seconds at most (a decimal): then TERM
  *       to the group, KILL 2 s later. The warden is the subreaper of everything CMD starts:
  *       whatever is left when CMD ends, daemons included, is killed and reaped before it
@@ -141,8 +144,9 @@ static int run(int argc, char **argv)
     long cpu = 0;
     uid_t uid = 0;
     gid_t gid = 0;
-    int drop = 0, i = 0;
-    const char *leftover = NULL;
+    int drop = 0, i = 0, n_binds = 0;
+    const char *leftover = NULL, *bwrap = NULL, *dir = NULL;
+    SandboxBind binds[8];
     for (; i < argc && strcmp(argv[i], "--"); i++)
         if (!strcmp(argv[i], "--leftover") && i + 1 < argc) {
             leftover = argv[++i];
@@ -162,6 +166,19 @@ static int run(int argc, char **argv)
                 return 2;
             }
             uid = (uid_t)u, gid = (gid_t)g, drop = 1;
+        } else if (!strcmp(argv[i], "--sandbox") && i + 1 < argc)
+            bwrap = argv[++i];
+        else if (!strcmp(argv[i], "--chdir") && i + 1 < argc)
+            dir = argv[++i];
+        else if ((!strcmp(argv[i], "--bind") || !strcmp(argv[i], "--ro-bind")) && i + 1 < argc &&
+                 n_binds < (int)(sizeof binds / sizeof *binds)) {
+            binds[n_binds].writable = !strcmp(argv[i], "--bind");
+            binds[n_binds].from = binds[n_binds].to = argv[++i];
+            if (argv[i][0] != '/') {
+                fprintf(stderr, "warden: %s wants an absolute path, not %s\n", argv[i - 1], argv[i]);
+                return 2;
+            }
+            n_binds++;
         } else {
             fprintf(stderr, "warden: run: unknown option %s\n", argv[i]);
             return 2;
@@ -181,6 +198,11 @@ static int run(int argc, char **argv)
         setpgid(0, 0);
         if (drop && jail_drop(uid, gid, cpu))
             _exit(126);
+        if (bwrap) {
+            extern char **environ;
+            jail_sandbox_exec(bwrap, binds, n_binds, dir, cmd, environ);
+            _exit(127);
+        }
         execvp(cmd[0], cmd);
         fprintf(stderr, "warden: cannot run %s: %s\n", cmd[0], strerror(errno));
         _exit(127);

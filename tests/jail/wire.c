@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "jail.h"
@@ -230,4 +231,64 @@ int jail_drop(uid_t uid, gid_t gid, long cpu)
     }
     prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
     return 0;
+}
+
+/* ---- the sandbox */
+
+/* Append one argument to the sandbox's command line (at most SANDBOX_ARGS). */
+#define SANDBOX_ARGS 96
+static int add_arg(char **argv, int *n, const char *s)
+{
+    if (*n >= SANDBOX_ARGS - 1)
+        return -1;
+    argv[(*n)++] = (char *)s;
+    return 0;
+}
+
+void jail_sandbox_exec(const char *bwrap, const SandboxBind *binds, int n_binds, const char *dir,
+                       char *const cmd[], char *const envp[])
+{
+    static const char *const fixed[] = {
+        "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-net", "--unshare-uts",
+        "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+        "--proc", "/proc", "--dev", "/dev", "--size", JAIL_SANDBOX_TMP, "--tmpfs", "/tmp",
+        "--size", JAIL_SANDBOX_TMP, "--tmpfs", "/dev/shm", "--mqueue", "/dev/mqueue",
+        "--ro-bind", "/usr", "/usr", "--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache",
+        "--ro-bind-try", "/etc/alternatives", "/etc/alternatives"};
+    /* The system's own top directories, as they are here: links into /usr (a merged /usr,
+     * Debian 12's) stay links, directories (an older layout) are shown read-only. */
+    static const char *const tops[] = {"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"};
+    static char targets[sizeof tops / sizeof *tops][256];
+    char *argv[SANDBOX_ARGS];
+    int n = 0, bad = add_arg(argv, &n, bwrap);
+    for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
+        bad |= add_arg(argv, &n, fixed[i]);
+    for (size_t i = 0; i < sizeof tops / sizeof *tops; i++) {
+        struct stat st;
+        if (lstat(tops[i], &st))
+            continue;
+        ssize_t len = -1;
+        if (S_ISLNK(st.st_mode) &&
+            (len = readlink(tops[i], targets[i], sizeof targets[i] - 1)) > 0) {
+            targets[i][len] = 0;
+            bad |= add_arg(argv, &n, "--symlink") | add_arg(argv, &n, targets[i]) |
+                   add_arg(argv, &n, tops[i]);
+        } else if (S_ISDIR(st.st_mode))
+            bad |= add_arg(argv, &n, "--ro-bind") | add_arg(argv, &n, tops[i]) |
+                   add_arg(argv, &n, tops[i]);
+    }
+    for (int i = 0; i < n_binds; i++)
+        bad |= add_arg(argv, &n, binds[i].writable ? "--bind" : "--ro-bind") |
+               add_arg(argv, &n, binds[i].from) | add_arg(argv, &n, binds[i].to);
+    bad |= add_arg(argv, &n, "--chdir") | add_arg(argv, &n, dir ? dir : "/") |
+           add_arg(argv, &n, "--");
+    for (int i = 0; cmd[i]; i++)
+        bad |= add_arg(argv, &n, cmd[i]);
+    if (bad) {
+        fprintf(stderr, "jail: the sandbox's command line is too long\n");
+        return;
+    }
+    argv[n] = NULL;
+    execve(bwrap, argv, envp);
+    fprintf(stderr, "jail: cannot run the sandbox %s: %s\n", bwrap, strerror(errno));
 }
