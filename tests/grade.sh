@@ -36,8 +36,8 @@
 # goes, ./results.json), GRADE_HIDDEN_VISIBILITY (Gradescope's visibility of the hidden
 # tests' results, after_published), GRADE_NOTE (a file whose text heads results.json's
 # output: the autograder's list of the files it took), GRADE_JAIL (1: the autograder's
-# jail, tests/jail/jail.h; the student's code runs as GRADE_JAIL_USER, nobody, in a process
-# of its own, and never in the test's), GRADE_SANDBOX (the jail's mode: auto, 1 or 0; below).
+# jail, tests/jail/jail.h; the student's code runs as a fresh uid for each exercise, from
+# GRADE_JAIL_UIDS (below), in a process of its own, and never in the test's), GRADE_SANDBOX (the jail's mode: auto, 1 or 0; below).
 set -uo pipefail
 # Bash reads a script as it runs it; this brace makes it read the whole of it first, so a
 # file changed while grading cannot change what runs.
@@ -70,7 +70,7 @@ mkdir -p "$work" 2>/dev/null
 # names to the user's own processes (the compiler) and reads from through tests/jail/warden.c
 # (O_NOFOLLOW, relative to a descriptor). After the compiler and after every test the warden
 # kills every process of the user and removes its files wherever it can write (the sweep).
-: "${GRADE_JAIL:=0}" "${GRADE_JAIL_USER:=dps-jail}"
+: "${GRADE_JAIL:=0}"
 # Seconds one exercise may spend, its compiler and all its tests (0: no such budget); seconds
 # the compiler may run (within that budget).
 : "${GRADE_BUDGET:=0}" "${GRADE_COMPILE_TIMEOUT:=30}"
@@ -84,9 +84,10 @@ jail_failed() {
 jail_setup() {
     [ "$GRADE_JAIL" = 1 ] || return 0
     if [ "$(id -u)" = 0 ]; then
-        juid=$(id -u "$GRADE_JAIL_USER" 2>/dev/null) && jgid=$(id -g "$GRADE_JAIL_USER") ||
-            jail_failed "no user $GRADE_JAIL_USER for the jail (instructors/autograder/setup.sh makes it)"
-        [ "$juid" != 0 ] || jail_failed "the jail's user $GRADE_JAIL_USER is root"
+        [[ $GRADE_JAIL_UIDS =~ ^[1-9][0-9]*:[1-9][0-9]*$ ]] && [ "${GRADE_JAIL_UIDS%:*}" -ge 1000 ] &&
+            [ $((${GRADE_JAIL_UIDS%:*} + ${GRADE_JAIL_UIDS#*:})) -le 4294967294 ] ||
+            jail_failed "GRADE_JAIL_UIDS=$GRADE_JAIL_UIDS: FIRST:COUNT, uids from 1000 to 4294967294"
+        fresh_user || jail_failed "no free uid for the jail in GRADE_JAIL_UIDS=$GRADE_JAIL_UIDS"
     else
         juid=$(id -u) jgid=$(id -g)
         echo "grade: not root: the exercises run in processes of their own, but as $(id -un), so the isolation from the grader's files was not exercised"
@@ -94,7 +95,7 @@ jail_setup() {
     mkdir -p "$jail/src" "$jail/so" build/tmp || exit 3
     chmod 755 "$jail" "$jail/src" "$jail/so" && chmod 700 "$work" build/tmp tests/hidden chapters instructors 2>/dev/null
     export TMPDIR=$PWD/build/tmp
-    local o src
+    local o src d
     for src in wire judge host exercises exercises-judge; do
         o=$jail/$src.o
         $CC $CFLAGS $([ $src = exercises-judge ] && echo -DJAIL_JUDGE) -c "tests/jail/${src%-judge}.c" \
@@ -106,29 +107,69 @@ jail_setup() {
     $CC $CFLAGS tests/jail/warden.c "$jail/wire.o" -o "$jail/warden" 2>"$jail/warden.log" ||
         { cat "$jail/warden.log"; jail_failed "the jail's warden does not build"; }
     WARDEN=$jail/warden
-    # The user's directory, made anew: what an earlier grade left there is the user's to
-    # remove (the sweep), and root removes only the empty directory from its own.
-    if [ -d "$jail/student" ]; then
+    # The users' directories an earlier grade left (the last one's, and any a failed sweep set
+    # aside): what is in them is their user's to remove (the sweep, as that user), and root
+    # removes only the empty directories from its own.
+    for d in "$jail/student" "$jail"/left.*; do
+        [ -d "$d" ] || continue
         if [ "$(id -u)" = 0 ]; then
-            printf '%s\0' "$PWD/$jail/student" >"$work/writable"
-            "$WARDEN" sweep "$juid:$jgid" "$work/writable" && rmdir "$jail/student" ||
-                jail_failed "the jail's directory $jail/student could not be emptied"
+            printf '%s\0' "$PWD/$d" >"$work/writable"
+            "$WARDEN" sweep "$(stat -c %u:%g "$d")" "$work/writable" && rmdir "$d" ||
+                jail_failed "the jail's directory $d could not be emptied"
         else
-            rm -rf "$jail/student"
+            rm -rf "$d"
         fi
-    fi
-    mkdir -m 700 "$jail/student" && chown "$juid:$jgid" "$jail/student" || exit 3
-    DROP=(--drop "$juid:$jgid")
-    # Where the user can write: its files there are removed after every test.
+    done
+    student_dir
+    # Where the user can write: its files there are removed after every test. Any uid of the
+    # jail's, with no group, can write the same directories, its own apart.
     if [ "$(id -u)" = 0 ]; then
         "$WARDEN" run --timeout 120 "${DROP[@]}" -- find / \( -path /proc -o -path /sys \) -prune \
             -o -type d -writable -print0 >"$work/writable" 2>/dev/null
-        sweep
     fi
     sandbox_setup
     JAIL_OBJS="$jail/judge.o $jail/wire.o $jail/exercises-judge.o"
     JAIL_LIST=$("$jail/host" --list)
-    export JAIL_HOST=$jail/host JAIL_UID=$juid JAIL_GID=$jgid
+    export JAIL_HOST=$jail/host
+}
+# The jail's users (root): every exercise runs as a uid of its own, picked at random from
+# GRADE_JAIL_UIDS (FIRST:COUNT) among those that no process has and the passwd and group files
+# do not name, with the group of the same number and no other. What one exercise's code
+# leaves (a process the sweep missed, a file, a key, an object of the kernel's) is another
+# user's to the next exercise's, and a grade beside this one (on the same machine, in the
+# same container) has users of its own, whose processes this one's sweep never signals: two
+# gradings pick the same uid with a chance of about 1 in COUNT / (exercises squared).
+: "${GRADE_JAIL_UIDS:=1500000000:500000000}"
+fresh_user() {
+    local first=${GRADE_JAIL_UIDS%:*} count=${GRADE_JAIL_UIDS#*:} u try
+    for try in 1 2 3 4 5 6 7 8 9 10; do
+        u=$((first + ((RANDOM << 30 | RANDOM << 15 | RANDOM) % count)))
+        getent passwd "$u" >/dev/null || getent group "$u" >/dev/null && continue
+        awk -v u="$u" '/^Uid:/ { for (i = 2; i <= 5; i++) if ($i == u) found = 1 } END { exit !found }' \
+            /proc/[0-9]*/status 2>/dev/null && continue
+        juid=$u jgid=$u
+        DROP=(--drop "$juid:$jgid")
+        export JAIL_UID=$juid JAIL_GID=$jgid
+        return 0
+    done
+    return 1
+}
+# The user's one directory, build/jail/student, made anew for it (root's 0755 build/jail
+# holds it).
+student_dir() {
+    mkdir -m 700 "$jail/student" && chown "$juid:$jgid" "$jail/student" || exit 3
+    DROP=(--drop "$juid:$jgid")
+    export JAIL_UID=$juid JAIL_GID=$jgid
+}
+# Before exercise $1 (root, in the jail): a fresh user. The last one's directory is empty
+# (its sweep came after its last test) and is removed; if its sweep could not empty it, it is
+# set aside (renamed in root's directory: nothing below it is opened) for the next grade's.
+next_user() {
+    [ -n "$WARDEN" ] && [ "$(id -u)" = 0 ] || return 0
+    rmdir "$jail/student" 2>/dev/null || mv -T "$jail/student" "$jail/left.$juid" || exit 3
+    fresh_user || jail_failed "no free uid for the jail in GRADE_JAIL_UIDS=$GRADE_JAIL_UIDS"
+    student_dir
+    echo "grade: $1 runs as uid $juid"
 }
 # The mode of the jail (GRADE_SANDBOX: auto, the default, 1 or 0). The sandbox, where
 # bubblewrap can make its namespaces here: the jail's user runs the compiler and the host in
@@ -168,11 +209,19 @@ isolation_note() {
     *) echo "Your code ran inside the tests (no jail)." ;;
     esac
 }
-# After the jail user's code has run: none of its processes is left, none of its files.
+# After the jail user's code has run: none of its processes is left, none of its files. When
+# the sweep cannot finish, the exercise being graded scores 0 with the reason (DIRTY), and
+# the next one runs as a fresh user all the same. GRADE_FAULT_SWEEP=CH/NAME makes the sweeps
+# of that exercise fail (make autograder-check's test of this).
 sweep() {
     [ -n "$WARDEN" ] && [ "$(id -u)" = 0 ] || return 0
-    "$WARDEN" sweep "$juid:$jgid" "$work/writable" 2>>"$work/sweep.log" ||
-        SWEEP_FAILED="$(tail -1 "$work/sweep.log")"
+    if [ -n "${GRADE_FAULT_SWEEP:-}" ] && [ "$GRADE_FAULT_SWEEP" = "${GRADING:-}" ]; then
+        echo "warden: sweep: a failure made on purpose (GRADE_FAULT_SWEEP=$GRADE_FAULT_SWEEP)" >>"$work/sweep.log"
+    elif "$WARDEN" sweep "$juid:$jgid" "$work/writable" 2>>"$work/sweep.log"; then
+        return 0
+    fi
+    SWEEP_FAILED="$(tail -1 "$work/sweep.log")"
+    DIRTY=${DIRTY:-$SWEEP_FAILED}
 }
 # Where the jail's user finds the student's code that test binary $1 runs (root's copy).
 student_so() { local b=${1##*/}; echo "$jail/so/${b%-hidden}.so"; }
@@ -488,8 +537,9 @@ run_all() {
 # Grade exercise $1/$2 from source file $3 ("" when not started) as binaries $4-*: fills the
 # R_* arrays with one entry per public and hidden test.
 grade_exercise() {
-    local ch=$1 name=$2 src=$3 stem=$4 tfile bin k=0
-    R_TEST=() R_OK=() R_WHY=() R_HIDDEN=() INFO= TIMEOUTS=0 SPENT=0
+    local ch=$1 name=$2 src=$3 stem=$4 tfile bin k=0 i
+    R_TEST=() R_OK=() R_WHY=() R_HIDDEN=() INFO= TIMEOUTS=0 SPENT=0 DIRTY= GRADING=$1/$2
+    [ -z "$src" ] || next_user "$ch/$name"
     while read -r tfile; do
         bin=$stem$([ $k = 0 ] || echo -hidden)
         k=$((k + 1))
@@ -509,6 +559,12 @@ $(compiler_says "$bin.log")"
         fi
     done < <(test_files "$ch" "$name")
     [ -z "${GRADE_TIMES:-}" ] || echo "time: $ch/$name $src: $SPENT ms of the exercise's budget" >&2
+    if [ -n "$DIRTY" ]; then
+        for i in "${!R_OK[@]}"; do
+            R_OK[$i]=0 R_WHY[$i]="0 for this exercise: the grader could not remove what its code left ($DIRTY); the exercises after it ran as another user, in a clean state"
+        done
+    fi
+    GRADING=
 }
 
 # Whether every R_* entry failed before its test ran: refused, or not compiled.

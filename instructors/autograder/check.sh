@@ -27,6 +27,9 @@
 # chapter N: the same files, less the other chapters' hidden tests, with env.sh grading
 # chapter N alone (make autograder-check-zips; the whole book's zip is the one graded).
 set -euo pipefail
+# Bash reads a script as it runs it; this brace makes it read the whole of it first, so that
+# an edit while a check runs (it takes minutes) cannot change what runs.
+{
 if [ "${1:-}" = --contents ]; then
     book=${2:?usage: check.sh --contents BOOK_ZIP CHAPTER_ZIP N} one=${3:?} n=${4:?}
     t=$(mktemp -d -p /var/tmp dps-autograder-contents.XXXXXX)
@@ -134,7 +137,7 @@ submit() {
     t0=$(date +%s)
     if [ $bounded != 0 ]; then
         mapfile -t cgs < <(cgroup_make "$name")
-        C=$c WRAP=${WRAP:-} unshare --mount --propagation private bash -c '
+        C=$c WRAP=${WRAP:-} GRADE_FAULT_SWEEP=${FAULT_SWEEP:-} unshare --mount --propagation private bash -c '
             for d in "$@"; do echo $$ >"$d/cgroup.procs" || exit 99; done
             mount -t tmpfs -o size=64m,mode=1777 tmpfs /tmp &&
                 mount -t tmpfs -o size=64m,mode=1777 tmpfs /dev/shm || exit 99
@@ -150,7 +153,7 @@ submit() {
         find /var/tmp -maxdepth 1 -type l -lname "$c/*" -delete 2>/dev/null || true
         [ $rc != 99 ] || fail "$name: the bounded setting could not be made (cgroup, mount)"
     else
-        (cd "$c" && AUTOGRADER_ROOT=$c ${WRAP:-} ./run_autograder) >"$c/results/stdout" 2>&1 && rc=0 || rc=$?
+        (cd "$c" && AUTOGRADER_ROOT=$c GRADE_FAULT_SWEEP=${FAULT_SWEEP:-} ${WRAP:-} ./run_autograder) >"$c/results/stdout" 2>&1 && rc=0 || rc=$?
         echo 0 >"$c/check/procs"
         echo 0 >"$c/check/files"
     fi
@@ -188,6 +191,35 @@ for e in $exercises; do
     cp "$wrong" "$c/submission/my-dps/exercises/$e.c"
 done
 EOF
+
+# A sweep that cannot finish (root, chapter 1's autograder): the reference solutions, with
+# the sweeps of 1.4 made to fail (GRADE_FAULT_SWEEP): 1.4 scores 0 with the reason, the
+# others in full, each exercise as a uid of its own.
+sweep_fault=
+if [ "$(id -u)" = 0 ] && [ "$chapters" = 1 ]; then
+    sweep_fault=ch1/relu_bias_backward
+    FAULT_SWEEP=$sweep_fault submit sweep-fails <<'EOF'
+for e in $exercises; do cp "$repo/solutions/$e.c" "$c/submission/"; done
+EOF
+fi
+export CHECK_SWEEP_FAULT=$sweep_fault
+# Two gradings at once on this machine (root, chapter 1's autograder): the reference
+# solutions twice, side by side, in the jail alone (where the sweep, which kills every process
+# of a uid, is all that cleans up); each must score in full.
+together=
+if [ "$(id -u)" = 0 ] && [ "$chapters" = 1 ]; then
+    cc -std=c11 -O2 -Wall -Wextra -Werror -D_GNU_SOURCE "$repo/tests/jail/nouserns.c" -o "$tmp/nouserns" ||
+        fail "tests/jail/nouserns.c does not build"
+    together="together-1 together-2" pids=()
+    for name in $together; do
+        WRAP=$tmp/nouserns submit "$name" <<'EOF' &
+for e in $exercises; do cp "$repo/solutions/$e.c" "$c/submission/"; done
+EOF
+        pids+=($!)
+    done
+    for p in "${pids[@]}"; do wait "$p" || fail "two gradings side by side: one failed (above)"; done
+fi
+export CHECK_TOGETHER=$together
 
 # The cheats (solutions/cheats/chN/NAME--HOW.c: an answer taken from the handout, a call of
 # the book's own function or the communicator's): submission cheats-K holds the K-th cheat of
@@ -267,7 +299,7 @@ for a in $attacks; do
 done
 [ -z "$attacks" ] || [ $sandbox_here = 1 ] ||
     echo "autograder-check: this machine does not let an unprivileged user make namespaces (or has no bwrap): the attacks graded in the jail mode only"
-if [ -n "$attacks" ]; then
+if [ -n "$attacks" ] && [ ! -x "$tmp/nouserns" ]; then
     cc -std=c11 -O2 -Wall -Wextra -Werror -D_GNU_SOURCE "$repo/tests/jail/nouserns.c" -o "$tmp/nouserns" ||
         fail "tests/jail/nouserns.c does not build"
 fi
@@ -389,6 +421,14 @@ if os.getuid() == 0 and r.get("extra_data", {}).get("isolation") != want:
 n_tests = sum(len(ts) for ts in by.values())
 n_hidden = sum(t["name"].endswith("(hidden)") for ts in by.values() for t in ts)
 
+# Each exercise ran as a uid of its own (root's grades: tests/grade.sh's "runs as uid" lines).
+if os.getuid() == 0:
+    uids = re.findall(r"^grade: (\S+) runs as uid (\d+)$",
+                      open(os.path.join(tmp, "solutions", "results", "stdout")).read(), re.M)
+    if len(uids) != len(points) or len({u for _, u in uids}) != len(points):
+        problems.append(f"solutions: {len(points)} exercises ran as {len({u for _, u in uids})} "
+                        f"uids ({uids[:3]}...), not one each")
+
 r, by = load("skeletons")
 if r["score"] != 0 or any(t["status"] != "failed" or "not started" not in t["output"]
                           for ts in by.values() for t in ts):
@@ -412,8 +452,31 @@ for ex, ts in by.items():
 if "my-dps/exercises/" not in r.get("output", ""):
     problems.append("mistakes: results.json's output does not list the files taken from the tree")
 
-# The cheats: each scores 0 on its exercise, every test failed with a reason.
 report = []
+# The sweep that failed: its exercise 0, every test saying why; the others full.
+fault = os.environ.get("CHECK_SWEEP_FAULT")
+if fault:
+    r, by = load("sweep-fails")
+    for ex, ts in by.items():
+        got = sum(t["score"] for t in ts)
+        if ex == fault:
+            if got != 0 or any("could not remove what its code left" not in t["output"] for t in ts):
+                problems.append(f"sweep-fails: {ex} scored {got:g}, or a test did not say why it failed")
+        elif abs(got - points[ex]) > 0.01:
+            problems.append(f"sweep-fails: {ex} scored {got:g} of {points[ex]:g} after {fault}'s sweep failed")
+    report.append(f"a sweep that cannot finish: {fault} scored 0 with the reason, the others full")
+
+# Two gradings side by side: each in full, in the jail.
+for name in os.environ.get("CHECK_TOGETHER", "").split():
+    r, by = load(name)
+    if abs(r["score"] - total) > 0.01 or r.get("extra_data", {}).get("isolation") != "jail":
+        bad = [t["name"] for ts in by.values() for t in ts if t["status"] != "passed"]
+        problems.append(f"{name}: beside another grading, {r['score']} of {total} in the "
+                        f"{r.get('extra_data', {}).get('isolation')} mode; failed: {bad[:3]}")
+if os.environ.get("CHECK_TOGETHER"):
+    report.append("two gradings side by side, in the jail: each in full")
+
+# The cheats: each scores 0 on its exercise, every test failed with a reason.
 n_cheats = 0
 for k in range(1, int(os.environ.get("CHECK_CHEAT_ROUNDS", "0")) + 1):
     r, by = load(f"cheats-{k}")
@@ -554,3 +617,5 @@ if attacks:
           f"the sandbox and the jail (0 on its exercise, the others intact, nothing left)"
           f"{' and succeeds with the jail off' if 'off' in modes else ''}")
 EOF
+exit
+}

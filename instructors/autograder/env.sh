@@ -17,12 +17,13 @@ MAKE_FLAGS=(NATIVE=0 NO_CUDA=1 NO_MPI=1 WERROR=)
 # make matrix (11.4 s before the judge stopped reading /proc/self/maps at every call); most
 # spend under 1 s.
 export GRADE_TIMEOUT=10 GRADE_BUDGET=20 GRADE_COMPILE_TIMEOUT=10 GRADE_BOUND=900
-# The jail (tests/jail/jail.h): each exercise runs as this user, in a process of its own
-# that only sends back its outputs; the test that judges it, and the grader's files, stay
-# out of its reach. After every test every process of the user is killed and its files are
-# removed (tests/jail/warden.c), so the user must be the jail's alone: setup.sh makes it.
-# 0 turns the jail off (the submission's code then runs as root, in the test).
-export GRADE_JAIL=1 GRADE_JAIL_USER=dps-jail
+# The jail (tests/jail/jail.h): each exercise runs as a uid of its own, picked afresh from
+# GRADE_JAIL_UIDS (FIRST:COUNT; tests/grade.sh's default 1500000000:500000000, uids no
+# account names), in a process of its own that only sends back its outputs; the test that
+# judges it, and the grader's files, stay out of its reach. After every test every process
+# of that uid is killed and its files are removed (tests/jail/warden.c). 0 turns the jail
+# off (the submission's code then runs as root, in the test).
+export GRADE_JAIL=1
 # Its mode (tests/grade.sh): auto, the sandbox (bubblewrap's namespaces around the jail's
 # user) where this machine allows it and else the jail alone; 1, the sandbox or no grade; 0,
 # the jail alone. results.json says which ran.
@@ -34,4 +35,4 @@ export GRADE_HIDDEN_VISIBILITY=after_published
 # exercise of the book. make autograder CHAPTER=... and HIDDEN_VISIBILITY=... set both.
 export GRADE_CHAPTERS=
 # The Debian/Ubuntu packages grading needs.
-PACKAGES="build-essential libcriterion-dev libopenblas-dev python3 passwd bubblewrap"
+PACKAGES="build-essential libcriterion-dev libopenblas-dev python3 bubblewrap"

@@ -13,11 +13,7 @@ if [ -n "$missing" ]; then
     # and nothing grading does not name in PACKAGES.
     apt-get install -y -qq --no-install-recommends $missing
 fi
-# The jail's user: a system user of its own, with no home and no shell, since the grader
-# kills every process it has and removes every file it owns after each test.
-if [ "$GRADE_JAIL" = 1 ] && [ "$(id -u)" = 0 ] && ! id -u "$GRADE_JAIL_USER" >/dev/null 2>&1; then
-    useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin "$GRADE_JAIL_USER"
-    echo "setup: made the jail's user $GRADE_JAIL_USER"
-fi
+# The jail needs no user made here: each exercise runs as a fresh uid that no account names
+# (tests/grade.sh, GRADE_JAIL_UIDS).
 make --no-print-directory "${MAKE_FLAGS[@]}" grade-build
 echo "setup: the library is built; packages: $PACKAGES"
