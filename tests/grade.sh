@@ -466,6 +466,19 @@ run_one() {
     elif ! verdict "$tap" "$t" "$rc"; then
         why="the test runner stopped ($(stopped_how "$rc")): $(tail -3 "$bin.one.out" | tr '\n' ' ' | cut -c1-2000)"
     fi
+    [ "$ok" = 1 ] || [ -z "$WARDEN" ] || jail_says "$bin.one.out"
+}
+# What the judge saw of the student's process in test output $1 (a crash, an exit), put
+# before the test's own words in why: in the jail, the test only sees that its call failed.
+jail_says() {
+    local line sig
+    line=$(grep -a -m1 "^jail: the exercise's code " "$1") || return 0
+    if [[ $line =~ killed\ by\ signal\ ([0-9]+) ]]; then
+        sig=${BASH_REMATCH[1]}
+        why="your code was killed in the $ISOLATION ($(stopped_how $((128 + sig)))); the test says: $why"
+    elif [[ $line =~ exit\ status\ ([0-9]+) ]]; then
+        why="your code ended its own process in the $ISOLATION (exit status ${BASH_REMATCH[1]}); the test says: $why"
+    fi
 }
 
 # How a test's process that ended with status $1 stopped, in words: a signal's name and what

@@ -203,6 +203,23 @@ for e in $exercises; do cp "$repo/solutions/$e.c" "$c/submission/"; done
 EOF
 fi
 export CHECK_SWEEP_FAULT=$sweep_fault
+# What a test says when the student's code dies in the jail (root, chapter 1's autograder):
+# 1.4 dereferences a null pointer, 1.3 calls exit(7); the others are the solutions.
+crashes=
+if [ "$(id -u)" = 0 ] && [ "$chapters" = 1 ]; then
+    crashes=1
+    submit crashes <<'EOF'
+for e in $exercises; do cp "$repo/solutions/$e.c" "$c/submission/"; done
+printf '%s\n' '#include "ch1.h"' \
+    'void relu_bias_backward(float *dy, const float *y, float *dbias, int rows, int cols)' \
+    '{ (void)dy, (void)y, (void)dbias, (void)rows, (void)cols; *(volatile int *)0 = 1; }' \
+    >"$c/submission/relu_bias_backward.c"
+{ sed '/^#include/q' "$repo/solutions/ch1/sgd_nesterov.c"; echo '#include <stdlib.h>'
+  echo '__attribute__((constructor)) static void leave(void) { exit(7); }'
+  sed '1,/^#include/d' "$repo/solutions/ch1/sgd_nesterov.c"; } >"$c/submission/sgd_nesterov.c"
+EOF
+fi
+export CHECK_CRASHES=$crashes
 # Two gradings at once on this machine (root, chapter 1's autograder): the reference
 # solutions twice, side by side, in the jail alone (where the sweep, which kills every process
 # of a uid, is all that cleans up); each must score in full.
@@ -465,6 +482,18 @@ if fault:
         elif abs(got - points[ex]) > 0.01:
             problems.append(f"sweep-fails: {ex} scored {got:g} of {points[ex]:g} after {fault}'s sweep failed")
     report.append(f"a sweep that cannot finish: {fault} scored 0 with the reason, the others full")
+
+# The crashes: 1.4's and 1.3's tests each say how the code died, and where.
+if os.environ.get("CHECK_CRASHES"):
+    r, by = load("crashes")
+    mode = r.get("extra_data", {}).get("isolation")
+    said = {"ch1/relu_bias_backward": f"your code was killed in the {mode} (SIGSEGV: a bad pointer)",
+            "ch1/sgd_nesterov": f"your code ended its own process in the {mode} (exit status 7)"}
+    for ex, words in said.items():
+        for t in by.get(ex, []):
+            if t["status"] != "failed" or words not in t["output"]:
+                problems.append(f"crashes: {t['name']}: {t['status']}, without '{words}': {t['output'][:200]}")
+    report.append("a crash and an exit in the jail: each test of theirs says so, and in which mode")
 
 # Two gradings side by side: each in full, in the jail.
 for name in os.environ.get("CHECK_TOGETHER", "").split():
