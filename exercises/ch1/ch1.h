@@ -2,9 +2,11 @@
  * (make book) for what each must do and how it is tested.
  *
  * Besides the C library, an exercise may call only error_set() and xcalloc() of the book's
- * library, the members of the Comm or the Device it is handed, and what a "may call" line
- * below gives it: tests/grade.sh refuses any other call, naming it.
- * may call: grad_check model_forward model_backward model_loss
+ * library, the members of the Comm or the Device it is handed, and, for the exercise a
+ * "may call: NAME:" line below names, the functions that line lists (no other exercise may
+ * call them): tests/grade.sh refuses any other call, naming it. The other declarations of
+ * the headers included here are the book's, for the types and for reading.
+ * may call: grad_check: model_forward model_backward model_loss
  */
 #ifndef DPS_EX_CH1_H
 #define DPS_EX_CH1_H

@@ -2,10 +2,12 @@
  * (make book) for what each must do and how it is tested.
  *
  * Besides the C library, an exercise may call only error_set() and xcalloc() of the book's
- * library, the members of the Comm or the Device it is handed, and what a "may call" line
- * below gives it: tests/grade.sh refuses any other call, naming it.
- * may call: grid_gradient_step comm_view ring_all_gather ring_all_reduce
- * may call: vocab_parallel_xent ring_all_gather ring_all_reduce
+ * library, the members of the Comm or the Device it is handed, and, for the exercise a
+ * "may call: NAME:" line below names, the functions that line lists (no other exercise may
+ * call them): tests/grade.sh refuses any other call, naming it. The other declarations of
+ * the headers included here are the book's, for the types and for reading.
+ * may call: grid_gradient_step: comm_view ring_all_gather ring_all_reduce
+ * may call: vocab_parallel_xent: ring_all_gather ring_all_reduce
  */
 #ifndef DPS_EX_CH11_H
 #define DPS_EX_CH11_H
@@ -70,7 +72,8 @@ int grid_gradient_step(Comm *c, int T, float *grad, size_t count, size_t bias, s
  * z_i,labels[i], and dlogits[i * cols + j] = (p_i,first+j - (first + j == labels[i])) / B,
  * with p_ik = exp(z_ik) / (sum over k of exp(z_ik)): this rank's share of the gradient of
  * the mean loss. No exp may overflow, whatever the finite logits: subtract a row's largest
- * logit over all V classes first. Within a relative 1e-5 of the same sums on one device. The
+ * logit over all V classes first. Within 1e-5 of the same sums on one device (relative, and
+ * absolute for values below 1 in size). The
  * logits stay where they are: a rank sends at most 3 (T - 1) B floats' worth of bytes, for
  * any V. B >= 0; cols >= 0 (a rank may hold no class). Returns 0, or -1 with the comm's error
  * in err. */

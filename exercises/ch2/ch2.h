@@ -3,7 +3,8 @@
  *
  * Besides the C library, an exercise may call only error_set() and xcalloc() of the book's
  * library and the members of the Comm or the Device it is handed: tests/grade.sh refuses
- * any other call, naming it.
+ * any other call, naming it. The other declarations of the headers included here are the
+ * book's, for the types and for reading.
  */
 #ifndef DPS_EX_CH2_H
 #define DPS_EX_CH2_H
