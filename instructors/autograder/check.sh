@@ -294,7 +294,10 @@ attack_file() {
 # AG_ATTACK_MODES=alternate (CI's quick run): each attack in one mode, sandbox and jail in
 # turn, none with the jail off; else a list of modes (default: all three).
 sandbox_here=0
-if command -v bwrap >/dev/null && command -v setpriv >/dev/null &&
+if ! command -v setpriv >/dev/null; then
+    # No setpriv to ask with: the solutions' grade says what the grader found.
+    grep -q '"isolation": "sandbox"' "$tmp/solutions/results/results.json" && sandbox_here=1
+elif command -v bwrap >/dev/null &&
     setpriv --reuid=65534 --regid=65534 --clear-groups bwrap --unshare-user --ro-bind /usr /usr \
         --symlink usr/lib /lib --symlink usr/lib64 /lib64 /usr/bin/true 2>/dev/null; then
     sandbox_here=1

@@ -17,3 +17,13 @@ fi
 # (tests/grade.sh, GRADE_JAIL_UIDS).
 make --no-print-directory "${MAKE_FLAGS[@]}" grade-build
 echo "setup: the library is built; packages: $PACKAGES"
+# Which mode grades will most likely run in, as far as this image's build can tell (each
+# grade tries again, and its results.json says which ran: extra_data.isolation).
+if [ "$GRADE_JAIL" = 1 ] && [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+    if setpriv --reuid=65534 --regid=65534 --clear-groups bwrap --unshare-all --unshare-user \
+        --ro-bind /usr /usr --symlink usr/lib /lib --symlink usr/lib64 /lib64 /usr/bin/true 2>/dev/null; then
+        echo "setup: bubblewrap can make its namespaces here: grades will most likely run in the sandbox"
+    else
+        echo "setup: bubblewrap cannot make its namespaces here: grades will most likely run in the jail alone"
+    fi
+fi

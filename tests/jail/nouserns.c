@@ -5,6 +5,9 @@
  * under it to see the grader choose its jail mode where the sandbox cannot run.
  *
  *   nouserns CMD ARG...        (root, or a process with no new privileges) */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* CLONE_NEW* (sched.h) */
+#endif
 #include <errno.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
