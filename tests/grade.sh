@@ -86,7 +86,7 @@ jail_setup() {
     if [ "$(id -u)" = 0 ]; then
         [[ $GRADE_JAIL_UIDS =~ ^[1-9][0-9]*:[1-9][0-9]*$ ]] && [ "${GRADE_JAIL_UIDS%:*}" -ge 1000 ] &&
             [ $((${GRADE_JAIL_UIDS%:*} + ${GRADE_JAIL_UIDS#*:})) -le 4294967294 ] ||
-            jail_failed "GRADE_JAIL_UIDS=$GRADE_JAIL_UIDS: FIRST:COUNT, uids from 1000 to 4294967294"
+            jail_failed "GRADE_JAIL_UIDS=${GRADE_JAIL_UIDS:-(none: this user namespace maps no range of uids above 1000)}: FIRST:COUNT, uids from 1000 to 4294967294"
         fresh_user || jail_failed "no free uid for the jail in GRADE_JAIL_UIDS=$GRADE_JAIL_UIDS"
     else
         juid=$(id -u) jgid=$(id -g)
@@ -107,6 +107,11 @@ jail_setup() {
     $CC $CFLAGS tests/jail/warden.c "$jail/wire.o" -o "$jail/warden" 2>"$jail/warden.log" ||
         { cat "$jail/warden.log"; jail_failed "the jail's warden does not build"; }
     WARDEN=$jail/warden
+    # A uid this namespace does not map cannot be become: every test would fail as the
+    # student's. Tried once, here, before anything is graded.
+    if [ "$(id -u)" = 0 ] && ! "$WARDEN" run --timeout 10 --drop "$juid:$jgid" -- /bin/true 2>"$work/drop.log"; then
+        jail_failed "the jail cannot become uid $juid (GRADE_JAIL_UIDS=$GRADE_JAIL_UIDS; /proc/self/uid_map: $(tr -s ' \n' ' ' </proc/self/uid_map)): $(tail -1 "$work/drop.log")"
+    fi
     # The users' directories an earlier grade left (the last one's, and any a failed sweep set
     # aside): what is in them is their user's to remove (the sweep, as that user), and root
     # removes only the empty directories from its own.
@@ -139,7 +144,19 @@ jail_setup() {
 # user's to the next exercise's, and a grade beside this one (on the same machine, in the
 # same container) has users of its own, whose processes this one's sweep never signals: two
 # gradings pick the same uid with a chance of about 1 in COUNT / (exercises squared).
-: "${GRADE_JAIL_UIDS:=1500000000:500000000}"
+# The default: 1500000000 and the 500000000 after it, where this process's user namespace
+# maps them (a container's root as the machine's, or a user namespace mapping every uid);
+# else the upper half of the largest range it maps above 1000 (a rootless container maps
+# perhaps 65,536 uids, and a uid it does not map cannot be become).
+default_uids() {
+    awk 'BEGIN { best = 0 }
+         { lo = $1; hi = $1 + $3; if (lo <= 1500000000 && hi >= 2000000000) { full = 1 }
+           if (lo < 1000) lo = 1000; if (hi - lo > best) { best = hi - lo; from = lo } }
+         END { if (full) print "1500000000:500000000"
+               else if (best >= 64) print int(from + best / 2) ":" int(best / 2)
+               else print "" }' /proc/self/uid_map 2>/dev/null
+}
+: "${GRADE_JAIL_UIDS:=$(default_uids)}"
 fresh_user() {
     local first=${GRADE_JAIL_UIDS%:*} count=${GRADE_JAIL_UIDS#*:} u try
     for try in 1 2 3 4 5 6 7 8 9 10; do
