@@ -117,7 +117,9 @@ jail_setup() {
     # removes only the empty directories from its own.
     for d in "$jail/student" "$jail"/left.*; do
         [ -d "$d" ] || continue
-        if [ "$(id -u)" = 0 ]; then
+        if [ "$(id -u)" = 0 ] && [ "$(stat -c %u "$d")" = 0 ]; then
+            rm -rf "$d" # root's own (made, and never handed over): no one else wrote in it
+        elif [ "$(id -u)" = 0 ]; then
             printf '%s\0' "$PWD/$d" >"$work/writable"
             "$WARDEN" sweep "$(stat -c %u:%g "$d")" "$work/writable" && rmdir "$d" ||
                 jail_failed "the jail's directory $d could not be emptied"
