@@ -265,7 +265,7 @@ attacks= loops=
 if [ "$(id -u)" != 0 ]; then
     echo "autograder-check: not root: the jail's isolation was not exercised (run as root, as Gradescope and CI do)"
 elif [ "$chapters" = 1 ]; then
-    attacks="forge_verdict read_hidden write_results plant_links proc_peek daemon spinners fill_disk memory_hog kernel_leftovers sandbox_probe"
+    attacks="forge_verdict read_hidden write_results plant_links proc_peek daemon spinners fill_disk memory_hog kernel_leftovers deep_chain sandbox_probe"
     if [ $bounded != 0 ]; then attacks+=" fork_bomb"
     else echo "autograder-check: no cgroup to bound them: the fork bomb not run, the others not bounded"; fi
     # ATTACKS="a b" runs only those (while working on one).
@@ -563,6 +563,7 @@ for a, mode in runs:
                 "proc_peek": "LEAKED-JUDGE" in text,
                 "daemon": f["procs"] != "0", "spinners": f["procs"] != "0",
                 "memory_hog": f["procs"] != "0", "fill_disk": f["files"] != "0",
+                "deep_chain": f["files"] != "0",
                 "fork_bomb": f["procs"] != "0" or f["rc"] != "0" or
                              "Resource temporarily unavailable" in stdout,
                 "kernel_leftovers": "= 777777" in text,
