@@ -204,7 +204,8 @@ EOF
 fi
 export CHECK_SWEEP_FAULT=$sweep_fault
 # What a test says when the student's code dies in the jail (root, chapter 1's autograder):
-# 1.4 dereferences a null pointer, 1.3 calls exit(7); the others are the solutions.
+# 1.4 dereferences a null pointer, 1.3 calls exit(7); and when it does not compile with text
+# that is not UTF-8 (1.1's #error holds the bytes e9 and ff); 1.2 is the solution.
 crashes=
 if [ "$(id -u)" = 0 ] && [ "$chapters" = 1 ]; then
     crashes=1
@@ -217,6 +218,7 @@ printf '%s\n' '#include "ch1.h"' \
 { sed '/^#include/q' "$repo/solutions/ch1/sgd_nesterov.c"; echo '#include <stdlib.h>'
   echo '__attribute__((constructor)) static void leave(void) { exit(7); }'
   sed '1,/^#include/d' "$repo/solutions/ch1/sgd_nesterov.c"; } >"$c/submission/sgd_nesterov.c"
+printf '#include "ch1.h"\n#error caf\351 \377 broken\n' >"$c/submission/gemm_blocked.c"
 EOF
 fi
 export CHECK_CRASHES=$crashes
@@ -486,17 +488,21 @@ if fault:
             problems.append(f"sweep-fails: {ex} scored {got:g} of {points[ex]:g} after {fault}'s sweep failed")
     report.append(f"a sweep that cannot finish: {fault} scored 0 with the reason, the others full")
 
-# The crashes: 1.4's and 1.3's tests each say how the code died, and where.
+# The crashes: 1.4's and 1.3's tests each say how the code died, and where; 1.1's, why it
+# did not compile, the text cleaned to UTF-8 (results.json loaded: it is valid JSON).
 if os.environ.get("CHECK_CRASHES"):
     r, by = load("crashes")
     mode = r.get("extra_data", {}).get("isolation")
-    said = {"ch1/relu_bias_backward": f"your code was killed in the {mode} (SIGSEGV: a bad pointer)",
-            "ch1/sgd_nesterov": f"your code ended its own process in the {mode} (exit status 7)"}
+    said = {"ch1/relu_bias_backward": [f"your code was killed in the {mode} (SIGSEGV: a bad pointer)"],
+            "ch1/sgd_nesterov": [f"your code ended its own process in the {mode} (exit status 7)"],
+            "ch1/gemm_blocked": ["does not compile:", "#error caf"]}
     for ex, words in said.items():
         for t in by.get(ex, []):
-            if t["status"] != "failed" or words not in t["output"]:
-                problems.append(f"crashes: {t['name']}: {t['status']}, without '{words}': {t['output'][:200]}")
-    report.append("a crash and an exit in the jail: each test of theirs says so, and in which mode")
+            for w in words:
+                if t["status"] != "failed" or w not in t["output"]:
+                    problems.append(f"crashes: {t['name']}: {t['status']}, without '{w}': {t['output'][:200]}")
+    report.append("a crash, an exit and a compiler's message that is not UTF-8, in the jail: "
+                  "each test of theirs says what happened")
 
 # Two gradings side by side: each in full, in the jail.
 for name in os.environ.get("CHECK_TOGETHER", "").split():
