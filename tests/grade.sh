@@ -37,7 +37,8 @@
 # tests' results, after_published), GRADE_NOTE (a file whose text heads results.json's
 # output: the autograder's list of the files it took), GRADE_JAIL (1: the autograder's
 # jail, tests/jail/jail.h; the student's code runs as a fresh uid for each exercise, from
-# GRADE_JAIL_UIDS (below), in a process of its own, and never in the test's), GRADE_SANDBOX (the jail's mode: auto, 1 or 0; below).
+# GRADE_JAIL_UIDS (below), in a process of its own, and never in the test's), GRADE_SANDBOX
+# (the jail's mode: auto, 1 or 0; below).
 set -uo pipefail
 # Bash reads a script as it runs it; this brace makes it read the whole of it first, so a
 # file changed while grading cannot change what runs.
@@ -166,9 +167,7 @@ fresh_user() {
         getent passwd "$u" >/dev/null || getent group "$u" >/dev/null && continue
         awk -v u="$u" '/^Uid:/ { for (i = 2; i <= 5; i++) if ($i == u) found = 1 } END { exit !found }' \
             /proc/[0-9]*/status 2>/dev/null && continue
-        juid=$u jgid=$u
-        DROP=(--drop "$juid:$jgid")
-        export JAIL_UID=$juid JAIL_GID=$jgid
+        juid=$u jgid=$u # student_dir hands them to the user's processes
         return 0
     done
     return 1

@@ -168,6 +168,12 @@ submit() {
     echo "autograder-check: $name: graded in $(cat "$c/check/seconds") s"
 }
 
+# tests/jail/nouserns.c, built once into $tmp: the jail's mode, where the sandbox could run.
+nouserns() {
+    [ -x "$tmp/nouserns" ] || cc -std=c11 -O2 -Wall -Wextra -Werror -D_GNU_SOURCE "$repo/tests/jail/nouserns.c" \
+        -o "$tmp/nouserns" || fail "tests/jail/nouserns.c does not build"
+}
+
 # What the zip grades, as its env.sh says: the chapters (empty: all) and the hidden tests'
 # visibility.
 chapters=$(. "$image/source/instructors/autograder/env.sh" && echo "$GRADE_CHAPTERS")
@@ -227,8 +233,7 @@ export CHECK_CRASHES=$crashes
 # of a uid, is all that cleans up); each must score in full.
 together=
 if [ "$(id -u)" = 0 ] && [ "$chapters" = 1 ]; then
-    cc -std=c11 -O2 -Wall -Wextra -Werror -D_GNU_SOURCE "$repo/tests/jail/nouserns.c" -o "$tmp/nouserns" ||
-        fail "tests/jail/nouserns.c does not build"
+    nouserns
     together="together-1 together-2" pids=()
     for name in $together; do
         WRAP=$tmp/nouserns submit "$name" <<'EOF' &
@@ -321,10 +326,7 @@ for a in $attacks; do
 done
 [ -z "$attacks" ] || [ $sandbox_here = 1 ] ||
     echo "autograder-check: this machine does not let an unprivileged user make namespaces (or has no bwrap): the attacks graded in the jail mode only"
-if [ -n "$attacks" ] && [ ! -x "$tmp/nouserns" ]; then
-    cc -std=c11 -O2 -Wall -Wextra -Werror -D_GNU_SOURCE "$repo/tests/jail/nouserns.c" -o "$tmp/nouserns" ||
-        fail "tests/jail/nouserns.c does not build"
-fi
+[ -z "$attacks" ] || nouserns
 for run in "${attack_runs[@]}"; do
     a=${run%:*} m=${run#*:}
     W=
