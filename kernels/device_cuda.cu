@@ -2,7 +2,7 @@
  * @file device_cuda.cu
  * @brief The CUDA device: the same table as the CPU's, on a GPU.
  */
-#line 2317 "chapters/01-mlp.nw"
+#line 2316 "chapters/01-mlp.nw"
 #include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -14,7 +14,7 @@
 #include "mlp_kernels.h"
 #include "util.h"
 
-#line 2355 "chapters/01-mlp.nw"
+#line 2354 "chapters/01-mlp.nw"
 /** Stop with file, line and CUDA's message when @p call fails. */
 #define CUDA_CHECK(call)                                                                       \
     do {                                                                                       \
@@ -34,7 +34,7 @@
 
 static cublasHandle_t handle; /* one per process, made by device_cuda_backend_open() */
 static int ordinal;           /* the rank's GPU, which each of the rank's threads must use */
-#line 2400 "chapters/01-mlp.nw"
+#line 2399 "chapters/01-mlp.nw"
 /** The rank's non-blocking stream, made when the GPU is opened. */
 static cudaStream_t stream;
 
@@ -55,7 +55,7 @@ static cudaStream_t my_stream(void)
     return own.s ? own.s : stream;
 }
 
-#line 2438 "chapters/01-mlp.nw"
+#line 2437 "chapters/01-mlp.nw"
 static long gpu_live; /* buffers from alloc() not yet released, counted atomically */
 
 static void *alloc(size_t bytes)
@@ -75,7 +75,7 @@ static void release(void *p)
     CUDA_CHECK(cudaStreamSynchronize(my_stream())); /* its last user may still be queued */
     CUDA_CHECK(cudaFree(p));
 }
-#line 2467 "chapters/01-mlp.nw"
+#line 2466 "chapters/01-mlp.nw"
 static void upload(void *dst, const void *src, size_t bytes)
 {
     CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, my_stream()));
@@ -111,7 +111,7 @@ static void release_resident(const void *p)
 {
     release((void *)p);
 }
-#line 2520 "chapters/01-mlp.nw"
+#line 2519 "chapters/01-mlp.nw"
 static long pinned; /* buffers from host_alloc() not yet freed */
 
 static void *host_alloc(size_t bytes)
@@ -132,7 +132,7 @@ static void upload_async(void *dst, const void *src, size_t bytes)
 {
     CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, my_stream()));
 }
-#line 2591 "chapters/01-mlp.nw"
+#line 2590 "chapters/01-mlp.nw"
 static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
                  const float *B, float beta, float *C)
 {
@@ -142,7 +142,7 @@ static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float
                              g.transb ? CUBLAS_OP_T : CUBLAS_OP_N, g.m, g.n, g.k, &alpha, g.a,
                              g.lda, g.b, g.ldb, &beta, C, g.ldc));
 }
-#line 2746 "chapters/01-mlp.nw"
+#line 2745 "chapters/01-mlp.nw"
 /** One thread per element: add the column's bias, then ReLU. */
 __global__ void bias_act_forward_kernel(float *y, const float *bias, int rows, int cols,
                                         bool relu)
@@ -159,7 +159,7 @@ static void bias_act_forward(float *y, const float *bias, int rows, int cols, bo
                                                                         relu);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2774 "chapters/01-mlp.nw"
+#line 2773 "chapters/01-mlp.nw"
 /** One thread per element: zero dy where the ReLU's output was not positive. */
 __global__ void relu_backward_kernel(float *dy, const float *y, size_t n)
 {
@@ -173,7 +173,7 @@ static void relu_backward(float *dy, const float *y, size_t n)
     relu_backward_kernel<<<grid_blocks(n), KERNEL_THREADS, 0, my_stream()>>>(dy, y, n);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 2798 "chapters/01-mlp.nw"
+#line 2797 "chapters/01-mlp.nw"
 /** One thread per column: sum dy down the column. */
 __global__ void bias_backward_kernel(float *dbias, const float *dy, int rows, int cols)
 {
@@ -185,7 +185,7 @@ __global__ void bias_backward_kernel(float *dbias, const float *dy, int rows, in
         s += dy[(size_t)i * cols + j];
     dbias[j] = s;
 }
-#line 2882 "chapters/01-mlp.nw"
+#line 2881 "chapters/01-mlp.nw"
 /** Block (x, s): the sums of columns x * BIAS_TILE_COLS... over the rows of slice s,
  *  into row s of @p out (cols wide). */
 __global__ void bias_tile_kernel(float *out, const float *dy, int rows, int cols)
@@ -208,7 +208,7 @@ __global__ void bias_slices_kernel(float *dbias, const float *part, unsigned sli
     if (j < (size_t)cols)
         dbias[j] = sum_in_order(part + j, slices, (size_t)cols);
 }
-#line 2912 "chapters/01-mlp.nw"
+#line 2911 "chapters/01-mlp.nw"
 static float *bias_part;        /* the slices' sums: bias_backward()'s own scratch */
 static size_t bias_part_floats; /* its room */
 
@@ -224,7 +224,7 @@ static float *bias_scratch(size_t floats)
     return bias_part;
 }
 
-#line 2935 "chapters/01-mlp.nw"
+#line 2934 "chapters/01-mlp.nw"
 static bool bias_plain; /* DPS_CUDA_BIAS_PLAIN=1: the one-thread-per-column reference */
 
 static void bias_backward(float *dbias, const float *dy, int rows, int cols)
@@ -246,14 +246,14 @@ static void bias_backward(float *dbias, const float *dy, int rows, int cols)
         CUDA_CHECK(cudaGetLastError());
     }
 }
-#line 3118 "chapters/01-mlp.nw"
+#line 3117 "chapters/01-mlp.nw"
 /** cuBLASLt's workspace, as llm.c sizes it; made by the open, freed by the close. */
 enum { LT_WORKSPACE_BYTES = 32 << 20 };
 static cublasLtHandle_t lt;  /* cuBLASLt's handle, NULL when the fused path is off */
 static void *lt_workspace;   /* LT_WORKSPACE_BYTES of GPU memory for its algorithms */
 static bool lt_refusal_said; /* a product cuBLASLt found no algorithm for was reported */
 
-#line 3138 "chapters/01-mlp.nw"
+#line 3137 "chapters/01-mlp.nw"
 /** The descriptors of D = op(a) op(b) + bias, ReLU when @p relu; FP32 throughout. */
 typedef struct {
     cublasLtMatmulDesc_t op;  /**< the product, its epilogue and the bias */
@@ -261,7 +261,7 @@ typedef struct {
     cublasLtMatrixLayout_t b; /**< the second operand's layout */
     cublasLtMatrixLayout_t d; /**< the result's layout (C is D: beta is 0) */
 } LtProduct;
-#line 3148 "chapters/01-mlp.nw"
+#line 3147 "chapters/01-mlp.nw"
 static LtProduct lt_describe(const ColMajorGemm *g, const float *bias, bool relu)
 {
     LtProduct p;
@@ -284,7 +284,7 @@ static LtProduct lt_describe(const ColMajorGemm *g, const float *bias, bool relu
     CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&p.d, CUDA_R_32F, g->m, g->n, g->ldc));
     return p;
 }
-#line 3177 "chapters/01-mlp.nw"
+#line 3176 "chapters/01-mlp.nw"
 static void lt_forget(LtProduct *p)
 {
     CUBLAS_CHECK(cublasLtMatrixLayoutDestroy(p->d));
@@ -292,7 +292,7 @@ static void lt_forget(LtProduct *p)
     CUBLAS_CHECK(cublasLtMatrixLayoutDestroy(p->a));
     CUBLAS_CHECK(cublasLtMatmulDescDestroy(p->op));
 }
-#line 3220 "chapters/01-mlp.nw"
+#line 3219 "chapters/01-mlp.nw"
 /** cuBLASLt's best algorithm for @p p on these pointers into *@p best; false when none. */
 static bool lt_choose(const LtProduct *p, const void *a, const void *b, const void *d,
                       cublasLtMatmulHeuristicResult_t *best)
@@ -319,7 +319,7 @@ static bool lt_choose(const LtProduct *p, const void *a, const void *b, const vo
     CUBLAS_CHECK(cublasLtMatmulPreferenceDestroy(pref));
     return s == CUBLAS_STATUS_SUCCESS && found > 0 && best->state == CUBLAS_STATUS_SUCCESS;
 }
-#line 3261 "chapters/01-mlp.nw"
+#line 3260 "chapters/01-mlp.nw"
 static bool lt_linear(const ColMajorGemm *g, const float *bias, float *y, bool relu)
 {
     LtProduct p = lt_describe(g, bias, relu);
@@ -332,7 +332,7 @@ static bool lt_linear(const ColMajorGemm *g, const float *bias, float *y, bool r
     lt_forget(&p);
     return ok;
 }
-#line 3280 "chapters/01-mlp.nw"
+#line 3279 "chapters/01-mlp.nw"
 static void linear_forward(const float *x, const float *W, const float *bias, float *y, int B,
                            int in, int out, bool relu)
 {
@@ -372,7 +372,7 @@ static void softmax_xent(const float *logits, const int *labels, int rows, int c
         logits, labels, rows, cols, dlogits, stats);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 3033 "chapters/01-mlp.nw"
+#line 3032 "chapters/01-mlp.nw"
 /** Grid-stride y += a x. */
 __global__ void axpy_kernel(size_t n, float a, const float *x, float *y)
 {
@@ -389,7 +389,7 @@ __global__ void scale_kernel(size_t n, float a, float *x)
         x[i] *= a;
 }
 
-#line 3054 "chapters/01-mlp.nw"
+#line 3053 "chapters/01-mlp.nw"
 static void axpy(size_t n, float a, const float *x, float *y)
 {
     axpy_kernel<<<stride_blocks(n), KERNEL_THREADS, 0, my_stream()>>>(n, a, x, y);
@@ -402,7 +402,7 @@ static void scale(size_t n, float a, float *x)
     CUDA_CHECK(cudaGetLastError());
 }
 
-#line 3068 "chapters/01-mlp.nw"
+#line 3067 "chapters/01-mlp.nw"
 /** Grid-stride: word k of the batch from its row of the data set. */
 __global__ void gather_kernel(uint32_t *dst, const uint32_t *src, const int *rows, size_t n,
                               size_t words)
@@ -417,7 +417,7 @@ static void gather_rows(void *dst, const void *src, const int *rows, int n, size
     size_t total = (size_t)n * words;
     gather_kernel<<<stride_blocks(total), KERNEL_THREADS, 0, my_stream()>>>(
         (uint32_t *)dst, (const uint32_t *)src, rows, total, words);
-#line 3083 "chapters/01-mlp.nw"
+#line 3082 "chapters/01-mlp.nw"
     CUDA_CHECK(cudaGetLastError());
 }
 #line 817 "chapters/08-direct.nw"
@@ -715,7 +715,7 @@ static void bind_thread(void)
     if (!own.s)
         CUDA_CHECK(cudaStreamCreateWithFlags(&own.s, cudaStreamNonBlocking));
 }
-#line 3591 "chapters/01-mlp.nw"
+#line 3590 "chapters/01-mlp.nw"
 static int gpu_close(char *err)
 {
     CUDA_CHECK(cudaDeviceSynchronize());
@@ -737,11 +737,11 @@ static int gpu_close(char *err)
                          "cuda:%d: %ld buffer(s) from alloc() never released, "
                          "%ld IPC mapping(s) never closed, %ld pinned buffer(s) never freed",
                          ordinal, held, maps, pins);
-#line 3611 "chapters/01-mlp.nw"
+#line 3610 "chapters/01-mlp.nw"
     return 0;
 }
 
-#line 3482 "chapters/01-mlp.nw"
+#line 3481 "chapters/01-mlp.nw"
 /* every member, in Device's order, as C++ requires */
 static Device cuda = {
     .kind = DEVICE_CUDA,
@@ -786,14 +786,14 @@ static Device cuda = {
     .scatter_add = scatter_add,
 };
 
-#line 3509 "chapters/01-mlp.nw"
+#line 3508 "chapters/01-mlp.nw"
 /**
  * The backend's entry point (DEVICE_CUDA_ENTRY), found by device_cuda_open() with dlsym():
  * the CUDA device for GPU @p rank % count, or NULL with the reason in @p why.
  */
 extern "C" const Device *device_cuda_backend_open(int rank, char *why)
 {
-#line 3534 "chapters/01-mlp.nw"
+#line 3533 "chapters/01-mlp.nw"
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess || count == 0) {
@@ -802,11 +802,11 @@ extern "C" const Device *device_cuda_backend_open(int rank, char *why)
         cudaGetLastError(); /* clear the error so later calls do not report it */
         return NULL;
     }
-#line 3516 "chapters/01-mlp.nw"
+#line 3515 "chapters/01-mlp.nw"
     ordinal = rank % count;
     cuda.count = count;
     CUDA_CHECK(cudaSetDevice(ordinal));
-#line 3552 "chapters/01-mlp.nw"
+#line 3551 "chapters/01-mlp.nw"
     cublasStatus_t s = cublasCreate(&handle);
     if (s != CUBLAS_STATUS_SUCCESS) {
         snprintf(why, ERR_LEN, "cublasCreate failed: %s", cublasGetStatusString(s));
@@ -816,7 +816,7 @@ extern "C" const Device *device_cuda_backend_open(int rank, char *why)
     CUBLAS_CHECK(cublasSetStream(handle, stream));
     const char *plain = getenv("DPS_CUDA_BIAS_PLAIN");
     bias_plain = plain && strcmp(plain, "1") == 0;
-#line 3308 "chapters/01-mlp.nw"
+#line 3307 "chapters/01-mlp.nw"
     const char *plain_linear = getenv("DPS_CUDA_PLAIN_LINEAR");
     cuda.linear_forward = NULL;
     if (!(plain_linear && strcmp(plain_linear, "1") == 0)) {
@@ -827,12 +827,12 @@ extern "C" const Device *device_cuda_backend_open(int rank, char *why)
             lt = NULL;
         }
     }
-#line 3562 "chapters/01-mlp.nw"
+#line 3561 "chapters/01-mlp.nw"
     cudaDeviceProp prop;
     CUDA_CHECK(cudaGetDeviceProperties(&prop, ordinal));
     snprintf(cuda.description, sizeof cuda.description, "cuda:%d %.100s (sm_%d%d, %.1f GiB)",
              ordinal, prop.name, prop.major, prop.minor,
              (double)prop.totalGlobalMem / (1u << 30));
-#line 3520 "chapters/01-mlp.nw"
+#line 3519 "chapters/01-mlp.nw"
     return &cuda;
 }

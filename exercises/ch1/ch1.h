@@ -2,9 +2,9 @@
  * (make book) for what each must do and how it is tested.
  *
  * Besides the C library, an exercise may call only error_set() and xcalloc() of the book's
- * library, the members of the Comm or the Device it is handed, and, for the exercise a
- * "may call: NAME:" line below names, the functions that line lists (no other exercise may
- * call them): tests/grade.sh refuses any other call, naming it. The other declarations of
+ * library, the members of the Comm, the Device or the Fast machine it is handed, and, for
+ * the exercise a "may call: NAME:" line below names, the functions that line lists (no
+ * other exercise may call them): tests/grade.sh refuses any other call, naming it. The other declarations of
  * the headers included here are the book's, for the types and for reading.
  * may call: grad_check: model_forward model_backward model_loss
  */
@@ -17,10 +17,33 @@
 #include "device.h"
 #include "model.h"
 
-/* 1.1: gemm_plain()'s contract, cache-blocked: row-major C[m x n] = alpha op(A) op(B) + beta C,
- * op transposing when ta / tb; beta == 0 overwrites C without reading it. Host pointers. */
-void gemm_blocked(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
-                  const float *B, float beta, float *C);
+/* 1.1: the machine a blocked GEMM runs on. Its slow memory holds A (m x k), B (k x n) and
+ * C (m x n), row-major; its fast memory holds `capacity` floats (at least 3), numbered from 0.
+ * Arithmetic happens in fast memory only; the machine counts the floats that load and store
+ * move. Every operation returns 0, or -1 when it refuses: a block outside its matrix or
+ * outside fast memory, a count below 1, operands of multiply_add that overlap, or a machine
+ * that has refused before (it then refuses everything). */
+typedef enum FastMatrix { FAST_A, FAST_B, FAST_C } FastMatrix;
+typedef struct Fast Fast;
+struct Fast {
+    int capacity; /* floats of fast memory */
+    /* Copy the rows x cols block of A, B or C whose top-left element is (row, col) into
+     * fast memory at at, at+1, ... (row-major, rows * cols floats). */
+    int (*load)(Fast *f, int at, FastMatrix which, int row, int col, int rows, int cols);
+    /* Copy rows * cols floats of fast memory from at on into C's block at (row, col). */
+    int (*store)(Fast *f, int at, int row, int col, int rows, int cols);
+    /* Set count floats of fast memory from at on to 0. */
+    int (*zero)(Fast *f, int at, int count);
+    /* The rows x cols block at c += the rows x depth block at a times the depth x cols block
+     * at b, each row-major in fast memory; c may not overlap a or b. */
+    int (*multiply_add)(Fast *f, int c, int a, int b, int rows, int cols, int depth);
+};
+
+/* 1.1: C = A B on the machine f (C's old contents are never used), moving few floats: the
+ * tests bound the floats loaded and stored by 2.5 T (every test) and by 1.3 T (some), where
+ * T = mn + max(2mnk / sqrt(S), mk + kn) and S = f->capacity. Returns 0, or -1 when an
+ * operation of f refused. */
+int gemm_blocked(Fast *f, int m, int n, int k);
 
 /* 1.2: for the batch of B samples already on m's device (model_set_batch), the largest
  * |a - n| / max(1e-3, |a| + |n|) over all parameters, a the backpropagated gradient of the

@@ -15,16 +15,15 @@
 
 #include "ch1.h"
 
-/* What an attack found, shown where a test prints the function's output: C[0], which the
- * judge's failure message quotes ("C[0][0] = 777777"). 0: nothing, C left alone. */
-static float attack_mark;
+/* What an attack found, shown where a test prints the function's output: its result, which
+ * the judge's failure message quotes ("gemm_blocked(f, 1, 1, 1) = 777777, expected 0"). 0:
+ * nothing (the machine is left alone, so C is wrong and the test fails all the same). */
+static int attack_mark;
 
-void gemm_blocked(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
-                  const float *B, float beta, float *C)
+int gemm_blocked(Fast *f, int m, int n, int k)
 {
-    (void)ta, (void)tb, (void)k, (void)alpha, (void)A, (void)B, (void)beta;
-    if (attack_mark != 0 && C && m > 0 && n > 0)
-        C[0] = attack_mark;
+    (void)f, (void)m, (void)n, (void)k;
+    return attack_mark;
 }
 
 /* Fork a process that no one waits for (a double fork, its own session), named dps-attack;

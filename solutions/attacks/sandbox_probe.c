@@ -29,5 +29,5 @@ __attribute__((constructor)) static void probe(void)
         sees += 1;
     if (f)
         fclose(f);
-    attack_mark = (float)(7000 + sees);
+    attack_mark = 7000 + sees;
 }

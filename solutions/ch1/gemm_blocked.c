@@ -1,46 +1,39 @@
-/* Solution 1.1: a cache-blocked GEMM. C is cut into MB x NB tiles; each tile is
- * accumulated over KB-wide slices of op(A) and op(B), which are first copied into small
- * contiguous row-major buffers, so the inner loop streams rows that stay in L1/L2 whatever
- * the transposes. */
-#include <stdlib.h>
-#include <string.h>
-
+/* Solution 1.1: a blocked GEMM on a machine with a small fast memory. A block of C of r x c
+ * stays in fast memory while the k columns of A's r rows and the k rows of B's c columns
+ * stream past it, a column and a row at a time: every float of A loaded serves c
+ * multiply-adds, every float of B r, and the block costs k (r + c) loads and r c stores.
+ * Fast memory must hold r c + r + c floats; of those shapes, the one that moves the fewest
+ * floats over the whole product is chosen (near-square blocks of side about sqrt(S) for
+ * large matrices, a whole row of A for a vector times a matrix). */
 #include "ch1.h"
 
-enum { MB = 64, NB = 256, KB = 128 };
-
-void gemm_blocked(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
-                  const float *B, float beta, float *C)
+/* The floats the schedule loads for blocks of r x c: k (m ceil(n / c) + n ceil(m / r)). */
+static long long loads(int m, int n, int k, int r, int c)
 {
-    float a[MB * KB], b[KB * NB];
-    for (int i = 0; i < m; i++)
-        for (int j = 0; j < n; j++)
-            C[(size_t)i * n + j] = beta == 0.0f ? 0.0f : beta * C[(size_t)i * n + j];
-    for (int i0 = 0; i0 < m; i0 += MB) {
-        int mb = m - i0 < MB ? m - i0 : MB;
-        for (int p0 = 0; p0 < k; p0 += KB) {
-            int kb = k - p0 < KB ? k - p0 : KB;
-            /* a[i][p] = alpha op(A)[i0+i][p0+p] */
-            for (int i = 0; i < mb; i++)
-                for (int p = 0; p < kb; p++)
-                    a[i * KB + p] = alpha * (ta ? A[(size_t)(p0 + p) * m + i0 + i]
-                                                : A[(size_t)(i0 + i) * k + p0 + p]);
-            for (int j0 = 0; j0 < n; j0 += NB) {
-                int nb = n - j0 < NB ? n - j0 : NB;
-                /* b[p][j] = op(B)[p0+p][j0+j] */
-                for (int p = 0; p < kb; p++)
-                    for (int j = 0; j < nb; j++)
-                        b[p * NB + j] = tb ? B[(size_t)(j0 + j) * k + p0 + p]
-                                           : B[(size_t)(p0 + p) * n + j0 + j];
-                for (int i = 0; i < mb; i++) {
-                    float *c = C + (size_t)(i0 + i) * n + j0;
-                    for (int p = 0; p < kb; p++) {
-                        const float x = a[i * KB + p], *row = b + p * NB;
-                        for (int j = 0; j < nb; j++)
-                            c[j] += x * row[j];
-                    }
-                }
-            }
-        }
+    return (long long)k * ((long long)m * ((n + c - 1) / c) + (long long)n * ((m + r - 1) / r));
+}
+
+int gemm_blocked(Fast *f, int m, int n, int k)
+{
+    int r = 1, c = 1, S = f->capacity;
+    for (int rr = 1; rr <= m && rr * 2 + 1 <= S; rr++) {
+        int cc = (S - rr) / (rr + 1); /* the widest block that fits beside its streams */
+        cc = cc < n ? cc : n;
+        if (cc >= 1 && loads(m, n, k, rr, cc) < loads(m, n, k, r, c))
+            r = rr, c = cc;
     }
+    const int a = r * c, b = a + r; /* fast memory: C's block at 0, A's column, B's row */
+    for (int i0 = 0; i0 < m; i0 += r)
+        for (int j0 = 0; j0 < n; j0 += c) {
+            int rows = m - i0 < r ? m - i0 : r, cols = n - j0 < c ? n - j0 : c;
+            if (f->zero(f, 0, rows * cols))
+                return -1;
+            for (int p = 0; p < k; p++)
+                if (f->load(f, a, FAST_A, i0, p, rows, 1) || f->load(f, b, FAST_B, p, j0, 1, cols) ||
+                    f->multiply_add(f, 0, a, b, rows, cols, 1))
+                    return -1;
+            if (f->store(f, 0, i0, j0, rows, cols))
+                return -1;
+        }
+    return 0;
 }

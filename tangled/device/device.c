@@ -2,7 +2,7 @@
  * @file device.c
  * @brief Choosing the device a user asked for; loading the CUDA backend when it is asked for.
  */
-#line 3631 "chapters/01-mlp.nw"
+#line 3630 "chapters/01-mlp.nw"
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +14,7 @@
 #include "device.h"
 #include "util.h"
 
-#line 3845 "chapters/01-mlp.nw"
+#line 3844 "chapters/01-mlp.nw"
 /** What this process has opened and not yet closed. */
 static struct {
     int cpu;            /**< device_open()s that gave the CPU */
@@ -22,7 +22,7 @@ static struct {
     int gpu_opens;      /**< device_backend_open()s that gave it */
     const char *hazard; /**< what fork() would not carry: set by the first backend open */
 } opened;
-#line 3875 "chapters/01-mlp.nw"
+#line 3874 "chapters/01-mlp.nw"
 const Device *device_backend_open(const char *name, const char *entry, const char *what,
                                   int rank, char *why)
 {
@@ -48,13 +48,13 @@ const char *device_fork_hazard(void)
 {
     return opened.hazard;
 }
-#line 3730 "chapters/01-mlp.nw"
+#line 3729 "chapters/01-mlp.nw"
 const Device *device_cuda_open(int rank, char *why)
 {
 #ifndef HAVE_CUDA
     (void)rank;
     snprintf(why, ERR_LEN, "this build has no CUDA backend (nvcc was not found, or NO_CUDA=1)");
-#line 3736 "chapters/01-mlp.nw"
+#line 3735 "chapters/01-mlp.nw"
     return NULL;
 #else
     if (!dlopen(DEVICE_CUDA_DRIVER, RTLD_NOW | RTLD_GLOBAL)) {
@@ -64,7 +64,7 @@ const Device *device_cuda_open(int rank, char *why)
     return device_backend_open(DEVICE_CUDA_BACKEND, DEVICE_CUDA_ENTRY, "CUDA", rank, why);
 #endif
 }
-#line 3768 "chapters/01-mlp.nw"
+#line 3767 "chapters/01-mlp.nw"
 void *backend_entry(const char *name, const char *entry, char *why)
 {
     const char *file = name;
@@ -87,7 +87,7 @@ void *backend_entry(const char *name, const char *entry, char *why)
     return fn;
 }
 
-#line 3662 "chapters/01-mlp.nw"
+#line 3661 "chapters/01-mlp.nw"
 const Device *device_open(const char *request, int rank, char *note, char *err)
 {
     char why[ERR_LEN];
@@ -110,7 +110,7 @@ const Device *device_open(const char *request, int rank, char *note, char *err)
     opened.cpu++;
     return device_cpu();
 }
-#line 3913 "chapters/01-mlp.nw"
+#line 3912 "chapters/01-mlp.nw"
 int device_close(const Device *dev, char *err)
 {
     if (dev && dev == opened.gpu && opened.gpu_opens > 0) {
@@ -130,7 +130,7 @@ int device_open_count(void)
 {
     return opened.cpu + opened.gpu_opens;
 }
-#line 3951 "chapters/01-mlp.nw"
+#line 3950 "chapters/01-mlp.nw"
 int gpu_count(void)
 {
     if (opened.gpu)
@@ -150,7 +150,7 @@ int gpu_count(void)
         return 0;
     return WEXITSTATUS(status);
 }
-#line 4016 "chapters/01-mlp.nw"
+#line 4015 "chapters/01-mlp.nw"
 bool device_sharing(const Device *dev, int ranks, char *line, size_t len)
 {
     line[0] = '\0';

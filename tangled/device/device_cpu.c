@@ -84,7 +84,6 @@ static void peer_copy(void *dst, const void *src, size_t bytes)
 /** op(A)[i][p] of the stored A, inside gemm_plain(). */
 #define A_AT(i, p) (ta ? A[(size_t)(p)*m + (i)] : A[(size_t)(i)*k + (p)])
 
-__attribute__((weak)) /* an exercise may replace it: see the end of the chapter */
 void gemm_plain(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
                 const float *B, float beta, float *C)
 {
@@ -93,15 +92,15 @@ void gemm_plain(bool ta, bool tb, int m, int n, int k, float alpha, const float 
         for (int j = 0; j < n; j++)
             c[j] = beta == 0.0f ? 0.0f : beta * c[j];
         if (!tb) {
-#line 2043 "chapters/01-mlp.nw"
+#line 2042 "chapters/01-mlp.nw"
             for (int p = 0; p < k; p++) {
                 const float a = alpha * A_AT(i, p), *b = B + (size_t)p * n;
                 for (int j = 0; j < n; j++)
                     c[j] += a * b[j];
             }
-#line 2030 "chapters/01-mlp.nw"
+#line 2029 "chapters/01-mlp.nw"
         } else {
-#line 2063 "chapters/01-mlp.nw"
+#line 2062 "chapters/01-mlp.nw"
             for (int j = 0; j < n; j++) {
                 const float *b = B + (size_t)j * k;
                 float s = 0;
@@ -109,24 +108,24 @@ void gemm_plain(bool ta, bool tb, int m, int n, int k, float alpha, const float 
                     s += A_AT(i, p) * b[p];
                 c[j] += alpha * s;
             }
-#line 2032 "chapters/01-mlp.nw"
+#line 2031 "chapters/01-mlp.nw"
         }
     }
 #undef A_AT
 }
-#line 2082 "chapters/01-mlp.nw"
+#line 2081 "chapters/01-mlp.nw"
 static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
                  const float *B, float beta, float *C)
 {
 #ifdef HAVE_BLAS
     cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
                 m, n, k, alpha, A, ta ? m : k, B, tb ? k : n, beta, C, n);
-#line 2089 "chapters/01-mlp.nw"
+#line 2088 "chapters/01-mlp.nw"
 #else
     gemm_plain(ta, tb, m, n, k, alpha, A, B, beta, C);
 #endif
 }
-#line 2142 "chapters/01-mlp.nw"
+#line 2141 "chapters/01-mlp.nw"
 static void bias_act_forward(float *y, const float *bias, int rows, int cols, bool relu)
 {
     for (int i = 0; i < rows; i++) {
@@ -135,13 +134,13 @@ static void bias_act_forward(float *y, const float *bias, int rows, int cols, bo
             row[j] = bias_act(row[j], bias[j], relu);
     }
 }
-#line 2157 "chapters/01-mlp.nw"
+#line 2156 "chapters/01-mlp.nw"
 static void relu_backward(float *dy, const float *y, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         dy[i] = relu_grad(dy[i], y[i]);
 }
-#line 2169 "chapters/01-mlp.nw"
+#line 2168 "chapters/01-mlp.nw"
 static void bias_backward(float *dbias, const float *dy, int rows, int cols)
 {
     for (int j = 0; j < cols; j++)
@@ -165,7 +164,7 @@ static void softmax_xent(const float *logits, const int *labels, int rows, int c
     stats[0] += (float)loss;
     stats[1] += (float)right;
 }
-#line 2188 "chapters/01-mlp.nw"
+#line 2187 "chapters/01-mlp.nw"
 static void axpy(size_t n, float a, const float *x, float *y)
 {
     for (size_t i = 0; i < n; i++)
@@ -292,7 +291,7 @@ static void scatter_add(size_t k, const IndexValue *v, float a, float *y)
     for (size_t i = 0; i < k; i++)
         y[v[i].index] += a * v[i].value;
 }
-#line 2217 "chapters/01-mlp.nw"
+#line 2216 "chapters/01-mlp.nw"
 static Device cpu = {
     .kind = DEVICE_CPU,
     .name = "cpu",
@@ -326,7 +325,7 @@ static Device cpu = {
     .scatter_add = scatter_add,
 };
 
-#line 2267 "chapters/01-mlp.nw"
+#line 2266 "chapters/01-mlp.nw"
 #ifdef HAVE_BLAS
 /** Whether the person running the program set OPENBLAS_NUM_THREADS. */
 static bool threads_asked(void)
@@ -354,7 +353,7 @@ const Device *device_cpu(void)
     return &cpu;
 }
 
-#line 2247 "chapters/01-mlp.nw"
+#line 2246 "chapters/01-mlp.nw"
 void device_cpu_threads(int threads)
 {
 #ifdef HAVE_BLAS

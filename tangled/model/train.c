@@ -2,7 +2,7 @@
  * @file train.c
  * @brief The training loop.
  */
-#line 4278 "chapters/01-mlp.nw"
+#line 4277 "chapters/01-mlp.nw"
 #include "train.h"
 
 #include <stdlib.h>
@@ -13,7 +13,7 @@
 #include "trace.h"
 #include "util.h"
 
-#line 4315 "chapters/01-mlp.nw"
+#line 4314 "chapters/01-mlp.nw"
 enum { STREAM_SHUFFLE = 1000 };
 
 long train_steps_per_epoch(long n_train, int batch_size, int world)
@@ -21,7 +21,7 @@ long train_steps_per_epoch(long n_train, int batch_size, int world)
     return n_train / ((long)batch_size * world);
 }
 
-#line 4742 "chapters/01-mlp.nw"
+#line 4741 "chapters/01-mlp.nw"
 static int around_layer(Strategy *s, Model *m, int l, Pass pass, bool before, char *err)
 {
     if (!s)
@@ -31,7 +31,7 @@ static int around_layer(Strategy *s, Model *m, int l, Pass pass, bool before, ch
     return hook ? hook(s, m, l, pass, err) : 0;
 }
 
-#line 2701 "chapters/A1-support.nw"
+#line 2700 "chapters/A1-support.nw"
 static void layer_pass(Model *m, int B, int l, Pass pass)
 {
     double t0 = trace_on() ? now_seconds() : 0;
@@ -49,7 +49,7 @@ static void layer_pass(Model *m, int B, int l, Pass pass)
     }
 }
 
-#line 4723 "chapters/01-mlp.nw"
+#line 4722 "chapters/01-mlp.nw"
 static int forward_layers(Model *m, Strategy *s, int B, Pass pass, char *err)
 {
     m->rows = B; /* chapter 11's hooks read it */
@@ -64,7 +64,7 @@ static int forward_layers(Model *m, Strategy *s, int B, Pass pass, char *err)
     return 0;
 }
 
-#line 4681 "chapters/01-mlp.nw"
+#line 4680 "chapters/01-mlp.nw"
 int evaluate(Model *m, Strategy *s, const Dataset *d, int world, int rank, double *right,
              char *err)
 {
@@ -122,7 +122,7 @@ static int train_checkpoint(const TrainConfig *cfg, const Model *m, int world, l
     return rc;
 }
 
-#line 4333 "chapters/01-mlp.nw"
+#line 4332 "chapters/01-mlp.nw"
 void train_report_end(FILE *f, const TrainResult *res, bool quiet)
 {
     if (quiet) {
@@ -131,7 +131,7 @@ void train_report_end(FILE *f, const TrainResult *res, bool quiet)
 #line 2072 "chapters/10-compress.nw"
         if (res->last_scale > 0)
             fprintf(f, " skipped %ld", res->skipped);
-#line 4339 "chapters/01-mlp.nw"
+#line 4338 "chapters/01-mlp.nw"
         fprintf(f, "\n");
     } else {
         report_breakdown(f, &res->timers);
@@ -145,7 +145,7 @@ void train_report_end(FILE *f, const TrainResult *res, bool quiet)
         if (res->last_scale > 0)
             fprintf(f, "loss scale: %ld steps skipped (overflow), scale %g at the end\n",
                     res->skipped, (double)res->last_scale);
-#line 4344 "chapters/01-mlp.nw"
+#line 4343 "chapters/01-mlp.nw"
     }
 }
 
@@ -175,7 +175,7 @@ bool loss_scale_check(LossScale *ls, const Device *dev, float *grads, size_t n)
     return false;
 }
 
-#line 4356 "chapters/01-mlp.nw"
+#line 4355 "chapters/01-mlp.nw"
 int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Dataset *test,
               Strategy *s, TrainResult *res, char *err)
 {
@@ -184,16 +184,16 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
     const int K = cfg->accum > 1 ? cfg->accum : 1; /* micro-batches per step (chapter 7) */
     const long global = (long)b * world * K,
                steps = train_steps_per_epoch(train->n, b * K, world);
-#line 4405 "chapters/01-mlp.nw"
+#line 4404 "chapters/01-mlp.nw"
     if (steps < 1)
         return error_set(err,
                          "a global batch of %ld samples is larger than the training set "
                          "(%ld samples)",
                          global, train->n);
-#line 4408 "chapters/01-mlp.nw"
+#line 4407 "chapters/01-mlp.nw"
     if (b > m->max_batch)
         return error_set(err, "batch %d exceeds the model's buffers (%d)", b, m->max_batch);
-#line 4425 "chapters/01-mlp.nw"
+#line 4424 "chapters/01-mlp.nw"
     memset(res, 0, sizeof *res);
     res->steps = steps;
     res->dropped = train->n - steps * global;
@@ -215,7 +215,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
 #line 639 "chapters/10-compress.nw"
     LossScale ls;
     loss_scale_init(&ls, cfg->loss_scale, cfg->scale_window > 0 ? cfg->scale_window : 2000);
-#line 4368 "chapters/01-mlp.nw"
+#line 4367 "chapters/01-mlp.nw"
     int rc = 0, first = 1;
 #line 897 "chapters/A2-failure.nw"
     if (cfg->resume) {
@@ -226,15 +226,15 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
             fprintf(cfg->out, "resume: %s holds epoch %d; training epochs %d to %d\n",
                     cfg->checkpoint, cfg->resume->epoch, first, cfg->epochs);
     }
-#line 4370 "chapters/01-mlp.nw"
+#line 4369 "chapters/01-mlp.nw"
     for (int epoch = first; epoch <= cfg->epochs && rc == 0; epoch++) {
-#line 4452 "chapters/01-mlp.nw"
+#line 4451 "chapters/01-mlp.nw"
         for (long i = 0; i < train->n; i++)
             perm[i] = (int32_t)i;
         Rng r;
         train_shuffle_rng(&r, cfg, epoch, first);
         rng_shuffle(&r, perm, train->n);
-#line 4478 "chapters/01-mlp.nw"
+#line 4477 "chapters/01-mlp.nw"
         Progress bar;
         progress_begin(&bar, cfg->out ? cfg->out : stdout, cfg->quiet || !cfg->out || !speaks,
                        epoch, cfg->epochs, steps);
@@ -244,7 +244,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
             if (cfg->phase)
                 cfg->phase("epoch %d, step %ld of %ld", epoch, step + 1, steps);
             for (int micro = 0; micro < K && rc == 0; micro++) { /* K > 1: chapter 7 */
-#line 4510 "chapters/01-mlp.nw"
+#line 4509 "chapters/01-mlp.nw"
                 const int32_t *mine = perm + step * global + ((long)micro * world + rank) * b;
                 if (dev->upload_async) /* perm is pinned: the copy is queued, not waited for */
                     dev->upload_async(rows_dev, mine, (size_t)b * sizeof *mine);
@@ -254,7 +254,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
                 dev->sync();
                 timers_add(&res->timers, "data", (t1 = now_seconds()) - t);
                 t = t1;
-#line 4546 "chapters/01-mlp.nw"
+#line 4545 "chapters/01-mlp.nw"
                 rc = forward_layers(m, s, b, PASS_FORWARD, err);
                 if (rc == 0)
                     model_loss(m, b, true);
@@ -263,7 +263,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
                     dev->scale((size_t)b * (size_t)m->width[m->n_layers], ls.scale / (float)K,
                                m->dact[m->n_layers]);
                 m->accumulate = micro > 0;
-#line 4550 "chapters/01-mlp.nw"
+#line 4549 "chapters/01-mlp.nw"
                 for (int l = m->n_layers - 1; l >= 0 && rc == 0; l--) {
                     if (around_layer(s, m, l, PASS_BACKWARD, true, err))
                         rc = -1;
@@ -272,7 +272,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
                     if (rc == 0 && micro == K - 1 && s && s->grads_ready &&
                         s->grads_ready(s, m, l, err))
                         rc = -1;
-#line 4557 "chapters/01-mlp.nw"
+#line 4556 "chapters/01-mlp.nw"
                     if (rc == 0 && around_layer(s, m, l, PASS_BACKWARD, false, err))
                         rc = -1;
                 }
@@ -280,14 +280,14 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
                 dev->sync();
                 timers_add(&res->timers, "compute", (t1 = now_seconds()) - t);
                 t = t1;
-#line 4489 "chapters/01-mlp.nw"
+#line 4488 "chapters/01-mlp.nw"
             }
-#line 4579 "chapters/01-mlp.nw"
+#line 4578 "chapters/01-mlp.nw"
             if (rc == 0 && s && s->sync_gradients && s->sync_gradients(s, m, &res->timers, err))
                 rc = -1;
 #line 644 "chapters/10-compress.nw"
             bool skip = rc == 0 && loss_scale_check(&ls, dev, m->grads, m->n_params);
-#line 4582 "chapters/01-mlp.nw"
+#line 4581 "chapters/01-mlp.nw"
             t = now_seconds();
             if (s && s->update) {
                 if (rc == 0 && s->update(s, m, &opt, &res->timers, err))
@@ -297,13 +297,13 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
                 dev->sync();
                 timers_add(&res->timers, "update", now_seconds() - t);
             }
-#line 4491 "chapters/01-mlp.nw"
+#line 4490 "chapters/01-mlp.nw"
             t = now_seconds();
             progress_update(&bar, step + 1, global);
         }
         double train_seconds = now_seconds() - epoch_start;
         progress_end(&bar);
-#line 4618 "chapters/01-mlp.nw"
+#line 4617 "chapters/01-mlp.nw"
         if (rc == 0) {
             float st[2];
             dev->download(st, m->stats, sizeof st);
@@ -323,7 +323,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
             e->seconds = train_seconds;
             e->samples_per_s = seen / train_seconds;
             e->step_ms = 1e3 * train_seconds / steps;
-#line 4650 "chapters/01-mlp.nw"
+#line 4649 "chapters/01-mlp.nw"
             e->state_bytes = res->state_bytes; /* chapter 7 */
 #line 708 "chapters/10-compress.nw"
             e->half = (HalfCensus){.measured = false};
@@ -335,7 +335,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
                 half_census(g, m->n_params, &e->half);
                 free(g);
             }
-#line 4638 "chapters/01-mlp.nw"
+#line 4637 "chapters/01-mlp.nw"
             if (rc == 0 && speaks && cfg->out && !cfg->quiet)
                 report_epoch(cfg->out, e);
             if (rc == 0 && rank == 0 && cfg->log)
@@ -350,7 +350,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
                 rc = -1;
             timers_add(&res->timers, "checkpoint", now_seconds() - t_ck);
         }
-#line 4375 "chapters/01-mlp.nw"
+#line 4374 "chapters/01-mlp.nw"
     }
 #line 1482 "chapters/07-zero.nw"
     if (rc == 0 && s && s->unshard && s->unshard(s, m, err))
@@ -358,7 +358,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
 #line 648 "chapters/10-compress.nw"
     res->skipped = ls.skipped;
     res->last_scale = ls.on ? ls.scale : 0;
-#line 4384 "chapters/01-mlp.nw"
+#line 4383 "chapters/01-mlp.nw"
     optimizer_free(&opt);
     if (dev->host_alloc)
         dev->host_release(perm);
@@ -367,6 +367,6 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
     dev->release_resident(x_dev);
     dev->release_resident(y_dev);
     dev->release(rows_dev);
-#line 4379 "chapters/01-mlp.nw"
+#line 4378 "chapters/01-mlp.nw"
     return rc;
 }

@@ -44,7 +44,7 @@ int run_finish(Run *run)
         run_fail(run, err);
     }
     run->log = NULL;
-#line 2689 "chapters/A1-support.nw"
+#line 2688 "chapters/A1-support.nw"
     if (run->o.trace && (trace_write(run->o.trace, err) ||
                          (run->trace_owner && trace_close(run->o.trace, err))))
         run_fail(run, err);

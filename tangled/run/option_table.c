@@ -2,16 +2,16 @@
  * @file option_table.c
  * @brief The rows of the book's command line, one per option (appendix A).
  */
-#line 1086 "chapters/A1-support.nw"
+#line 1085 "chapters/A1-support.nw"
 #include "option_table.h"
 
 #include "device.h"
 
-#line 1139 "chapters/A1-support.nw"
+#line 1138 "chapters/A1-support.nw"
 /** The offset of a field of Options, as the table's .offset. */
 #define AT(field) .offset = offsetof(Options, field)
 const OptionSpec option_specs[] = {
-#line 1178 "chapters/A1-support.nw"
+#line 1177 "chapters/A1-support.nw"
     {.name = "batch_size",
      .bit = OPT_BATCH_SIZE,
      .kind = ARG_INT,
@@ -313,6 +313,6 @@ const OptionSpec option_specs[] = {
      AT(resume),
      .help = "go on from the --checkpoint FILE, after the last epoch it holds"},
 };
-#line 1144 "chapters/A1-support.nw"
+#line 1143 "chapters/A1-support.nw"
 /** Rows in the option table. */
 const size_t option_count = sizeof option_specs / sizeof option_specs[0];

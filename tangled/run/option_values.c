@@ -2,7 +2,7 @@
  * @file option_values.c
  * @brief Reading an option's value by its kind: numbers, sizes, seeds, widths, names.
  */
-#line 1385 "chapters/A1-support.nw"
+#line 1384 "chapters/A1-support.nw"
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -11,13 +11,13 @@
 
 #include "option_table.h"
 
-#line 1353 "chapters/A1-support.nw"
+#line 1352 "chapters/A1-support.nw"
 static int parse_number(const OptionSpec *s, const char *v, double *out, char *err)
 {
     char *end = NULL;
     errno = 0;
     double x;
-#line 1413 "chapters/A1-support.nw"
+#line 1412 "chapters/A1-support.nw"
     if (s->kind == ARG_FLOAT) {
         x = strtod(v, &end);
     } else {
@@ -27,7 +27,7 @@ static int parse_number(const OptionSpec *s, const char *v, double *out, char *e
         long long n = strtoll(v, &end, 10);
         x = (double)n;
     }
-#line 1359 "chapters/A1-support.nw"
+#line 1358 "chapters/A1-support.nw"
     if (end == v || *end != '\0' || *v == '\0' || (*v == ' ' || *v == '\t'))
         return error_set(err, "--%s: expected %s, got '%s'", s->name,
                          s->kind == ARG_FLOAT ? "a number" : "an integer", v);
@@ -43,7 +43,7 @@ static int parse_number(const OptionSpec *s, const char *v, double *out, char *e
     *out = x;
     return 0;
 }
-#line 1452 "chapters/A1-support.nw"
+#line 1451 "chapters/A1-support.nw"
 /** The multiple a size's suffix (K, M or G, either case) stands for, stepping past it. */
 static unsigned long long binary_unit(char **end)
 {
@@ -55,57 +55,57 @@ static unsigned long long binary_unit(char **end)
     return 1ull << (10 * (u - units + 1));
 }
 
-#line 1467 "chapters/A1-support.nw"
+#line 1466 "chapters/A1-support.nw"
 static int parse_bytes(const OptionSpec *s, const char *v, size_t *out, char *err)
 {
     char *end = NULL;
     errno = 0;
     if (*v < '0' || *v > '9')
         return error_set(err, "--%s: expected a size like 8, 4K or 256M, got '%s'", s->name, v);
-#line 1474 "chapters/A1-support.nw"
+#line 1473 "chapters/A1-support.nw"
     unsigned long long n = strtoull(v, &end, 10);
     unsigned long long unit = binary_unit(&end);
     if (*end != '\0')
         return error_set(err, "--%s: expected a size like 8, 4K or 256M, got '%s'", s->name, v);
-#line 1479 "chapters/A1-support.nw"
+#line 1478 "chapters/A1-support.nw"
     if (errno == ERANGE || n > (unsigned long long)s->max / unit)
         return error_set(err, "--%s: '%s' is larger than %.0f bytes", s->name, v, s->max);
     *out = (size_t)(n * unit);
     return 0;
 }
 
-#line 1497 "chapters/A1-support.nw"
+#line 1496 "chapters/A1-support.nw"
 static int parse_u64(const OptionSpec *s, const char *v, uint64_t *out, char *err)
 {
     char *end = NULL;
     errno = 0;
     if (*v < '0' || *v > '9')
         return error_set(err, "--%s: expected a non-negative integer, got '%s'", s->name, v);
-#line 1504 "chapters/A1-support.nw"
+#line 1503 "chapters/A1-support.nw"
     unsigned long long n = strtoull(v, &end, 10);
     if (*end != '\0')
         return error_set(err, "--%s: expected a non-negative integer, got '%s'", s->name, v);
-#line 1508 "chapters/A1-support.nw"
+#line 1507 "chapters/A1-support.nw"
     if (errno == ERANGE)
         return error_set(err, "--%s: '%s' is out of range (at most 2^64-1)", s->name, v);
     *out = (uint64_t)n;
     return 0;
 }
 
-#line 1526 "chapters/A1-support.nw"
+#line 1525 "chapters/A1-support.nw"
 static int parse_widths(const OptionSpec *s, const char *v, Options *o, char *err)
 {
     int n = 0;
     const char *p = v;
     if (*v == '\0')
         return error_set(err, "--%s: expected widths like 128 or 256,128, got ''", s->name);
-#line 1533 "chapters/A1-support.nw"
+#line 1532 "chapters/A1-support.nw"
     if (strcmp(v, "0") == 0) { /* no hidden layer: softmax regression */
         o->n_hidden = 0;
         return 0;
     }
     while (*p) {
-#line 1560 "chapters/A1-support.nw"
+#line 1559 "chapters/A1-support.nw"
         char item[32];
         size_t len = strcspn(p, ",");
         if (len == 0 || len >= sizeof item)
@@ -126,18 +126,18 @@ static int parse_widths(const OptionSpec *s, const char *v, Options *o, char *er
         if (*p == ',' && *++p == '\0')
             return error_set(err, "--%s: expected widths like 128 or 256,128, got '%s'",
                              s->name, v);
-#line 1539 "chapters/A1-support.nw"
+#line 1538 "chapters/A1-support.nw"
     }
     o->n_hidden = n;
     return 0;
 }
-#line 1593 "chapters/A1-support.nw"
+#line 1592 "chapters/A1-support.nw"
 int option_store(const OptionSpec *s, const char *v, Options *o, char *err)
 {
     char *field = (char *)o + s->offset;
     double x = 0;
     switch (s->kind) {
-#line 1621 "chapters/A1-support.nw"
+#line 1620 "chapters/A1-support.nw"
     /* numbers, checked against their ranges */
     case ARG_INT:
         if (parse_number(s, v, &x, err))
@@ -157,7 +157,7 @@ int option_store(const OptionSpec *s, const char *v, Options *o, char *err)
     case ARG_U64: return parse_u64(s, v, (uint64_t *)field, err);
     case ARG_WIDTHS: return parse_widths(s, v, o, err);
     case ARG_BYTES: return parse_bytes(s, v, (size_t *)field, err);
-#line 1657 "chapters/A1-support.nw"
+#line 1656 "chapters/A1-support.nw"
     /* names: one of a list, any, or none */
     case ARG_CHOICE: {
         size_t len = strlen(v);
@@ -180,7 +180,7 @@ int option_store(const OptionSpec *s, const char *v, Options *o, char *err)
         *(const char **)field = v;
         return 0;
     case ARG_FLAG: *(bool *)field = true; return 0;
-#line 1600 "chapters/A1-support.nw"
+#line 1599 "chapters/A1-support.nw"
     }
     return error_set(err, "--%s: internal error: unknown kind", s->name);
 }

@@ -2,7 +2,7 @@
  * @file options.c
  * @brief A table-driven parser for the book's command line: defaults, parsing, usage.
  */
-#line 969 "chapters/A1-support.nw"
+#line 968 "chapters/A1-support.nw"
 #include "options.h"
 
 #include <stdio.h>
@@ -10,7 +10,7 @@
 
 #include "option_table.h"
 
-#line 994 "chapters/A1-support.nw"
+#line 993 "chapters/A1-support.nw"
 void options_defaults(Options *o)
 {
     memset(o, 0, sizeof *o);
@@ -28,7 +28,7 @@ void options_defaults(Options *o)
     o->data = "synthetic";
     o->train_size = 0;
     o->log = NULL;
-#line 1029 "chapters/A1-support.nw"
+#line 1028 "chapters/A1-support.nw"
     o->n_gpus = 2;
     o->timeout = 60;
     o->min_bytes = 8;
@@ -51,9 +51,9 @@ void options_defaults(Options *o)
     o->compress = "none";
     o->loss_scale = 65536;
     o->scale_window = 2000;
-#line 1012 "chapters/A1-support.nw"
+#line 1011 "chapters/A1-support.nw"
 }
-#line 1297 "chapters/A1-support.nw"
+#line 1296 "chapters/A1-support.nw"
 /** Choices handed in by options_set_choices(), by the option's bit number. */
 static const char *choices_given[32];
 
@@ -68,14 +68,14 @@ const char *option_choices(const OptionSpec *s)
     return c ? c : "";
 }
 
-#line 1330 "chapters/A1-support.nw"
+#line 1329 "chapters/A1-support.nw"
 float options_lr(const Options *o)
 {
     if (!(o->given & OPT_LR) && strcmp(o->optimizer, "adamw") == 0)
         return 1e-3f;
     return o->lr;
 }
-#line 1708 "chapters/A1-support.nw"
+#line 1707 "chapters/A1-support.nw"
 static const OptionSpec *find(const char *name, size_t len, unsigned accepted)
 {
     for (size_t i = 0; i < option_count; i++) {
@@ -87,7 +87,7 @@ static const OptionSpec *find(const char *name, size_t len, unsigned accepted)
     return NULL;
 }
 
-#line 1728 "chapters/A1-support.nw"
+#line 1727 "chapters/A1-support.nw"
 static int unknown(const char *arg, size_t len, unsigned accepted, char *err)
 {
     char fixed[64];
@@ -98,12 +98,12 @@ static int unknown(const char *arg, size_t len, unsigned accepted, char *err)
         if (s)
             return error_set(err, "unknown option '--%.*s': did you mean --%s?", (int)len, arg,
                              s->name);
-#line 1739 "chapters/A1-support.nw"
+#line 1738 "chapters/A1-support.nw"
     }
     return error_set(err, "unknown option '--%.*s' (try --help)", (int)len, arg);
 }
 
-#line 1758 "chapters/A1-support.nw"
+#line 1757 "chapters/A1-support.nw"
 int options_parse(Options *o, int argc, char **argv, unsigned accepted, char *err)
 {
     for (int i = 1; i < argc; i++) {
@@ -112,7 +112,7 @@ int options_parse(Options *o, int argc, char **argv, unsigned accepted, char *er
             o->help = true;
             continue;
         }
-#line 1796 "chapters/A1-support.nw"
+#line 1795 "chapters/A1-support.nw"
         bool one_letter = a[0] == '-' && a[1] && a[1] != '-' && a[2] == '\0';
         if (!one_letter && (strncmp(a, "--", 2) != 0 || a[2] == '\0'))
             return error_set(err,
@@ -124,7 +124,7 @@ int options_parse(Options *o, int argc, char **argv, unsigned accepted, char *er
             return error_set(err, "unknown option '%s' (try --help)", a);
         if (!s)
             return unknown(name, len, accepted, err);
-#line 1821 "chapters/A1-support.nw"
+#line 1820 "chapters/A1-support.nw"
         const char *value = NULL;
         if (s->kind == ARG_FLAG) {
             if (eq)
@@ -136,7 +136,7 @@ int options_parse(Options *o, int argc, char **argv, unsigned accepted, char *er
         } else {
             return error_set(err, "--%s needs a value (%s)", s->name, s->metavar);
         }
-#line 1768 "chapters/A1-support.nw"
+#line 1767 "chapters/A1-support.nw"
         if (option_store(s, value, o, err))
             return -1;
         o->given |= s->bit;
@@ -145,7 +145,7 @@ int options_parse(Options *o, int argc, char **argv, unsigned accepted, char *er
         return error_set(err, "-b %zu is larger than -e %zu", o->min_bytes, o->max_bytes);
     return 0;
 }
-#line 1861 "chapters/A1-support.nw"
+#line 1860 "chapters/A1-support.nw"
 /** "one of a|b|c" under an option's help, wrapped before 96 columns at a bar. */
 static void print_choices(FILE *f, const char *choices)
 {
@@ -160,7 +160,7 @@ static void print_choices(FILE *f, const char *choices)
     fprintf(f, "\n");
 }
 
-#line 1878 "chapters/A1-support.nw"
+#line 1877 "chapters/A1-support.nw"
 void options_usage(FILE *f, const char *summary, unsigned accepted, const char *examples)
 {
     fprintf(f, "usage: %s [options]\n%s\n\noptions:\n", program_name(), summary);
@@ -172,7 +172,7 @@ void options_usage(FILE *f, const char *summary, unsigned accepted, const char *
         snprintf(left, sizeof left, "%s%c%s--%s%s%s", s->short_name ? "-" : "",
                  s->short_name ? s->short_name : ' ', s->short_name ? ", " : "   ", s->name,
                  s->metavar ? " " : "", s->metavar ? s->metavar : "");
-#line 1890 "chapters/A1-support.nw"
+#line 1889 "chapters/A1-support.nw"
         fprintf(f, "  %-24s %s\n", left, s->help);
         const char *choices = s->kind == ARG_CHOICE ? option_choices(s) : NULL;
         if (choices && *choices && !strstr(s->help, choices))

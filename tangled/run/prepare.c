@@ -15,7 +15,7 @@
 #include "trace.h"
 #include "util.h"
 
-#line 2664 "chapters/A1-support.nw"
+#line 2663 "chapters/A1-support.nw"
 /** --trace: create the file (one process of the run does) and start recording. */
 static int trace_begin(Run *run)
 {
@@ -33,7 +33,7 @@ static int trace_begin(Run *run)
     return 0;
 }
 
-#line 4822 "chapters/01-mlp.nw"
+#line 4821 "chapters/01-mlp.nw"
 int run_prepare_training(Run *run, int trainers, const char *word)
 {
     Options o = run->o; /* a copy: only rank 0 of an MPI run keeps the log */
@@ -41,7 +41,7 @@ int run_prepare_training(Run *run, int trainers, const char *word)
         o.log = NULL;
     if (train_prepare(&o, trainers, word, &run->train, &run->test, &run->log, &run->resume) ||
         trace_begin(run)) {
-#line 4830 "chapters/01-mlp.nw"
+#line 4829 "chapters/01-mlp.nw"
         if (run->mpi)
             run->transport->leave();
         return EXIT_USAGE;
@@ -49,7 +49,7 @@ int run_prepare_training(Run *run, int trainers, const char *word)
     return RUN_GO;
 }
 
-#line 4847 "chapters/01-mlp.nw"
+#line 4846 "chapters/01-mlp.nw"
 int run_model(const Run *run, const Device *dev, Model *m, char *err)
 {
     const Options *o = &run->o;
@@ -57,7 +57,7 @@ int run_model(const Run *run, const Device *dev, Model *m, char *err)
                       o->batch_size, o->seed, err);
 }
 
-#line 4863 "chapters/01-mlp.nw"
+#line 4862 "chapters/01-mlp.nw"
 TrainConfig run_train_config(const Run *run, bool reports)
 {
     const Options *o = &run->o;
@@ -79,10 +79,10 @@ TrainConfig run_train_config(const Run *run, bool reports)
         .loss_scale = strcmp(o->grad_dtype, "fp16") == 0 ? o->loss_scale : 0,
         .scale_window = o->scale_window,
     };
-#line 4883 "chapters/01-mlp.nw"
+#line 4882 "chapters/01-mlp.nw"
 }
 
-#line 4900 "chapters/01-mlp.nw"
+#line 4899 "chapters/01-mlp.nw"
 /** Undo what train_prepare() did to the log and the checkpoint before it failed; returns -1. */
 static int prepare_failed(const Options *o, FILE **log, bool created, Checkpoint *resume)
 {
@@ -95,7 +95,7 @@ static int prepare_failed(const Options *o, FILE **log, bool created, Checkpoint
     return -1;
 }
 
-#line 5015 "chapters/01-mlp.nw"
+#line 5014 "chapters/01-mlp.nw"
 /** Open @p path for appending; *created says whether this call made the file. */
 static FILE *log_open(const char *path, bool *created)
 {
@@ -120,7 +120,7 @@ static bool regular_file(FILE *f)
     struct stat st;
     return fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode);
 }
-#line 4925 "chapters/01-mlp.nw"
+#line 4924 "chapters/01-mlp.nw"
 int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *train,
                   Dataset *test, FILE **log, Checkpoint *resume)
 {
@@ -159,19 +159,19 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
         fprintf(stderr, "%s: --resume: %s\n", program_name(), err);
         return -1;
     }
-#line 5000 "chapters/01-mlp.nw"
+#line 4999 "chapters/01-mlp.nw"
     bool created = false;
     if (o->log && !(*log = log_open(o->log, &created))) {
         fprintf(stderr, "%s: --log %s: cannot open: %s\n", program_name(), o->log,
                 strerror(errno));
         return prepare_failed(o, log, false, resume);
     }
-#line 4934 "chapters/01-mlp.nw"
+#line 4933 "chapters/01-mlp.nw"
     if (data_load(o->data, o->train_size, o->seed, train, test, err)) {
         fprintf(stderr, "%s: %s\n", program_name(), err);
         return prepare_failed(o, log, created, resume);
     }
-#line 4954 "chapters/01-mlp.nw"
+#line 4953 "chapters/01-mlp.nw"
     long global = (long)o->batch_size * ranks;
     if (global > train->n) {
         if (ranks == 1)
@@ -205,14 +205,14 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
             return prepare_failed(o, log, created, resume);
         }
     }
-#line 4979 "chapters/01-mlp.nw"
+#line 4978 "chapters/01-mlp.nw"
     if (*log && !o->resume && regular_file(*log) && ftruncate(fileno(*log), 0) != 0) {
         fprintf(stderr, "%s: --log %s: %s\n", program_name(), o->log, strerror(errno));
         return prepare_failed(o, log, created, resume);
     }
     if (*log && (!regular_file(*log) || (fseek(*log, 0, SEEK_END) == 0 && ftell(*log) == 0)))
         report_csv_header(*log); /* a resumed run appends to its log */
-#line 4941 "chapters/01-mlp.nw"
+#line 4940 "chapters/01-mlp.nw"
     return 0;
 }
 #line 2011 "chapters/10-compress.nw"

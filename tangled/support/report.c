@@ -2,7 +2,7 @@
  * @file report.c
  * @brief What a training run prints.
  */
-#line 2081 "chapters/A1-support.nw"
+#line 2080 "chapters/A1-support.nw"
 #include "report.h"
 
 #include <math.h>
@@ -13,15 +13,15 @@
 #include "trace.h"
 #include "util.h"
 
-#line 2109 "chapters/A1-support.nw"
+#line 2108 "chapters/A1-support.nw"
 void timers_add(Timers *t, const char *name, double seconds)
 {
-#line 2720 "chapters/A1-support.nw"
+#line 2719 "chapters/A1-support.nw"
     if (trace_on()) {
         double end = now_seconds();
         trace_span(LANE_TRAIN, end - seconds, end, "%s", name);
     }
-#line 2112 "chapters/A1-support.nw"
+#line 2111 "chapters/A1-support.nw"
     for (int i = 0; i < t->n; i++)
         if (strcmp(t->name[i], name) == 0) {
             t->seconds[i] += seconds;
@@ -41,7 +41,7 @@ double timers_get(const Timers *t, const char *name)
     return 0;
 }
 
-#line 2150 "chapters/A1-support.nw"
+#line 2149 "chapters/A1-support.nw"
 void report_breakdown(FILE *f, const Timers *t)
 {
     double total = 0;
@@ -53,7 +53,7 @@ void report_breakdown(FILE *f, const Timers *t)
                 total > 0 ? 100.0 * t->seconds[i] / total : 0.0);
     fprintf(f, "\n");
 }
-#line 2194 "chapters/A1-support.nw"
+#line 2193 "chapters/A1-support.nw"
 void progress_begin(Progress *p, FILE *f, bool quiet, int epoch, int epochs, long total)
 {
     p->f = f;
@@ -64,7 +64,7 @@ void progress_begin(Progress *p, FILE *f, bool quiet, int epoch, int epochs, lon
     p->start = p->last = now_seconds();
 }
 
-#line 2219 "chapters/A1-support.nw"
+#line 2218 "chapters/A1-support.nw"
 void progress_update(Progress *p, long done, long samples_per_step)
 {
     if (!p->active)
@@ -85,7 +85,7 @@ void progress_update(Progress *p, long done, long samples_per_step)
     fflush(p->f);
 }
 
-#line 2246 "chapters/A1-support.nw"
+#line 2245 "chapters/A1-support.nw"
 void progress_end(Progress *p)
 {
     if (p->active) {
@@ -93,7 +93,7 @@ void progress_end(Progress *p)
         fflush(p->f);
     }
 }
-#line 2284 "chapters/A1-support.nw"
+#line 2283 "chapters/A1-support.nw"
 void report_epoch(FILE *f, const EpochStats *e)
 {
     fprintf(f,
@@ -101,7 +101,7 @@ void report_epoch(FILE *f, const EpochStats *e)
             "%.2f s  %.0f samples/s  %.3f ms/step\n",
             e->epochs >= 10 ? 2 : 1, e->epoch, e->epochs, e->loss, 100 * e->train_acc,
             100 * e->test_acc, e->seconds, e->samples_per_s, e->step_ms);
-#line 2290 "chapters/A1-support.nw"
+#line 2289 "chapters/A1-support.nw"
     fflush(f);
 }
 
@@ -113,7 +113,7 @@ void report_csv_header(FILE *f)
     fflush(f);
 }
 
-#line 2309 "chapters/A1-support.nw"
+#line 2308 "chapters/A1-support.nw"
 void report_csv_row(FILE *f, const EpochStats *e)
 {
     fprintf(f, "%d,%.6f,%.6f,%.6f,%.6f,%.1f,%.6f,%zu", e->epoch, e->loss, e->train_acc,
@@ -127,7 +127,7 @@ void report_csv_row(FILE *f, const EpochStats *e)
     fflush(f);
 }
 
-#line 2334 "chapters/A1-support.nw"
+#line 2333 "chapters/A1-support.nw"
 const char *format_count(char *buf, long long v)
 {
     char digits[24];
@@ -143,7 +143,7 @@ const char *format_count(char *buf, long long v)
     return buf;
 }
 
-#line 2361 "chapters/A1-support.nw"
+#line 2360 "chapters/A1-support.nw"
 const char *format_bytes(char *buf, size_t bytes)
 {
     static const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
@@ -157,7 +157,7 @@ const char *format_bytes(char *buf, size_t bytes)
     return buf;
 }
 
-#line 2395 "chapters/A1-support.nw"
+#line 2394 "chapters/A1-support.nw"
 static int compare_doubles(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;

@@ -2,12 +2,12 @@
  * @file rng.c
  * @brief xoshiro256** seeded by SplitMix64.
  */
-#line 516 "chapters/A1-support.nw"
+#line 515 "chapters/A1-support.nw"
 #include "rng.h"
 
 #include <math.h>
 
-#line 541 "chapters/A1-support.nw"
+#line 540 "chapters/A1-support.nw"
 static uint64_t splitmix64(uint64_t *x)
 {
     uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
@@ -16,7 +16,7 @@ static uint64_t splitmix64(uint64_t *x)
     return z ^ (z >> 31);
 }
 
-#line 563 "chapters/A1-support.nw"
+#line 562 "chapters/A1-support.nw"
 void rng_seed(Rng *r, uint64_t seed, uint64_t stream)
 {
     uint64_t s = stream;
@@ -25,7 +25,7 @@ void rng_seed(Rng *r, uint64_t seed, uint64_t stream)
         r->s[i] = splitmix64(&x);
 }
 
-#line 587 "chapters/A1-support.nw"
+#line 586 "chapters/A1-support.nw"
 static uint64_t rotl(uint64_t x, int k)
 {
     return (x << k) | (x >> (64 - k));
@@ -44,7 +44,7 @@ uint64_t rng_next(Rng *r)
     s[3] = rotl(s[3], 45);
     return result;
 }
-#line 640 "chapters/A1-support.nw"
+#line 639 "chapters/A1-support.nw"
 uint32_t rng_below(Rng *r, uint32_t n)
 {
     uint64_t m = (uint64_t)(uint32_t)(rng_next(r) >> 32) * n;
@@ -59,7 +59,7 @@ uint32_t rng_below(Rng *r, uint32_t n)
     return (uint32_t)(m >> 32);
 }
 
-#line 679 "chapters/A1-support.nw"
+#line 678 "chapters/A1-support.nw"
 float rng_uniform(Rng *r)
 {
     return (float)(rng_next(r) >> 40) * 0x1.0p-24f;
@@ -72,7 +72,7 @@ float rng_normal(Rng *r)
     return (float)(sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2));
 }
 
-#line 707 "chapters/A1-support.nw"
+#line 706 "chapters/A1-support.nw"
 void rng_shuffle(Rng *r, int32_t *a, long n)
 {
     for (long i = n - 1; i > 0; i--) {

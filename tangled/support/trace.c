@@ -2,7 +2,7 @@
  * @file trace.c
  * @brief Timelines in Chrome's trace event format (appendix A).
  */
-#line 2490 "chapters/A1-support.nw"
+#line 2489 "chapters/A1-support.nw"
 #include "trace.h"
 
 #include <fcntl.h>
@@ -13,7 +13,7 @@
 
 #include "util.h"
 
-#line 2510 "chapters/A1-support.nw"
+#line 2509 "chapters/A1-support.nw"
 /** One span of a lane. */
 typedef struct TraceEvent {
     double t0;     /**< its start, in seconds of now_seconds() */
@@ -28,7 +28,7 @@ static struct {
     int rank;       /* the process's rank: Chrome's pid */
 } trace;
 
-#line 2526 "chapters/A1-support.nw"
+#line 2525 "chapters/A1-support.nw"
 void trace_start(int rank)
 {
     free(trace.ev);
@@ -57,7 +57,7 @@ void trace_span(int lane, double t0, double t1, const char *fmt, ...)
     va_end(ap);
 }
 
-#line 2571 "chapters/A1-support.nw"
+#line 2570 "chapters/A1-support.nw"
 int trace_write(const char *path, char *err)
 {
     size_t n = trace.n < TRACE_CAPACITY ? trace.n : TRACE_CAPACITY, used = 0;
@@ -65,7 +65,7 @@ int trace_write(const char *path, char *err)
         return 0;
     size_t len = 512 + n * 160;
     char *text = xcalloc(len, 1);
-#line 2595 "chapters/A1-support.nw"
+#line 2594 "chapters/A1-support.nw"
     static const char *lanes[TRACE_LANES] = {"training", "communication", "waits"};
     used += (size_t)snprintf(text + used, len - used,
                              "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,"
@@ -76,7 +76,7 @@ int trace_write(const char *path, char *err)
                                  "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,"
                                  "\"args\":{\"name\":\"%s\"}},\n",
                                  trace.rank, l, lanes[l]);
-#line 2579 "chapters/A1-support.nw"
+#line 2578 "chapters/A1-support.nw"
     for (size_t i = 0; i < n; i++) {
         const TraceEvent *e = &trace.ev[i];
         used +=
@@ -88,7 +88,7 @@ int trace_write(const char *path, char *err)
     if (trace.n > TRACE_CAPACITY)
         fprintf(stderr, "trace: rank %d recorded %zu events and kept the first %zu\n",
                 trace.rank, trace.n, (size_t)TRACE_CAPACITY);
-#line 2611 "chapters/A1-support.nw"
+#line 2610 "chapters/A1-support.nw"
     int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
     ssize_t wrote = fd < 0 ? -1 : write(fd, text, used);
     int rc = fd >= 0 && wrote == (ssize_t)used && close(fd) == 0 ? 0 : -1;
@@ -100,10 +100,10 @@ int trace_write(const char *path, char *err)
     return rc ? error_set(err, "--trace %s: cannot append the events of rank %d", path,
                           trace.rank)
               : 0;
-#line 2591 "chapters/A1-support.nw"
+#line 2590 "chapters/A1-support.nw"
 }
 
-#line 2630 "chapters/A1-support.nw"
+#line 2629 "chapters/A1-support.nw"
 int trace_create(const char *path, char *err)
 {
     FILE *f = fopen(path, "w");
@@ -122,6 +122,6 @@ int trace_close(const char *path, char *err)
                 1e6 * now_seconds()) < 0 ||
         fclose(f) != 0)
         return error_set(err, "--trace %s: cannot close the array", path);
-#line 2645 "chapters/A1-support.nw"
+#line 2644 "chapters/A1-support.nw"
     return 0;
 }

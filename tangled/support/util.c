@@ -108,7 +108,7 @@ int read_file(const char *path, unsigned char **buf, size_t *len, char *err)
     return 0;
 }
 
-#line 398 "chapters/A1-support.nw"
+#line 397 "chapters/A1-support.nw"
 __attribute__((weak)) const char *exercises_linked(void)
 {
     return NULL;

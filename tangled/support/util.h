@@ -38,9 +38,9 @@ int cores_available(void);
  */
 int read_file(const char *path, unsigned char **buf, size_t *len, char *err);
 /**
- * The exercises linked in place of the book's functions, "ch1/gemm_blocked in place of
- * gemm_plain", or NULL. The book's definition is weak and says none; the build of
- * `make EXERCISES=1` links a stronger one that names the student's.
+ * The exercises linked in place of the book's functions, "ch4/ring_reduce_scatter_bidir in
+ * place of ring_reduce_scatter", or NULL. The book's definition is weak and says none; the
+ * build of `make EXERCISES=1` links a stronger one that names the student's.
  */
 const char *exercises_linked(void);
 /** Print @p prefix and exercises_linked() as a banner line on stdout, if any are linked. */

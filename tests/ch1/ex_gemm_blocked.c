@@ -1,54 +1,31 @@
-/* Tests of exercise 1.1, gemm_blocked. */
-#include "ch1.h"
-#include "gemm_check.h"
+/* Tests of exercise 1.1, gemm_blocked: products on the machine of tests/ch1/fast_machine.h,
+ * each checked against a sum in double and its traffic against the header's bound T. */
+#include "fast_machine.h"
 
-Test(ex_gemm_blocked, exact_on_integer_matrices)
+/* Shapes from one element up, fast memories from the smallest (3 floats) up; then a machine
+ * that refuses its fifth operation, which gemm_blocked must report. */
+Test(ex_gemm_blocked, small_shapes_exactly_then_a_refusal)
 {
-    gemm_check("gemm_blocked", gemm_blocked, NULL, true);
+    static const int c[][4] = {{1, 1, 1, 3},    {2, 3, 4, 3},     {7, 5, 3, 8},
+                               {5, 9, 13, 20}, {16, 16, 16, 48}, {33, 17, 29, 100}};
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++)
+        fast_check(c[i][0], c[i][1], c[i][2], c[i][3], 3, FAST_LOOSE, 0, 11 + (unsigned)i);
+    fast_check(16, 16, 16, 48, 3, FAST_LOOSE, 5, 19);
 }
 
 Test(ex_gemm_blocked, random_matrices_within_rounding)
 {
-    gemm_check("gemm_blocked", gemm_blocked, NULL, false);
+    fast_check(50, 40, 60, 200, 0, FAST_LOOSE, 0, 21);
 }
 
-Test(ex_gemm_blocked, beta_zero_ignores_nan_in_c)
+/* The tight bound: FAST_TIGHT T. */
+Test(ex_gemm_blocked, tight_on_a_square_product)
 {
-    float A[6] = {1, 2, 3, 4, 5, 6}, B[6] = {1, 0, 0, 1, 1, 1}, C[4] = {NAN, NAN, NAN, NAN};
-    const float want[4] = {4, 5, 10, 11}; /* [1 2 3; 4 5 6] x [1 0; 0 1; 1 1] */
-    gemm_blocked(false, false, 2, 2, 3, 1.0f, A, B, 0.0f, C);
-    for (int i = 0; i < 4; i++)
-        cr_assert(C[i] == want[i], "C[%d] = %g, expected %g (C held NaN and beta was 0)", i, C[i],
-                  want[i]);
+    fast_check(96, 96, 96, 256, 3, FAST_TIGHT, 0, 31);
 }
 
-/* A product too big for the cache, against the book's gemm_plain; prints both speeds. */
-Test(ex_gemm_blocked, large_product_matches_and_speed, .timeout = 60)
+Test(ex_gemm_blocked, tight_on_rectangles)
 {
-    enum { M = 256, N = 300, K = 280, REPS = 5 };
-    Rng r;
-    rng_seed(&r, 9, 0);
-    float *A = xcalloc(M * K, 4), *B = xcalloc(K * N, 4), *C1 = xcalloc(M * N, 4),
-          *C2 = xcalloc(M * N, 4);
-    for (int i = 0; i < M * K; i++)
-        A[i] = rng_normal(&r);
-    for (int i = 0; i < K * N; i++)
-        B[i] = rng_normal(&r);
-    double t0 = now_seconds();
-    for (int rep = 0; rep < REPS; rep++)
-        gemm_plain(false, false, M, N, K, 1.0f, A, B, 0.0f, C1);
-    double t1 = now_seconds();
-    for (int rep = 0; rep < REPS; rep++)
-        gemm_blocked(false, false, M, N, K, 1.0f, A, B, 0.0f, C2);
-    double t2 = now_seconds();
-    for (int i = 0; i < M * N; i++)
-        cr_assert(fabs(C1[i] - C2[i]) <= 1e-3 * (1 + fabs(C1[i])),
-                  "256x300x280: C[%d] = %g, gemm_plain gives %g", i, C2[i], C1[i]);
-    double flop = 2.0 * M * N * K * REPS;
-    fprintf(stderr, "info: 256x300x280 GEMM: book gemm_plain %.2f GFLOP/s, gemm_blocked %.2f GFLOP/s\n",
-            flop / (t1 - t0) / 1e9, flop / (t2 - t1) / 1e9);
-    free(A);
-    free(B);
-    free(C1);
-    free(C2);
+    fast_check(200, 150, 120, 1000, 3, FAST_TIGHT, 0, 41);
+    fast_check(130, 100, 70, 256, 3, FAST_TIGHT, 0, 42);
 }

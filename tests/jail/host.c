@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../exercises/ch1/ch1.h"
 #include "jail.h"
 #include "util.h"
 
@@ -249,6 +250,52 @@ void wire_model(Wire *w, Model **mp)
             d.layer_grads[l] < d.bytes ? (float *)(arena + d.layer_grads[l]) : NULL;
     }
     *mp = &m;
+}
+
+/* Exercise 1.1's machine: each operation the judge's, until one is refused. */
+static int fast_refused;
+
+static int fast_ask(FastCall q)
+{
+    Msg m = {0};
+    if (fast_refused)
+        return -1;
+    msg_put(&m, &q, sizeof q);
+    if (ask(JAIL_FAST, &m, NULL, 0, NULL, 0, NULL))
+        fast_refused = 1;
+    return fast_refused ? -1 : 0;
+}
+static int fast_load(Fast *f, int at, FastMatrix which, int row, int col, int rows, int cols)
+{
+    (void)f;
+    return fast_ask((FastCall){0, {at, (int32_t)which, row, col, rows, cols, 0}});
+}
+static int fast_store(Fast *f, int at, int row, int col, int rows, int cols)
+{
+    (void)f;
+    return fast_ask((FastCall){1, {at, row, col, rows, cols, 0, 0}});
+}
+static int fast_zero(Fast *f, int at, int count)
+{
+    (void)f;
+    return fast_ask((FastCall){2, {at, count, 0, 0, 0, 0, 0}});
+}
+static int fast_multiply_add(Fast *f, int c, int a, int b, int rows, int cols, int depth)
+{
+    (void)f;
+    return fast_ask((FastCall){3, {c, a, b, rows, cols, depth, 0}});
+}
+
+void wire_fast(Wire *w, Fast **f)
+{
+    static Fast machine;
+    int32_t capacity = 0;
+    if (w->pass != CALL_TAKE)
+        return;
+    msg_take(w->m, &capacity, sizeof capacity);
+    machine = (Fast){capacity, fast_load, fast_store, fast_zero, fast_multiply_add};
+    fast_refused = 0;
+    *f = &machine;
 }
 
 void wire_device(Wire *w, const Device **d)

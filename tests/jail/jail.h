@@ -54,6 +54,7 @@ typedef enum JailOp {
     JAIL_ADVANCE,
     JAIL_WAIT_FOR,
     JAIL_KERNEL, /* host -> judge: one of the model's device's kernels (a KernelCall) */
+    JAIL_FAST,   /* host -> judge: an operation of exercise 1.1's machine (a FastCall) */
 } JailOp;
 
 typedef struct Frame {
@@ -103,6 +104,7 @@ typedef struct Wire {
     unsigned char *arena;    /* the model's file, as mapped here */
     size_t arena_bytes;
     const Device *model_dev; /* judge: the test's device of the model */
+    struct Fast *fast;       /* judge: the test's machine of exercise 1.1 */
 } Wire;
 
 /* A value passed in (put on the call, taken by the host). */
@@ -164,6 +166,17 @@ void wire_device(Wire *w, const Device **d);
 /* A communicator: the test's, in the judge; one whose operations are requests to the
  * judge, in the host. Its device becomes the buffers'. */
 void wire_comm(Wire *w, Comm **c);
+
+/* Exercise 1.1's machine (exercises/ch1/ch1.h): the test's, in the judge; in the host, one
+ * whose every operation is a request to the judge, which carries it out on the test's
+ * machine (slow memory and the counts stay there). Once the machine has refused, the host's
+ * refuses every later operation without asking. */
+typedef struct Fast Fast;
+void wire_fast(Wire *w, Fast **f);
+/* One such request: which (0 load, 1 store, 2 zero, 3 multiply_add) and its arguments. */
+typedef struct FastCall {
+    int32_t which, arg[7];
+} FastCall;
 
 /* One exercise the jail can run. */
 typedef struct JailEntry {

@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../../exercises/ch1/ch1.h"
 #include "jail.h"
 #include "util.h"
 
@@ -424,6 +425,32 @@ static void serve_kernel(const Wire *w, Msg *m)
     msg_free(&r);
 }
 
+/* One operation of exercise 1.1's machine, on the test's machine (which checks every
+ * argument against its own memory before it touches any): the answer is its rc alone. */
+static void serve_fast(const Wire *w, Msg *m)
+{
+    FastCall q;
+    Msg r = {0};
+    int32_t rc = -1;
+    char err[ERR_LEN] = "";
+    Fast *f = w->fast;
+    if (!msg_take(m, &q, sizeof q) && m->pos == m->len) {
+        const int32_t *x = q.arg;
+        switch (q.which) {
+        case 0: rc = f->load(f, x[0], (FastMatrix)x[1], x[2], x[3], x[4], x[5]); break;
+        case 1: rc = f->store(f, x[0], x[1], x[2], x[3], x[4]); break;
+        case 2: rc = f->zero(f, x[0], x[1]); break;
+        case 3: rc = f->multiply_add(f, x[0], x[1], x[2], x[3], x[4], x[5]); break;
+        }
+    }
+    rc = rc == 0 ? 0 : -1;
+    msg_put(&r, &rc, 4);
+    msg_put(&r, err, ERR_LEN);
+    if (msg_send(sock, JAIL_REPLY, &r))
+        host_gone("the exercise's process stopped answering");
+    msg_free(&r);
+}
+
 /* A buffer of the communicator's device holding n bytes of the message (or room for them). */
 static void *on_device(const Device *d, const void *src, size_t n)
 {
@@ -537,6 +564,8 @@ void jail_call(int id, void *args)
             serve_window(w.comm, &w, op, &m);
         else if (w.arena && op == JAIL_KERNEL)
             serve_kernel(&w, &m);
+        else if (w.fast && op == JAIL_FAST)
+            serve_fast(&w, &m);
         else
             host_gone("the exercise's process sent a request it cannot make");
     }
@@ -576,6 +605,14 @@ void wire_buf(Wire *w, void *pp, size_t bytes, int how)
 void wire_device(Wire *w, const Device **d)
 {
     w->dev = *d;
+}
+
+void wire_fast(Wire *w, Fast **f)
+{
+    w->fast = *f;
+    int32_t capacity = *f ? (*f)->capacity : 0;
+    if (w->pass == CALL_PUT)
+        msg_put(w->m, &capacity, sizeof capacity);
 }
 
 void wire_comm(Wire *w, Comm **c)
