@@ -323,10 +323,10 @@ class Guide:
         self.rule("the points per star", r"Points are (\d+) times the stars",
                   lambda m: "Points are 10 times the stars")
         chapters = sorted({e.ch for e in ex})
-        if sorted(e.ch for e in self.wrong) != chapters:
-            self.problems.append("the guide says there is one deliberately wrong solution per "
-                                 "chapter; solutions/wrong/ has them for "
-                                 f"{', '.join(sorted(e.ch for e in self.wrong))}")
+        if sorted({e.ch for e in self.wrong}) != chapters:
+            self.problems.append("the guide says there is at least one deliberately wrong "
+                                 "solution per chapter; solutions/wrong/ has them for "
+                                 f"{', '.join(sorted({e.ch for e in self.wrong}))}")
 
     TABLE = re.compile(r"^\|[^\n]* assign \|[^\n]* points \|[^\n]*\n^\|[- |]+\n"
                        r"((?:^\|[^\n]*\|$\n?)+)", re.M)

@@ -14,8 +14,8 @@
 #include "helpers.h"
 #include "rng.h"
 
-/* The bounds of the tests, in units of T: every test's (where the machine stops a schedule),
- * and the tight tests'. */
+/* The bounds of the tests, in units of T: every test's, and the tight tests'. The machine
+ * stops a schedule at its test's bound. */
 #define FAST_LOOSE 2.5
 #define FAST_TIGHT 1.3
 
@@ -23,6 +23,7 @@ static struct {
     float *mat[3], *fast; /* A, B, C; fast memory */
     long long dim[3][2];  /* each matrix's rows and columns */
     long long moved, limit, ops, refuse_at;
+    double bar, t; /* the test's bound, in units of T; T */
     char why[256]; /* the first refusal */
 } fm;
 
@@ -54,8 +55,8 @@ static int fm_begin(const char *what, long long moves)
     if (++fm.ops == fm.refuse_at)
         return fm_refuse("%s: refused on purpose (operation %lld)", what, fm.ops);
     if (fm.moved + moves > fm.limit)
-        return fm_refuse("%s: the schedule moved more than %lld floats (%g T), and was stopped",
-                         what, fm.limit, FAST_LOOSE);
+        return fm_refuse("%s, which would take the schedule past %lld floats moved, %g T "
+                         "(T = %.0f)", what, fm.limit, fm.bar, fm.t);
     fm.moved += moves;
     return 0;
 }
@@ -164,7 +165,7 @@ static void fast_check(int m, int n, int k, int S, int lim, double bar, long lon
     fm.fast = xcalloc((size_t)S, 4);
     double t = fast_t(m, n, k, S);
     fm.moved = fm.ops = 0, fm.why[0] = 0, fm.refuse_at = refuse_at;
-    fm.limit = (long long)(FAST_LOOSE * t);
+    fm.bar = bar, fm.t = t, fm.limit = (long long)(bar * t);
     Fast f = {S, fm_load, fm_store, fm_zero, fm_multiply_add};
     int rc = gemm_blocked(&f, m, n, k);
     if (refuse_at > 0) {
