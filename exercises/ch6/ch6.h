@@ -2,11 +2,9 @@
  * (make book) for what each must do and how it is tested.
  *
  * Besides the C library, an exercise may call only error_set() and xcalloc() of the book's
- * library, the members of the Comm or the Device it is handed, and, for the exercise a
- * "may call: NAME:" line below names, the functions that line lists (no other exercise may
- * call them): tests/grade.sh refuses any other call, naming it. The other declarations of
- * the headers included here are the book's, for the types and for reading.
- * may call: local_sgd_sync: ring_all_reduce
+ * library and the members of the Comm or the Device it is handed: tests/grade.sh refuses
+ * any other call, naming it. The other declarations of the headers included here are the
+ * book's, for the types and for reading.
  */
 #ifndef DPS_EX_CH6_H
 #define DPS_EX_CH6_H
@@ -43,11 +41,21 @@ int ddp_buckets(const size_t *layer_floats, const double *ready, int n_layers, d
  * probability f (to within 1/65536). */
 void fp16_encode(const float *x, const uint16_t *noise, uint16_t *h, size_t n);
 
-/* 6.3: local SGD: called after each rank's local SGD step number `step` (1, 2, ...): when
- * step is a multiple of `every`, replace params[0..n) on every rank by their mean over the
- * ranks (scratch holds chunk_max(n, N) floats); otherwise do nothing and send nothing.
- * Returns 0, or -1 with err (every < 1, or the comm's error). */
-int local_sgd_sync(Comm *c, float *params, size_t n, long step, int every, float *scratch,
-                   char *err);
+/* 6.3: hierarchical local SGD, scheduled as PyTorch's HierarchicalModelAverager schedules it.
+ * Level i (0 <= i < levels) averages every periods[i] steps within groups of sizes[i]
+ * consecutive ranks: the group of rank r is the ranks [r - r % g, r - r % g + g), g =
+ * sizes[i]. Called once after every local step, step counting the calls from 0: when step >=
+ * warmup and a period divides step, the level with the largest such period averages (its
+ * groups hold the smaller levels' groups, which need not average too); at any other step
+ * nothing is sent and params is left alone. Averaging replaces params[0..n) on every rank of
+ * a group by the mean over the group (within float rounding of the mean computed in double),
+ * the same bits on every rank of the group. A rank sends only to ranks of its group, at most
+ * 2 (g - 1) chunk_max(n, g) floats in all. params and scratch hold n floats on c's device.
+ * The levels must be: levels >= 1, 1 <= periods[0] < periods[1] < ..., sizes[i] >= 1 and
+ * dividing sizes[i + 1], sizes[levels - 1] == c->size, and warmup >= 0. Returns 0, or -1 with
+ * err: levels that are not so, refused before anything is sent with "level" in err (or
+ * "warmup"), or the comm's error. */
+int local_sgd_sync(Comm *c, float *params, size_t n, long step, long warmup, const int *periods,
+                   const int *sizes, int levels, float *scratch, char *err);
 
 #endif

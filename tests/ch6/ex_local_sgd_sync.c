@@ -1,61 +1,30 @@
-/* Tests of exercise 6.3, local_sgd_sync. */
-#include <math.h>
+/* Tests of exercise 6.3, local_sgd_sync: schedules worked by hand (tests/ch6/local_sgd_cases.h
+ * runs them and checks the weights, the traffic and the bits of each group). */
+#include "local_sgd_cases.h"
 
-#include "../ch2/ranks.h"
-#include "ch6.h"
-#include "helpers.h"
-
-static float value(int rank, long step, size_t i)
+/* Four ranks; pairs every 2 steps, all four every 4, after a warm-up of 3 steps: steps 0 to 2
+ * average nothing, 4 and 8 all four ranks (4 divides them; 2 too, but the larger period
+ * wins), 6 the pairs, the odd steps nothing. */
+Test(ex_local_sgd_sync, two_levels_worked_by_hand)
 {
-    return (float)((rank + 1) * 100 + (long)(i % 13) - step);
+    lsgd_check(4, (LsgdCase){1009, 0, 3, 2, {2, 4}, {2, 4}, 10,
+                             {{0, QUIET}, {1, QUIET}, {2, QUIET}, {3, QUIET}, {4, 4},
+                              {5, QUIET}, {6, 2}, {7, QUIET}, {8, 4}, {9, QUIET}}});
 }
 
-static int rank_main(int rank, int size, void *arg, char *err)
-{
-    int every = *(int *)arg;
-    Comm *inner = rank_comm(rank, err);
-    if (!inner)
-        return -1;
-    size_t n = 1009;
-    float *p = xcalloc(n, sizeof *p), *scratch = xcalloc(chunk_max(n, size) + 1, sizeof(float));
-    for (long step = 1; step <= 7; step++) {
-        for (size_t i = 0; i < n; i++)
-            p[i] = value(rank, step, i);
-        Watched w;
-        Comm *c = watch(&w, inner, 0);
-        if (local_sgd_sync(c, p, n, step, every, scratch, err))
-            return -1;
-        bool due = step % every == 0;
-        if (!due && w.sends)
-            return error_set(err, "step %ld (every %d): %ld messages sent, expected none",
-                             step, every, w.sends);
-        for (size_t i = 0; i < n; i++) {
-            double want = value(rank, step, i);
-            if (due) {
-                want = 0;
-                for (int q = 0; q < size; q++)
-                    want += value(q, step, i);
-                want /= size;
-            }
-            if (fabs(p[i] - want) > 1e-5 * fmax(1, fabs(want)))
-                return error_set(err, "rank %d, step %ld (every %d): element %zu is %g, "
-                                 "expected %g", rank, step, every, i, p[i], want);
-        }
-    }
-    char why[ERR_LEN];
-    if (local_sgd_sync(inner, p, n, 3, 0, scratch, why) == 0)
-        return error_set(err, "every = 0 was accepted");
-    free(p);
-    free(scratch);
-    return 0;
-}
-
-Test(local_sgd_sync, averages_every_k_steps_and_sends_nothing_between)
+/* One level, every step, one to four ranks, on non-integer weights: the mean within rounding,
+ * the same bits on every rank, at most 2 (N - 1) chunk_max(n, N) floats sent by each. */
+Test(ex_local_sgd_sync, every_step_on_one_to_four_ranks)
 {
     for (int N = 1; N <= 4; N++)
-        for (int every = 1; every <= 3; every++) {
-            char err[ERR_LEN];
-            cr_assert(run_ranks(N, 0, 30, rank_main, &every, 60, err) == 0, "N = %d: %s", N,
-                      err);
-        }
+        lsgd_check(N, (LsgdCase){999, 1, 0, 1, {1}, {N}, 2, {{0, N}, {1, N}}});
+}
+
+/* Levels that are not a hierarchy are refused, with nothing sent. */
+Test(ex_local_sgd_sync, bad_levels_are_refused)
+{
+    lsgd_check(4, (LsgdCase){10, 0, 0, 2, {4, 2}, {2, 4}, 1, {{4, REFUSE}}}); /* periods fall */
+    lsgd_check(4, (LsgdCase){10, 0, 0, 1, {1}, {2}, 1, {{2, REFUSE}}});       /* not every rank */
+    lsgd_check(4, (LsgdCase){10, 0, 0, 2, {1, 2}, {3, 4}, 1, {{2, REFUSE}}}); /* 3 into 4 */
+    lsgd_check(4, (LsgdCase){10, 0, -1, 1, {1}, {4}, 1, {{2, REFUSE}}});      /* warm-up < 0 */
 }

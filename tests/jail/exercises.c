@@ -368,23 +368,27 @@ typedef struct {
     Comm *c;
     float *params, *scratch;
     size_t n;
-    long step;
-    int every;
+    long step, warmup;
+    const int *periods, *sizes;
+    int levels, ret;
     char *err;
-    int ret;
 } A_local_sgd_sync;
 static void visit_local_sgd_sync(Wire *w, A_local_sgd_sync *a)
 {
     wire_comm(w, &a->c);
-    IN(n), IN(step), IN(every);
+    IN(n), IN(step), IN(warmup), IN(levels);
+    /* levels entries each (one when levels is below 1: the test's arrays hold that much) */
+    BUF(periods, jail_n(a->levels > 1 ? a->levels : 1) * sizeof(int), WIRE_IN | WIRE_HOST);
+    BUF(sizes, jail_n(a->levels > 1 ? a->levels : 1) * sizeof(int), WIRE_IN | WIRE_HOST);
     BUF(params, a->n * 4, WIRE_BACK);
-    BUF(scratch, largest_chunk(a->n, N_OF(a->c)) * 4, WIRE_IN);
+    BUF(scratch, a->n * 4, WIRE_IN);
     ERR(), RESULT();
 }
 static void call_local_sgd_sync(void *v, void *fn)
 {
     A_local_sgd_sync *a = v;
-    a->ret = FN(local_sgd_sync)(a->c, a->params, a->n, a->step, a->every, a->scratch, a->err);
+    a->ret = FN(local_sgd_sync)(a->c, a->params, a->n, a->step, a->warmup, a->periods,
+                                a->sizes, a->levels, a->scratch, a->err);
 }
 
 typedef struct {
@@ -914,10 +918,10 @@ void fp16_encode(const float *x, const uint16_t *noise, uint16_t *h, size_t n)
     jail_call(ID_fp16_encode, &a);
 }
 
-int local_sgd_sync(Comm *c, float *params, size_t n, long step, int every, float *scratch,
-                   char *err)
+int local_sgd_sync(Comm *c, float *params, size_t n, long step, long warmup, const int *periods,
+                   const int *sizes, int levels, float *scratch, char *err)
 {
-    A_local_sgd_sync a = {c, params, scratch, n, step, every, err, -1};
+    A_local_sgd_sync a = {c, params, scratch, n, step, warmup, periods, sizes, levels, -1, err};
     jail_call(ID_local_sgd_sync, &a);
     return a.ret;
 }
