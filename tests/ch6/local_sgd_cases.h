@@ -33,8 +33,14 @@ typedef struct LsgdCase {
     int levels, periods[4], sizes[4];
     int calls;
     Call call[LSGD_CALLS];
-    float *results; /* shared: each call's weights on each rank, [call][rank][n] */
 } LsgdCase;
+
+/* What the ranks are handed: the case, and where they leave each call's weights on each rank
+ * ([call][rank][n], shared). */
+typedef struct LsgdRun {
+    const LsgdCase *k;
+    float *results;
+} LsgdRun;
 
 /* The weights of a rank before call j: small integers, or non-integer ones. */
 static float lsgd_weight(const LsgdCase *k, int rank, int j, size_t i)
@@ -75,7 +81,8 @@ static const char *lsgd_bad_traffic(const LsgdCase *k, const Watched *w, int ran
 
 static int lsgd_rank(int rank, int size, void *arg, char *err)
 {
-    const LsgdCase *k = arg;
+    const LsgdCase *k = ((const LsgdRun *)arg)->k;
+    float *results = ((const LsgdRun *)arg)->results;
     size_t n = k->n;
     Comm *inner = rank_comm(rank, err);
     if (!inner)
@@ -121,8 +128,7 @@ static int lsgd_rank(int rank, int size, void *arg, char *err)
                 return error_set(err, "step %ld, %zu weights: rank %d has %.9g at %zu, expected "
                                  "%.9g (%s)", a->step, n, rank, host[i], i, want,
                                  a->must > 0 ? "the mean over its group" : "its own, untouched");
-            if (k->results)
-                k->results[((size_t)j * size + rank) * n + i] = host[i];
+            results[((size_t)j * size + rank) * n + i] = host[i];
         }
     }
     inner->dev->release(p);
@@ -137,22 +143,22 @@ static void lsgd_check(int N, LsgdCase k)
 {
     char err[ERR_LEN];
     size_t bytes = (size_t)k.calls * N * (k.n ? k.n : 1) * sizeof(float);
-    k.results = shared_zeroed(bytes);
-    cr_assert(k.results, "no shared memory");
-    cr_assert(run_ranks(N, 0, LSGD_WAIT_S, lsgd_rank, &k, LSGD_LIMIT_S, err) == 0, "N = %d: %s",
-              N, err);
+    LsgdRun run = {&k, shared_zeroed(bytes)};
+    cr_assert(run.results, "no shared memory");
+    cr_assert(run_ranks(N, 0, LSGD_WAIT_S, lsgd_rank, &run, LSGD_LIMIT_S, err) == 0,
+              "N = %d: %s", N, err);
     for (int j = 0; j < k.calls; j++)
         for (int r = 0; k.call[j].must > 0 && r < N; r++) {
             int first = r - r % k.call[j].must;
-            const float *mine = k.results + ((size_t)j * N + r) * k.n,
-                        *theirs = k.results + ((size_t)j * N + first) * k.n;
+            const float *mine = run.results + ((size_t)j * N + r) * k.n,
+                        *theirs = run.results + ((size_t)j * N + first) * k.n;
             for (size_t i = 0; i < k.n; i++)
                 cr_assert(memcmp(&mine[i], &theirs[i], sizeof(float)) == 0,
                           "N = %d, step %ld: rank %d has %.9g at %zu but rank %d, of its group, "
                           "has %.9g: a group must end with the same bits", N, k.call[j].step, r,
                           mine[i], i, first, theirs[i]);
         }
-    munmap(k.results, bytes);
+    munmap(run.results, bytes);
 }
 
 #endif
