@@ -4,6 +4,7 @@
  * copy of the reference solution of exercise 6.3.
  * Fails: ex_local_sgd_sync::two_levels_worked_by_hand
  * Fails: hidden_local_sgd_sync::three_levels_and_groups_of_one
+ * Fails: hidden_local_sgd_sync::vectors_shorter_than_the_group
  */
 /* Exercise 6.3, a solution: hierarchical local SGD. The level is the one with the largest
  * period that divides the step (none before warmup); its group averages by a ring of its g
