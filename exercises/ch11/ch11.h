@@ -20,20 +20,21 @@
 #include "comm_view.h"
 #include "util.h"
 
-/* 11.1: the backward of one rank's share of a row-parallel layer, Z = sum over the row's
- * ranks t of act_t W_t, + b. act holds B x h floats (row-major, rows of h): this rank's
- * slice of the layer's input, after ReLU (every entry >= 0); W holds h x m (row-major):
- * this rank's rows of the layer's weight; delta holds B x m: dL/dZ, the gradient of the
- * layer's summed output, the same on every rank of the row. Writes
- *   dW[k][j] = sum over b of act[b][k] * delta[b][j]                     (h x m),
- *   db[j]    = sum over b of delta[b][j] when first, else 0              (m),
- *   dX[b][k] = act[b][k] > 0 ? sum over j of delta[b][j] * W[k][j] : 0   (B x h),
- * each sum's products formed and added in double, in the order of its index (b, or j), and
- * rounded to float once. first: this rank is its row's first, the one that owns the bias.
- * Every entry of dW, db and dX is written (a sum of nothing is 0), whatever the buffers
- * held. B, h, m >= 0; all in the host's memory. */
-void row_parallel_backward(const float *act, const float *W, const float *delta, int B, int h,
-                           int m, bool first, float *dW, float *db, float *dX);
+/* 11.1: which layers to split. An MLP of L layers maps widths[0] inputs through widths[1],
+ * ..., widths[L - 1] to widths[L] outputs: layer l is a widths[l] x widths[l + 1] weight and a
+ * bias of widths[l + 1]. A row of T ranks splits layers in pairs, as chapter 11 does: layer l
+ * column-parallel and layer l + 1 row-parallel, which needs T to divide widths[l + 1], the
+ * hidden units the pair shares out. Each rank then holds (widths[l] + 1) widths[l + 1] / T
+ * floats of layer l, widths[l + 1] widths[l + 2] / T of layer l + 1's weight and the whole
+ * bias of layer l + 1, widths[l + 2]; a layer in no pair is held whole by every rank,
+ * (widths[l] + 1) widths[l + 1] floats. Each pair all-reduces widths[l + 2] floats per sample
+ * forward, after its row-parallel layer, and widths[l] backward, before its column-parallel
+ * one, unless l is 0 (the data needs no gradient). Choose the pairs that leave each rank the
+ * fewest floats; of plans that tie, one that all-reduces the fewest floats per sample; of
+ * those, any. Write split[l] = 0 (whole), 1 (column-parallel) or 2 (row-parallel) for every
+ * layer and *allreduced = the plan's floats all-reduced per sample, and return its floats per
+ * rank. L >= 1, T >= 1, every width >= 1; L may run to thousands of layers. */
+size_t tensor_split_plan(const int *widths, int L, int T, int *split, size_t *allreduced);
 
 /* 11.2: the grid's gradient step. c's N ranks stand on a grid of D = N / T rows of T ranks:
  * rank r is in row r / T at place t = r % T (the tensor strategy's grid). grad[0..count)

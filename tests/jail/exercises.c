@@ -633,29 +633,25 @@ static void call_onebit_all_reduce(void *v, void *fn)
     a->ret = FN(onebit_all_reduce)(a->c, a->grad, a->error, a->n, a->scratch, a->err);
 }
 
-/* Chapter 11's backward of a row-parallel layer's share: every buffer in the test's memory. */
+/* Chapter 11's choice of the layers to split: the widths in, the plan and its cost back. */
 typedef struct {
-    const float *act, *W, *delta;
-    int B, h, m;
-    bool first;
-    float *dW, *db, *dX;
-} A_row_parallel_backward;
-static void visit_row_parallel_backward(Wire *w, A_row_parallel_backward *a)
+    const int *widths;
+    int L, T;
+    int *split;
+    size_t *allreduced, ret;
+} A_tensor_split_plan;
+static void visit_tensor_split_plan(Wire *w, A_tensor_split_plan *a)
 {
-    IN(B), IN(h), IN(m), IN(first);
-    size_t B = jail_n(a->B), h = jail_n(a->h), m = jail_n(a->m);
-    BUF(act, B * h * 4, WIRE_IN);
-    BUF(W, h * m * 4, WIRE_IN);
-    BUF(delta, B * m * 4, WIRE_IN);
-    BUF(dW, h * m * 4, WIRE_BACK);
-    BUF(db, m * 4, WIRE_BACK);
-    BUF(dX, B * h * 4, WIRE_BACK);
+    IN(L), IN(T);
+    BUF(widths, (jail_n(a->L) + 1) * sizeof(int), WIRE_IN);
+    BUF(split, jail_n(a->L) * sizeof(int), WIRE_BACK);
+    BUF(allreduced, sizeof(size_t), WIRE_BACK);
+    RESULT();
 }
-static void call_row_parallel_backward(void *v, void *fn)
+static void call_tensor_split_plan(void *v, void *fn)
 {
-    A_row_parallel_backward *a = v;
-    FN(row_parallel_backward)(a->act, a->W, a->delta, a->B, a->h, a->m, a->first, a->dW,
-                              a->db, a->dX);
+    A_tensor_split_plan *a = v;
+    a->ret = FN(tensor_split_plan)(a->widths, a->L, a->T, a->split, a->allreduced);
 }
 
 /* ... and the grid's gradient step: grad of count floats, scratch of chunk_max(count, D) (at
@@ -760,7 +756,7 @@ enum {
     ID_onebit_compress,
     ID_onebit_all_reduce,
     ID_qsgd_quantize,
-    ID_row_parallel_backward,
+    ID_tensor_split_plan,
     ID_grid_gradient_step,
     ID_vocab_parallel_xent,
     ID_gradient_check,
@@ -797,7 +793,7 @@ const JailEntry jail_entries[] = {
     ENTRY(onebit_compress),
     ENTRY(onebit_all_reduce),
     ENTRY(qsgd_quantize),
-    ENTRY(row_parallel_backward),
+    ENTRY(tensor_split_plan),
     ENTRY(grid_gradient_step),
     ENTRY(vocab_parallel_xent),
     ENTRY_AS(grad_check, gradient_check),
@@ -1020,11 +1016,11 @@ void qsgd_quantize(const float *v, const uint32_t *noise, size_t n, int s, int8_
     jail_call(ID_qsgd_quantize, &a);
 }
 
-void row_parallel_backward(const float *act, const float *W, const float *delta, int B, int h,
-                           int m, bool first, float *dW, float *db, float *dX)
+size_t tensor_split_plan(const int *widths, int L, int T, int *split, size_t *allreduced)
 {
-    A_row_parallel_backward a = {act, W, delta, B, h, m, first, dW, db, dX};
-    jail_call(ID_row_parallel_backward, &a);
+    A_tensor_split_plan a = {widths, L, T, split, allreduced, 0};
+    jail_call(ID_tensor_split_plan, &a);
+    return a.ret;
 }
 
 int grid_gradient_step(Comm *c, int T, float *grad, size_t count, size_t bias, size_t n_bias,
