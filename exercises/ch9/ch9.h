@@ -18,17 +18,20 @@
 #include "comm_view.h"
 #include "util.h"
 
-/* 9.1: the all-reduce of a binomial tree, for the small buffers where a ring's 2(N-1)
- * latency-bound steps lose. First a reduce to rank 0: in round k = 0, 1, ... (while
- * 2^k < N), a rank r whose bits below k are all zero either has bit k set, and then sends
- * its buf (its partial sum) to rank r - 2^k and leaves the reduce, or receives from rank
- * r + 2^k, if that is a rank, into scratch and adds it to its buf. Then a broadcast back
- * down the same tree: every rank but 0 receives the sum into buf from the rank it sent to,
- * and every rank sends buf to each rank it received from. Every message is count floats;
- * a rank sends only to those ranks, once each. Afterwards every rank holds the bits of
- * rank 0's sum. buf and scratch hold count floats on c's device. Returns 0, or -1 with the
- * comm's error in err. */
-int tree_all_reduce(Comm *c, float *buf, size_t count, float *scratch, char *err);
+/* 9.1: the all-reduce of small buffers across hosts, where a message's latency is all it
+ * costs and a message between hosts costs far more than one within a host. c's N ranks are
+ * on H = N / L hosts of L consecutive ranks (the host of rank r is r / L). Afterwards every
+ * rank's buf holds the sum over all ranks of buf[0..count), the same bits on every rank, and
+ *   - at most 2 (H - 1) messages in all have crossed between hosts, each of at most count
+ *     floats;
+ *   - no rank is more than 2 (ceil(log2 L) + ceil(log2 H)) steps deep, where a rank's steps
+ *     start at 0, each message it sends adds one and carries the new count, and each it
+ *     receives raises its count to the one it carries, if that is higher (so a rank that
+ *     sends k messages one after another spends k steps; a sendrecv's send is one).
+ * buf and scratch hold count floats on c's device. Returns 0, or -1 with err: L below 1 or
+ * not dividing c->size, refused before anything is sent with "host" in err; or the comm's
+ * error. */
+int tree_all_reduce(Comm *c, int L, float *buf, size_t count, float *scratch, char *err);
 
 /* 9.2: the 2-D all-reduce of a grid of ranks, over messages only: `rows` rows of
  * C = c->size / rows ranks, rank = row * C + col. 1. Each row reduce-scatters buf by a ring

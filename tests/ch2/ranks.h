@@ -135,9 +135,25 @@ static inline int slot_behind(_Atomic int *slot, int n, int k, int *v)
 
 /* A communicator that watches what a rank sends through it (messages, bytes, to whom) and
  * can abort the process at its die_at-th message, then passes everything on. */
+/* Steps: the longest chain of messages behind what a rank holds, each send one step (a rank
+ * that sends k messages in a row spends k steps), each receive raising the receiver to the
+ * sender's count. A message carries its sender's count through this table, shared by the
+ * ranks (made before they fork): per pair of ranks, the counts of the messages in flight, in
+ * order, as the messages themselves are. */
+#define STEP_RANKS 16
+#define STEP_QUEUE 64
+typedef struct StepClocks {
+    long stamp[STEP_RANKS][STEP_RANKS][STEP_QUEUE];
+    unsigned long put[STEP_RANKS][STEP_RANKS], got[STEP_RANKS][STEP_RANKS];
+    int overflow; /* more than STEP_QUEUE messages in flight between two ranks */
+} StepClocks;
+
 typedef struct Watched {
     Comm comm;
     Comm *inner;
+    StepClocks *clocks;      /* NULL: no steps counted */
+    long steps;              /* this rank's count */
+    long msgs_to[64];        /* messages sent to each rank */
     long sends;              /* messages sent, by send or sendrecv */
     size_t bytes;            /* bytes sent */
     size_t bytes_to[64];     /* bytes sent to each rank */
@@ -154,8 +170,33 @@ static inline int watched_sent(Watched *w, int to, size_t bytes)
         abort();
     w->bytes += bytes;
     w->bytes_to[to] += bytes;
+    w->msgs_to[to]++;
     w->to |= 1ull << to;
+    StepClocks *k = w->clocks;
+    int me = w->comm.rank;
+    if (k && me < STEP_RANKS && to < STEP_RANKS) { /* before the message leaves */
+        unsigned long at = k->put[me][to];
+        if (at - __atomic_load_n(&k->got[me][to], __ATOMIC_ACQUIRE) >= STEP_QUEUE)
+            k->overflow = 1;
+        k->stamp[me][to][at % STEP_QUEUE] = ++w->steps;
+        __atomic_store_n(&k->put[me][to], at + 1, __ATOMIC_RELEASE);
+    }
     return 0;
+}
+/* After a message from `from` has arrived: its sender's count. */
+static inline void watched_got(Watched *w, int from)
+{
+    StepClocks *k = w->clocks;
+    int me = w->comm.rank;
+    if (!k || me >= STEP_RANKS || from >= STEP_RANKS)
+        return;
+    unsigned long at = k->got[from][me];
+    if (at == __atomic_load_n(&k->put[from][me], __ATOMIC_ACQUIRE))
+        return; /* not counted (sent before counting began) */
+    long s = k->stamp[from][me][at % STEP_QUEUE];
+    __atomic_store_n(&k->got[from][me], at + 1, __ATOMIC_RELEASE);
+    if (s > w->steps)
+        w->steps = s;
 }
 static inline int w_send(Comm *c, int to, const void *buf, size_t bytes, char *err)
 {
@@ -167,7 +208,10 @@ static inline int w_recv(Comm *c, int from, void *buf, size_t bytes, char *err)
 {
     Watched *w = c->state;
     w->from |= 1ull << from;
-    return w->inner->recv(w->inner, from, buf, bytes, err);
+    int rc = w->inner->recv(w->inner, from, buf, bytes, err);
+    if (rc == 0)
+        watched_got(w, from);
+    return rc;
 }
 static inline int w_sendrecv(Comm *c, int to, const void *s, size_t sb, int from, void *r,
                              size_t rb, char *err)
@@ -175,7 +219,10 @@ static inline int w_sendrecv(Comm *c, int to, const void *s, size_t sb, int from
     Watched *w = c->state;
     watched_sent(w, to, sb);
     w->from |= 1ull << from;
-    return w->inner->sendrecv(w->inner, to, s, sb, from, r, rb, err);
+    int rc = w->inner->sendrecv(w->inner, to, s, sb, from, r, rb, err);
+    if (rc == 0)
+        watched_got(w, from);
+    return rc;
 }
 static inline int w_sendrecv2(Comm *c, const Exchange x[2], char *err)
 {
@@ -184,7 +231,10 @@ static inline int w_sendrecv2(Comm *c, const Exchange x[2], char *err)
         watched_sent(w, x[i].to, x[i].sbytes);
         w->from |= 1ull << x[i].from;
     }
-    return w->inner->sendrecv2(w->inner, x, err);
+    int rc = w->inner->sendrecv2(w->inner, x, err);
+    for (int i = 0; rc == 0 && i < 2; i++)
+        watched_got(w, x[i].from);
+    return rc;
 }
 static inline int w_barrier(Comm *c, char *err)
 {

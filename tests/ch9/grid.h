@@ -1,6 +1,6 @@
 /* The harness of the tests of chapter 9's exercises, public and hidden: ranks launched with a
- * watched communicator on the CPU and buffers of their own; the binomial tree's neighbours,
- * messages and sum in the tree's order; a grid's rows, columns and the bytes each may carry. */
+ * watched communicator on the CPU and buffers of their own; a grid's rows, columns and the
+ * bytes each may carry. */
 #ifndef DPS_TEST_GRID_H
 #define DPS_TEST_GRID_H
 
@@ -59,68 +59,6 @@ static inline const char *grid_ranks(unsigned long long mask, char *s, size_t ca
 static inline float grid_rough(int q, size_t i, int call)
 {
     return win_rough(q, i + (size_t)call);
-}
-
-/* ---------------------------------------------------------------- the binomial tree */
-
-/* The rank r sends its partial sum to in the reduce (-1 for rank 0), and the bit of the
- * round it leaves in (for rank 0, the first power of two >= n). */
-static inline int tree_parent(int r, int n, int *bit)
-{
-    int m = 1;
-    while (m < n && !(r & m))
-        m <<= 1;
-    *bit = m;
-    return r ? r - m : -1;
-}
-
-/* The ranks r hears from in the reduce, as a mask (and their number in *k). */
-static inline unsigned long long tree_children(int r, int n, int *k)
-{
-    int bit;
-    tree_parent(r, n, &bit);
-    unsigned long long m = 0;
-    *k = 0;
-    for (int d = 1; d < bit && r + d < n; d <<= 1)
-        m |= 1ull << (r + d), ++*k;
-    return m;
-}
-
-/* Rank r's partial sum at element i of call k in the reduce, as the tree forms it: its own
- * value, then, round by round, the partial sum of each rank r + d with d below `below`.
- * tree_sum(value, k, n, 0, n, i) is the sum every rank must end with. */
-static inline float tree_sum(WinData value, int k, int n, int r, int below, size_t i)
-{
-    float s = value(r, i, k);
-    for (int d = 1; d < below && r + d < n; d <<= 1)
-        s += tree_sum(value, k, n, r + d, d, i);
-    return s;
-}
-
-/* The messages of one call of tree_all_reduce on `count` floats, from what w counted before
- * (sends0, bytes0) and the ranks it sent to so far: each rank sends to its parent and its
- * children only, one message of count floats each. 0, or -1 with err. */
-static inline int tree_messages_ok(const Watched *w, int rank, int n, size_t count, long sends0,
-                                   size_t bytes0, char *err)
-{
-    int bit, kids, parent = tree_parent(rank, n, &bit);
-    unsigned long long allowed = tree_children(rank, n, &kids);
-    if (parent >= 0)
-        allowed |= 1ull << parent;
-    long want = kids + (parent >= 0);
-    char to[200], may[200];
-    if (w->to & ~allowed)
-        return error_set(err,
-                         "N = %d: rank %d sent to ranks %s; in the binomial tree it sends "
-                         "only to its parent and its children (%s)",
-                         n, rank, grid_ranks(w->to, to, sizeof to),
-                         grid_ranks(allowed, may, sizeof may));
-    if (count && (w->sends - sends0 != want || w->bytes - bytes0 != (size_t)want * count * 4))
-        return error_set(err,
-                         "N = %d, %zu floats: rank %d sent %ld messages of %zu bytes in all; "
-                         "the tree's are %ld of %zu bytes each",
-                         n, count, rank, w->sends - sends0, w->bytes - bytes0, want, count * 4);
-    return 0;
 }
 
 /* ---------------------------------------------------------------- the grid */

@@ -241,7 +241,7 @@ typedef struct {
 } A_collective;
 typedef A_collective A_ring_reduce_scatter_v, A_ring_all_gather_v;
 typedef A_collective A_ring_reduce_scatter_bidir, A_direct_reduce_scatter;
-typedef A_collective A_rabenseifner_all_reduce, A_naive_all_reduce, A_tree_all_reduce;
+typedef A_collective A_rabenseifner_all_reduce, A_naive_all_reduce;
 
 /* counts[] of every rank; buf the sum of them; scratch (when has_scratch) the largest. */
 static void visit_counts(Wire *w, A_collective *a, int has_scratch)
@@ -299,11 +299,6 @@ static size_t everyone(size_t count, size_t N)
 {
     return count * N;
 }
-static size_t as_much(size_t count, size_t N)
-{
-    (void)N;
-    return count;
-}
 #define COLLECTIVE(name, sizing)                                                               \
     static void visit_##name(Wire *w, A_collective *a)                                         \
     {                                                                                          \
@@ -318,7 +313,29 @@ COLLECTIVE(ring_reduce_scatter_bidir, largest_chunk)
 COLLECTIVE(direct_reduce_scatter, largest_chunk)
 COLLECTIVE(rabenseifner_all_reduce, half)
 COLLECTIVE(naive_all_reduce, everyone)
-COLLECTIVE(tree_all_reduce, as_much)
+
+/* 9.1's all-reduce on hosts of L ranks: buf and scratch of count floats. */
+typedef struct {
+    Comm *c;
+    int L;
+    float *buf, *scratch;
+    size_t count;
+    char *err;
+    int ret;
+} A_tree_all_reduce;
+static void visit_tree_all_reduce(Wire *w, A_tree_all_reduce *a)
+{
+    wire_comm(w, &a->c);
+    IN(L), IN(count);
+    BUF(buf, a->count * 4, WIRE_BACK);
+    BUF(scratch, a->count * 4, WIRE_IN);
+    ERR(), RESULT();
+}
+static void call_tree_all_reduce(void *v, void *fn)
+{
+    A_tree_all_reduce *a = v;
+    a->ret = FN(tree_all_reduce)(a->c, a->L, a->buf, a->count, a->scratch, a->err);
+}
 
 typedef struct {
     const size_t *layer_floats;
@@ -898,7 +915,12 @@ COLLECTIVE_PROXY(ring_reduce_scatter_bidir)
 COLLECTIVE_PROXY(direct_reduce_scatter)
 COLLECTIVE_PROXY(rabenseifner_all_reduce)
 COLLECTIVE_PROXY(naive_all_reduce)
-COLLECTIVE_PROXY(tree_all_reduce)
+int tree_all_reduce(Comm *c, int L, float *buf, size_t count, float *scratch, char *err)
+{
+    A_tree_all_reduce a = {c, L, buf, scratch, count, err, -1};
+    jail_call(ID_tree_all_reduce, &a);
+    return a.ret;
+}
 
 int ddp_buckets(const size_t *layer_floats, const double *ready, int n_layers, double alpha,
                 double beta, int *bucket_of, double *end)
