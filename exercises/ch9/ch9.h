@@ -28,9 +28,9 @@
  *     start at 0, each message it sends adds one and carries the new count, and each it
  *     receives raises its count to the one it carries, if that is higher (so a rank that
  *     sends k messages one after another spends k steps; a sendrecv's send is one).
- * buf and scratch hold count floats on c's device. Returns 0, or -1 with err: L below 1 or
- * not dividing c->size, refused before anything is sent with "host" in err; or the comm's
- * error. */
+ * (A buffer of no floats needs no message.) buf and scratch hold count floats on c's device.
+ * Returns 0, or -1 with err: L below 1 or not dividing c->size, refused before anything is
+ * sent with "host" in err; or the comm's error. */
 int tree_all_reduce(Comm *c, int L, float *buf, size_t count, float *scratch, char *err);
 
 /* 9.2: the 2-D all-reduce of a grid of ranks, over messages only: `rows` rows of
