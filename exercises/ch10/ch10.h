@@ -24,15 +24,17 @@ static inline size_t onebit_message_bytes(size_t n)
     return (n + 7) / 8 + 2 * sizeof(float);
 }
 
-/* 10.1: 1-bit SGD with error feedback (Seide et al. 2014). For i in [0, n), in float:
- * M[i] = g[i] + error[i]. Bit i (byte i / 8 of bits, bit i % 8 of that byte, the least
- * significant first) is 1 when M[i] >= 0.0f (so for +0 and -0 alike), else 0; the unused high
- * bits of the last byte are 0, whatever the buffer held; (n + 7) / 8 bytes are written, none
- * for n = 0. *pos is the mean of M[i] over the 1 bits and *neg over the 0 bits, each the sum
- * of those M[i] added in double in the order of i, divided by their count in double, and
- * rounded to float once (0 when there are none). D[i] = bit i ? *pos : *neg is what the
- * bits decode to, and error[i] becomes M[i] - D[i], computed in float. g and error hold n
- * floats, in the host's memory. */
+/* 10.1: 1-bit SGD with error feedback (Seide et al. 2014): g[0..n) and the error this rank
+ * carries, sent as one bit an entry and two floats. With M[i] = g[i] + error[i] (in float),
+ * bit i (byte i / 8 of bits, bit i % 8 of that byte, the least significant first) is 1 when
+ * M[i] >= 0.0f (so for +0 and -0 alike), else 0; the unused high bits of the last byte are
+ * 0, whatever the buffer held; (n + 7) / 8 bytes are written, none for n = 0. The bits decode
+ * to D[i] = bit i ? *pos : *neg. Choose *pos and *neg, the two values every receiver will
+ * use, to make the sum over i of (M[i] - D[i])^2 as small as it can be (0 for a side with no
+ * entry): the tests allow 4 units in the last place of the side's mean magnitude, what a sum
+ * formed in double leaves, and no more. Then leave in error[i] what this step did not send of
+ * M[i], as a float, so that over any number of steps the values decoded plus the error still
+ * held add up to the gradients given. g and error hold n floats, in the host's memory. */
 void onebit_compress(const float *g, float *error, size_t n, uint8_t *bits, float *pos,
                      float *neg);
 

@@ -5,9 +5,8 @@
 void onebit_compress(const float *g, float *error, size_t n, uint8_t *bits, float *pos,
                      float *neg)
 {
-    /* TODO: M[i] = g[i] + error[i]; one pass for the two sums and counts (in double, in the
-     * order of i), then the two means, then a pass that writes each byte of bits whole (its
-     * unused high bits 0) and error[i] = M[i] - D[i]. */
+    /* TODO: the bits of the signs of g + error; the two values that decode them best; and
+     * what was not sent, kept for the next step. */
     (void)g;
     (void)error;
     (void)n;
