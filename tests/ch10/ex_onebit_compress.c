@@ -36,8 +36,7 @@ static void check_case(const Case *k)
               "written",
               k->what, k->n);
     cr_assert(pos == k->pos && neg == k->neg,
-              "%s (n = %zu): pos %g and neg %g, expected %g "
-              "and %g",
+              "%s (n = %zu): pos %.9g and neg %.9g, expected %.9g and %.9g",
               k->what, k->n, pos, neg, k->pos, k->neg);
     for (size_t i = 0; i < k->n; i++) {
         float want = M[i] - (k->bits[i / 8] >> (i % 8) & 1 ? k->pos : k->neg);
