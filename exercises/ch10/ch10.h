@@ -18,7 +18,7 @@
 #include "comm.h"
 #include "util.h"
 
-/* The bytes of one rank's message in 10.2: its n bits packed, then its two means. */
+/* The bytes of one rank's message in 10.2: its n bits packed, then its pos and its neg. */
 static inline size_t onebit_message_bytes(size_t n)
 {
     return (n + 7) / 8 + 2 * sizeof(float);
