@@ -26,5 +26,5 @@ END {
     }
     printf "grain: %-16s %6d %8.0f%% %9.0f%% %11.2f\n", "book", all_chunks, 100 * all_big / all_chunks,
            100 * all_root / all_code, all_prose / all_code
-    printf "grain: %d code lines wider than 96 columns (clang-format's limit, which the page holds; make book fails on them)\n", wide
+    printf "grain: %d code lines wider than 96 columns (clang-format's limit; make book fails only where a line runs past the page, which LaTeX reports)\n", wide
 }
