@@ -133,8 +133,6 @@ static inline int slot_behind(_Atomic int *slot, int n, int k, int *v)
     return -1;
 }
 
-/* A communicator that watches what a rank sends through it (messages, bytes, to whom) and
- * can abort the process at its die_at-th message, then passes everything on. */
 /* Steps: the longest chain of messages behind what a rank holds, each send one step (a rank
  * that sends k messages in a row spends k steps), each receive raising the receiver to the
  * sender's count. A message carries its sender's count through this table, shared by the
@@ -148,6 +146,9 @@ typedef struct StepClocks {
     int overflow; /* more than STEP_QUEUE messages in flight between two ranks */
 } StepClocks;
 
+/* A communicator that watches what a rank sends through it (messages, bytes, to whom, and,
+ * with clocks, steps) and can abort the process at its die_at-th message, then passes
+ * everything on. */
 typedef struct Watched {
     Comm comm;
     Comm *inner;

@@ -93,6 +93,8 @@ static inline void tree_run(int N, int L, size_t chan, TreeRun t)
 {
     size_t bytes = sizeof(StepClocks) + 2 * TREE_CALLS * sizeof(long) +
                    (size_t)TREE_CALLS * N * RESULT_FLOATS * sizeof(float);
+    cr_assert(t.calls <= TREE_CALLS && N <= STEP_RANKS, "a run of %d calls on %d ranks: the "
+              "harness holds %d calls and %d ranks", t.calls, N, TREE_CALLS, STEP_RANKS);
     unsigned char *shared = shared_zeroed(bytes);
     cr_assert(shared, "no shared memory");
     t.L = L, t.clocks = (StepClocks *)shared;
