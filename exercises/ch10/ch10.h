@@ -18,35 +18,35 @@
 #include "comm.h"
 #include "util.h"
 
-/* The bytes of one rank's message in 10.2: its n bits packed, then its pos and its neg. */
+/* The bytes of one rank's message in 10.2: its n bits packed, then its hi and its lo. */
 static inline size_t onebit_message_bytes(size_t n)
 {
     return (n + 7) / 8 + 2 * sizeof(float);
 }
 
-/* 10.1: 1-bit SGD with error feedback (Seide et al. 2014): g[0..n) and the error this rank
- * carries, sent as one bit an entry and two floats. With M[i] = g[i] + error[i] (in float),
- * bit i (byte i / 8 of bits, bit i % 8 of that byte, the least significant first) is 1 when
- * M[i] >= 0.0f (so for +0 and -0 alike), else 0; the unused high bits of the last byte are
- * 0, whatever the buffer held; (n + 7) / 8 bytes are written, none for n = 0. The bits decode
- * to D[i] = bit i ? *pos : *neg. Choose *pos and *neg, the two values every receiver will
- * use, to make the sum over i of (M[i] - D[i])^2 as small as it can be (0 for a side with no
- * entry): the tests allow 4 units in the last place of the side's mean magnitude, what a sum
- * formed in double leaves, and no more. Then leave in error[i] what this step did not send of
- * M[i], as a float, so that over any number of steps the values decoded plus the error still
- * held add up to the gradients given. g and error hold n floats, in the host's memory. */
-void onebit_compress(const float *g, float *error, size_t n, uint8_t *bits, float *pos,
-                     float *neg);
+/* 10.1: the best 1-bit code, with error feedback. g[0..n) is this rank's gradient and
+ * error[0..n) the error it carries; M[i] = g[i] + error[i] (in float). Write one bit an entry
+ * (bit i in byte i / 8 of bits, at bit i % 8 of that byte, the least significant first; the
+ * unused high bits of the last byte 0, whatever the buffer held; (n + 7) / 8 bytes, none for
+ * n = 0) and two values: bit i decodes to D[i] = bit i ? *hi : *lo. Choose the bits and the
+ * two values together to make the sum over i of (M[i] - D[i])^2 the smallest any choice of
+ * them makes it (not only smaller than a split at zero gives); a value no bit uses is 0. The
+ * tests allow a millionth of that sum more, and the rounding of the two values to float; n
+ * reaches a million. Then leave in error[i] what this step did not send, M[i] - D[i] in float,
+ * so that over any number of steps the values decoded plus the error still held add up to the
+ * gradients given. g and error hold n floats, in the host's memory. */
+void onebit_compress(const float *g, float *error, size_t n, uint8_t *bits, float *hi,
+                     float *lo);
 
 /* 10.2: the all-reduce of 1-bit gradients. grad[0..n) holds this rank's gradient on entry.
  * 1. Compress it, with error feedback, by onebit_compress(grad, error, n, ...) into this
- *    rank's message: its bits, then its pos and its neg (4 bytes each, unaligned),
+ *    rank's message: its bits, then its hi and its lo (4 bytes each, unaligned),
  *    onebit_message_bytes(n) bytes in all, at scratch + rank * onebit_message_bytes(n).
  * 2. All-gather the messages: afterwards every rank's scratch holds every rank's message,
  *    rank q's at scratch + q * onebit_message_bytes(n) (ring_all_gather of collectives.h,
  *    or c->sendrecv). A rank sends at most (N - 1) * onebit_message_bytes(n) bytes.
  * 3. grad[i] = (float)(s / N), where s is D_0[i] + D_1[i] + ... + D_{N-1}[i], rank q's
- *    decoded value D_q[i] = its bit i ? its pos : its neg, added in double in rank order:
+ *    decoded value D_q[i] = its bit i ? its hi : its lo, added in double in rank order:
  *    every rank ends with the same bits.
  * error holds this rank's error feedback (n floats), which onebit_compress updates; scratch
  * holds N * onebit_message_bytes(n) bytes; all are in the host's memory (c->dev is the CPU).

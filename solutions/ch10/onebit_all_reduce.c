@@ -8,10 +8,10 @@ int onebit_all_reduce(Comm *c, float *grad, float *error, size_t n, void *scratc
     size_t m = onebit_message_bytes(n), nb = (n + 7) / 8;
     int N = c->size;
     unsigned char *all = scratch, *mine = all + (size_t)c->rank * m;
-    float pos, neg;
-    onebit_compress(grad, error, n, mine, &pos, &neg);
-    memcpy(mine + nb, &pos, sizeof pos);
-    memcpy(mine + nb + sizeof pos, &neg, sizeof neg);
+    float hi, lo;
+    onebit_compress(grad, error, n, mine, &hi, &lo);
+    memcpy(mine + nb, &hi, sizeof hi);
+    memcpy(mine + nb + sizeof hi, &lo, sizeof lo);
     /* N chunks of one element of m bytes: chunk q is rank q's message. */
     if (ring_all_gather(c, all, (size_t)N, m, err))
         return -1;

@@ -5,10 +5,10 @@
 #include "ch10/onebit_ranks.h"
 #include "helpers.h"
 
-/* Rank 0 gives {1, -2, 3}, rank 1 {-1, -1, 5}, their errors 0. Rank 0's bits are 1 0 1, its
- * pos (1 + 3) / 2 = 2 and neg -2, so it decodes to {2, -2, 2} and keeps the error
- * {-1, 0, 1}; rank 1's bits are 0 0 1, pos 5, neg (-1 - 1) / 2 = -1: {-1, -1, 5}, error 0.
- * Both end with the mean, {0.5, -1.5, 3.5}. */
+/* Rank 0 gives {1, -2, 3}, rank 1 {-1, -1, 5}, their errors 0. Rank 0's best code sends
+ * {1, 3} as their mean 2 and -2 as itself (a squared error of 2; {-2, 1} and {3} leave 4.5),
+ * so it decodes to {2, -2, 2} and keeps the error {-1, 0, 1}; rank 1's sends {-1, -1} as -1
+ * and 5 as 5: {-1, -1, 5}, error 0. Both end with the mean, {0.5, -1.5, 3.5}. */
 static int hand_worked(int rank, int size, void *arg, char *err)
 {
     (void)size, (void)arg;

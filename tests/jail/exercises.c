@@ -585,7 +585,7 @@ typedef struct {
     float *error;
     size_t n;
     uint8_t *bits;
-    float *pos, *neg;
+    float *hi, *lo;
 } A_onebit_compress;
 static void visit_onebit_compress(Wire *w, A_onebit_compress *a)
 {
@@ -593,13 +593,13 @@ static void visit_onebit_compress(Wire *w, A_onebit_compress *a)
     BUF(g, a->n * 4, WIRE_IN);
     BUF(error, a->n * 4, WIRE_BACK);
     BUF(bits, (a->n + 7) / 8, WIRE_BACK);
-    BUF(pos, sizeof(float), WIRE_BACK);
-    BUF(neg, sizeof(float), WIRE_BACK);
+    BUF(hi, sizeof(float), WIRE_BACK);
+    BUF(lo, sizeof(float), WIRE_BACK);
 }
 static void call_onebit_compress(void *v, void *fn)
 {
     A_onebit_compress *a = v;
-    FN(onebit_compress)(a->g, a->error, a->n, a->bits, a->pos, a->neg);
+    FN(onebit_compress)(a->g, a->error, a->n, a->bits, a->hi, a->lo);
 }
 
 /* 10.3: v and noise in, n levels and the scale back. */
@@ -733,10 +733,10 @@ static void call_vocab_parallel_xent(void *v, void *fn)
  * (exported by -rdynamic, as the tests of 10.2 supply it): 10.2 is graded apart from 10.1. */
 #if __has_include("../hidden/ch10/onebit_reference.h") /* a zip without chapter 10: none */
 #include "../hidden/ch10/onebit_reference.h"
-void onebit_compress(const float *g, float *error, size_t n, uint8_t *bits, float *pos,
-                     float *neg)
+void onebit_compress(const float *g, float *error, size_t n, uint8_t *bits, float *hi,
+                     float *lo)
 {
-    onebit_reference(g, error, n, bits, pos, neg);
+    onebit_reference(g, error, n, bits, hi, lo);
 }
 #endif
 #endif
@@ -1018,9 +1018,9 @@ int torus_all_reduce(Comm *c, int rows, float *buf, size_t count, float *scratch
 /* Weak: the tests of 10.2 define onebit_compress themselves (the book's compressor), and
  * theirs is the one linked there. */
 __attribute__((weak)) void onebit_compress(const float *g, float *error, size_t n,
-                                           uint8_t *bits, float *pos, float *neg)
+                                           uint8_t *bits, float *hi, float *lo)
 {
-    A_onebit_compress a = {g, error, n, bits, pos, neg};
+    A_onebit_compress a = {g, error, n, bits, hi, lo};
     jail_call(ID_onebit_compress, &a);
 }
 

@@ -5,10 +5,10 @@
 #include "helpers.h"
 
 /* The book's compressor, so that 10.2 is graded apart from 10.1. */
-void onebit_compress(const float *g, float *error, size_t n, uint8_t *bits, float *pos,
-                     float *neg)
+void onebit_compress(const float *g, float *error, size_t n, uint8_t *bits, float *hi,
+                     float *lo)
 {
-    onebit_reference(g, error, n, bits, pos, neg);
+    onebit_reference(g, error, n, bits, hi, lo);
 }
 
 Test(hidden_onebit_all_reduce, five_and_six_ranks_uneven_sizes)

@@ -4,8 +4,8 @@
 #include "ch10.h"
 #include "onebit_reference.h"
 
-void onebit_compress(const float *g, float *error, size_t n, uint8_t *bits, float *pos,
-                     float *neg)
+void onebit_compress(const float *g, float *error, size_t n, uint8_t *bits, float *hi,
+                     float *lo)
 {
-    onebit_reference(g, error, n, bits, pos, neg);
+    onebit_reference(g, error, n, bits, hi, lo);
 }

@@ -32,12 +32,12 @@ static inline void onebit_expected(int N, size_t n, int step, float **e, float *
 {
     double *s = xcalloc(n + 1, sizeof *s);
     for (int q = 0; q < N; q++) {
-        float pos, neg;
+        float hi, lo;
         for (size_t i = 0; i < n; i++)
             g[i] = onebit_value(q, i, step);
-        onebit_reference(g, e[q], n, bits, &pos, &neg);
+        onebit_reference(g, e[q], n, bits, &hi, &lo);
         for (size_t i = 0; i < n; i++) {
-            double d = onebit_decoded(bits, pos, neg, i);
+            double d = onebit_decoded(bits, hi, lo, i);
             s[i] += d;
             scale[i] += fabs(g[i]) + fabs(d);
         }
