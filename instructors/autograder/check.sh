@@ -272,7 +272,7 @@ attacks= loops=
 if [ "$(id -u)" != 0 ]; then
     echo "autograder-check: not root: the jail's isolation was not exercised (run as root, as Gradescope and CI do)"
 elif [ "$chapters" = 1 ]; then
-    attacks="forge_verdict read_hidden write_results plant_links proc_peek daemon spinners fill_disk memory_hog kernel_leftovers deep_chain sandbox_probe"
+    attacks="forge_verdict read_hidden write_results plant_links proc_peek daemon spinners fill_disk memory_hog kernel_leftovers deep_chain sandbox_probe wire_forgery"
     if [ $bounded != 0 ]; then attacks+=" fork_bomb"
     else echo "autograder-check: no cgroup to bound them: the fork bomb not run, the others not bounded"; fi
     # ATTACKS="a b" runs only those (while working on one).
@@ -317,6 +317,8 @@ for a in $attacks; do
         [ "$a" != sandbox_probe ] || modes=sandbox ;;
     *) modes=${AG_ATTACK_MODES:-sandbox jail off} ;;
     esac
+    # The jail's own protocol: with the jail off there is none to speak.
+    [ "$a" != wire_forgery ] || modes=$(echo $modes | sed 's/\boff\b//')
     k=$((k + 1))
     for m in $modes; do
         [ "$m" != sandbox ] || [ $sandbox_here = 1 ] || m=jail
@@ -575,6 +577,7 @@ for a, mode in runs:
                 "fork_bomb": f["procs"] != "0" or f["rc"] != "0" or
                              "Resource temporarily unavailable" in stdout,
                 "kernel_leftovers": "= 777777" in text,
+                "wire_forgery": "= 424242" in text or got.get(target, 0) > 0,
                 "read_placed": "LEAKED-PLACE" in text,
                 # Not an attack: what the code saw (solutions/attacks/sandbox_probe.c), as
                 # 7SPU; "succeeded" when it saw what its mode should have hidden.
