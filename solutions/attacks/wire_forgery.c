@@ -1,17 +1,18 @@
 /* Attack (the jail's own wire protocol, tests/jail/jail.h and wire.c): during the call, the
  * student's code writes frames of its own on the host's socket to the judge (descriptor 3), as
- * the host's proxies do, but malformed: requests of the machine of exercise 1.1 with no such
- * operation, no such matrix, the ints' extremes, too short or too long, one with a descriptor
- * attached; then, one kind to each test (by its first shape), a frame whose reserved word is
- * not 0, one longer than the protocol's largest, a communicator's request in an exercise that
- * has none, a kernel's request with no model, an operation no one defines, the judge's own
- * CALL sent back to it, outputs of the wrong size, and a frame that announces a gigabyte,
- * sends 16 bytes and ends the process. Each request must be refused (a reply of -1) or end
- * the call; none may be served as if it were well formed, make the judge read or write past
+ * the host's proxies do, but malformed. One kind to each test, by its first call's shape: a
+ * frame whose reserved word is not 0, one longer than the protocol's largest, a communicator's
+ * request in an exercise that has none, a kernel's request with no model, an operation no one
+ * defines, the judge's own CALL sent back to it, outputs of the wrong size, a frame that
+ * announces a gigabyte, sends 16 bytes and ends the process; in the last test, requests of
+ * the machine of exercise 1.1 with no such operation, the ints' extremes, too short or too
+ * long, one with a descriptor attached. Each must be refused (a reply of -1) or end the call,
+ * promptly; none may be served as if it were well formed, make the judge read or write past
  * its buffers, or hang it. Should one be accepted, gemm_blocked answers 424242, which the
  * test's failure message quotes. Without the jail there is no protocol to speak (descriptor 3
  * is another's): the attack then does nothing, and autograder-check runs it in the jail's
- * modes only. */
+ * modes only. Found by it: a host that broke the protocol and went on running made the judge
+ * wait for it to end, and the test ran out of time ("a deadlock?"); the judge now kills it. */
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
@@ -108,36 +109,36 @@ static void fast(int32_t which, int32_t a0, int32_t a1, int32_t a2, int32_t a3, 
         attack_mark = ACCEPTED;
 }
 
-/* Requests the judge must answer with a refusal, the call going on. */
+/* Requests the judge must answer with a refusal, the call going on: none reaches the machine
+ * (whose own checks of a request's numbers every student's call through the host's proxy
+ * already meets), so that the machine refuses nothing and the test reaches gemm_blocked's
+ * answer, 424242 should one of these be served. */
 static void refused(void)
 {
-    fast(4, 0, 0, 0, 1, 1, 0);                       /* no operation 4 */
-    fast(-1, 0, 0, 0, 1, 1, 0);                      /* nor -1 */
-    fast(0, 0, 3, 0, 0, 1, 1);                       /* load from a matrix 3 */
-    fast(0, 0, -7, 0, 0, 1, 1);                      /* or -7 */
-    fast(0, INT_MIN, 0, 0, 0, 1, 1);                 /* into fast memory at INT_MIN */
-    fast(0, 0, 0, INT_MAX, INT_MAX, INT_MAX, 2);     /* a block past A's end, rows * cols */
-    fast(1, INT_MAX - 1, 0, 0, 2, 2, 0);             /* a store from past the fast memory */
-    fast(2, 0, INT_MAX, 0, 0, 0, 0);                 /* zero INT_MAX floats */
-    fast(2, -5, 10, 0, 0, 0, 0);                     /* zero before the fast memory */
-    fast(3, 0, 1, 2, 65536, 65536, 65536);           /* multiply_add of 2^48 multiply-adds */
-    fast(3, 0, 0, 0, 1, 1, 1);                       /* c overlapping a and b */
-    int32_t q[9] = {2, 0, 1, 0, 0, 0, 0, 0, 0};
-    if (put(FAST, 0, 4, q, 4, -1) == 0 && answer(5000) == 0) /* too short */
+    fast(4, 0, 1, 0, 0, 0, 0);       /* no operation 4 */
+    fast(-1, 0, 1, 0, 0, 0, 0);      /* nor -1 */
+    fast(INT_MIN, 0, 1, 0, 0, 0, 0); /* nor the ints' extremes */
+    fast(INT_MAX, 0, 1, 0, 0, 0, 0);
+    int32_t q[9] = {2, 0, 1, 0, 0, 0, 0, 0, 0}; /* a well-formed zero of one float, */
+    if (put(FAST, 0, 4, q, 4, -1) == 0 && answer(5000) == 0) /* cut short */
         attack_mark = ACCEPTED;
-    if (put(FAST, 0, sizeof q, q, sizeof q, -1) == 0 && answer(5000) == 0) /* too long */
+    if (put(FAST, 0, sizeof q, q, sizeof q, -1) == 0 && answer(5000) == 0) /* or too long */
         attack_mark = ACCEPTED;
-    /* A well-formed zero with a descriptor attached: the judge takes what it is given and
-     * must close it, not keep or use it. */
+    /* No operation 5, with a descriptor attached: the judge takes what it is given and must
+     * close it, not keep or use it. */
+    int32_t r[8] = {5, 0, 1, 0, 0, 0, 0, 0};
     int mem = (int)syscall(SYS_memfd_create, "dps-attack-wire", 0);
     if (mem >= 0) {
-        if (put(FAST, 0, 32, q, 32, mem) == 0)
-            (void)answer(5000);
+        if (put(FAST, 0, sizeof r, r, sizeof r, mem) == 0 && answer(5000) == 0)
+            attack_mark = ACCEPTED;
         close(mem);
     }
 }
 
-/* One frame the judge must not serve: the call ends (no answer), or it refuses. */
+/* One frame the judge must not serve: the call ends, the host killed, and the test fails
+ * saying why. Should the judge answer instead, it went on as if nothing were wrong. The frames
+ * that carry a request carry a well-formed one (a zero of one float), so that one served by
+ * mistake leaves the machine content and the test shows 424242. */
 static void ending(int kind)
 {
     static const char junk[64] = "dps-attack-wire";
@@ -154,7 +155,7 @@ static void ending(int kind)
         put(FAST, 0, MAX_BYTES, junk, 16, -1);
         _exit(3);
     }
-    if (answer(3000) != 1) /* served, or answered: it went on as if nothing were wrong */
+    if (answer(3000) != 1)
         attack_mark = ACCEPTED;
 }
 
@@ -163,14 +164,17 @@ static void during(int m, int n, int k)
     (void)k;
     if (!in_host())
         return;
-    refused();
-    /* One kind of ending to each test, by its first call's shape (m, n). */
+    /* One kind of ending to each test but the last, by its first call's shape (m, n); the
+     * refusals where no ending comes. */
     static const int first[][3] = {{1, 1, 0},  {50, 40, 1},  {96, 96, 2},
                                    {200, 150, 3}, {1, 200, 4}, {9, 7, 5},
                                    {20, 20, 6},  {100, 90, 7}};
     for (size_t i = 0; i < sizeof first / sizeof *first; i++)
-        if (first[i][0] == m && first[i][1] == n)
+        if (first[i][0] == m && first[i][1] == n) {
             ending(first[i][2]);
+            return;
+        }
+    refused();
 }
 
 __attribute__((constructor)) static void attack(void)

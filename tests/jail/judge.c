@@ -27,12 +27,33 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pid_t owner, host; /* the process the host serves, and the host */
 static int sock = -1;
 
-/* Stop this process as the host stopped: a student's crash is the test's crash. */
+/* Wait up to a second for the host to end, as it does when it crashed or exited; then, if it
+ * still runs (it broke the protocol and went on), kill it. 1 when it had to be killed. */
+static int host_end(int *st)
+{
+    for (int tries = 0; tries < 100; tries++) {
+        pid_t p = waitpid(host, st, WNOHANG);
+        if (p == host || (p < 0 && errno != EINTR))
+            return 0;
+        usleep(10000);
+    }
+    kill(host, SIGKILL);
+    while (waitpid(host, st, 0) < 0 && errno == EINTR)
+        ;
+    return 1;
+}
+
+/* Stop this process as the host stopped: a student's crash is the test's crash. A host that
+ * sent what the protocol does not allow and still runs is killed, and `what` says why. */
 static _Noreturn void host_gone(const char *what)
 {
     int st = 0, sig = 0;
     const char *bwrap = getenv("JAIL_SANDBOX");
-    if (host > 0 && waitpid(host, &st, 0) == host) {
+    if (host > 0 && host_end(&st)) {
+        fprintf(stderr, "jail: %s\n", what);
+        abort();
+    }
+    if (host > 0) {
         if (WIFSIGNALED(st))
             sig = WTERMSIG(st);
         /* bubblewrap ends with 128 + the signal that killed what it ran. */
