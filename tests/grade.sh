@@ -496,6 +496,8 @@ jail_says() {
         why="your code was killed in the $ISOLATION ($(stopped_how $((128 + sig)))); the test says: $why"
     elif [[ $line =~ exit\ status\ ([0-9]+) ]]; then
         why="your code ended its own process in the $ISOLATION (exit status ${BASH_REMATCH[1]}); the test says: $why"
+    elif [[ $line =~ broke\ the\ jail.s\ protocol\ \((.*)\) ]]; then
+        why="your code wrote to the jail's socket what its protocol does not allow (${BASH_REMATCH[1]}), and was stopped; the test says: $why"
     fi
 }
 

@@ -50,7 +50,8 @@ static _Noreturn void host_gone(const char *what)
     int st = 0, sig = 0;
     const char *bwrap = getenv("JAIL_SANDBOX");
     if (host > 0 && host_end(&st)) {
-        fprintf(stderr, "jail: %s\n", what);
+        fprintf(stderr, "jail: the exercise's code broke the jail's protocol (%s) and was "
+                "stopped\n", what);
         abort();
     }
     if (host > 0) {
@@ -571,7 +572,7 @@ void jail_call(int id, void *args)
         close(w.owned_fd);
     for (;;) {
         if (msg_recv(sock, &op, &m))
-            host_gone("the exercise's process stopped");
+            host_gone("it stopped, or sent a frame the protocol does not allow");
         if (op == JAIL_RESULT)
             break;
         if (op == JAIL_MISSING) {
@@ -588,12 +589,12 @@ void jail_call(int id, void *args)
         else if (w.fast && op == JAIL_FAST)
             serve_fast(&w, &m);
         else
-            host_gone("the exercise's process sent a request it cannot make");
+            host_gone("it sent a request it cannot make");
     }
     w.pass = BACK_TAKE, w.dev = NULL;
     jail_entries[id].visit(&w, args);
     if (m.bad || m.pos != m.len)
-        host_gone("the exercise's process sent back outputs of the wrong size");
+        host_gone("it sent back outputs of the wrong size");
     msg_free(&m);
     pthread_mutex_unlock(&lock);
 }
