@@ -30,11 +30,12 @@ static inline size_t onebit_message_bytes(size_t n)
  * unused high bits of the last byte 0, whatever the buffer held; (n + 7) / 8 bytes, none for
  * n = 0) and two values: bit i decodes to D[i] = bit i ? *hi : *lo. Choose the bits and the
  * two values together to make the sum over i of (M[i] - D[i])^2 the smallest any choice of
- * them makes it (not only smaller than a split at zero gives); a value no bit uses is 0. The
- * tests allow a millionth of that sum more, and the rounding of the two values to float; n
- * reaches a million. Then leave in error[i] what this step did not send, M[i] - D[i] in float,
- * so that over any number of steps the values decoded plus the error still held add up to the
- * gradients given. g and error hold n floats, in the host's memory. */
+ * them makes it (not only smaller than a split at zero gives); which set is sent as hi is
+ * yours to choose, and a value no bit uses is 0. The tests allow a millionth of that sum
+ * more, and the rounding of the two values to float; n reaches a million. Then leave in
+ * error[i] what this step did not send, M[i] - D[i] in float, so that over any number of
+ * steps the values decoded plus the error still held add up to the gradients given. g and
+ * error hold n floats, in the host's memory. */
 void onebit_compress(const float *g, float *error, size_t n, uint8_t *bits, float *hi,
                      float *lo);
 
