@@ -59,12 +59,13 @@ int onebit_all_reduce(Comm *c, float *grad, float *error, size_t n, void *scratc
 /* 10.3: QSGD's stochastic quantizer (Alistarh et al. 2017) with s levels, 1 <= s <= 127.
  * norm is the square root of the sum of v[i]^2 over i, summed in double in the order of i
  * (its root in double too); *scale = (float)norm. Entry i is sent as a level q[i] in [-s, s]
- * and stands for norm * q[i] / s. Its sign is v[i]'s (a level of 0 has none; every level is
- * 0 when norm is 0); its magnitude is one of the two whole numbers nearest a = |v[i]| / norm
- * * s (computed in double): floor(a), or floor(a) + 1. It is the larger when (double)
- * noise[i] < P * 2^32, where P is the probability that makes the level right on average:
- * over uniformly random noise, the expected value of norm * q[i] / s is v[i]. v and noise
- * hold n entries, q receives n; nothing else is written. */
+ * and stands for norm * q[i] / s (every level 0 when norm is 0). The level is drawn at random
+ * with noise[i]: read it as a number drawn uniformly from [0, 1), noise[i] / 2^32, and let
+ * it alone (with v, s and the norm) decide q[i]. Choose how, so that over uniformly random
+ * noise the expected value of norm * q[i] / s is v[i] and its variance is the least any such
+ * choice can have. The tests sweep each entry's noise over [0, 1) in even steps and judge the
+ * levels' mean and variance over the sweep, each to within a step. v and noise hold n
+ * entries, q receives n; nothing else is written. */
 void qsgd_quantize(const float *v, const uint32_t *noise, size_t n, int s, int8_t *q,
                    float *scale);
 
