@@ -5,8 +5,8 @@
 void qsgd_quantize(const float *v, const uint32_t *noise, size_t n, int s, int8_t *q,
                    float *scale)
 {
-    /* TODO: the norm, then each entry's two candidate levels, and the chance of the upper
-     * one that keeps the average right. */
+    /* TODO: the norm, then each entry's level, drawn with its noise: right on average, and
+     * varying as little as it can. */
     (void)v;
     (void)noise;
     (void)s;
