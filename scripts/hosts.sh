@@ -198,6 +198,6 @@ case ${1:-} in
     subnet) subnet ;;
     left) left ;;
     link) need_root; link "${2:-}" "${3:-}" ;;
-    run) shift; run "$@" ;;
+    run) need_root; shift; run "$@" ;;
     *) sed -n '2,20s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 esac

@@ -2,13 +2,13 @@
  * @file cost_model.c
  * @brief The alpha-beta model of the all-reduces of chapters 5, 8 and 9 (chapter 9).
  */
-#line 1529 "chapters/09-hosts.nw"
+#line 1545 "chapters/09-hosts.nw"
 #include "cost_model.h"
 
 #include <math.h>
 #include <string.h>
 
-#line 1544 "chapters/09-hosts.nw"
+#line 1560 "chapters/09-hosts.nw"
 int cost_terms(CostAlgo a, const Machine *m, CostTerms *t)
 {
     double H = m->hosts, L = m->per_host, N = H * L, halves = L > 1 ? 2 : 0;
@@ -16,11 +16,15 @@ int cost_terms(CostAlgo a, const Machine *m, CostTerms *t)
     double per_card = ceil(L / C) / L; /* a chunk is n/L */
     memset(t, 0, sizeof *t);
     switch (a) {
-    case COST_FLAT_RING: /* as NCCL runs it: C channels, one card each, n/C bytes each */
-        if (H > 1)
+    case COST_FLAT_RING: /* in lock-step: C channels, one card each, n/C bytes each */
+    case COST_NCCL_RING: /* pipelined: only the steps that leave a host wait for the network */
+        if (H == 1)
+            t->within_steps = 2 * (N - 1), t->within_bytes = 2 * (N - 1) / N;
+        else if (a == COST_FLAT_RING)
             t->between_steps = 2 * (N - 1), t->between_bytes = 2 * (N - 1) / N / C;
         else
-            t->within_steps = 2 * (N - 1), t->within_bytes = 2 * (N - 1) / N;
+            t->within_steps = 2 * (N - H), t->between_steps = 2 * (H - 1),
+            t->between_bytes = 2 * (N - 1) / N / C;
         return 1;
     case COST_HIERARCHICAL:
     case COST_TREE:
@@ -40,7 +44,7 @@ int cost_terms(CostAlgo a, const Machine *m, CostTerms *t)
     default: return 0;
     }
 }
-#line 1589 "chapters/09-hosts.nw"
+#line 1609 "chapters/09-hosts.nw"
 double cost_predict(CostAlgo a, const Machine *m, double bytes)
 {
     CostTerms t;
@@ -56,10 +60,11 @@ double cost_predict(CostAlgo a, const Machine *m, double bytes)
 
 const char *cost_name(CostAlgo a)
 {
-    static const char *names[] = {"flat ring", "hierarchical", "tree", "one-shot", "two-shot"};
+    static const char *names[] = {"flat ring", "hierarchical", "tree",
+                                  "one-shot",  "two-shot",     "NCCL's ring"};
     return a < N_COST_ALGOS ? names[a] : "?";
 }
-#line 1627 "chapters/09-hosts.nw"
+#line 1648 "chapters/09-hosts.nw"
 int cost_fit(const double *steps, const double *bytes, const double *t, int n, Link *out)
 {
     double ss = 0, sb = 0, bb = 0, st = 0, bt = 0;
@@ -74,7 +79,7 @@ int cost_fit(const double *steps, const double *bytes, const double *t, int n, L
     out->beta = (ss * bt - sb * st) / det;
     return out->alpha >= 0 && out->beta > 0 ? 0 : -1;
 }
-#line 1617 "chapters/09-hosts.nw"
+#line 1638 "chapters/09-hosts.nw"
 double cost_fit_rate(const double *over, const double *t, int n)
 {
     double sx = 0, sxx = 0; /* minimise the sum of (over[i] u / t[i] - 1)^2, u = 1 / rate */

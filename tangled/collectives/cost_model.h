@@ -28,6 +28,7 @@ typedef enum CostAlgo {
     COST_TREE,
     COST_ONE_SHOT,
     COST_TWO_SHOT,
+    COST_NCCL_RING,
     N_COST_ALGOS
 } CostAlgo;
 
@@ -43,7 +44,7 @@ typedef struct CostTerms {
 int cost_terms(CostAlgo a, const Machine *m, CostTerms *t);
 /** Predicted seconds of an all-reduce of @p bytes with @p a on @p m; -1: it cannot run. */
 double cost_predict(CostAlgo a, const Machine *m, double bytes);
-/** Its name: "flat ring", "hierarchical", "tree", "one-shot", "two-shot". */
+/** Its name: "flat ring", "hierarchical", "tree", "one-shot", "two-shot", "NCCL's ring". */
 const char *cost_name(CostAlgo a);
 /**
  * The alpha and beta that fit @p n measured times @p t best, where time i is

@@ -26,7 +26,7 @@ static const char *examples =
     "  ./scale --machine here                   this machine's links, checked\n"
     "  ./scale --machine here --compress powersgd:2 --hidden 1024,1024\n"
     "                                           where a codec pays (chapter 10)\n";
-#line 1796 "chapters/09-hosts.nw"
+#line 1860 "chapters/09-hosts.nw"
 /** Column @p name of CSV @p path: sizes (first column) into @p size, values into @p v, at
  *  most @p most rows; rows read (0 when the file or the column is missing). */
 static int csv_column(const char *path, const char *name, double *size, double *v, int most)
@@ -57,7 +57,7 @@ static int csv_column(const char *path, const char *name, double *size, double *
         fclose(f);
     return rows;
 }
-#line 1656 "chapters/09-hosts.nw"
+#line 1677 "chapters/09-hosts.nw"
 /** This machine's within-host link, from chapter 8's two-shot at 2 and 4 ranks. */
 static int fit_within(const char *dir, Link *within, char *err)
 {
@@ -78,10 +78,10 @@ static int fit_within(const char *dir, Link *within, char *err)
                          "no fit of the link within a host from %s/crossovers_n2.csv "
                          "and crossovers_n4.csv (make bench)",
                          dir);
-#line 1674 "chapters/09-hosts.nw"
+#line 1695 "chapters/09-hosts.nw"
     return 0;
 }
-#line 1681 "chapters/09-hosts.nw"
+#line 1702 "chapters/09-hosts.nw"
 /** Messages from this size up measure a link's rate; smaller ones, its steps. */
 #define RATE_FROM 65536
 
@@ -112,7 +112,7 @@ static int fit_between(const char *dir, const char *link, Link *between, char *e
         return error_set(err, "no fit of the %s link from %s (make bench)", link, path);
     return 0;
 }
-#line 1718 "chapters/09-hosts.nw"
+#line 1739 "chapters/09-hosts.nw"
 /** The model against hosts_LAYOUT_LINK.csv's ring and hierarchy: the worst error, or -1
  *  when nothing was measured. */
 static double validate(const char *dir, const char *layout, const char *link, Machine *m,
@@ -146,7 +146,7 @@ static double validate(const char *dir, const char *layout, const char *link, Ma
     }
     return worst;
 }
-#line 1833 "chapters/09-hosts.nw"
+#line 1897 "chapters/09-hosts.nw"
 /** Fit the links of the machine measured in @p dir, check the model on every case. */
 static int scale_here(const char *dir, FILE *csv, char *err)
 {
@@ -160,14 +160,14 @@ static int scale_here(const char *dir, FILE *csv, char *err)
                 "case,alpha_us,beta_ns,measured_us,model_us,error,rate_gbs\nfit/within,"
                 "%.4f,%.6f,nan,nan,nan,nan\n",
                 m.within.alpha * 1e6, m.within.beta * 1e9);
-#line 1844 "chapters/09-hosts.nw"
+#line 1908 "chapters/09-hosts.nw"
     char pattern[512];
     glob_t g;
     snprintf(pattern, sizeof pattern, "%s/hosts_4x1_*.csv", dir);
     if (glob(pattern, 0, NULL, &g) != 0)
         return error_set(err, "no %s (make bench, as root)", pattern);
     for (size_t i = 0; i < g.gl_pathc; i++) {
-#line 1858 "chapters/09-hosts.nw"
+#line 1922 "chapters/09-hosts.nw"
         char link[64];
         if (sscanf(strrchr(g.gl_pathv[i], '/') + 1, "hosts_4x1_%63[^.].csv", link) != 1 ||
             fit_between(dir, link, &m.between, err))
@@ -176,7 +176,7 @@ static int scale_here(const char *dir, FILE *csv, char *err)
             "# links %s: alpha %.2f us, beta %.3f ns/B, a rate of %.3f GB/s; from the flat ring "
             "4 x 1\n",
             link, m.between.alpha * 1e6, m.between.beta * 1e9, m.between.rate / 1e9);
-#line 1864 "chapters/09-hosts.nw"
+#line 1928 "chapters/09-hosts.nw"
         if (csv)
             fprintf(csv, "fit/%s,%.4f,%.6f,nan,nan,nan,%.6f\n", link, m.between.alpha * 1e6,
                     m.between.beta * 1e9, m.between.rate / 1e9);
@@ -187,36 +187,67 @@ static int scale_here(const char *dir, FILE *csv, char *err)
                 printf("# %s, %s: the model within %.0f%% of every size from 64 KiB\n", link,
                        layout, worst * 100);
         }
-#line 1851 "chapters/09-hosts.nw"
+#line 1915 "chapters/09-hosts.nw"
     }
     globfree(&g);
     return 0;
 }
-#line 1765 "chapters/09-hosts.nw"
-/** H100 SXM GPUs, @p per_host a host on NVLink, one InfiniBand card each between hosts. */
-static Machine h100_cluster(int hosts, int per_host)
+#line 1799 "chapters/09-hosts.nw"
+/** One of NCCL's protocols: a ring step's latency on each link, its share of the rate, and
+ *  the least a step within a host costs when the ring leaves the host. */
+typedef struct Protocol {
+    double nvlink, net; /**< seconds a step */
+    double share;       /**< of a link's rate, what its data gets */
+    double overhead;    /**< seconds: the floor on such a step */
+} Protocol;
+
+/** LL, LL128 and Simple, as src/graph/tuning.cc sets them (an Intel host's overhead). */
+static const Protocol nccl_protocols[] = {
+    {0.6e-6, 2.7e-6, 0.5, 1e-6},  /* LL */
+    {1.9e-6, 4.0e-6, 0.92, 1e-6}, /* LL128 */
+    {3.4e-6, 14e-6, 1, 3e-6},     /* Simple */
+};
+
+/** H100 SXM GPUs, @p per_host a host on NVLink, one InfiniBand card each between hosts,
+ *  driven with protocol @p p. */
+static Machine h100_cluster(int hosts, int per_host, const Protocol *p)
 {
     return (Machine){.hosts = hosts,
                      .per_host = per_host,
                      .cards = per_host,
-                     .within = {.alpha = 0.47e-6, .beta = 1 / 450e9},
-                     .between = {.alpha = 2.7e-6, .beta = 1 / 50e9}};
-#line 1771 "chapters/09-hosts.nw"
+                     .within = {.alpha = p->nvlink, .beta = 1 / (450e9 * p->share)},
+                     .between = {.alpha = p->net, .beta = 1 / (50e9 * p->share)}};
+#line 1821 "chapters/09-hosts.nw"
+}
+
+/** Seconds of @p a for @p bytes on such a cluster, with the protocol that makes it fastest. */
+static double h100_predict(CostAlgo a, int hosts, int per_host, double bytes)
+{
+    double best = INFINITY;
+    for (size_t i = 0; i < sizeof nccl_protocols / sizeof *nccl_protocols; i++) {
+        const Protocol *p = &nccl_protocols[i];
+        Machine m = h100_cluster(hosts, per_host, p);
+        if (a == COST_NCCL_RING && hosts > 1)
+            m.within.alpha = fmax(m.within.alpha, p->overhead);
+        best = fmin(best, cost_predict(a, &m, bytes));
+    }
+    return best;
 }
 
 /** An H100's dense bf16 rate, in FLOP/s. */
 #define H100_FLOPS 989e12
 /** The share of it a training step is assumed to reach. */
 #define ASSUMED_MFU 0.4
-#line 1785 "chapters/09-hosts.nw"
+#line 1849 "chapters/09-hosts.nw"
 /** Seconds of compute of a step of @p params parameters on @p tokens tokens a GPU. */
 static double step_compute(double params, double tokens)
 {
     return 6 * params * tokens / (H100_FLOPS * ASSUMED_MFU);
 }
 #line 1363 "chapters/A3-programs.nw"
-static void scale_cluster(const Options *o, const Machine *m, FILE *csv)
+static void scale_cluster(const Options *o, int hosts, int per_host, FILE *csv)
 {
+    static const CostAlgo algos[3] = {COST_NCCL_RING, COST_HIERARCHICAL, COST_TREE};
     printf("# %12s %12s %12s %12s %8s\n# %12s %12s %12s %12s %8s\n", "size", "flat ring",
            "hierarchical", "tree", "gain", "(B)", "(us)", "(us)", "(us)", "(x)");
     if (csv)
@@ -224,30 +255,31 @@ static void scale_cluster(const Options *o, const Machine *m, FILE *csv)
     for (size_t sz = o->min_bytes; sz <= o->max_bytes; sz = sz ? sz * o->step_factor : 1) {
         double t[3];
         for (int a = 0; a < 3; a++)
-            t[a] = cost_predict((CostAlgo)a, m, (double)sz) * 1e6;
+            t[a] = h100_predict(algos[a], hosts, per_host, (double)sz) * 1e6;
         printf("%14zu %12.2f %12.2f %12.2f %8.2f\n", sz, t[0], t[1], t[2], t[0] / t[1]);
         if (csv)
             fprintf(csv, "%zu,%.3f,%.3f,%.3f,%.4f,nan\n", sz, t[0], t[1], t[2], t[0] / t[1]);
         if (sz > o->max_bytes / (size_t)o->step_factor)
             break;
     }
-#line 1384 "chapters/A3-programs.nw"
+#line 1385 "chapters/A3-programs.nw"
     double bytes = 2.0 * o->params, compute = step_compute(o->params, (double)o->tokens);
-    double flat = cost_predict(COST_FLAT_RING, m, bytes),
-           hier = cost_predict(COST_HIERARCHICAL, m, bytes);
+    double flat = h100_predict(COST_NCCL_RING, hosts, per_host, bytes),
+           hier = h100_predict(COST_HIERARCHICAL, hosts, per_host, bytes);
     printf(
         "# a step of %.3g parameters on %ld tokens a GPU: compute %.1f ms; the all-reduce of "
         "its %.3g GB of bf16 gradients: flat ring %.1f ms (%.0f%% of the step), hierarchical "
         "%.1f ms (%.0f%%), nothing overlapped\n",
         o->params, o->tokens, compute * 1e3, bytes / 1e9, flat * 1e3,
         100 * flat / (flat + compute), hier * 1e3, 100 * hier / (hier + compute));
-#line 1392 "chapters/A3-programs.nw"
+#line 1393 "chapters/A3-programs.nw"
     if (csv)
         fprintf(csv, "step,%.3f,%.3f,%.3f,%.4f,%.3f\n", flat * 1e6, hier * 1e6,
-                cost_predict(COST_TREE, m, bytes) * 1e6, flat / hier, compute * 1e6);
-#line 1380 "chapters/A3-programs.nw"
+                h100_predict(COST_TREE, hosts, per_host, bytes) * 1e6, flat / hier,
+                compute * 1e6);
+#line 1381 "chapters/A3-programs.nw"
 }
-#line 1425 "chapters/A3-programs.nw"
+#line 1426 "chapters/A3-programs.nw"
 /** The value in column @p name of the row whose first cell is @p key, in CSV @p path;
  *  NAN when there is none. */
 static double csv_cell(const char *path, const char *key, const char *name)
@@ -270,7 +302,7 @@ static double csv_cell(const char *path, const char *key, const char *name)
         fclose(f);
     return v;
 }
-#line 1477 "chapters/A3-programs.nw"
+#line 1478 "chapters/A3-programs.nw"
 /** "powersgd2/1024x1024": the codec's name and the model's widths, as compress_work.csv
  *  names them; the widths alone into @p widths. */
 static void codec_key(const GradCodec *g, const Options *o, char *key, size_t len, char *widths,
@@ -280,7 +312,7 @@ static void codec_key(const GradCodec *g, const Options *o, char *key, size_t le
     for (int l = 0; l < o->n_hidden; l++)
         used +=
             (size_t)snprintf(widths + used, wlen - used, "%s%d", l ? "x" : "", o->hidden[l]);
-#line 1485 "chapters/A3-programs.nw"
+#line 1486 "chapters/A3-programs.nw"
     if (g->kind == COMPRESS_POWERSGD)
         snprintf(key, len, "powersgd%d/%s", g->rank, widths);
     else if (g->kind == COMPRESS_TOPK)
@@ -288,7 +320,7 @@ static void codec_key(const GradCodec *g, const Options *o, char *key, size_t le
     else
         snprintf(key, len, "%s/%s", dtype_name(g->dtype), widths);
 }
-#line 1451 "chapters/A3-programs.nw"
+#line 1452 "chapters/A3-programs.nw"
 static int scale_codec(const Options *o, FILE *csv, char *err)
 {
     GradCodec g = run_codec(o), none = {.dtype = DTYPE_FP32};
@@ -302,7 +334,7 @@ static int scale_codec(const Options *o, FILE *csv, char *err)
     Machine m = {.hosts = o->given & OPT_HOSTS ? o->hosts : 2,
                  .cards = 1,
                  .per_host = o->ranks_per_host > 0 ? o->ranks_per_host : 2};
-#line 1463 "chapters/A3-programs.nw"
+#line 1464 "chapters/A3-programs.nw"
     CodecTraffic plain, t;
     grad_codec_traffic(&none, &model, m.hosts * m.per_host, &plain);
     grad_codec_traffic(&g, &model, m.hosts * m.per_host, &t);
@@ -312,7 +344,7 @@ static int scale_codec(const Options *o, FILE *csv, char *err)
         return isnan(work)
                    ? error_set(err, "no coding work for %s in %s (make bench)", key, path)
                    : -1;
-#line 1495 "chapters/A3-programs.nw"
+#line 1496 "chapters/A3-programs.nw"
     static const char *const links[] = {"1gbit", "fast"};
     printf("# %s on %d hosts x %d ranks: coding %.0f us a step (measured on one rank)\n", key,
            m.hosts, m.per_host, work);
@@ -326,14 +358,14 @@ static int scale_codec(const Options *o, FILE *csv, char *err)
         printf(
             "%-6s fp32 ring %10.0f us   %s %10.0f us   gain %5.2f   pays below %.3g Gbit/s\n",
             links[i], a, key, b, a / b, even);
-#line 1507 "chapters/A3-programs.nw"
+#line 1508 "chapters/A3-programs.nw"
         if (csv)
             fprintf(csv, "%s/%s,%.1f,%.1f,%.4f,%.4g\n", links[i], key, a, b, a / b, even);
     }
-#line 1472 "chapters/A3-programs.nw"
+#line 1473 "chapters/A3-programs.nw"
     return 0;
 }
-#line 1524 "chapters/A3-programs.nw"
+#line 1525 "chapters/A3-programs.nw"
 static int scale_print(const Options *o, FILE *csv, char *err)
 {
     int per_host = o->ranks_per_host > 0 ? o->ranks_per_host : 8;
@@ -341,15 +373,13 @@ static int scale_print(const Options *o, FILE *csv, char *err)
         return scale_codec(o, csv, err);
     if (strcmp(o->machine, "here") == 0)
         return scale_here(o->from, csv, err);
-    Machine m = h100_cluster(o->hosts, per_host);
     printf("# scale: %d hosts x %d H100 SXM (NVLink 450 GB/s a way, a 400 Gb/s card "
-           "per GPU; NCCL's step latencies)\n",
+           "per GPU; NCCL's step latencies, the fastest of its protocols)\n",
            o->hosts, per_host);
-#line 1534 "chapters/A3-programs.nw"
-    scale_cluster(o, &m, csv);
+    scale_cluster(o, o->hosts, per_host, csv);
     return 0;
 }
-#line 1540 "chapters/A3-programs.nw"
+#line 1541 "chapters/A3-programs.nw"
 /** Parse, then print this machine's fitted model or a cluster's prediction. */
 int main(int argc, char **argv)
 {
@@ -361,13 +391,13 @@ int main(int argc, char **argv)
         return status;
     const Options *o = &run.o;
     char err[ERR_LEN] = "";
-#line 1516 "chapters/A3-programs.nw"
+#line 1517 "chapters/A3-programs.nw"
     GradCodec g;
     if ((o->given & OPT_CODEC) && grad_codec_parse(o->compress, &g, err, sizeof err)) {
         fprintf(stderr, "%s: %s\n", program_name(), err);
         return EXIT_USAGE;
     }
-#line 1552 "chapters/A3-programs.nw"
+#line 1553 "chapters/A3-programs.nw"
     FILE *csv = o->csv ? fopen(o->csv, "w") : NULL;
     if (o->csv && !csv) {
         fprintf(stderr, "%s: --csv %s: cannot write it\n", program_name(), o->csv);

@@ -22,7 +22,7 @@ static void expect_terms(CostAlgo a, int H, int L, int C, double ws, double wb, 
 }
 
 /* By hand: a flat ring of N = 4 sends 2(N-1)/N = 1.5 n in 6 steps; with a card per rank it
- * runs as NCCL does, a channel per card, each card 1.5 n / 2 (8 x 8 with 8 cards: 2 x 63/64 n
+ * runs as NCCL's channels do, a channel per card, each card 1.5 n / 2 (8 x 8 with 8 cards: 2 x 63/64 n
  * / 8). The hierarchy of 2 x 2 reduces and gathers within (1 step and n/2 each), and its 2
  * rings cross in 2 steps of n/2 each, sharing one card (n per host in all) or one card each
  * (n/2). */
@@ -32,6 +32,12 @@ Test(cost_model, each_algorithm_counts_the_steps_and_bytes_worked_by_hand)
     expect_terms(COST_FLAT_RING, 2, 2, 2, 0, 0, 6, 0.75);
     expect_terms(COST_FLAT_RING, 8, 8, 8, 0, 0, 126, 2.0 * 63 / 64 / 8);
     expect_terms(COST_FLAT_RING, 1, 4, 1, 6, 1.5, 0, 0);
+    /* NCCL's ring, pipelined: of 2(N-1) steps only the 2(H-1) that leave a host meet the
+     * network, the other 2(N-H) the host's link; its bytes as the flat ring's. */
+    expect_terms(COST_NCCL_RING, 2, 2, 1, 4, 0, 2, 1.5);
+    expect_terms(COST_NCCL_RING, 8, 8, 8, 112, 0, 14, 2.0 * 63 / 64 / 8);
+    expect_terms(COST_NCCL_RING, 4, 1, 1, 0, 0, 6, 1.5);
+    expect_terms(COST_NCCL_RING, 1, 4, 1, 6, 1.5, 0, 0);
     expect_terms(COST_HIERARCHICAL, 2, 2, 1, 2, 1, 2, 1);
     expect_terms(COST_HIERARCHICAL, 2, 2, 2, 2, 1, 2, 0.5);
     expect_terms(COST_HIERARCHICAL, 4, 1, 1, 0, 0, 6, 1.5);
