@@ -479,7 +479,7 @@ static void adamw(size_t n, const AdamStep *a, const float *g, float *m, float *
     adamw_kernel<<<stride_blocks(n), KERNEL_THREADS, 0, my_stream()>>>(n, *a, g, m, u, p);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 290 "chapters/10-compress.nw"
+#line 292 "chapters/10-compress.nw"
 /** Grid-stride encode_element(). */
 __global__ void encode_kernel(size_t n, Dtype t, const float *x, void *out)
 {
@@ -495,7 +495,7 @@ __global__ void decode_kernel(size_t n, Dtype t, const void *in, float *y, bool 
          i += grid_stride(gridDim.x, blockDim.x))
         y[i] = add ? y[i] + decode_element(t, in, i) : decode_element(t, in, i);
 }
-#line 336 "chapters/10-compress.nw"
+#line 338 "chapters/10-compress.nw"
 static void encode(size_t n, Dtype t, const float *x, void *out)
 {
     if (n == 0)
@@ -511,7 +511,7 @@ static void decode(size_t n, Dtype t, const void *in, float *y, bool add)
     decode_kernel<<<stride_blocks(n), KERNEL_THREADS, 0, my_stream()>>>(n, t, in, y, add);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 312 "chapters/10-compress.nw"
+#line 314 "chapters/10-compress.nw"
 /** Grid-stride count of the entries that are not finite, into *bad. */
 __global__ void nonfinite_kernel(size_t n, const float *x, unsigned long long *bad)
 {
@@ -533,7 +533,7 @@ static size_t count_nonfinite(size_t n, const float *x)
     release(bad);
     return (size_t)host;
 }
-#line 890 "chapters/10-compress.nw"
+#line 892 "chapters/10-compress.nw"
 /** The sum over the block of @p v, in every thread (blockDim.x a power of two). */
 __device__ float block_sum(float v, float *sh)
 {
@@ -548,7 +548,7 @@ __device__ float block_sum(float v, float *sh)
     __syncthreads();
     return sum;
 }
-#line 910 "chapters/10-compress.nw"
+#line 912 "chapters/10-compress.nw"
 /** Modified Gram-Schmidt on the columns of a[rows x cols], by one block. */
 __global__ void orthonormalize_kernel(int rows, int cols, float *a)
 {
@@ -573,13 +573,13 @@ __global__ void orthonormalize_kernel(int rows, int cols, float *a)
     }
 }
 
-#line 938 "chapters/10-compress.nw"
+#line 940 "chapters/10-compress.nw"
 static void orthonormalize(int rows, int cols, float *a)
 {
     orthonormalize_kernel<<<1, KERNEL_THREADS, 0, my_stream()>>>(rows, cols, a);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 1122 "chapters/10-compress.nw"
+#line 1124 "chapters/10-compress.nw"
 /** Count the magnitudes whose bits under @p mask are @p prefix, by their byte at @p shift. */
 __global__ void radix_count_kernel(size_t n, const float *x, uint32_t prefix, uint32_t mask,
                                    int shift, unsigned long long *count)
@@ -599,7 +599,7 @@ __global__ void radix_count_kernel(size_t n, const float *x, uint32_t prefix, ui
         if (local[b])
             atomicAdd(&count[b], (unsigned long long)local[b]);
 }
-#line 1148 "chapters/10-compress.nw"
+#line 1150 "chapters/10-compress.nw"
 /** Append every entry above @p t, and up to @p ties entries equal to it. */
 __global__ void radix_take_kernel(size_t n, const float *x, uint32_t t, unsigned long long ties,
                                   unsigned long long *taken, IndexValue *out)
@@ -613,7 +613,7 @@ __global__ void radix_take_kernel(size_t n, const float *x, uint32_t t, unsigned
             out[atomicAdd(&taken[0], 1ull)] = IndexValue{(uint32_t)i, x[i]};
     }
 }
-#line 1164 "chapters/10-compress.nw"
+#line 1166 "chapters/10-compress.nw"
 /** What the GPU's counting pass reads: the vector, and 256 counters in device memory. */
 typedef struct DeviceMagnitudes {
     size_t n;                     /**< entries */
@@ -634,7 +634,7 @@ static void count_bytes(const void *ctx, uint32_t prefix, uint32_t mask, int shi
     for (int b = 0; b < 256; b++)
         count[b] = (size_t)host[b];
 }
-#line 1187 "chapters/10-compress.nw"
+#line 1189 "chapters/10-compress.nw"
 static void top_k(size_t n, const float *x, size_t k, IndexValue *out)
 {
     if (n == 0 || k == 0)
@@ -650,7 +650,7 @@ static void top_k(size_t n, const float *x, size_t k, IndexValue *out)
     sync();
     release(v.counters);
 }
-#line 949 "chapters/10-compress.nw"
+#line 951 "chapters/10-compress.nw"
 /** One thread per entry: distinct indices, so no two threads add to one place. */
 __global__ void scatter_add_kernel(size_t k, const IndexValue *v, float a, float *y)
 {

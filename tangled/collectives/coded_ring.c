@@ -2,7 +2,7 @@
  * @file coded_ring.c
  * @brief The ring all-reduce with its messages in 16 bits and its sums in 32 (chapter 10).
  */
-#line 423 "chapters/10-compress.nw"
+#line 425 "chapters/10-compress.nw"
 #include "coded_ring.h"
 
 #include <string.h>
@@ -10,7 +10,7 @@
 #include "collectives.h"
 #include "launch.h"
 
-#line 487 "chapters/10-compress.nw"
+#line 489 "chapters/10-compress.nw"
 static const char *const dtype_names[] = {"fp32", "bf16", "fp16"};
 
 size_t dtype_bytes(Dtype t)
@@ -32,7 +32,7 @@ bool dtype_parse(const char *name, Dtype *t)
         }
     return false;
 }
-#line 511 "chapters/10-compress.nw"
+#line 513 "chapters/10-compress.nw"
 size_t ring_coded_bytes(size_t count, int size, int rank, Dtype t)
 {
     if (size < 2)
@@ -43,11 +43,11 @@ size_t ring_coded_bytes(size_t count, int size, int rank, Dtype t)
     return (2 * count - own - next) * dtype_bytes(t);
 }
 
-#line 433 "chapters/10-compress.nw"
+#line 435 "chapters/10-compress.nw"
 int ring_all_reduce_coded(Comm *c, float *buf, size_t count, Dtype t, void *wire, float scale,
                           char *err)
 {
-#line 373 "chapters/10-compress.nw"
+#line 375 "chapters/10-compress.nw"
     const size_t w = dtype_bytes(t);
     char *code = wire;
     int n = c->size, r = c->rank, next = (r + 1) % n, prev = (r + n - 1) % n;
@@ -62,7 +62,7 @@ int ring_all_reduce_coded(Comm *c, float *buf, size_t count, Dtype t, void *wire
             return -1;
         c->dev->decode(ihi - ilo, t, code + ilo * w, buf + ilo, true);
     }
-#line 394 "chapters/10-compress.nw"
+#line 396 "chapters/10-compress.nw"
     size_t lo = chunk_start(count, n, r), hi = chunk_start(count, n, r + 1);
     if (scale != 1.0f)
         c->dev->scale(hi - lo, scale, buf + lo);
@@ -71,5 +71,5 @@ int ring_all_reduce_coded(Comm *c, float *buf, size_t count, Dtype t, void *wire
         return -1;
     c->dev->decode(count, t, code, buf, false);
     return 0;
-#line 438 "chapters/10-compress.nw"
+#line 440 "chapters/10-compress.nw"
 }
