@@ -2,7 +2,7 @@
  * @file coded_ring.c
  * @brief The ring all-reduce with its messages in 16 bits and its sums in 32 (chapter 10).
  */
-#line 425 "chapters/10-compress.nw"
+#line 426 "chapters/10-compress.nw"
 #include "coded_ring.h"
 
 #include <string.h>
@@ -10,7 +10,7 @@
 #include "collectives.h"
 #include "launch.h"
 
-#line 489 "chapters/10-compress.nw"
+#line 490 "chapters/10-compress.nw"
 static const char *const dtype_names[] = {"fp32", "bf16", "fp16"};
 
 size_t dtype_bytes(Dtype t)
@@ -32,7 +32,7 @@ bool dtype_parse(const char *name, Dtype *t)
         }
     return false;
 }
-#line 513 "chapters/10-compress.nw"
+#line 514 "chapters/10-compress.nw"
 size_t ring_coded_bytes(size_t count, int size, int rank, Dtype t)
 {
     if (size < 2)
@@ -43,7 +43,7 @@ size_t ring_coded_bytes(size_t count, int size, int rank, Dtype t)
     return (2 * count - own - next) * dtype_bytes(t);
 }
 
-#line 435 "chapters/10-compress.nw"
+#line 436 "chapters/10-compress.nw"
 int ring_all_reduce_coded(Comm *c, float *buf, size_t count, Dtype t, void *wire, float scale,
                           char *err)
 {
@@ -71,5 +71,5 @@ int ring_all_reduce_coded(Comm *c, float *buf, size_t count, Dtype t, void *wire
         return -1;
     c->dev->decode(count, t, code, buf, false);
     return 0;
-#line 440 "chapters/10-compress.nw"
+#line 441 "chapters/10-compress.nw"
 }

@@ -2,13 +2,13 @@
  * @file cost_model.c
  * @brief The alpha-beta model of the all-reduces of chapters 5, 8 and 9 (chapter 9).
  */
-#line 1545 "chapters/09-hosts.nw"
+#line 1549 "chapters/09-hosts.nw"
 #include "cost_model.h"
 
 #include <math.h>
 #include <string.h>
 
-#line 1560 "chapters/09-hosts.nw"
+#line 1564 "chapters/09-hosts.nw"
 int cost_terms(CostAlgo a, const Machine *m, CostTerms *t)
 {
     double H = m->hosts, L = m->per_host, N = H * L, halves = L > 1 ? 2 : 0;
@@ -44,7 +44,7 @@ int cost_terms(CostAlgo a, const Machine *m, CostTerms *t)
     default: return 0;
     }
 }
-#line 1609 "chapters/09-hosts.nw"
+#line 1613 "chapters/09-hosts.nw"
 double cost_predict(CostAlgo a, const Machine *m, double bytes)
 {
     CostTerms t;
@@ -64,7 +64,7 @@ const char *cost_name(CostAlgo a)
                                   "one-shot",  "two-shot",     "NCCL's ring"};
     return a < N_COST_ALGOS ? names[a] : "?";
 }
-#line 1648 "chapters/09-hosts.nw"
+#line 1652 "chapters/09-hosts.nw"
 int cost_fit(const double *steps, const double *bytes, const double *t, int n, Link *out)
 {
     double ss = 0, sb = 0, bb = 0, st = 0, bt = 0;
@@ -79,7 +79,7 @@ int cost_fit(const double *steps, const double *bytes, const double *t, int n, L
     out->beta = (ss * bt - sb * st) / det;
     return out->alpha >= 0 && out->beta > 0 ? 0 : -1;
 }
-#line 1638 "chapters/09-hosts.nw"
+#line 1642 "chapters/09-hosts.nw"
 double cost_fit_rate(const double *over, const double *t, int n)
 {
     double sx = 0, sxx = 0; /* minimise the sum of (over[i] u / t[i] - 1)^2, u = 1 / rate */
@@ -87,7 +87,7 @@ double cost_fit_rate(const double *over, const double *t, int n)
         sx += over[i] / t[i], sxx += (over[i] / t[i]) * (over[i] / t[i]);
     return n > 0 && sx > 0 ? sxx / sx : 0;
 }
-#line 1907 "chapters/10-compress.nw"
+#line 1912 "chapters/10-compress.nw"
 double codec_exchange(const Machine *m, const CodecTraffic *t)
 {
     double s = t->work;
@@ -105,7 +105,7 @@ static double codec_gain(Machine m, const CodecTraffic *t, const CodecTraffic *p
     m.between.beta = 1 / rate, m.between.rate = 0;
     return codec_exchange(&m, plain) - codec_exchange(&m, t);
 }
-#line 1891 "chapters/10-compress.nw"
+#line 1896 "chapters/10-compress.nw"
 double codec_break_even(const Machine *m, const CodecTraffic *t, const CodecTraffic *plain)
 {
     double lo = log(1e3), hi = log(1e13); /* bytes a second */

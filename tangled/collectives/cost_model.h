@@ -54,7 +54,8 @@ const char *cost_name(CostAlgo a);
 int cost_fit(const double *steps, const double *bytes, const double *t, int n, Link *out);
 /**
  * The rate that fits @p n times @p t best, where time i is @p over[i] / rate (the bytes
- * beyond the bucket's burst), in the least squares of the relative errors; 0 if none.
+ * that cross the bucket; the model leaves its burst out, spent in a run's first calls), in
+ * the least squares of the relative errors; 0 if none.
  */
 double cost_fit_rate(const double *over, const double *t, int n);
 

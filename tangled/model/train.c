@@ -128,7 +128,7 @@ void train_report_end(FILE *f, const TrainResult *res, bool quiet)
     if (quiet) {
         fprintf(f, "final: loss %.4f train_acc %.4f test_acc %.4f", res->last.loss,
                 res->last.train_acc, res->last.test_acc);
-#line 2087 "chapters/10-compress.nw"
+#line 2092 "chapters/10-compress.nw"
         if (res->last_scale > 0)
             fprintf(f, " skipped %ld", res->skipped);
 #line 4338 "chapters/01-mlp.nw"
@@ -141,7 +141,7 @@ void train_report_end(FILE *f, const TrainResult *res, bool quiet)
                 format_bytes(all, res->state_bytes), format_bytes(p, res->param_bytes),
                 format_bytes(g, res->grad_bytes),
                 format_bytes(optimizer, res->optimizer_bytes));
-#line 2092 "chapters/10-compress.nw"
+#line 2097 "chapters/10-compress.nw"
         if (res->last_scale > 0)
             fprintf(f, "loss scale: %ld steps skipped (overflow), scale %g at the end\n",
                     res->skipped, (double)res->last_scale);
@@ -149,11 +149,11 @@ void train_report_end(FILE *f, const TrainResult *res, bool quiet)
     }
 }
 
-#line 591 "chapters/10-compress.nw"
+#line 592 "chapters/10-compress.nw"
 void loss_scale_init(LossScale *ls, float first, int window)
 {
     *ls = (LossScale){.scale = first > 0 ? first : 1.0f, .window = window, .on = first > 0};
-#line 595 "chapters/10-compress.nw"
+#line 596 "chapters/10-compress.nw"
 }
 
 bool loss_scale_check(LossScale *ls, const Device *dev, float *grads, size_t n)
@@ -212,7 +212,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
     res->param_bytes = s && s->param_bytes ? s->param_bytes : m->n_params * sizeof(float);
     res->grad_bytes = s && s->grad_bytes ? s->grad_bytes : m->n_params * sizeof(float);
     res->state_bytes = res->param_bytes + res->grad_bytes + res->optimizer_bytes;
-#line 641 "chapters/10-compress.nw"
+#line 642 "chapters/10-compress.nw"
     LossScale ls;
     loss_scale_init(&ls, cfg->loss_scale, cfg->scale_window > 0 ? cfg->scale_window : 2000);
 #line 4367 "chapters/01-mlp.nw"
@@ -285,7 +285,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
 #line 4578 "chapters/01-mlp.nw"
             if (rc == 0 && s && s->sync_gradients && s->sync_gradients(s, m, &res->timers, err))
                 rc = -1;
-#line 646 "chapters/10-compress.nw"
+#line 647 "chapters/10-compress.nw"
             bool skip = rc == 0 && loss_scale_check(&ls, dev, m->grads, m->n_params);
 #line 4581 "chapters/01-mlp.nw"
             t = now_seconds();
@@ -325,7 +325,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
             e->step_ms = 1e3 * train_seconds / steps;
 #line 4649 "chapters/01-mlp.nw"
             e->state_bytes = res->state_bytes; /* chapter 7 */
-#line 710 "chapters/10-compress.nw"
+#line 711 "chapters/10-compress.nw"
             e->half = (HalfCensus){.measured = false};
             float *g = rank == 0 && cfg->log && m->grads && !(s && s->update)
                            ? malloc(m->n_params * sizeof *g)
@@ -355,7 +355,7 @@ int train_run(const TrainConfig *cfg, Model *m, const Dataset *train, const Data
 #line 1482 "chapters/07-zero.nw"
     if (rc == 0 && s && s->unshard && s->unshard(s, m, err))
         rc = -1;
-#line 650 "chapters/10-compress.nw"
+#line 651 "chapters/10-compress.nw"
     res->skipped = ls.skipped;
     res->last_scale = ls.on ? ls.scale : 0;
 #line 4383 "chapters/01-mlp.nw"

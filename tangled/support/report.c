@@ -170,7 +170,7 @@ double median(double *v, int n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-#line 683 "chapters/10-compress.nw"
+#line 684 "chapters/10-compress.nw"
 void half_census(const float *g, size_t n, HalfCensus *c)
 {
     size_t zeros = 0, lost[2] = {0, 0}, sub[2] = {0, 0};
