@@ -2,7 +2,7 @@
  * @file hierarchy.c
  * @brief Ranks grouped by host, and the hierarchical all-reduce (chapter 9).
  */
-#line 744 "chapters/09-hosts.nw"
+#line 747 "chapters/09-hosts.nw"
 #include "hierarchy.h"
 
 #include <stdio.h>
@@ -16,7 +16,7 @@
 #include "launch.h"
 #include "util.h"
 
-#line 772 "chapters/09-hosts.nw"
+#line 775 "chapters/09-hosts.nw"
 /** Rank @p q's slot of the table of names. */
 static char *name_of(const char *names, int q)
 {
@@ -37,7 +37,7 @@ static int gather_names(Comm *host, int ranks_per_host, char *names, char *err)
         strcpy(mine, "?");
     return ring_all_gather(host, names, (size_t)n * HOST_NAME_LEN, 1, err);
 }
-#line 798 "chapters/09-hosts.nw"
+#line 801 "chapters/09-hosts.nw"
 /** Each rank's host number into @p host_of: hosts in the order of their first rank. */
 static int number_hosts(const char *names, int n, int *host_of)
 {
@@ -52,7 +52,7 @@ static int number_hosts(const char *names, int n, int *host_of)
     }
     return hosts;
 }
-#line 819 "chapters/09-hosts.nw"
+#line 822 "chapters/09-hosts.nw"
 static int check_even(const char *names, const int *host_of, int n, int hosts, int *per_host,
                       char *err)
 {
@@ -72,12 +72,12 @@ static int check_even(const char *names, const int *host_of, int n, int hosts, i
                        "a hierarchy needs as many ranks on every host: %s has %d, "
                        "%s has %d",
                        names, count[0], name_of(names, first_odd), count[odd]);
-#line 836 "chapters/09-hosts.nw"
+#line 839 "chapters/09-hosts.nw"
     }
     free(count);
     return rc;
 }
-#line 848 "chapters/09-hosts.nw"
+#line 851 "chapters/09-hosts.nw"
 int hierarchy_open(Hierarchy *h, Comm *c, Comm *host, int ranks_per_host, char *err)
 {
     int n = c->size, hosts, per_host;
@@ -91,7 +91,7 @@ int hierarchy_open(Hierarchy *h, Comm *c, Comm *host, int ranks_per_host, char *
     if (gather_names(host, ranks_per_host, names, err) == 0 &&
         check_even(names, host_of, n, hosts = number_hosts(names, n, host_of), &per_host,
                    err) == 0) {
-#line 887 "chapters/09-hosts.nw"
+#line 890 "chapters/09-hosts.nw"
         int place = 0, k = 0;
         for (int q = 0; q < c->rank; q++)
             place += host_of[q] == host_of[c->rank];
@@ -102,21 +102,21 @@ int hierarchy_open(Hierarchy *h, Comm *c, Comm *host, int ranks_per_host, char *
             for (int q = 0, seen = 0; q < n; q++)
                 if (host_of[q] == g && seen++ == place)
                     cross[g] = q;
-#line 862 "chapters/09-hosts.nw"
+#line 865 "chapters/09-hosts.nw"
         h->local = comm_view(c, local, per_host, err);
         h->cross = h->local ? comm_view(c, cross, hosts, err) : NULL;
         h->hosts = hosts, h->per_host = per_host;
-#line 900 "chapters/09-hosts.nw"
+#line 903 "chapters/09-hosts.nw"
         snprintf(h->name, sizeof h->name, "%s", name_of(names, c->rank));
         snprintf(h->first, sizeof h->first, "%s", names);
         snprintf(h->last, sizeof h->last, "%s", name_of(names, n - 1));
-#line 866 "chapters/09-hosts.nw"
+#line 869 "chapters/09-hosts.nw"
         rc = h->cross ? 0 : -1;
     }
     free(names), free(host_of), free(local), free(cross);
     return rc;
 }
-#line 876 "chapters/09-hosts.nw"
+#line 879 "chapters/09-hosts.nw"
 void hierarchy_close(Hierarchy *h)
 {
     if (h->cross)
@@ -125,7 +125,7 @@ void hierarchy_close(Hierarchy *h)
         h->local->close(h->local);
     memset(h, 0, sizeof *h);
 }
-#line 944 "chapters/09-hosts.nw"
+#line 947 "chapters/09-hosts.nw"
 /** The ring across hosts on buf[0..count), the ranks of one place (coded: chapter 10). */
 static int cross_ring(const Hierarchy *h, float *buf, size_t count, float *scratch, float scale,
                       char *err)
@@ -133,10 +133,10 @@ static int cross_ring(const Hierarchy *h, float *buf, size_t count, float *scrat
 #line 1684 "chapters/10-compress.nw"
     if (h->dtype != DTYPE_FP32)
         return ring_all_reduce_coded(h->cross, buf, count, h->dtype, h->wire, scale, err);
-#line 949 "chapters/09-hosts.nw"
+#line 952 "chapters/09-hosts.nw"
     return ring_all_reduce(h->cross, buf, count, scratch, scale, err);
 }
-#line 954 "chapters/09-hosts.nw"
+#line 957 "chapters/09-hosts.nw"
 size_t hierarchy_scratch(const Hierarchy *h, size_t count)
 {
     return chunk_max(chunk_max(count, h->per_host), h->hosts);
@@ -154,7 +154,7 @@ int hierarchical_all_reduce(const Hierarchy *h, float *buf, size_t count, float 
     if (direct_copies(in, buf, v, err))
         return -1;
     uint32_t base = in->progress(in);
-#line 981 "chapters/09-hosts.nw"
+#line 984 "chapters/09-hosts.nw"
     const float *part[DEVICE_MAX_SOURCES];
     launch_phase("hierarchical: reduce-scatter within the host, %zu floats", count);
     in->advance(in, base + 1); /* my buffer is ready */
@@ -163,11 +163,11 @@ int hierarchical_all_reduce(const Hierarchy *h, float *buf, size_t count, float 
     for (int q = 0; q < n; q++)
         part[q] = v[q] + lo;
     in->dev->reduce(hi - lo, part, n, 1.0f, buf + lo);
-#line 972 "chapters/09-hosts.nw"
+#line 975 "chapters/09-hosts.nw"
     launch_phase("hierarchical: ring across %d hosts, %zu floats", h->hosts, hi - lo);
     if (cross_ring(h, buf + lo, hi - lo, scratch, scale, err))
         return -1;
-#line 992 "chapters/09-hosts.nw"
+#line 995 "chapters/09-hosts.nw"
     launch_phase("hierarchical: all-gather within the host, %zu floats", count);
     in->advance(in, base + 2); /* my chunk holds the total */
     if (direct_wait_all(in, base + 2, err))
@@ -180,6 +180,6 @@ int hierarchical_all_reduce(const Hierarchy *h, float *buf, size_t count, float 
     in->advance(in, base + 3); /* I have read every owner's chunk */
     if (direct_wait_all(in, base + 3, err))
         return -1;
-#line 976 "chapters/09-hosts.nw"
+#line 979 "chapters/09-hosts.nw"
     return 0;
 }

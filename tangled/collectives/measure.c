@@ -182,7 +182,7 @@ static int run_all_reduce_auto(Comm *c, float *buf, size_t count, float *scratch
 {
     return all_reduce(c, buf, count, scratch, 1.0f, err);
 }
-#line 1168 "chapters/09-hosts.nw"
+#line 1171 "chapters/09-hosts.nw"
 static int run_hierarchical(Comm *c, float *buf, size_t count, float *scratch, char *err)
 {
     static Hierarchy h; /* this process's: its program measures on one communicator */

@@ -3,7 +3,7 @@
  * @brief A communicator of some of another's ranks: each call passed on to the parent with
  *        its ranks translated (chapter 9).
  */
-#line 143 "chapters/09-hosts.nw"
+#line 145 "chapters/09-hosts.nw"
 #include "comm_view.h"
 
 #include <stdlib.h>
@@ -11,7 +11,7 @@
 
 #include "util.h"
 
-#line 161 "chapters/09-hosts.nw"
+#line 163 "chapters/09-hosts.nw"
 /** A view: its parent, and the parent's rank of each of its ranks. */
 typedef struct View {
     Comm *parent; /**< the communicator the view's calls go through */
@@ -28,7 +28,7 @@ static int up(const Comm *c, int r)
 {
     return ((const View *)c->state)->members[r];
 }
-#line 185 "chapters/09-hosts.nw"
+#line 187 "chapters/09-hosts.nw"
 static int view_send(Comm *c, int to, const void *buf, size_t bytes, char *err)
 {
     return parent_of(c)->send(parent_of(c), up(c, to), buf, bytes, err);
@@ -53,7 +53,7 @@ static int view_sendrecv2(Comm *c, const Exchange x[2], char *err)
         y[i].to = up(c, x[i].to), y[i].from = up(c, x[i].from);
     return parent_of(c)->sendrecv2(parent_of(c), y, err);
 }
-#line 224 "chapters/09-hosts.nw"
+#line 226 "chapters/09-hosts.nw"
 static int view_barrier(Comm *c, char *err)
 {
     if (c->rank != 0) /* arrive, then wait to be let go */
@@ -66,7 +66,7 @@ static int view_barrier(Comm *c, char *err)
             return -1;
     return 0;
 }
-#line 246 "chapters/09-hosts.nw"
+#line 248 "chapters/09-hosts.nw"
 static void *view_alloc_shared(Comm *c, size_t bytes)
 {
     return parent_of(c)->alloc_shared(parent_of(c), bytes);
@@ -91,7 +91,7 @@ static int view_wait_for(Comm *c, int peer, uint32_t value, char *err)
 {
     return parent_of(c)->wait_for(parent_of(c), up(c, peer), value, err);
 }
-#line 277 "chapters/09-hosts.nw"
+#line 279 "chapters/09-hosts.nw"
 static void view_close(Comm *c)
 {
     free(((View *)c->state)->members);
@@ -107,7 +107,7 @@ Comm *comm_view(Comm *parent, const int *members, int n, char *err)
             return error_set(err, "a view's member %d is not a rank of %d", members[i],
                              parent->size),
                    NULL;
-#line 291 "chapters/09-hosts.nw"
+#line 293 "chapters/09-hosts.nw"
         for (int j = 0; j < i; j++)
             if (members[j] == members[i])
                 return error_set(err, "a view names rank %d twice", members[i]), NULL;
@@ -116,7 +116,7 @@ Comm *comm_view(Comm *parent, const int *members, int n, char *err)
     }
     if (me < 0)
         return error_set(err, "rank %d is not in its own view", parent->rank), NULL;
-#line 305 "chapters/09-hosts.nw"
+#line 307 "chapters/09-hosts.nw"
     View *v = xcalloc(1, sizeof *v);
     v->parent = parent;
     v->members = xcalloc((size_t)n, sizeof *v->members);
@@ -139,6 +139,6 @@ Comm *comm_view(Comm *parent, const int *members, int n, char *err)
                 .progress = windows ? view_progress : NULL,
                 .advance = windows ? view_advance : NULL,
                 .wait_for = windows ? view_wait_for : NULL};
-#line 300 "chapters/09-hosts.nw"
+#line 302 "chapters/09-hosts.nw"
     return c;
 }

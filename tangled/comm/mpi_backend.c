@@ -160,7 +160,7 @@ static int mpi_barrier(Comm *c, char *err)
 
 static void mpi_close(Comm *c)
 {
-#line 670 "chapters/09-hosts.nw"
+#line 672 "chapters/09-hosts.nw"
     mpi_windows_close(c);
 #line 647 "chapters/06-production.nw"
     free(c);
@@ -209,7 +209,7 @@ static Comm *mpi_world_open(const Device *dev, double wait, char *err)
                 .barrier = mpi_barrier,
                 .close = mpi_close,
                 .allreduce = mpi_allreduce};
-#line 663 "chapters/09-hosts.nw"
+#line 665 "chapters/09-hosts.nw"
     if (mpi_windows_open(c, wait, err)) {
         free(c);
         return NULL;

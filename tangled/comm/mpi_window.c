@@ -3,7 +3,7 @@
  * @brief Windows and progress counters between the MPI processes of one host, over MPI-3
  *        shared memory (chapter 9).
  */
-#line 378 "chapters/09-hosts.nw"
+#line 380 "chapters/09-hosts.nw"
 #include "mpi_window.h"
 
 #include <sched.h>
@@ -15,7 +15,7 @@
 
 #include "util.h"
 
-#line 409 "chapters/09-hosts.nw"
+#line 411 "chapters/09-hosts.nw"
 /** Most windows one communicator hands out. */
 #define MPI_MAX_WINDOWS 16
 /** Bytes between two ranks' counters: a cache line each. */
@@ -38,7 +38,7 @@ typedef struct MpiWindows {
     int n_win;                      /**< how many */
     double wait;                    /**< seconds to wait for a peer's progress */
 } MpiWindows;
-#line 538 "chapters/09-hosts.nw"
+#line 540 "chapters/09-hosts.nw"
 static void *mpi_alloc_shared(Comm *c, size_t bytes)
 {
     MpiWindows *w = c->state;
@@ -57,7 +57,7 @@ static void *mpi_alloc_shared(Comm *c, size_t bytes)
     w->n_win++;
     return x->base;
 }
-#line 562 "chapters/09-hosts.nw"
+#line 564 "chapters/09-hosts.nw"
 static void *mpi_peer_buffer(Comm *c, int peer, const void *mine)
 {
     MpiWindows *w = c->state;
@@ -74,7 +74,7 @@ static void *mpi_peer_buffer(Comm *c, int peer, const void *mine)
     }
     return NULL;
 }
-#line 588 "chapters/09-hosts.nw"
+#line 590 "chapters/09-hosts.nw"
 static uint32_t mpi_progress(Comm *c)
 {
     MpiWindows *w = c->state;
@@ -95,7 +95,7 @@ static void mpi_advance(Comm *c, uint32_t value)
     mpi_sync_windows(w);
     atomic_store_explicit(w->counter[w->host_rank[c->rank]], value, memory_order_release);
 }
-#line 616 "chapters/09-hosts.nw"
+#line 618 "chapters/09-hosts.nw"
 static int mpi_wait_for(Comm *c, int peer, uint32_t value, char *err)
 {
     MpiWindows *w = c->state;
@@ -112,16 +112,16 @@ static int mpi_wait_for(Comm *c, int peer, uint32_t value, char *err)
     mpi_sync_windows(w);
     return 0;
 }
-#line 442 "chapters/09-hosts.nw"
+#line 444 "chapters/09-hosts.nw"
 int mpi_windows_open(Comm *c, double wait, char *err)
 {
     (void)err;
     MpiWindows *w = xcalloc(1, sizeof *w);
     w->wait = wait;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL, &w->host);
-#line 449 "chapters/09-hosts.nw"
+#line 451 "chapters/09-hosts.nw"
     MPI_Comm_set_errhandler(w->host, MPI_ERRORS_RETURN);
-#line 469 "chapters/09-hosts.nw"
+#line 471 "chapters/09-hosts.nw"
     MPI_Group world, host;
     MPI_Comm_group(MPI_COMM_WORLD, &world);
     MPI_Comm_group(w->host, &host);
@@ -136,18 +136,18 @@ int mpi_windows_open(Comm *c, double wait, char *err)
     free(ranks);
     MPI_Group_free(&world);
     MPI_Group_free(&host);
-#line 451 "chapters/09-hosts.nw"
+#line 453 "chapters/09-hosts.nw"
     MPI_Info info;
     MPI_Info_create(&info);
     MPI_Info_set(info, "alloc_shared_noncontig", "true");
     void *mine = NULL;
     int rc = MPI_Win_allocate_shared(COUNTER_STRIDE, 1, info, w->host, &mine, &w->counter_win);
-#line 457 "chapters/09-hosts.nw"
+#line 459 "chapters/09-hosts.nw"
     MPI_Info_free(&info);
     c->state = w;
     if (rc != MPI_SUCCESS) /* no shared memory: no windows */
         return 0;
-#line 498 "chapters/09-hosts.nw"
+#line 500 "chapters/09-hosts.nw"
     int *model = NULL, has = 0;
     MPI_Win_get_attr(w->counter_win, MPI_WIN_MODEL, &model, &has);
     if (!has || *model != MPI_WIN_UNIFIED) { /* a separate public copy: no windows */
@@ -155,7 +155,7 @@ int mpi_windows_open(Comm *c, double wait, char *err)
         return 0;
     }
     MPI_Win_lock_all(MPI_MODE_NOCHECK, w->counter_win);
-#line 508 "chapters/09-hosts.nw"
+#line 510 "chapters/09-hosts.nw"
     int n_host;
     MPI_Comm_size(w->host, &n_host);
     w->counter = xcalloc((size_t)n_host, sizeof *w->counter);
@@ -168,16 +168,16 @@ int mpi_windows_open(Comm *c, double wait, char *err)
     }
     atomic_store(w->counter[w->host_rank[c->rank]], 0);
     MPI_Barrier(w->host); /* every counter is 0 before anyone reads one */
-#line 523 "chapters/09-hosts.nw"
+#line 525 "chapters/09-hosts.nw"
     c->alloc_shared = mpi_alloc_shared;
     c->peer_buffer = mpi_peer_buffer;
     c->progress = mpi_progress;
     c->advance = mpi_advance;
     c->wait_for = mpi_wait_for;
-#line 464 "chapters/09-hosts.nw"
+#line 466 "chapters/09-hosts.nw"
     return 0;
 }
-#line 638 "chapters/09-hosts.nw"
+#line 640 "chapters/09-hosts.nw"
 void mpi_windows_close(Comm *c)
 {
     MpiWindows *w = c->state;

@@ -329,7 +329,7 @@ int launch(int size, RankMain rank_main, void *arg, double limit_s, char *err)
     munmap(b, bytes);
     return rc;
 }
-#line 1235 "chapters/09-hosts.nw"
+#line 1238 "chapters/09-hosts.nw"
 /** What the watchdog says a rank is, and how long it may stand still. */
 static struct {
     double timeout_s;
@@ -344,23 +344,23 @@ static void *watchdog(void *arg)
         nanosleep(&tick, NULL);
         double still = now_seconds() - atomic_load(&board->slot[self].progress_at);
         if (still > watch.timeout_s) {
-#line 1262 "chapters/09-hosts.nw"
+#line 1265 "chapters/09-hosts.nw"
             char phase[96], line[ERR_LEN];
             launch_phase_of(self, phase, sizeof phase);
             int n = snprintf(line, sizeof line,
                              "%s: %s made no progress for %.1f s in '%s': a "
                              "peer, or the link to it, is gone\n",
                              program_name(), watch.who, still, phase);
-#line 1266 "chapters/09-hosts.nw"
+#line 1269 "chapters/09-hosts.nw"
             if (write(2, line, (size_t)(n < (int)sizeof line ? n : (int)sizeof line - 1)) < 0)
                 _exit(EXIT_FAILURE);
             _exit(EXIT_FAILURE);
-#line 1250 "chapters/09-hosts.nw"
+#line 1253 "chapters/09-hosts.nw"
         }
     }
     return NULL;
 }
-#line 1275 "chapters/09-hosts.nw"
+#line 1278 "chapters/09-hosts.nw"
 void launch_watch(int rank, double timeout_s, const char *who)
 {
     board = xcalloc(1, sizeof *board + (size_t)(rank + 1) * sizeof(RankSlot));

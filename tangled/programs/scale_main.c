@@ -26,7 +26,7 @@ static const char *examples =
     "  ./scale --machine here                   this machine's links, checked\n"
     "  ./scale --machine here --compress powersgd:2 --hidden 1024,1024\n"
     "                                           where a codec pays (chapter 10)\n";
-#line 1864 "chapters/09-hosts.nw"
+#line 1867 "chapters/09-hosts.nw"
 /** Column @p name of CSV @p path: sizes (first column) into @p size, values into @p v, at
  *  most @p most rows; rows read (0 when the file or the column is missing). */
 static int csv_column(const char *path, const char *name, double *size, double *v, int most)
@@ -57,7 +57,7 @@ static int csv_column(const char *path, const char *name, double *size, double *
         fclose(f);
     return rows;
 }
-#line 1681 "chapters/09-hosts.nw"
+#line 1684 "chapters/09-hosts.nw"
 /** This machine's within-host link, from chapter 8's two-shot at 2 and 4 ranks. */
 static int fit_within(const char *dir, Link *within, char *err)
 {
@@ -78,10 +78,10 @@ static int fit_within(const char *dir, Link *within, char *err)
                          "no fit of the link within a host from %s/crossovers_n2.csv "
                          "and crossovers_n4.csv (make bench)",
                          dir);
-#line 1699 "chapters/09-hosts.nw"
+#line 1702 "chapters/09-hosts.nw"
     return 0;
 }
-#line 1706 "chapters/09-hosts.nw"
+#line 1709 "chapters/09-hosts.nw"
 /** Messages from this size up measure a link's rate; smaller ones, its steps. */
 #define RATE_FROM 65536
 
@@ -112,7 +112,7 @@ static int fit_between(const char *dir, const char *link, Link *between, char *e
         return error_set(err, "no fit of the %s link from %s (make bench)", link, path);
     return 0;
 }
-#line 1743 "chapters/09-hosts.nw"
+#line 1746 "chapters/09-hosts.nw"
 /** The model against hosts_LAYOUT_LINK.csv's ring and hierarchy: the worst error, or -1
  *  when nothing was measured. */
 static double validate(const char *dir, const char *layout, const char *link, Machine *m,
@@ -146,7 +146,7 @@ static double validate(const char *dir, const char *layout, const char *link, Ma
     }
     return worst;
 }
-#line 1901 "chapters/09-hosts.nw"
+#line 1904 "chapters/09-hosts.nw"
 /** Fit the links of the machine measured in @p dir, check the model on every case. */
 static int scale_here(const char *dir, FILE *csv, char *err)
 {
@@ -160,14 +160,14 @@ static int scale_here(const char *dir, FILE *csv, char *err)
                 "case,alpha_us,beta_ns,measured_us,model_us,error,rate_gbs\nfit/within,"
                 "%.4f,%.6f,nan,nan,nan,nan\n",
                 m.within.alpha * 1e6, m.within.beta * 1e9);
-#line 1912 "chapters/09-hosts.nw"
+#line 1915 "chapters/09-hosts.nw"
     char pattern[512];
     glob_t g;
     snprintf(pattern, sizeof pattern, "%s/hosts_4x1_*.csv", dir);
     if (glob(pattern, 0, NULL, &g) != 0)
         return error_set(err, "no %s (make bench, as root)", pattern);
     for (size_t i = 0; i < g.gl_pathc; i++) {
-#line 1926 "chapters/09-hosts.nw"
+#line 1929 "chapters/09-hosts.nw"
         char link[64];
         if (sscanf(strrchr(g.gl_pathv[i], '/') + 1, "hosts_4x1_%63[^.].csv", link) != 1 ||
             fit_between(dir, link, &m.between, err))
@@ -176,7 +176,7 @@ static int scale_here(const char *dir, FILE *csv, char *err)
             "# links %s: alpha %.2f us, beta %.3f ns/B, a rate of %.3f GB/s; from the flat ring "
             "4 x 1\n",
             link, m.between.alpha * 1e6, m.between.beta * 1e9, m.between.rate / 1e9);
-#line 1932 "chapters/09-hosts.nw"
+#line 1935 "chapters/09-hosts.nw"
         if (csv)
             fprintf(csv, "fit/%s,%.4f,%.6f,nan,nan,nan,%.6f\n", link, m.between.alpha * 1e6,
                     m.between.beta * 1e9, m.between.rate / 1e9);
@@ -187,12 +187,12 @@ static int scale_here(const char *dir, FILE *csv, char *err)
                 printf("# %s, %s: the model within %.0f%% of every size from 64 KiB\n", link,
                        layout, worst * 100);
         }
-#line 1919 "chapters/09-hosts.nw"
+#line 1922 "chapters/09-hosts.nw"
     }
     globfree(&g);
     return 0;
 }
-#line 1803 "chapters/09-hosts.nw"
+#line 1806 "chapters/09-hosts.nw"
 /** One of NCCL's protocols: a ring step's latency on each link, its share of the rate, and
  *  the least a step within a host costs when the ring leaves the host. */
 typedef struct Protocol {
@@ -217,7 +217,7 @@ static Machine h100_cluster(int hosts, int per_host, const Protocol *p)
                      .cards = per_host,
                      .within = {.alpha = p->nvlink, .beta = 1 / (450e9 * p->share)},
                      .between = {.alpha = p->net, .beta = 1 / (50e9 * p->share)}};
-#line 1825 "chapters/09-hosts.nw"
+#line 1828 "chapters/09-hosts.nw"
 }
 
 /** Seconds of @p a for @p bytes on such a cluster, with the protocol that makes it fastest. */
@@ -238,7 +238,7 @@ static double h100_predict(CostAlgo a, int hosts, int per_host, double bytes)
 #define H100_FLOPS 989e12
 /** The share of it a training step is assumed to reach. */
 #define ASSUMED_MFU 0.4
-#line 1853 "chapters/09-hosts.nw"
+#line 1856 "chapters/09-hosts.nw"
 /** Seconds of compute of a step of @p params parameters on @p tokens tokens a GPU. */
 static double step_compute(double params, double tokens)
 {

@@ -125,7 +125,7 @@ int run_ranks(Run *run, int (*body)(Rank *r, char *err))
     char err[ERR_LEN];
     run->body = body;
     if (run->mpi) {
-#line 1293 "chapters/09-hosts.nw"
+#line 1296 "chapters/09-hosts.nw"
         char host[64] = "?", who[128];
         gethostname(host, sizeof host - 1);
         snprintf(who, sizeof who, "rank %d on %s", run->mpi_rank, host);

@@ -84,7 +84,7 @@ static int check_strategy(const Run *run)
         snprintf(why, sizeof why, "--bucket_mb sets the buckets of --strategy %s only", names);
 #line 3431 "chapters/06-production.nw"
     }
-#line 1189 "chapters/09-hosts.nw"
+#line 1192 "chapters/09-hosts.nw"
     if (!why[0] && (o->given & OPT_RANKS_PER_HOST) && !(def->needs & USES_HOSTS)) {
         strategy_names(names, sizeof names, USES_HOSTS, ", ");
         snprintf(why, sizeof why, "--ranks_per_host groups the ranks of --strategy %s only",

@@ -2,7 +2,7 @@
  * @file hierarchical_strategy.c
  * @brief Training with the hierarchical all-reduce: within a host, then across (chapter 9).
  */
-#line 1028 "chapters/09-hosts.nw"
+#line 1031 "chapters/09-hosts.nw"
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -14,7 +14,7 @@
 #include "traffic.h"
 #include "util.h"
 
-#line 1046 "chapters/09-hosts.nw"
+#line 1049 "chapters/09-hosts.nw"
 /** The strategy's state: the ring's (first, so the ring's functions find it). */
 typedef struct HierState {
     RingState ring; /**< the communicators and the scratch */
@@ -33,7 +33,7 @@ static int hier_sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
     timers_add(t, "hierarchical", now_seconds() - t0);
     return 0;
 }
-#line 1072 "chapters/09-hosts.nw"
+#line 1075 "chapters/09-hosts.nw"
 static int hier_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     HierState *st = xcalloc(1, sizeof *st);
@@ -44,13 +44,13 @@ static int hier_open(Strategy *s, const StrategyEnv *e, char *err)
     float *grads = in->size > 1 && in->alloc_shared
                        ? in->alloc_shared(in, e->m->n_params * sizeof(float))
                        : NULL;
-#line 1081 "chapters/09-hosts.nw"
+#line 1084 "chapters/09-hosts.nw"
     if (in->size > 1 && !grads) {
         error_set(err,
                   "--strategy hierarchical: %d ranks share host %s, and the transport "
                   "has no memory they can all read",
                   in->size, st->h.name);
-#line 1084 "chapters/09-hosts.nw"
+#line 1087 "chapters/09-hosts.nw"
         hierarchy_close(&st->h), free(st);
         return -1;
     }
@@ -62,23 +62,23 @@ static int hier_open(Strategy *s, const StrategyEnv *e, char *err)
     if (st->h.dtype != DTYPE_FP32)
         st->h.wire =
             c->dev->alloc((chunk_max(e->m->n_params, in->size) + 1) * dtype_bytes(st->h.dtype));
-#line 1091 "chapters/09-hosts.nw"
+#line 1094 "chapters/09-hosts.nw"
     snprintf(st->runs, sizeof st->runs,
              "hierarchical all-reduce: %d host(s) (%s%s%s) x %d "
              "rank(s), rings across hosts",
              st->h.hosts, st->h.first, st->h.hosts > 1 ? " .. " : "",
              st->h.hosts > 1 ? st->h.last : "", in->size);
-#line 1094 "chapters/09-hosts.nw"
+#line 1097 "chapters/09-hosts.nw"
     *s = (Strategy){.rank = c->rank,
                     .world = c->size,
                     .sync_gradients = hier_sync_gradients,
                     .sum_stats = ring_sum_stats,
                     .state = st,
                     .runs = st->runs};
-#line 1096 "chapters/09-hosts.nw"
+#line 1099 "chapters/09-hosts.nw"
     return 0;
 }
-#line 1103 "chapters/09-hosts.nw"
+#line 1106 "chapters/09-hosts.nw"
 static void hier_close(Strategy *s)
 {
     HierState *st = s->state;
@@ -88,7 +88,7 @@ static void hier_close(Strategy *s)
     ring_strategy_free(&st->ring);
     free(st);
 }
-#line 1121 "chapters/09-hosts.nw"
+#line 1124 "chapters/09-hosts.nw"
 static void hier_traffic(char *line, size_t len, int ranks, size_t bytes)
 {
     char b[32];
@@ -99,7 +99,7 @@ static void hier_traffic(char *line, size_t len, int ranks, size_t bytes)
              format_bytes(b, bytes));
 }
 
-#line 1135 "chapters/09-hosts.nw"
+#line 1138 "chapters/09-hosts.nw"
 const StrategyDef strategy_hierarchical = {
     .name = "hierarchical",
     .title = "hierarchical all-reduce: within each host, then a ring across hosts",
