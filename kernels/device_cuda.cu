@@ -533,7 +533,7 @@ static size_t count_nonfinite(size_t n, const float *x)
     release(bad);
     return (size_t)host;
 }
-#line 894 "chapters/10-compress.nw"
+#line 897 "chapters/10-compress.nw"
 /** The sum over the block of @p v, in every thread (blockDim.x a power of two). */
 __device__ float block_sum(float v, float *sh)
 {
@@ -548,7 +548,7 @@ __device__ float block_sum(float v, float *sh)
     __syncthreads();
     return sum;
 }
-#line 914 "chapters/10-compress.nw"
+#line 917 "chapters/10-compress.nw"
 /** Modified Gram-Schmidt on the columns of a[rows x cols], by one block. */
 __global__ void orthonormalize_kernel(int rows, int cols, float *a)
 {
@@ -573,13 +573,13 @@ __global__ void orthonormalize_kernel(int rows, int cols, float *a)
     }
 }
 
-#line 942 "chapters/10-compress.nw"
+#line 945 "chapters/10-compress.nw"
 static void orthonormalize(int rows, int cols, float *a)
 {
     orthonormalize_kernel<<<1, KERNEL_THREADS, 0, my_stream()>>>(rows, cols, a);
     CUDA_CHECK(cudaGetLastError());
 }
-#line 1126 "chapters/10-compress.nw"
+#line 1129 "chapters/10-compress.nw"
 /** Count the magnitudes whose bits under @p mask are @p prefix, by their byte at @p shift. */
 __global__ void radix_count_kernel(size_t n, const float *x, uint32_t prefix, uint32_t mask,
                                    int shift, unsigned long long *count)
@@ -599,7 +599,7 @@ __global__ void radix_count_kernel(size_t n, const float *x, uint32_t prefix, ui
         if (local[b])
             atomicAdd(&count[b], (unsigned long long)local[b]);
 }
-#line 1152 "chapters/10-compress.nw"
+#line 1155 "chapters/10-compress.nw"
 /** Append every entry above @p t, and up to @p ties entries equal to it. */
 __global__ void radix_take_kernel(size_t n, const float *x, uint32_t t, unsigned long long ties,
                                   unsigned long long *taken, IndexValue *out)
@@ -613,7 +613,7 @@ __global__ void radix_take_kernel(size_t n, const float *x, uint32_t t, unsigned
             out[atomicAdd(&taken[0], 1ull)] = IndexValue{(uint32_t)i, x[i]};
     }
 }
-#line 1168 "chapters/10-compress.nw"
+#line 1171 "chapters/10-compress.nw"
 /** What the GPU's counting pass reads: the vector, and 256 counters in device memory. */
 typedef struct DeviceMagnitudes {
     size_t n;                     /**< entries */
@@ -634,7 +634,7 @@ static void count_bytes(const void *ctx, uint32_t prefix, uint32_t mask, int shi
     for (int b = 0; b < 256; b++)
         count[b] = (size_t)host[b];
 }
-#line 1191 "chapters/10-compress.nw"
+#line 1194 "chapters/10-compress.nw"
 static void top_k(size_t n, const float *x, size_t k, IndexValue *out)
 {
     if (n == 0 || k == 0)
@@ -650,7 +650,7 @@ static void top_k(size_t n, const float *x, size_t k, IndexValue *out)
     sync();
     release(v.counters);
 }
-#line 953 "chapters/10-compress.nw"
+#line 956 "chapters/10-compress.nw"
 /** One thread per entry: distinct indices, so no two threads add to one place. */
 __global__ void scatter_add_kernel(size_t k, const IndexValue *v, float a, float *y)
 {

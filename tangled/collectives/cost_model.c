@@ -87,7 +87,7 @@ double cost_fit_rate(const double *over, const double *t, int n)
         sx += over[i] / t[i], sxx += (over[i] / t[i]) * (over[i] / t[i]);
     return n > 0 && sx > 0 ? sxx / sx : 0;
 }
-#line 1912 "chapters/10-compress.nw"
+#line 1917 "chapters/10-compress.nw"
 double codec_exchange(const Machine *m, const CodecTraffic *t)
 {
     double s = t->work;
@@ -105,7 +105,7 @@ static double codec_gain(Machine m, const CodecTraffic *t, const CodecTraffic *p
     m.between.beta = 1 / rate, m.between.rate = 0;
     return codec_exchange(&m, plain) - codec_exchange(&m, t);
 }
-#line 1896 "chapters/10-compress.nw"
+#line 1901 "chapters/10-compress.nw"
 double codec_break_even(const Machine *m, const CodecTraffic *t, const CodecTraffic *plain)
 {
     double lo = log(1e3), hi = log(1e13); /* bytes a second */

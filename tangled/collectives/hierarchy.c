@@ -130,7 +130,7 @@ void hierarchy_close(Hierarchy *h)
 static int cross_ring(const Hierarchy *h, float *buf, size_t count, float *scratch, float scale,
                       char *err)
 {
-#line 1684 "chapters/10-compress.nw"
+#line 1687 "chapters/10-compress.nw"
     if (h->dtype != DTYPE_FP32)
         return ring_all_reduce_coded(h->cross, buf, count, h->dtype, h->wire, scale, err);
 #line 952 "chapters/09-hosts.nw"

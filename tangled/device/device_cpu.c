@@ -235,7 +235,7 @@ static size_t count_nonfinite(size_t n, const float *x)
     return bad;
 }
 
-#line 849 "chapters/10-compress.nw"
+#line 852 "chapters/10-compress.nw"
 static void orthonormalize(int rows, int cols, float *a)
 {
     for (int j = 0; j < cols; j++) {
@@ -254,7 +254,7 @@ static void orthonormalize(int rows, int cols, float *a)
         }
     }
 }
-#line 1076 "chapters/10-compress.nw"
+#line 1079 "chapters/10-compress.nw"
 /** What the CPU's counting pass reads: the vector. */
 typedef struct Magnitudes {
     size_t n;       /**< entries */
@@ -272,7 +272,7 @@ static void count_bytes(const void *ctx, uint32_t prefix, uint32_t mask, int shi
             count[u >> shift & 255u]++;
     }
 }
-#line 1096 "chapters/10-compress.nw"
+#line 1099 "chapters/10-compress.nw"
 static void top_k(size_t n, const float *x, size_t k, IndexValue *out)
 {
     Magnitudes v = {n, x};
@@ -285,7 +285,7 @@ static void top_k(size_t n, const float *x, size_t k, IndexValue *out)
             out[j++] = (IndexValue){(uint32_t)i, x[i]};
     }
 }
-#line 870 "chapters/10-compress.nw"
+#line 873 "chapters/10-compress.nw"
 static void scatter_add(size_t k, const IndexValue *v, float a, float *y)
 {
     for (size_t i = 0; i < k; i++)

@@ -128,7 +128,7 @@ void train_report_end(FILE *f, const TrainResult *res, bool quiet)
     if (quiet) {
         fprintf(f, "final: loss %.4f train_acc %.4f test_acc %.4f", res->last.loss,
                 res->last.train_acc, res->last.test_acc);
-#line 2092 "chapters/10-compress.nw"
+#line 2097 "chapters/10-compress.nw"
         if (res->last_scale > 0)
             fprintf(f, " skipped %ld", res->skipped);
 #line 4338 "chapters/01-mlp.nw"
@@ -141,7 +141,7 @@ void train_report_end(FILE *f, const TrainResult *res, bool quiet)
                 format_bytes(all, res->state_bytes), format_bytes(p, res->param_bytes),
                 format_bytes(g, res->grad_bytes),
                 format_bytes(optimizer, res->optimizer_bytes));
-#line 2097 "chapters/10-compress.nw"
+#line 2102 "chapters/10-compress.nw"
         if (res->last_scale > 0)
             fprintf(f, "loss scale: %ld steps skipped (overflow), scale %g at the end\n",
                     res->skipped, (double)res->last_scale);

@@ -36,7 +36,7 @@ void run_banner(const Rank *r, const Model *m, const Strategy *s)
         def->traffic(line, sizeof line, r->size, m->n_params * sizeof(float));
         printf("  traffic  %s\n", line);
     }
-#line 2079 "chapters/10-compress.nw"
+#line 2084 "chapters/10-compress.nw"
     GradCodec g = run_codec(&run->o);
     if (grad_codec_active(&g) && (def->needs & CARRIES_CODEC) && r->size > 1) {
         char b[32];

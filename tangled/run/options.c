@@ -46,7 +46,7 @@ void options_defaults(Options *o)
     o->tokens = 4096;
     o->machine = "h100";
     o->from = "book/data";
-#line 2003 "chapters/10-compress.nw"
+#line 2008 "chapters/10-compress.nw"
     o->grad_dtype = "fp32";
     o->compress = "none";
     o->loss_scale = 65536;

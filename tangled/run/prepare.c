@@ -215,7 +215,7 @@ int train_prepare(const Options *o, int ranks, const char *ranks_word, Dataset *
 #line 4940 "chapters/01-mlp.nw"
     return 0;
 }
-#line 2031 "chapters/10-compress.nw"
+#line 2036 "chapters/10-compress.nw"
 GradCodec run_codec(const Options *o)
 {
     GradCodec g = {.dtype = DTYPE_FP32};

@@ -94,14 +94,14 @@ static int check_strategy(const Run *run)
         snprintf(why, sizeof why, "--ranks_per_host %d does not divide --n_gpus %d",
                  o->ranks_per_host, o->n_gpus);
     }
-#line 2049 "chapters/10-compress.nw"
+#line 2054 "chapters/10-compress.nw"
     if (!why[0] && (o->given & OPT_CODEC)) {
         GradCodec g = {.dtype = DTYPE_FP32};
         dtype_parse(o->grad_dtype, &g.dtype);
         bool fine = grad_codec_parse(o->compress, &g, why, sizeof why) == 0;
         unsigned carries =
             g.kind != COMPRESS_NONE ? CARRIES_CODEC : CARRIES_CODEC | CARRIES_DTYPE;
-#line 2054 "chapters/10-compress.nw"
+#line 2059 "chapters/10-compress.nw"
         if (fine && grad_codec_active(&g) && !(def->needs & carries))
             snprintf(why, sizeof why, "--grad_dtype %s --compress %s with --strategy %s: %s",
                      o->grad_dtype, o->compress, def->name, def->no_codec);
@@ -110,19 +110,19 @@ static int check_strategy(const Run *run)
                      "--grad_dtype %s with --compress %s: top-k's pairs "
                      "travel as 32-bit indices and floats",
                      o->grad_dtype, o->compress);
-#line 2060 "chapters/10-compress.nw"
+#line 2065 "chapters/10-compress.nw"
         if (fine && !why[0] && g.dtype == DTYPE_FP16 && g.kind != COMPRESS_NONE)
             snprintf(why, sizeof why,
                      "--grad_dtype fp16 with --compress %s: a skipped step "
                      "would leave its overflow in the error feedback (use bf16)",
                      o->compress);
-#line 2063 "chapters/10-compress.nw"
+#line 2068 "chapters/10-compress.nw"
         if (fine && !why[0] && g.dtype != DTYPE_FP16 &&
             (o->loss_scale != 65536 || o->scale_window != 2000))
             snprintf(why, sizeof why,
                      "--loss_scale and --scale_window scale fp16 gradients "
                      "only (add --grad_dtype fp16)");
-#line 2067 "chapters/10-compress.nw"
+#line 2072 "chapters/10-compress.nw"
     }
 #line 681 "chapters/11-tensor.nw"
     if (!why[0] && o->tp > 0 && def != &strategy_tensor) {

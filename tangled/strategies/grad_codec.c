@@ -2,10 +2,10 @@
  * @file grad_codec.c
  * @brief The ring's all-reduce with a codec: 16-bit numbers, PowerSGD, top-k (chapter 10).
  */
-#line 1656 "chapters/10-compress.nw"
+#line 1659 "chapters/10-compress.nw"
 #include "grad_codec.h"
 
-#line 1636 "chapters/10-compress.nw"
+#line 1639 "chapters/10-compress.nw"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +20,7 @@
 /** The largest of three. */
 #define MAX3(a, b, c) ((a) > (b) ? ((a) > (c) ? (a) : (c)) : ((b) > (c) ? (b) : (c)))
 
-#line 1311 "chapters/10-compress.nw"
+#line 1314 "chapters/10-compress.nw"
 /** A codec strategy's data. */
 typedef struct CodecState {
     RingState ring;                 /**< first: ring_sum_stats() reads it */
@@ -44,7 +44,7 @@ typedef struct CodecState {
     IndexValue *pairs;              /**< top-k: every rank's k pairs */
     size_t bytes;                   /**< this rank's bytes sent per step */
 } CodecState;
-#line 768 "chapters/10-compress.nw"
+#line 771 "chapters/10-compress.nw"
 static int powersgd_sync(CodecState *st, Model *m, char *err)
 {
     const Device *dev = m->dev;
@@ -52,12 +52,12 @@ static int powersgd_sync(CodecState *st, Model *m, char *err)
     const float mean = 1.0f / (float)c->size;
     int r = st->g.rank;
     dev->axpy(m->n_params, 1.0f, m->grads, st->error); /* M = G + e */
-#line 822 "chapters/10-compress.nw"
+#line 825 "chapters/10-compress.nw"
     for (int i = 0, at = 0; i < st->n_runs; at += (int)st->run_len[i], i++) {
         dev->copy(st->plain + at, st->error + st->run_at[i], st->run_len[i] * sizeof(float));
         dev->zero(st->error + st->run_at[i], st->run_len[i] * sizeof(float));
     }
-#line 776 "chapters/10-compress.nw"
+#line 779 "chapters/10-compress.nw"
     for (int i = 0; i < st->n_low; i++) { /* P = M Q */
         const Layer *ly = &m->layer[st->low[i]];
         dev->gemm(false, false, ly->in, r, ly->out, 1.0f, st->error + ly->w,
@@ -65,18 +65,18 @@ static int powersgd_sync(CodecState *st, Model *m, char *err)
     }
     if (ring_all_reduce_coded(c, st->p, st->p_len, st->g.dtype, st->wire, mean, err))
         return -1;
-#line 794 "chapters/10-compress.nw"
+#line 797 "chapters/10-compress.nw"
     for (int i = 0; i < st->n_low; i++) { /* Q = M^T orth(P) */
         const Layer *ly = &m->layer[st->low[i]];
         dev->orthonormalize(ly->in, r, st->p + st->p_at[i]);
         dev->gemm(true, false, ly->out, r, ly->in, 1.0f, st->error + ly->w, st->p + st->p_at[i],
                   0.0f, st->q + st->q_at[i]);
     }
-#line 784 "chapters/10-compress.nw"
+#line 787 "chapters/10-compress.nw"
     if (ring_all_reduce_coded(c, st->q, st->q_len, st->g.dtype, st->wire, mean, err) ||
         ring_all_reduce_coded(c, st->plain, st->plain_len, st->g.dtype, st->wire, mean, err))
         return -1;
-#line 807 "chapters/10-compress.nw"
+#line 810 "chapters/10-compress.nw"
     for (int i = 0; i < st->n_low; i++) {
         const Layer *ly = &m->layer[st->low[i]];
         size_t nm = (size_t)ly->in * (size_t)ly->out;
@@ -84,13 +84,13 @@ static int powersgd_sync(CodecState *st, Model *m, char *err)
                   st->q + st->q_at[i], 0.0f, m->grads + ly->w);
         dev->axpy(nm, -1.0f, m->grads + ly->w, st->error + ly->w);
     }
-#line 829 "chapters/10-compress.nw"
+#line 832 "chapters/10-compress.nw"
     for (int i = 0, at = 0; i < st->n_runs; at += (int)st->run_len[i], i++)
         dev->copy(m->grads + st->run_at[i], st->plain + at, st->run_len[i] * sizeof(float));
-#line 789 "chapters/10-compress.nw"
+#line 792 "chapters/10-compress.nw"
     return 0;
 }
-#line 985 "chapters/10-compress.nw"
+#line 988 "chapters/10-compress.nw"
 static int topk_sync(CodecState *st, Model *m, char *err)
 {
     const Device *dev = m->dev;
@@ -107,7 +107,7 @@ static int topk_sync(CodecState *st, Model *m, char *err)
         dev->scatter_add(k, st->pairs + (size_t)q * k, 1.0f / (float)c->size, m->grads);
     return 0;
 }
-#line 1435 "chapters/10-compress.nw"
+#line 1438 "chapters/10-compress.nw"
 static int codec_sync(Strategy *s, Model *m, Timers *t, char *err)
 {
     CodecState *st = s->state;
@@ -125,12 +125,12 @@ static int codec_sync(Strategy *s, Model *m, Timers *t, char *err)
     timers_add(t, "all-reduce", now_seconds() - t0);
     return rc;
 }
-#line 1377 "chapters/10-compress.nw"
+#line 1380 "chapters/10-compress.nw"
 static void powersgd_open(CodecState *st, Model *m)
 {
     const Device *dev = m->dev;
     int r = st->g.rank;
-#line 1344 "chapters/10-compress.nw"
+#line 1347 "chapters/10-compress.nw"
     for (int l = 0; l < m->n_layers; l++) {
         const Layer *ly = &m->layer[l];
         size_t nm = (size_t)ly->in * (size_t)ly->out, low = (size_t)r * (ly->in + ly->out);
@@ -144,10 +144,10 @@ static void powersgd_open(CodecState *st, Model *m)
         st->run_len[st->n_runs] = compress ? (size_t)ly->out : nm + (size_t)ly->out;
         st->plain_len += st->run_len[st->n_runs++];
     }
-#line 1382 "chapters/10-compress.nw"
+#line 1385 "chapters/10-compress.nw"
     st->p = dev->alloc((st->p_len ? st->p_len : 1) * sizeof(float));
     st->plain = dev->alloc((st->plain_len ? st->plain_len : 1) * sizeof(float));
-#line 1364 "chapters/10-compress.nw"
+#line 1367 "chapters/10-compress.nw"
     float *q0 = xcalloc(st->q_len ? st->q_len : 1, sizeof *q0);
     Rng rng;
     rng_seed(&rng, 0x9051d, 0);
@@ -158,9 +158,9 @@ static void powersgd_open(CodecState *st, Model *m)
     free(q0);
     for (int i = 0; i < st->n_low; i++)
         dev->orthonormalize(m->layer[st->low[i]].out, r, st->q + st->q_at[i]);
-#line 1385 "chapters/10-compress.nw"
+#line 1388 "chapters/10-compress.nw"
 }
-#line 1393 "chapters/10-compress.nw"
+#line 1396 "chapters/10-compress.nw"
 static int codec_buffers(CodecState *st, Model *m)
 {
     const Device *dev = m->dev;
@@ -179,10 +179,10 @@ static int codec_buffers(CodecState *st, Model *m)
     st->wire = dev->alloc((longest ? longest : 1) * dtype_bytes(st->g.dtype));
     return 0;
 }
-#line 1460 "chapters/10-compress.nw"
+#line 1463 "chapters/10-compress.nw"
 int grad_codec_open(Strategy *s, const GradCodec *g, Comm *c, Comm *host, Model *m, char *err)
 {
-#line 1463 "chapters/10-compress.nw"
+#line 1466 "chapters/10-compress.nw"
     (void)err;
     CodecState *st = xcalloc(1, sizeof *st);
     st->g = *g;
@@ -196,7 +196,7 @@ int grad_codec_open(Strategy *s, const GradCodec *g, Comm *c, Comm *host, Model 
                     .state = st};
     return 0;
 }
-#line 1479 "chapters/10-compress.nw"
+#line 1482 "chapters/10-compress.nw"
 bool grad_codec_owns(const Strategy *s)
 {
     return s->sync_gradients == codec_sync;
@@ -218,7 +218,7 @@ void grad_codec_close(Strategy *s)
     ring_strategy_free(&st->ring);
     free(st);
 }
-#line 1524 "chapters/10-compress.nw"
+#line 1527 "chapters/10-compress.nw"
 /** The numbers of each all-reduce of codec @p g's step for @p m: 1 or 3 of them. */
 static int reduce_sizes(const GradCodec *g, const Model *m, size_t count[3])
 {
@@ -244,7 +244,7 @@ static size_t topk_count(const GradCodec *g, const Model *m)
     double k = ceil(g->fraction * (double)m->n_params);
     return k < 1 ? 1 : k > (double)m->n_params ? m->n_params : (size_t)k;
 }
-#line 1508 "chapters/10-compress.nw"
+#line 1511 "chapters/10-compress.nw"
 size_t grad_codec_bytes(const GradCodec *g, const Model *m, int size, int rank)
 {
     if (g->kind == COMPRESS_TOPK)
@@ -254,7 +254,7 @@ size_t grad_codec_bytes(const GradCodec *g, const Model *m, int size, int rank)
         sent += ring_coded_bytes(count[i], size, rank, g->dtype);
     return sent;
 }
-#line 1555 "chapters/10-compress.nw"
+#line 1558 "chapters/10-compress.nw"
 void grad_codec_traffic(const GradCodec *g, const Model *m, int size, CodecTraffic *t)
 {
     size_t count[3];
@@ -267,7 +267,7 @@ void grad_codec_traffic(const GradCodec *g, const Model *m, int size, CodecTraff
     for (int i = 0; i < t->reduces; i++)
         t->reduce[i] = (double)count[i] * (double)dtype_bytes(g->dtype);
 }
-#line 1580 "chapters/10-compress.nw"
+#line 1583 "chapters/10-compress.nw"
 int grad_codec_parse(const char *spec, GradCodec *g, char *why, size_t len)
 {
     char *end = NULL;
@@ -293,7 +293,7 @@ int grad_codec_parse(const char *spec, GradCodec *g, char *why, size_t len)
              spec);
     return -1;
 }
-#line 1608 "chapters/10-compress.nw"
+#line 1611 "chapters/10-compress.nw"
 bool grad_codec_active(const GradCodec *g)
 {
     return g->dtype != DTYPE_FP32 || g->kind != COMPRESS_NONE;

@@ -57,7 +57,7 @@ static int hier_open(Strategy *s, const StrategyEnv *e, char *err)
     if (grads)
         model_use_grads(e->m, grads);
     ring_state(&st->ring, c, e->host, hierarchy_scratch(&st->h, e->m->n_params) + 1);
-#line 1689 "chapters/10-compress.nw"
+#line 1692 "chapters/10-compress.nw"
     st->h.dtype = e->codec.dtype;
     if (st->h.dtype != DTYPE_FP32)
         st->h.wire =
