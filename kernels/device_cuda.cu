@@ -420,13 +420,13 @@ static void gather_rows(void *dst, const void *src, const int *rows, int n, size
 #line 3082 "chapters/01-mlp.nw"
     CUDA_CHECK(cudaGetLastError());
 }
-#line 823 "chapters/08-direct.nw"
+#line 828 "chapters/08-direct.nw"
 /** The sources of one reduce(), by value. */
 typedef struct ReduceSources {
     const float *p[DEVICE_MAX_SOURCES]; /**< the sources, in order */
 } ReduceSources;
 
-#line 794 "chapters/08-direct.nw"
+#line 799 "chapters/08-direct.nw"
 /**
  * Grid-stride reduce_element() on every element: the first @p groups groups of four with
  * 16-byte loads, each lane in reduce_element()'s order, then the rest one at a time.
@@ -449,7 +449,7 @@ __global__ void reduce_kernel(size_t n, size_t groups, ReduceSources s, int k, f
         dst[i] = reduce_element(s.p, k, i, scale);
 }
 
-#line 830 "chapters/08-direct.nw"
+#line 835 "chapters/08-direct.nw"
 static void reduce(size_t n, const float *const *src, int k, float scale, float *dst)
 {
     if (n == 0)

@@ -2,7 +2,7 @@
  * @file direct.c
  * @brief All-reduces that read the peers' buffers where they lie (chapter 8).
  */
-#line 879 "chapters/08-direct.nw"
+#line 884 "chapters/08-direct.nw"
 #include "collectives.h"
 
 #include <stdint.h>
@@ -10,7 +10,7 @@
 #include "launch.h"
 #include "util.h"
 
-#line 901 "chapters/08-direct.nw"
+#line 906 "chapters/08-direct.nw"
 int direct_copies(Comm *c, float *buf, float **v, char *err)
 {
     if (!c->peer_buffer || c->size > DEVICE_MAX_SOURCES)
@@ -18,7 +18,7 @@ int direct_copies(Comm *c, float *buf, float **v, char *err)
                          "a direct all-reduce needs memory the peers can read (the "
                          "shm transport on the CPU, at most %d ranks)",
                          DEVICE_MAX_SOURCES);
-#line 906 "chapters/08-direct.nw"
+#line 911 "chapters/08-direct.nw"
     for (int q = 0; q < c->size; q++)
         if (!(v[q] = q == c->rank ? buf : c->peer_buffer(c, q, buf)))
             return error_set(err, "a direct all-reduce on a buffer the peers cannot read "
@@ -34,7 +34,7 @@ int direct_wait_all(Comm *c, uint32_t value, char *err)
     return 0;
 }
 
-#line 932 "chapters/08-direct.nw"
+#line 937 "chapters/08-direct.nw"
 int direct_one_shot(Comm *c, float *buf, size_t count, float *scratch, float scale, char *err)
 {
     float *v[DEVICE_MAX_SOURCES];
@@ -56,7 +56,7 @@ int direct_one_shot(Comm *c, float *buf, size_t count, float *scratch, float sca
     return 0;
 }
 
-#line 1003 "chapters/08-direct.nw"
+#line 1009 "chapters/08-direct.nw"
 int direct_two_shot(Comm *c, float *buf, size_t count, float *scratch, float scale, char *err)
 {
     (void)scratch;
@@ -75,7 +75,7 @@ int direct_two_shot(Comm *c, float *buf, size_t count, float *scratch, float sca
         part[q] = v[q] + lo;
     c->dev->reduce(hi - lo, part, n, scale, buf + lo); /* my chunk, from everyone's */
 #ifdef DPS_TWO_SHOT_PULL
-#line 1045 "chapters/08-direct.nw"
+#line 1051 "chapters/08-direct.nw"
     c->advance(c, base + 2); /* my chunk is reduced */
     if (direct_wait_all(c, base + 2, err))
         return -1;
@@ -86,7 +86,7 @@ int direct_two_shot(Comm *c, float *buf, size_t count, float *scratch, float sca
     }
     c->advance(c, base + 3); /* I have read every owner's chunk */
     return direct_wait_all(c, base + 3, err);
-#line 1022 "chapters/08-direct.nw"
+#line 1028 "chapters/08-direct.nw"
 #endif
     for (int k = 1; k < n; k++) /* pushed to every other rank, the next one first */
         c->dev->copy(v[(r + k) % n] + lo, buf + lo, (hi - lo) * sizeof(float));
@@ -94,7 +94,7 @@ int direct_two_shot(Comm *c, float *buf, size_t count, float *scratch, float sca
     return direct_wait_all(c, base + 2, err);
 }
 
-#line 1077 "chapters/08-direct.nw"
+#line 1083 "chapters/08-direct.nw"
 int direct_ring(Comm *c, float *buf, size_t count, float *scratch, float scale, char *err)
 {
     (void)scratch;
@@ -104,7 +104,7 @@ int direct_ring(Comm *c, float *buf, size_t count, float *scratch, float scale, 
     int n = c->size, r = c->rank, prev = (r + n - 1) % n, next = (r + 1) % n;
     uint32_t base = c->progress(c), steps = 2 * (uint32_t)n - 1;
     c->advance(c, base + 1); /* my buffer is ready: step t ends at base + 2 + t */
-#line 1093 "chapters/08-direct.nw"
+#line 1099 "chapters/08-direct.nw"
     for (int t = 0; t < n - 1; t++) {
         int in = (r - t - 2 + 2 * n) % n;
         size_t lo = chunk_start(count, n, in), hi = chunk_start(count, n, in + 1);
@@ -120,7 +120,7 @@ int direct_ring(Comm *c, float *buf, size_t count, float *scratch, float scale, 
         c->dev->scale(chunk_start(count, n, r + 1) - lo, scale, buf + lo);
     }
     c->advance(c, base + (uint32_t)n);
-#line 1111 "chapters/08-direct.nw"
+#line 1117 "chapters/08-direct.nw"
     for (int t = 0; t < n - 1; t++) {
         int in = (r - t - 1 + 2 * n) % n;
         size_t lo = chunk_start(count, n, in), hi = chunk_start(count, n, in + 1);
@@ -129,15 +129,15 @@ int direct_ring(Comm *c, float *buf, size_t count, float *scratch, float scale, 
         if (c->wait_for(c, prev, done, err) ||
             c->wait_for(c, next, base + 2 + (uint32_t)t, err))
             return -1;
-#line 1118 "chapters/08-direct.nw"
+#line 1124 "chapters/08-direct.nw"
         c->dev->copy(buf + lo, v[prev] + lo, (hi - lo) * sizeof(float));
         c->advance(c, done + 1);
     }
-#line 1088 "chapters/08-direct.nw"
+#line 1094 "chapters/08-direct.nw"
     return c->wait_for(c, next, base + steps, err);
 }
 
-#line 1286 "chapters/08-direct.nw"
+#line 1293 "chapters/08-direct.nw"
 /** The largest messages (bytes) for one-shot and for two-shot; the direct ring beyond. */
 typedef struct Crossover {
     size_t one_shot_max; /**< one-shot up to this many bytes */
@@ -151,7 +151,7 @@ static const Crossover crossovers[] = {
     [4] = {.one_shot_max = 0, .two_shot_max = 1 << 20},
 };
 
-#line 1326 "chapters/08-direct.nw"
+#line 1333 "chapters/08-direct.nw"
 /** Any device but the CPU's: two-shot at every size and rank count, until measured. */
 static const Crossover gpu_crossovers[] = {
     [2] = {.one_shot_max = 0, .two_shot_max = SIZE_MAX},
@@ -159,7 +159,7 @@ static const Crossover gpu_crossovers[] = {
     [4] = {.one_shot_max = 0, .two_shot_max = SIZE_MAX},
 };
 
-#line 1274 "chapters/08-direct.nw"
+#line 1281 "chapters/08-direct.nw"
 /**
  * The crossovers of @p size ranks on @p dev: the CPU's table, or a GPU's for any other
  * device (NULL too); the row of 2, 3 or 4, four's for more.
@@ -170,7 +170,7 @@ static const Crossover *crossover_of(const Device *dev, int size)
     return &table[size <= 2 ? 2 : size >= 4 ? 4 : size];
 }
 
-#line 1218 "chapters/08-direct.nw"
+#line 1225 "chapters/08-direct.nw"
 AllReduceAlgo all_reduce_choice(Comm *c, const float *buf, size_t count)
 {
     if (c->size == 1 || !c->peer_buffer || c->size > DEVICE_MAX_SOURCES)
@@ -185,7 +185,7 @@ AllReduceAlgo all_reduce_choice(Comm *c, const float *buf, size_t count)
                                       : ALGO_DIRECT_RING;
 }
 
-#line 1257 "chapters/08-direct.nw"
+#line 1264 "chapters/08-direct.nw"
 const char *all_reduce_algo_name(AllReduceAlgo a)
 {
     static const char *names[] = {"channel ring", "one-shot", "two-shot", "direct ring"};
@@ -201,7 +201,7 @@ size_t all_reduce_scratch(size_t count, int size)
     return most > chunk ? most : chunk;
 }
 
-#line 1238 "chapters/08-direct.nw"
+#line 1245 "chapters/08-direct.nw"
 int all_reduce(Comm *c, float *buf, size_t count, float *scratch, float scale, char *err)
 {
     switch (all_reduce_choice(c, buf, count)) {
@@ -209,6 +209,6 @@ int all_reduce(Comm *c, float *buf, size_t count, float *scratch, float scale, c
     case ALGO_TWO_SHOT: return direct_two_shot(c, buf, count, scratch, scale, err);
     case ALGO_DIRECT_RING: return direct_ring(c, buf, count, scratch, scale, err);
     default: return ring_all_reduce(c, buf, count, scratch, scale, err);
-#line 1246 "chapters/08-direct.nw"
+#line 1253 "chapters/08-direct.nw"
     }
 }

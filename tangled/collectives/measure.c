@@ -162,7 +162,7 @@ static long wrong_memcpy(int r, int size, const float *x, size_t count)
     return wrong;
 }
 
-#line 1349 "chapters/08-direct.nw"
+#line 1356 "chapters/08-direct.nw"
 static int run_one_shot(Comm *c, float *buf, size_t count, float *scratch, char *err)
 {
     return direct_one_shot(c, buf, count, scratch, 1.0f, err); /* scratch: a whole vector */

@@ -22,7 +22,7 @@ static void shm_close(Comm *comm)
         for (int r = 0; r < c->w->size; r++)
             if (c->dev_out[r])
                 comm->dev->ipc_close(c->dev_out[r]);
-#line 349 "chapters/08-direct.nw"
+#line 354 "chapters/08-direct.nw"
         for (int k = 0; k < c->dev_windows; k++)
             for (int r = 0; r < c->w->size; r++)
                 if (c->dev_window[k][r] && r != c->comm.rank)
@@ -34,7 +34,7 @@ static void shm_close(Comm *comm)
             for (int r = 0; r < c->w->size; r++)
                 if (c->dev_in[r])
                     comm->dev->release(c->dev_in[r]);
-#line 356 "chapters/08-direct.nw"
+#line 361 "chapters/08-direct.nw"
             for (int k = 0; k < c->dev_windows; k++)
                 if (c->dev_window[k][c->comm.rank])
                     comm->dev->release(c->dev_window[k][c->comm.rank]);
@@ -72,7 +72,7 @@ Comm *comm_shm_open(ShmWorld *w, int rank, const Device *dev, char *err)
     c->w = w;
     long cores = cores_available();
     c->spin = w->size <= cores ? 20000 : 0;
-#line 481 "chapters/08-direct.nw"
+#line 486 "chapters/08-direct.nw"
     if ((dev->kind == DEVICE_CPU && w->window) ||
         (dev->kind != DEVICE_CPU && dev->ipc_export && dev->ipc_open && dev->ipc_close)) {
         c->comm.alloc_shared = shm_alloc_shared;

@@ -113,7 +113,7 @@ int shm_wait_change(_Atomic uint32_t *word, uint32_t seen, _Atomic uint32_t *sle
         if (atomic_load_explicit(word, memory_order_acquire) != seen)
             return 0;
         cpu_relax();
-#line 665 "chapters/08-direct.nw"
+#line 670 "chapters/08-direct.nw"
 #ifndef DPS_NO_BIND
         if ((i & 255) == 255) {
             sched_yield();
@@ -122,7 +122,7 @@ int shm_wait_change(_Atomic uint32_t *word, uint32_t seen, _Atomic uint32_t *sle
 #endif
 #line 1630 "chapters/02-shm.nw"
     }
-#line 566 "chapters/08-direct.nw"
+#line 571 "chapters/08-direct.nw"
     for (int i = 0; spin == 0 && i < DPS_YIELD_POLLS; i++) {
         if (atomic_load_explicit(word, memory_order_acquire) != seen)
             return 0;

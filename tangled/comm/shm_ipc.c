@@ -53,7 +53,7 @@ int shm_open_device_rings(ShmComm *c, char *err)
     return 0;
 }
 
-#line 290 "chapters/08-direct.nw"
+#line 293 "chapters/08-direct.nw"
 /** Allocate this rank's next window on its device, export it, and open every peer's. */
 int shm_open_device_windows(ShmComm *c, char *err)
 {

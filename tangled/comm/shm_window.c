@@ -3,7 +3,7 @@
  * @brief The shared-memory transport: windows of memory a peer can read, and progress
  *        counters (chapter 8).
  */
-#line 523 "chapters/08-direct.nw"
+#line 528 "chapters/08-direct.nw"
 #include "shm_internal.h"
 
 #include <stdio.h>
@@ -12,7 +12,7 @@
 #include "launch.h"
 #include "util.h"
 
-#line 153 "chapters/08-direct.nw"
+#line 156 "chapters/08-direct.nw"
 /** The windows this rank has: on the CPU one (or none), on a GPU those opened so far. */
 static int windows_of(const ShmComm *c)
 {
@@ -33,7 +33,7 @@ static size_t window_size(const ShmComm *c, int k)
     return shm_on_device(c) ? c->dev_window_bytes[k] : c->w->window_bytes;
 }
 
-#line 208 "chapters/08-direct.nw"
+#line 211 "chapters/08-direct.nw"
 /** Whether @p bytes fit in what is left of the rank's last window. */
 static bool fits_last_window(const ShmComm *c, size_t bytes)
 {
@@ -41,12 +41,12 @@ static bool fits_last_window(const ShmComm *c, size_t bytes)
     return k >= 0 && bytes <= window_size(c, k) - shm_round_up(c->window_used[k], 4096);
 }
 
-#line 177 "chapters/08-direct.nw"
+#line 180 "chapters/08-direct.nw"
 void *shm_alloc_shared(Comm *comm, size_t bytes)
 {
     ShmComm *c = (ShmComm *)comm;
     if (shm_on_device(c) && !fits_last_window(c, bytes)) {
-#line 269 "chapters/08-direct.nw"
+#line 272 "chapters/08-direct.nw"
         char err[ERR_LEN];
         size_t need = shm_round_up(bytes, 4096);
         if (c->dev_windows == SHM_DEVICE_WINDOWS) {
@@ -55,7 +55,7 @@ void *shm_alloc_shared(Comm *comm, size_t bytes)
                         "shm: all %d GPU windows are in use: %zu bytes get none, and "
                         "the collectives use the channels for them\n",
                         SHM_DEVICE_WINDOWS, bytes);
-#line 276 "chapters/08-direct.nw"
+#line 279 "chapters/08-direct.nw"
             return NULL;
         }
         c->dev_window_bytes[c->dev_windows] =
@@ -63,16 +63,16 @@ void *shm_alloc_shared(Comm *comm, size_t bytes)
         if (shm_open_device_windows(c, err))
             fatal("%s", err); /* the peers are at the barrier: end the run, naming this rank */
     }
-#line 182 "chapters/08-direct.nw"
+#line 185 "chapters/08-direct.nw"
     if (!fits_last_window(c, bytes))
         return NULL;
     int k = windows_of(c) - 1;
     size_t at = shm_round_up(c->window_used[k], 4096);
     c->window_used[k] = at + bytes;
-#line 224 "chapters/08-direct.nw"
+#line 227 "chapters/08-direct.nw"
     for (int q = 0; !shm_on_device(c) && q < comm->size; q++)
         madvise(window_of(c, k, q) + at, shm_round_up(bytes, 4096), MADV_POPULATE_WRITE);
-#line 188 "chapters/08-direct.nw"
+#line 191 "chapters/08-direct.nw"
     return window_of(c, k, comm->rank) + at;
 }
 
@@ -88,7 +88,7 @@ void *shm_peer_buffer(Comm *comm, int peer, const void *mine)
     return NULL;
 }
 
-#line 399 "chapters/08-direct.nw"
+#line 404 "chapters/08-direct.nw"
 uint32_t shm_progress(Comm *comm)
 {
     ShmComm *c = (ShmComm *)comm;
@@ -106,7 +106,7 @@ void shm_advance(Comm *comm, uint32_t value)
             shm_ring_bell(c->w, q);
 }
 
-#line 427 "chapters/08-direct.nw"
+#line 432 "chapters/08-direct.nw"
 int shm_wait_for(Comm *comm, int peer, uint32_t value, char *err)
 {
     ShmComm *c = (ShmComm *)comm;
@@ -125,7 +125,7 @@ int shm_wait_for(Comm *comm, int peer, uint32_t value, char *err)
                              "waiting for rank %d timed out after %g s (rank %d is in "
                              "'%s')",
                              peer, c->w->timeout, peer, phase);
-#line 443 "chapters/08-direct.nw"
+#line 448 "chapters/08-direct.nw"
         }
     }
 }

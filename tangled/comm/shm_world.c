@@ -74,14 +74,14 @@ ShmWorld *shm_world_create(int size, size_t channel_bytes, double timeout_s, cha
     w->ctl_at = ctl_at;
     w->ipc_at = ipc_at;
     w->ring_at = ring_at;
-#line 117 "chapters/08-direct.nw"
+#line 120 "chapters/08-direct.nw"
     size_t windows = (size_t)size * SHM_WINDOW_BYTES;
     int fd = memfd_create("dps-windows", MFD_CLOEXEC);
     void *win =
         fd >= 0 && ftruncate(fd, (off_t)windows) == 0
             ? mmap(NULL, windows, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0)
             : MAP_FAILED;
-#line 122 "chapters/08-direct.nw"
+#line 125 "chapters/08-direct.nw"
     w->window = win == MAP_FAILED ? NULL : win;
     w->window_bytes = win == MAP_FAILED ? 0 : SHM_WINDOW_BYTES;
     w->window_fd = win == MAP_FAILED && fd >= 0 ? (close(fd), -1) : fd;
@@ -91,7 +91,7 @@ ShmWorld *shm_world_create(int size, size_t channel_bytes, double timeout_s, cha
 
 void shm_world_destroy(ShmWorld *w)
 {
-#line 128 "chapters/08-direct.nw"
+#line 131 "chapters/08-direct.nw"
     if (w && w->window)
         munmap(w->window, (size_t)w->size * w->window_bytes);
     if (w && w->window_fd >= 0)

@@ -186,7 +186,7 @@ static void gather_rows(void *dst, const void *src, const int *rows, int n, size
                words * sizeof *d);
 }
 
-#line 720 "chapters/08-direct.nw"
+#line 725 "chapters/08-direct.nw"
 static void reduce(size_t n, const float *const *src, int k, float scale, float *dst)
 {
     enum { BLOCK = 1024 };

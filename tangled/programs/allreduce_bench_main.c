@@ -29,7 +29,7 @@ static const char *examples =
     "  ./allreduce_bench --n_gpus 4 -b 4K -e 64M -f 4     fewer sizes\n"
     "  ./allreduce_bench --n_gpus 2 --csv ar.csv          the table as CSV too\n";
 
-#line 1634 "chapters/08-direct.nw"
+#line 1641 "chapters/08-direct.nw"
 /** Rounds of every contender: the median of three decides (chapter 8). */
 #define BENCH_ROUNDS 3
 /** Debian's python3-torch belongs to Debian's Python, which a pyenv may shadow. */
@@ -116,7 +116,7 @@ int main(int argc, char **argv)
         col[k].argv[i++] = k == NCCL ? "cuda" : k == MPI ? "cpu" : (char *)o.device;
         common_args(col[k].argv, i, &o, bufs);
     }
-#line 1626 "chapters/08-direct.nw"
+#line 1633 "chapters/08-direct.nw"
     char gloo[PATH_MAX + 32];
     snprintf(gloo, sizeof gloo, "%s/bench/gloo_allreduce.py", slash ? self : ".");
     col[GLOO].argv[0] = TORCH_PYTHON;

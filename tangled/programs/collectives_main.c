@@ -65,7 +65,7 @@ static int collectives_rank(Rank *r, char *err)
 #line 617 "chapters/A3-programs.nw"
     size_t most = o->max_bytes / sizeof(float);
     float *hbuf = xcalloc(most + 1, sizeof(float));
-#line 1345 "chapters/08-direct.nw"
+#line 1352 "chapters/08-direct.nw"
     float *shared = c->alloc_shared ? c->alloc_shared(c, (most + 1) * sizeof(float)) : NULL;
 #line 620 "chapters/A3-programs.nw"
     float *buf = shared ? shared : dev->alloc((most + 1) * sizeof(float));

@@ -71,7 +71,7 @@ int run_start(Run *run, bool mpi)
 #line 2898 "chapters/02-shm.nw"
     return RUN_GO;
 }
-#line 637 "chapters/08-direct.nw"
+#line 642 "chapters/08-direct.nw"
 /** Bind this process to the @p rank-th block of (allowed cores / @p size) allowed cores,
  *  when @p size ranks each can have one at least. */
 static void bind_to_core(int rank, int size)

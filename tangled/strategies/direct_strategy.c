@@ -2,7 +2,7 @@
  * @file direct_strategy.c
  * @brief Training with the all-reduce that reads the peers' gradients (chapter 8).
  */
-#line 1402 "chapters/08-direct.nw"
+#line 1409 "chapters/08-direct.nw"
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -13,7 +13,7 @@
 #include "traffic.h"
 #include "util.h"
 
-#line 1429 "chapters/08-direct.nw"
+#line 1436 "chapters/08-direct.nw"
 static int direct_sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
 {
     RingState *st = s->state;
@@ -27,7 +27,7 @@ static int direct_sync_gradients(Strategy *s, Model *m, Timers *t, char *err)
     return 0;
 }
 
-#line 1444 "chapters/08-direct.nw"
+#line 1451 "chapters/08-direct.nw"
 /** The direct strategy's state: the ring's (first, so the ring's functions find it). */
 typedef struct DirectState {
     RingState ring; /**< the ring's communicators and scratch */
@@ -41,7 +41,7 @@ static void direct_home_grads(Comm *c, Model *m)
         model_use_grads(m, shared);
 }
 
-#line 1492 "chapters/08-direct.nw"
+#line 1499 "chapters/08-direct.nw"
 /** What runs for the gradients: the chooser's answer, and why if the channel ring. */
 static const char *direct_names_its_all_reduce(DirectState *st, Comm *c, const Model *m)
 {
@@ -61,7 +61,7 @@ static const char *direct_names_its_all_reduce(DirectState *st, Comm *c, const M
     return st->runs;
 }
 
-#line 1464 "chapters/08-direct.nw"
+#line 1471 "chapters/08-direct.nw"
 static int direct_open(Strategy *s, const StrategyEnv *e, char *err)
 {
     (void)err;
@@ -78,7 +78,7 @@ static int direct_open(Strategy *s, const StrategyEnv *e, char *err)
     return 0;
 }
 
-#line 1513 "chapters/08-direct.nw"
+#line 1520 "chapters/08-direct.nw"
 static void direct_close(Strategy *s)
 {
     DirectState *st = s->state; /* the ring's functions read its first member */
@@ -86,7 +86,7 @@ static void direct_close(Strategy *s)
     free(st);
 }
 
-#line 1527 "chapters/08-direct.nw"
+#line 1534 "chapters/08-direct.nw"
 const StrategyDef strategy_direct = {
     .name = "direct",
     .title = "all-reduce by reading the peers' memory, chosen by size",

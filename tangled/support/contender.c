@@ -19,7 +19,7 @@
 #include "report.h"
 #include "util.h"
 
-#line 1582 "chapters/08-direct.nw"
+#line 1589 "chapters/08-direct.nw"
 /** Row @p row of this round: the first round makes it, the others add their time. */
 static void contender_row(Contender *col, int row, size_t size, size_t count, double us,
                           double bw, long wrong)
@@ -35,7 +35,7 @@ static void contender_row(Contender *col, int row, size_t size, size_t count, do
         col->round_us[col->rounds][row] = us;
     col->wrong[row] = wrong > col->wrong[row] ? wrong : col->wrong[row];
 }
-#line 1603 "chapters/08-direct.nw"
+#line 1610 "chapters/08-direct.nw"
 /** The round is over: each row's time is the median of its rounds. */
 static void contender_round_end(Contender *col)
 {
