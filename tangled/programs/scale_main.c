@@ -26,7 +26,7 @@ static const char *examples =
     "  ./scale --machine here                   this machine's links, checked\n"
     "  ./scale --machine here --compress powersgd:2 --hidden 1024,1024\n"
     "                                           where a codec pays (chapter 10)\n";
-#line 1881 "chapters/09-hosts.nw"
+#line 1882 "chapters/09-hosts.nw"
 /** Column @p name of CSV @p path: sizes (first column) into @p size, values into @p v, at
  *  most @p most rows; rows read (0 when the file or the column is missing). */
 static int csv_column(const char *path, const char *name, double *size, double *v, int most)
@@ -146,7 +146,7 @@ static double validate(const char *dir, const char *layout, const char *link, Ma
     }
     return worst;
 }
-#line 1918 "chapters/09-hosts.nw"
+#line 1919 "chapters/09-hosts.nw"
 /** Fit the links of the machine measured in @p dir, check the model on every case. */
 static int scale_here(const char *dir, FILE *csv, char *err)
 {
@@ -160,14 +160,14 @@ static int scale_here(const char *dir, FILE *csv, char *err)
                 "case,alpha_us,beta_ns,measured_us,model_us,error,rate_gbs\nfit/within,"
                 "%.4f,%.6f,nan,nan,nan,nan\n",
                 m.within.alpha * 1e6, m.within.beta * 1e9);
-#line 1929 "chapters/09-hosts.nw"
+#line 1930 "chapters/09-hosts.nw"
     char pattern[512];
     glob_t g;
     snprintf(pattern, sizeof pattern, "%s/hosts_4x1_*.csv", dir);
     if (glob(pattern, 0, NULL, &g) != 0)
         return error_set(err, "no %s (make bench, as root)", pattern);
     for (size_t i = 0; i < g.gl_pathc; i++) {
-#line 1943 "chapters/09-hosts.nw"
+#line 1944 "chapters/09-hosts.nw"
         char link[64];
         if (sscanf(strrchr(g.gl_pathv[i], '/') + 1, "hosts_4x1_%63[^.].csv", link) != 1 ||
             fit_between(dir, link, &m.between, err))
@@ -176,7 +176,7 @@ static int scale_here(const char *dir, FILE *csv, char *err)
             "# links %s: alpha %.2f us, beta %.3f ns/B, a rate of %.3f GB/s; from the flat ring "
             "4 x 1\n",
             link, m.between.alpha * 1e6, m.between.beta * 1e9, m.between.rate / 1e9);
-#line 1949 "chapters/09-hosts.nw"
+#line 1950 "chapters/09-hosts.nw"
         if (csv)
             fprintf(csv, "fit/%s,%.4f,%.6f,nan,nan,nan,%.6f\n", link, m.between.alpha * 1e6,
                     m.between.beta * 1e9, m.between.rate / 1e9);
@@ -187,7 +187,7 @@ static int scale_here(const char *dir, FILE *csv, char *err)
                 printf("# %s, %s: the model within %.0f%% of every size from 64 KiB\n", link,
                        layout, worst * 100);
         }
-#line 1936 "chapters/09-hosts.nw"
+#line 1937 "chapters/09-hosts.nw"
     }
     globfree(&g);
     return 0;
@@ -196,7 +196,8 @@ static int scale_here(const char *dir, FILE *csv, char *err)
 /** One of NCCL's protocols: a ring step's latency on each link, its share of the rate, the
  *  least a step within a host costs when the ring leaves the host, and the most it carries. */
 typedef struct Protocol {
-    double nvlink, net; /**< seconds a step */
+    double nvlink;      /**< seconds a step over NVLink */
+    double net;         /**< seconds a step over the network */
     double share;       /**< of a link's rate, what its data gets */
     double overhead;    /**< seconds: the floor on such a step */
     double ring_max[3]; /**< bytes a second of a whole ring: one host, two, more; 0: none */
@@ -227,7 +228,7 @@ static Machine h100_cluster(int hosts, int per_host, const Protocol *p)
                      .cards = per_host,
                      .within = {.alpha = p->nvlink, .beta = 1 / nvlink},
                      .between = {.alpha = p->net, .beta = 1 / card}};
-#line 1842 "chapters/09-hosts.nw"
+#line 1843 "chapters/09-hosts.nw"
 }
 
 /** Seconds of @p a for @p bytes on such a cluster, with the protocol that makes it fastest. */
@@ -248,7 +249,7 @@ static double h100_predict(CostAlgo a, int hosts, int per_host, double bytes)
 #define H100_FLOPS 989e12
 /** The share of it a training step is assumed to reach. */
 #define ASSUMED_MFU 0.4
-#line 1870 "chapters/09-hosts.nw"
+#line 1871 "chapters/09-hosts.nw"
 /** Seconds of compute of a step of @p params parameters on @p tokens tokens a GPU. */
 static double step_compute(double params, double tokens)
 {
