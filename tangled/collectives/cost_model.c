@@ -2,13 +2,13 @@
  * @file cost_model.c
  * @brief The alpha-beta model of the all-reduces of chapters 5, 8 and 9 (chapter 9).
  */
-#line 1552 "chapters/09-hosts.nw"
+#line 1562 "chapters/09-hosts.nw"
 #include "cost_model.h"
 
 #include <math.h>
 #include <string.h>
 
-#line 1567 "chapters/09-hosts.nw"
+#line 1577 "chapters/09-hosts.nw"
 int cost_terms(CostAlgo a, const Machine *m, CostTerms *t)
 {
     double H = m->hosts, L = m->per_host, N = H * L, halves = L > 1 ? 2 : 0;
@@ -44,7 +44,7 @@ int cost_terms(CostAlgo a, const Machine *m, CostTerms *t)
     default: return 0;
     }
 }
-#line 1616 "chapters/09-hosts.nw"
+#line 1626 "chapters/09-hosts.nw"
 double cost_predict(CostAlgo a, const Machine *m, double bytes)
 {
     CostTerms t;
@@ -64,7 +64,7 @@ const char *cost_name(CostAlgo a)
                                   "one-shot",  "two-shot",     "NCCL's ring"};
     return a < N_COST_ALGOS ? names[a] : "?";
 }
-#line 1655 "chapters/09-hosts.nw"
+#line 1665 "chapters/09-hosts.nw"
 int cost_fit(const double *steps, const double *bytes, const double *t, int n, Link *out)
 {
     double ss = 0, sb = 0, bb = 0, st = 0, bt = 0;
@@ -79,7 +79,7 @@ int cost_fit(const double *steps, const double *bytes, const double *t, int n, L
     out->beta = (ss * bt - sb * st) / det;
     return out->alpha >= 0 && out->beta > 0 ? 0 : -1;
 }
-#line 1645 "chapters/09-hosts.nw"
+#line 1655 "chapters/09-hosts.nw"
 double cost_fit_rate(const double *over, const double *t, int n)
 {
     double sx = 0, sxx = 0; /* minimise the sum of (over[i] u / t[i] - 1)^2, u = 1 / rate */

@@ -20,7 +20,6 @@ typedef struct Machine {
     Link within;  /**< between two ranks of one host */
     Link between; /**< one network card: a flow between hosts crosses one */
 } Machine;
-
 /** The all-reduces the model knows. */
 typedef enum CostAlgo {
     COST_FLAT_RING,
@@ -39,7 +38,6 @@ typedef struct CostTerms {
     double between_steps; /**< x alpha on a host's link */
     double between_bytes; /**< x n beta on a host's link (or card) */
 } CostTerms;
-
 /** The terms of @p a on @p m (its links aside); 0 when it cannot run there. */
 int cost_terms(CostAlgo a, const Machine *m, CostTerms *t);
 /** Predicted seconds of an all-reduce of @p bytes with @p a on @p m; -1: it cannot run. */

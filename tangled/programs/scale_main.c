@@ -26,7 +26,7 @@ static const char *examples =
     "  ./scale --machine here                   this machine's links, checked\n"
     "  ./scale --machine here --compress powersgd:2 --hidden 1024,1024\n"
     "                                           where a codec pays (chapter 10)\n";
-#line 1882 "chapters/09-hosts.nw"
+#line 1913 "chapters/09-hosts.nw"
 /** Column @p name of CSV @p path: sizes (first column) into @p size, values into @p v, at
  *  most @p most rows; rows read (0 when the file or the column is missing). */
 static int csv_column(const char *path, const char *name, double *size, double *v, int most)
@@ -57,7 +57,7 @@ static int csv_column(const char *path, const char *name, double *size, double *
         fclose(f);
     return rows;
 }
-#line 1684 "chapters/09-hosts.nw"
+#line 1694 "chapters/09-hosts.nw"
 /** This machine's within-host link, from chapter 8's two-shot at 2 and 4 ranks. */
 static int fit_within(const char *dir, Link *within, char *err)
 {
@@ -78,10 +78,10 @@ static int fit_within(const char *dir, Link *within, char *err)
                          "no fit of the link within a host from %s/crossovers_n2.csv "
                          "and crossovers_n4.csv (make bench)",
                          dir);
-#line 1702 "chapters/09-hosts.nw"
+#line 1712 "chapters/09-hosts.nw"
     return 0;
 }
-#line 1709 "chapters/09-hosts.nw"
+#line 1719 "chapters/09-hosts.nw"
 /** Messages from this size up measure a link's rate; smaller ones, its steps. */
 #define RATE_FROM 65536
 
@@ -112,7 +112,7 @@ static int fit_between(const char *dir, const char *link, Link *between, char *e
         return error_set(err, "no fit of the %s link from %s (make bench)", link, path);
     return 0;
 }
-#line 1746 "chapters/09-hosts.nw"
+#line 1756 "chapters/09-hosts.nw"
 /** The model against hosts_LAYOUT_LINK.csv's ring and hierarchy: the worst error, or -1
  *  when nothing was measured. */
 static double validate(const char *dir, const char *layout, const char *link, Machine *m,
@@ -146,7 +146,7 @@ static double validate(const char *dir, const char *layout, const char *link, Ma
     }
     return worst;
 }
-#line 1919 "chapters/09-hosts.nw"
+#line 1950 "chapters/09-hosts.nw"
 /** Fit the links of the machine measured in @p dir, check the model on every case. */
 static int scale_here(const char *dir, FILE *csv, char *err)
 {
@@ -160,14 +160,14 @@ static int scale_here(const char *dir, FILE *csv, char *err)
                 "case,alpha_us,beta_ns,measured_us,model_us,error,rate_gbs\nfit/within,"
                 "%.4f,%.6f,nan,nan,nan,nan\n",
                 m.within.alpha * 1e6, m.within.beta * 1e9);
-#line 1930 "chapters/09-hosts.nw"
+#line 1961 "chapters/09-hosts.nw"
     char pattern[512];
     glob_t g;
     snprintf(pattern, sizeof pattern, "%s/hosts_4x1_*.csv", dir);
     if (glob(pattern, 0, NULL, &g) != 0)
         return error_set(err, "no %s (make bench, as root)", pattern);
     for (size_t i = 0; i < g.gl_pathc; i++) {
-#line 1944 "chapters/09-hosts.nw"
+#line 1975 "chapters/09-hosts.nw"
         char link[64];
         if (sscanf(strrchr(g.gl_pathv[i], '/') + 1, "hosts_4x1_%63[^.].csv", link) != 1 ||
             fit_between(dir, link, &m.between, err))
@@ -176,7 +176,7 @@ static int scale_here(const char *dir, FILE *csv, char *err)
             "# links %s: alpha %.2f us, beta %.3f ns/B, a rate of %.3f GB/s; from the flat ring "
             "4 x 1\n",
             link, m.between.alpha * 1e6, m.between.beta * 1e9, m.between.rate / 1e9);
-#line 1950 "chapters/09-hosts.nw"
+#line 1981 "chapters/09-hosts.nw"
         if (csv)
             fprintf(csv, "fit/%s,%.4f,%.6f,nan,nan,nan,%.6f\n", link, m.between.alpha * 1e6,
                     m.between.beta * 1e9, m.between.rate / 1e9);
@@ -187,12 +187,12 @@ static int scale_here(const char *dir, FILE *csv, char *err)
                 printf("# %s, %s: the model within %.0f%% of every size from 64 KiB\n", link,
                        layout, worst * 100);
         }
-#line 1937 "chapters/09-hosts.nw"
+#line 1968 "chapters/09-hosts.nw"
     }
     globfree(&g);
     return 0;
 }
-#line 1810 "chapters/09-hosts.nw"
+#line 1833 "chapters/09-hosts.nw"
 /** One of NCCL's protocols: a ring step's latency on each link, its share of the rate, the
  *  least a step within a host costs when the ring leaves the host, and the most it carries. */
 typedef struct Protocol {
@@ -210,7 +210,7 @@ static const Protocol nccl_protocols[] = {
     {1.9e-6, 4.0e-6, 0.92, 1e-6, {0, 0, 0}, 36.7e9},       /* LL128 */
     {3.4e-6, 14e-6, 1, 3e-6, {0, 0, 0}, 0},                /* Simple */
 };
-
+#line 1857 "chapters/09-hosts.nw"
 /** H100 SXM GPUs, @p per_host a host on NVLink, one InfiniBand card each between hosts,
  *  driven with protocol @p p: a card is a channel, and a ring's cap is shared by them. */
 static Machine h100_cluster(int hosts, int per_host, const Protocol *p)
@@ -228,9 +228,9 @@ static Machine h100_cluster(int hosts, int per_host, const Protocol *p)
                      .cards = per_host,
                      .within = {.alpha = p->nvlink, .beta = 1 / nvlink},
                      .between = {.alpha = p->net, .beta = 1 / card}};
-#line 1843 "chapters/09-hosts.nw"
+#line 1872 "chapters/09-hosts.nw"
 }
-
+#line 1880 "chapters/09-hosts.nw"
 /** Seconds of @p a for @p bytes on such a cluster, with the protocol that makes it fastest. */
 static double h100_predict(CostAlgo a, int hosts, int per_host, double bytes)
 {
@@ -244,12 +244,12 @@ static double h100_predict(CostAlgo a, int hosts, int per_host, double bytes)
     }
     return best;
 }
-
+#line 1823 "chapters/09-hosts.nw"
 /** An H100's dense bf16 rate, in FLOP/s. */
 #define H100_FLOPS 989e12
 /** The share of it a training step is assumed to reach. */
 #define ASSUMED_MFU 0.4
-#line 1871 "chapters/09-hosts.nw"
+#line 1902 "chapters/09-hosts.nw"
 /** Seconds of compute of a step of @p params parameters on @p tokens tokens a GPU. */
 static double step_compute(double params, double tokens)
 {
