@@ -19,7 +19,7 @@ static void expect(const char *what, const float *v, size_t n, int s, double var
     char why[240];
     cr_assert(!qsgd_sweep(v, n, s, SWEEP, mean, var, why, sizeof why), "%s: %s", what, why);
     for (size_t i = 0; i < n; i++) {
-        cr_assert(qsgd_mean_near(v, n, s, SWEEP, mean, i),
+        cr_assert(qsgd_mean_near(mean[i], v[i], qsgd_norm(v, n) / s, SWEEP),
                   "%s, s = %d: entry %zu is %.9g, its decoded values average %.9g over the "
                   "noise", what, s, i, (double)v[i], mean[i]);
         cr_assert(var[i] <= var_at_most * (1 + 1e-9),
@@ -92,7 +92,7 @@ Test(ex_qsgd_quantize, right_on_average_over_the_noise)
         cr_assert(!qsgd_sweep(v, N, s, SWEEP, mean, var, why, sizeof why), "%s", why);
         double width = qsgd_norm(v, N) / s;
         for (int i = 0; i < N; i++) {
-            cr_assert(qsgd_mean_near(v, N, s, SWEEP, mean, (size_t)i),
+            cr_assert(qsgd_mean_near(mean[i], v[i], width, SWEEP),
                       "s = %d: entry %d is %.9g, its decoded values average %.9g over the "
                       "noise", s, i, (double)v[i], mean[i]);
             cr_assert(var[i] <= width * width * (0.25 + 1.001 / SWEEP),

@@ -63,13 +63,11 @@ static inline const char *qsgd_sweep(const float *v, size_t n, int s, unsigned s
     return bad;
 }
 
-/* Whether entry i's mean is v[i] to within a step of the noise: of a level's width over the
- * sweep's steps. */
-static inline int qsgd_mean_near(const float *v, size_t n, int s, unsigned steps,
-                                 const double *mean, size_t i)
+/* Whether a mean is the value v to within a step of the noise: a level's width (norm / s) over
+ * the sweep's steps. */
+static inline int qsgd_mean_near(double mean, float v, double width, unsigned steps)
 {
-    double width = qsgd_norm(v, n) / s;
-    return fabs(mean[i] - v[i]) <= 1.001 * width / steps + 1e-300;
+    return fabs(mean - v) <= 1.001 * width / steps + 1e-300;
 }
 
 #endif

@@ -19,7 +19,7 @@ static void least(const char *what, const float *v, size_t n, int s, unsigned st
     cr_assert(!qsgd_sweep(v, n, s, steps, mean, var, why, sizeof why), "%s: %s", what, why);
     double norm = qsgd_norm(v, n), width = norm / s;
     for (size_t i = 0; i < n; i++) {
-        cr_assert(qsgd_mean_near(v, n, s, steps, mean, i),
+        cr_assert(qsgd_mean_near(mean[i], v[i], width, steps),
                   "%s, s = %d: entry %zu is %.9g, its decoded values average %.9g over the "
                   "noise", what, s, i, (double)v[i], mean[i]);
         double a = norm == 0 ? 0 : fabs((double)v[i]) / norm * s, p = a - floor(a);
